@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+# mkm: top-level build. Everything is built out of source into $(BUILD);
+# each part adds its rules from its own build.mk (one make, no recursion,
+# except into Kbuild for the module).
+
+BUILD ?= build
+override BUILD := $(abspath $(BUILD))
+CACHE ?= $(HOME)/.cache/mkm
+
+# The reference kernel: the one Debian's linux-headers-amd64 points at.
+KVER ?= $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
+	sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
+KDIR ?= /usr/src/linux-headers-$(KVER)
+
+CC ?= gcc
+WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 \
+	-Wwrite-strings
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 $(WARNINGS) -Ikernel/uapi -Ikernel
+ifneq ($(WERROR),)
+override CFLAGS += -Werror
+endif
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-8s %s\n'
+endif
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.PHONY: all deps check check-unit check-vm style clean
+
+all:
+
+# Parts append to these: unit test binaries run on the host, and test
+# binaries the VM harness carries into the guest and runs there.
+UNIT_TESTS :=
+VM_TESTS :=
+
+include kernel/build.mk
+-include libmonitor/build.mk
+-include tests/unit/build.mk
+-include tests/abi/build.mk
+include tests/vm/build.mk
+
+deps:
+	$(Q)tests/vm/deps.sh
+
+check: check-unit check-vm
+
+check-unit: $(UNIT_TESTS)
+	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+style:
+	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	$(Q)tests/style/checkpatch.sh kernel
+
+clean:
+	$(Q)rm -rf $(BUILD)

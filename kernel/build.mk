@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0
+# kernel/: mkm.ko, built by Kbuild in $(BUILD)/kernel (sources symlinked
+# there, so the source tree stays clean).
+
+KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild kernel/uapi/mkm.h
+MODULE := $(BUILD)/kernel/mkm.ko
+KBUILD_ARGS := -C $(KDIR) M=$(BUILD)/kernel W=1 $(if $(filter 1,$(V)),V=1)
+
+all: $(MODULE)
+
+$(MODULE): $(KERNEL_SRCS)
+	$(quiet) KBUILD $@
+	$(Q)test -d "$(KDIR)" || { echo "mkm: no kernel headers at $(KDIR): run make deps" >&2; exit 1; }
+	$(Q)mkdir -p $(BUILD)/kernel
+	$(Q)for f in $(filter-out kernel/uapi/%,$(KERNEL_SRCS)); do \
+		ln -sfn $(CURDIR)/$$f $(BUILD)/kernel/; done
+	$(Q)ln -sfn $(CURDIR)/kernel/uapi $(BUILD)/kernel/uapi
+	$(Q)$(MAKE) --no-print-directory $(KBUILD_ARGS) modules $(if $(filter 1,$(V)),,>$(BUILD)/kernel/build.log 2>&1) || \
+		{ cat $(BUILD)/kernel/build.log >&2; exit 1; }
+	$(Q)! grep -E 'warning:' $(BUILD)/kernel/build.log >&2 || [ -z "$(WERROR)" ]

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mkm.h - the user ABI of the mkm kernel monitor (/dev/mkm), shared by the
+ * module and by libmonitor.
+ *
+ * The monitor object
+ * ==================
+ * open("/dev/mkm", O_RDWR) creates a monitor, suspended (MKM's
+ * monitor_create). The file descriptor is the capability: whoever holds it
+ * may use the monitor, and it may be handed on with SCM_RIGHTS. The rights
+ * of the monitor (which threads it may track, and the PID namespace tids are
+ * resolved and reported in) are those of the process that opened it. The
+ * last close terminates the monitor: every thread it tracked goes back to
+ * unmonitored and its buffers are freed.
+ *
+ * Each monitor has one ring of fixed-size event records (struct mkm_event)
+ * per possible CPU, written only by that CPU. When a ring is full, new events
+ * are dropped and counted; read() reports every drop in-band with a
+ * MKM_EV_LOST record at the place it happened.
+ *
+ * Calls
+ * =====
+ * Every ioctl returns 0 or -1 with errno set. Reserved fields must be zero
+ * (EINVAL otherwise); an unknown ioctl number gives ENOTTY; a bad pointer
+ * gives EFAULT.
+ *
+ * MKM_IOC_VERSION (struct mkm_version, out)
+ *	The ABI version the module speaks. A reader must refuse a major it does
+ *	not know; a newer minor only adds event types, flags or classes.
+ *
+ * MKM_IOC_CONFIGURE (struct mkm_config, in/out)
+ *	Sets the per-CPU ring size, the event classes and the flags. Only while
+ *	suspended (EBUSY otherwise) and while no unread events are buffered
+ *	(EBUSY: read them first, no data is dropped by reconfiguring).
+ *	ring_bytes: requested bytes per CPU, rounded up to a power-of-two
+ *	number of records, at least MKM_RING_MIN_BYTES; 0 or more than
+ *	MKM_RING_MAX_BYTES gives EINVAL. On return ring_bytes holds the size
+ *	allocated per CPU and total_bytes the size over all possible CPUs (MKM's
+ *	monitor_create returned the allocated size the same way); ENOMEM if it
+ *	cannot be allocated. classes: a mask of MKM_CLASS_*, 0 meaning
+ *	MKM_CLASS_DEFAULT; unknown bits give EINVAL. flags: MKM_CONFIG_*.
+ *	wakeup_bytes: poll() and read() are woken when a ring holds this many
+ *	bytes (0: half the ring; larger than the ring: EINVAL).
+ *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
+ *	default classes.
+ *
+ * MKM_IOC_RESUME, MKM_IOC_SUSPEND (no argument)
+ *	Start and stop recording (MKM's monitor_resume and monitor_suspend).
+ *	Both may be repeated; resuming a resumed monitor, or suspending a
+ *	suspended one, does nothing and returns 0. When SUSPEND returns, no
+ *	sensor is still writing into the monitor's rings. ENOMEM if the rings
+ *	cannot be allocated at the first resume.
+ *
+ * MKM_IOC_THREAD_MONITOR (struct mkm_thread, in)
+ *	Start tracking thread tid (in the monitor's PID namespace) under the
+ *	caller's unique_id, which every event of that thread carries. The
+ *	monitor may track a thread when its creator has CAP_PERFMON or
+ *	CAP_SYS_ADMIN, or when the creator's real uid equals the thread's real,
+ *	effective and saved uids (and gids likewise) and the thread is dumpable;
+ *	kernel threads always need CAP_PERFMON. Errors: ESRCH no such tid;
+ *	EPERM not allowed; EBUSY tracked by another monitor (one monitor per
+ *	thread, as in MKM); EEXIST already tracked by this monitor; EINVAL the
+ *	thread is exiting. The thread's current state is recorded at once in a
+ *	MKM_EV_ATTACH event, followed by its name (MKM_EV_NAME).
+ *
+ * MKM_IOC_THREAD_UNMONITOR (struct mkm_thread, in; unique_id ignored)
+ *	Stop tracking tid: a MKM_EV_DETACH event ends its stream. ESRCH if no
+ *	such tid, ENOENT if this monitor does not track it.
+ *
+ * MKM_IOC_STATS (struct mkm_stats, in/out)
+ *	Per-CPU counters: the caller gives an array of nr_cpus struct
+ *	mkm_cpu_stats at cpus; on return nr_cpus holds the number of possible
+ *	CPU ids and the first min(given, possible) entries are filled. For
+ *	every CPU, once the rings are drained: produced == read + lost.
+ *
+ * MKM_IOC_MARK (struct mkm_mark, in)
+ *	Writes a MKM_EV_MARK event carrying value for the calling thread, on the
+ *	monitor's clock, into the ring of the CPU it runs on (PIE's user-level
+ *	sensor). Recorded only while resumed; the caller need not be monitored.
+ *	EAGAIN when suspended.
+ *
+ * read(fd, buf, count)
+ *	Drains the rings: copies whole records (count must be at least one
+ *	record: EINVAL otherwise) and returns the number of bytes copied. Each
+ *	CPU's records arrive in order; different CPUs are not merged (order by
+ *	time_ns). Blocks until a record is available unless O_NONBLOCK (EAGAIN);
+ *	returns 0 when the monitor is suspended and nothing is left.
+ *
+ * poll(fd)
+ *	POLLIN when a ring holds wakeup_bytes or more, or the monitor is
+ *	suspended with records left. The wakeup is deferred with irq_work: the
+ *	sensor never wakes anyone from inside the scheduler.
+ *
+ * The event record
+ * ================
+ * 32 bytes, little-endian, naturally aligned:
+ *
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 time_ns (CLOCK_MONOTONIC, ns)                 |  0
+ *  +                                                               +
+ *  |                                                               |  4
+ *  +---------------------------------------------------------------+
+ *  |          tid (in the monitor's PID namespace, 0: none)        |  8
+ *  +---------------------------------------------------------------+
+ *  |               unique_id (given at thread_monitor)             | 12
+ *  +---------------------------------------------------------------+
+ *  |       seq (per-CPU sequence number, counting drops too)       | 16
+ *  +-------------------------------+---------------+---------------+
+ *  |             cpu               |     type      |     flags     | 20
+ *  +-------------------------------+---------------+---------------+
+ *  |                      arg0 (type-specific)                     | 24
+ *  +---------------------------------------------------------------+
+ *  |                      arg1 (type-specific)                     | 28
+ *  +---------------------------------------------------------------+
+ *
+ * seq numbers every event a CPU's sensor produced for this monitor, recorded
+ * or dropped, so a gap in seq is exactly the number of events lost there.
+ * Timestamps of one CPU's records never go backwards.
+ *
+ * type                 tid/unique_id  flags            arg0          arg1
+ * MKM_EV_SWITCH_OUT    the thread     PREEMPTED        MKM_TS_* left in  next tid
+ * MKM_EV_SWITCH_IN     the thread     -                -             prev tid
+ * MKM_EV_WAKING        wakee          IN_IRQ           -             waker tid
+ * MKM_EV_WAKEUP        wakee          IN_IRQ           target cpu    waker tid
+ * MKM_EV_WAKEUP_NEW    new thread     -                target cpu    parent tid
+ * MKM_EV_MIGRATE       the thread     -                dest cpu      orig cpu
+ * MKM_EV_FORK          parent         THREAD,INHERITED child tid     child uid
+ * MKM_EV_EXEC          the thread     -                old tid       -
+ * MKM_EV_EXIT          the thread     -                exit code     -
+ * MKM_EV_REAP          the thread     -                -             -
+ * MKM_EV_IRQ_ENTRY     current        -                irq           -
+ * MKM_EV_IRQ_EXIT      current        -                irq           handled
+ * MKM_EV_SOFTIRQ_ENTRY current        -                vector        -
+ * MKM_EV_SOFTIRQ_EXIT  current        -                vector        -
+ * MKM_EV_SYSCALL_ENTRY the thread     -                syscall nr    -
+ * MKM_EV_SYSCALL_EXIT  the thread     -                syscall nr    return (low)
+ * MKM_EV_MARK          caller         -                value (low)   value (high)
+ * MKM_EV_ATTACH        the thread     -                MKM_TS_* now  on cpu (-1: no)
+ * MKM_EV_DETACH        the thread     -                MKM_DETACH_*  -
+ * MKM_EV_NAME          the thread     half (0, 1)      comm bytes    comm bytes
+ * MKM_EV_LOST          0 / 0          -                count         -
+ *
+ * MKM_EV_NAME carries the thread's 16-byte comm in two consecutive records:
+ * flags 0 holds bytes 0-7, flags 1 bytes 8-15. It is written at attach, at
+ * exec, at fork of an inherited thread and when the thread renames itself.
+ * MKM_EV_LOST reports arg0 events dropped on that CPU just before the record
+ * that follows it (or at the end of the stream); its time_ns is the time of
+ * the last record before the gap, or 0 if there was none, and its seq is
+ * that of the first event dropped. An inherited thread's unique_id is its
+ * tid.
+ */
+#ifndef _UAPI_MKM_H
+#define _UAPI_MKM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define MKM_ABI_MAJOR 1
+#define MKM_ABI_MINOR 0
+
+#define MKM_DEVICE "/dev/mkm"
+
+#define MKM_RING_MIN_BYTES 4096u
+#define MKM_RING_MAX_BYTES (256u << 20)
+#define MKM_RING_DEFAULT_BYTES (1u << 20)
+
+/* Event classes: what a monitor records. */
+#define MKM_CLASS_SCHED (1u << 0) /* switch out/in, waking, wakeup, migrate */
+#define MKM_CLASS_LIFECYCLE (1u << 1) /* fork, exec, exit, reap, name */
+#define MKM_CLASS_IRQ (1u << 2) /* irq and softirq entry/exit */
+#define MKM_CLASS_SYSCALL (1u << 3) /* raw syscall entry/exit */
+#define MKM_CLASS_ALL 0xfu
+#define MKM_CLASS_DEFAULT (MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE | MKM_CLASS_IRQ)
+
+/* mkm_config.flags */
+#define MKM_CONFIG_INHERIT (1u << 0) /* track threads a tracked thread creates */
+#define MKM_CONFIG_ALL 0x1u
+
+/* Event types. Numbers are never reused. */
+enum mkm_event_type {
+	MKM_EV_SWITCH_OUT = 1,
+	MKM_EV_SWITCH_IN = 2,
+	MKM_EV_WAKING = 3,
+	MKM_EV_WAKEUP = 4,
+	MKM_EV_WAKEUP_NEW = 5,
+	MKM_EV_MIGRATE = 6,
+	MKM_EV_FORK = 7,
+	MKM_EV_EXEC = 8,
+	MKM_EV_EXIT = 9,
+	MKM_EV_REAP = 10,
+	MKM_EV_IRQ_ENTRY = 11,
+	MKM_EV_IRQ_EXIT = 12,
+	MKM_EV_SOFTIRQ_ENTRY = 13,
+	MKM_EV_SOFTIRQ_EXIT = 14,
+	MKM_EV_SYSCALL_ENTRY = 15,
+	MKM_EV_SYSCALL_EXIT = 16,
+	MKM_EV_MARK = 17,
+	MKM_EV_ATTACH = 18,
+	MKM_EV_DETACH = 19,
+	MKM_EV_NAME = 20,
+	MKM_EV_LOST = 21,
+	MKM_EV_TYPE_MAX = MKM_EV_LOST,
+};
+
+/* mkm_event.flags */
+#define MKM_EVF_PREEMPTED (1u << 0) /* SWITCH_OUT: preempted while runnable */
+#define MKM_EVF_IN_IRQ (1u << 1) /* WAKING/WAKEUP: woken from interrupt */
+#define MKM_EVF_THREAD (1u << 2) /* FORK: a thread (CLONE_THREAD) */
+#define MKM_EVF_INHERITED (1u << 3) /* FORK: the child is tracked too */
+
+/* Thread states, in SWITCH_OUT and ATTACH arg0. */
+enum mkm_thread_state {
+	MKM_TS_RUNNING = 0, /* runnable: preempted, yielded or on a CPU */
+	MKM_TS_INTERRUPTIBLE = 1, /* sleeping, a signal wakes it */
+	MKM_TS_UNINTERRUPTIBLE = 2, /* sleeping, e.g. disk wait */
+	MKM_TS_STOPPED = 3, /* stopped by a signal */
+	MKM_TS_TRACED = 4, /* stopped by a tracer */
+	MKM_TS_DEAD = 5, /* exiting or zombie */
+	MKM_TS_PARKED = 6, /* kthread parked, idle or other */
+};
+
+/* MKM_EV_DETACH arg0: why a thread stopped being tracked. */
+enum mkm_detach_reason {
+	MKM_DETACH_UNMONITOR = 1, /* thread_unmonitor */
+	MKM_DETACH_EXEC = 2, /* exec'd a binary the monitor may not watch */
+};
+
+struct mkm_event {
+	__u64 time_ns;
+	__u32 tid;
+	__u32 unique_id;
+	__u32 seq;
+	__u16 cpu;
+	__u8 type;
+	__u8 flags;
+	__u32 arg0;
+	__u32 arg1;
+};
+
+struct mkm_version {
+	__u32 major;
+	__u32 minor;
+	__u32 event_size; /* sizeof(struct mkm_event) */
+	__u32 reserved;
+};
+
+struct mkm_config {
+	__u64 ring_bytes; /* in: requested per CPU; out: allocated */
+	__u64 total_bytes; /* out: over all possible CPUs */
+	__u32 classes; /* MKM_CLASS_* (0: default) */
+	__u32 flags; /* MKM_CONFIG_* */
+	__u64 wakeup_bytes; /* 0: half the ring */
+	__u64 reserved[2];
+};
+
+struct mkm_thread {
+	__s32 tid;
+	__u32 unique_id;
+};
+
+struct mkm_cpu_stats {
+	__u64 produced; /* events the sensor made: read + lost + buffered */
+	__u64 lost; /* dropped because the ring was full */
+	__u64 read; /* delivered by read() */
+	__u64 buffered; /* in the ring now */
+};
+
+struct mkm_stats {
+	__u32 nr_cpus; /* in: entries at cpus; out: possible CPU ids */
+	__u32 reserved;
+	__u64 cpus; /* user pointer to struct mkm_cpu_stats[nr_cpus] */
+};
+
+struct mkm_mark {
+	__u64 value;
+};
+
+#define MKM_IOC_MAGIC 0xB6
+
+#define MKM_IOC_VERSION _IOR(MKM_IOC_MAGIC, 0x01, struct mkm_version)
+#define MKM_IOC_CONFIGURE _IOWR(MKM_IOC_MAGIC, 0x02, struct mkm_config)
+#define MKM_IOC_RESUME _IO(MKM_IOC_MAGIC, 0x03)
+#define MKM_IOC_SUSPEND _IO(MKM_IOC_MAGIC, 0x04)
+#define MKM_IOC_THREAD_MONITOR _IOW(MKM_IOC_MAGIC, 0x05, struct mkm_thread)
+#define MKM_IOC_THREAD_UNMONITOR _IOW(MKM_IOC_MAGIC, 0x06, struct mkm_thread)
+#define MKM_IOC_STATS _IOWR(MKM_IOC_MAGIC, 0x07, struct mkm_stats)
+#define MKM_IOC_MARK _IOW(MKM_IOC_MAGIC, 0x08, struct mkm_mark)
+
+#endif /* _UAPI_MKM_H */
