@@ -41,6 +41,8 @@ all:
 # binaries the VM harness carries into the guest and runs there.
 UNIT_TESTS :=
 VM_TESTS :=
+# ...and phony targets that check-unit runs too (sanitizer runs, fuzz smoke).
+CHECK_EXTRA :=
 
 include kernel/build.mk
 -include libmonitor/build.mk
@@ -55,6 +57,7 @@ check: check-unit check-vm
 
 check-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA))
 
 style:
 	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
