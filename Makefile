@@ -4,7 +4,6 @@
 # except into Kbuild for the module).
 
 BUILD ?= build
-override BUILD := $(abspath $(BUILD))
 CACHE ?= $(HOME)/.cache/mkm
 
 # The reference kernel: the one Debian's linux-headers-amd64 points at.
@@ -48,7 +47,7 @@ include kernel/build.mk
 -include libmonitor/build.mk
 -include tests/unit/build.mk
 -include tests/abi/build.mk
-include tests/vm/build.mk
+-include tests/vm/build.mk
 
 deps:
 	$(Q)tests/vm/deps.sh

@@ -4,7 +4,7 @@
 
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild kernel/uapi/mkm.h
 MODULE := $(BUILD)/kernel/mkm.ko
-KBUILD_ARGS := -C $(KDIR) M=$(BUILD)/kernel W=1 $(if $(filter 1,$(V)),V=1)
+KBUILD_ARGS := -C $(KDIR) M=$(abspath $(BUILD)/kernel) W=1 $(if $(filter 1,$(V)),V=1)
 
 all: $(MODULE)
 

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/* chardev.c - /dev/mkm: open creates a monitor, ioctls drive it, read drains it. */
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+
+#include "chardev.h"
+#include "monitor.h"
+
+static int chardev_open(struct inode *inode, struct file *file)
+{
+	struct mkm_monitor *mon = mkm_monitor_create();
+
+	if (!mon)
+		return -ENOMEM;
+	file->private_data = mon;
+	return stream_open(inode, file);
+}
+
+/* The last close: MKM's monitor_terminate. */
+static int chardev_release(struct inode *inode, struct file *file)
+{
+	mkm_monitor_destroy(file->private_data);
+	return 0;
+}
+
+static ssize_t chardev_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *pos)
+{
+	return mkm_monitor_read(file->private_data, buf, count,
+				file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t chardev_poll(struct file *file, poll_table *wait)
+{
+	struct mkm_monitor *mon = file->private_data;
+
+	poll_wait(file, &mon->readers, wait);
+	return mkm_monitor_readable(mon) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static long ioctl_version(void __user *arg)
+{
+	struct mkm_version v = {
+		.major = MKM_ABI_MAJOR,
+		.minor = MKM_ABI_MINOR,
+		.event_size = sizeof(struct mkm_event),
+	};
+
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static long ioctl_configure(struct mkm_monitor *mon, void __user *arg)
+{
+	struct mkm_config cfg;
+	int ret;
+
+	if (copy_from_user(&cfg, arg, sizeof(cfg)))
+		return -EFAULT;
+	ret = mkm_monitor_configure(mon, &cfg);
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &cfg, sizeof(cfg)) ? -EFAULT : 0;
+}
+
+static long ioctl_thread(struct mkm_monitor *mon, void __user *arg,
+			 bool monitor)
+{
+	struct mkm_thread th;
+
+	if (copy_from_user(&th, arg, sizeof(th)))
+		return -EFAULT;
+	if (th.tid <= 0)
+		return -ESRCH;
+	return monitor ? mkm_monitor_thread(mon, th.tid, th.unique_id) :
+			 mkm_monitor_unthread(mon, th.tid);
+}
+
+static long ioctl_stats(struct mkm_monitor *mon, void __user *arg)
+{
+	struct mkm_stats st;
+	int ret;
+
+	if (copy_from_user(&st, arg, sizeof(st)))
+		return -EFAULT;
+	if (st.reserved)
+		return -EINVAL;
+	ret = mkm_monitor_stats(mon, &st);
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long ioctl_mark(struct mkm_monitor *mon, void __user *arg)
+{
+	struct mkm_mark mark;
+
+	if (copy_from_user(&mark, arg, sizeof(mark)))
+		return -EFAULT;
+	return mkm_monitor_mark(mon, mark.value);
+}
+
+static long chardev_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct mkm_monitor *mon = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case MKM_IOC_VERSION:
+		return ioctl_version(uarg);
+	case MKM_IOC_CONFIGURE:
+		return ioctl_configure(mon, uarg);
+	case MKM_IOC_RESUME:
+		return mkm_monitor_resume(mon);
+	case MKM_IOC_SUSPEND:
+		return mkm_monitor_suspend(mon);
+	case MKM_IOC_THREAD_MONITOR:
+		return ioctl_thread(mon, uarg, true);
+	case MKM_IOC_THREAD_UNMONITOR:
+		return ioctl_thread(mon, uarg, false);
+	case MKM_IOC_STATS:
+		return ioctl_stats(mon, uarg);
+	case MKM_IOC_MARK:
+		return ioctl_mark(mon, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations chardev_fops = {
+	.owner = THIS_MODULE,
+	.open = chardev_open,
+	.release = chardev_release,
+	.read = chardev_read,
+	.poll = chardev_poll,
+	.unlocked_ioctl = chardev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* Anyone may create a monitor; what it may watch is checked per thread. */
+static struct miscdevice chardev_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "mkm",
+	.fops = &chardev_fops,
+	.mode = 0666,
+};
+
+int mkm_chardev_init(void)
+{
+	return misc_register(&chardev_misc);
+}
+
+void mkm_chardev_exit(void)
+{
+	misc_deregister(&chardev_misc);
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * monitor.c - the monitor object: configure, resume, suspend, track threads,
+ * drain the rings, terminate.
+ *
+ * Lifetimes. A monitor lives from open to last close. The sensors reach it
+ * only through tracked-thread entries and only while mon->recording is
+ * non-zero; destroy unhashes every entry, then waits for a tracepoint grace
+ * period, after which no sensor can hold a pointer to the monitor or its
+ * entries. Suspend waits for a grace period too, so that when it returns no
+ * sensor is writing and the reader may report drops at the end of a ring.
+ */
+
+#include <linux/cred.h>
+#include <linux/log2.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "access.h"
+#include "monitor.h"
+#include "sensor.h"
+#include "threads.h"
+
+/* All monitors, and the probe registration they imply. */
+static LIST_HEAD(monitors);
+static DEFINE_MUTEX(monitors_lock);
+
+u32 mkm_monitors_wanted(void)
+{
+	struct mkm_monitor *mon;
+	u32 wanted = 0;
+
+	lockdep_assert_held(&monitors_lock);
+	list_for_each_entry(mon, &monitors, link) {
+		wanted |= MKM_CLASS_TRACKING;
+		if (mon->resumed)
+			wanted |= mon->classes;
+	}
+	return wanted;
+}
+
+static int monitors_update_sensors(void)
+{
+	lockdep_assert_held(&monitors_lock);
+	return mkm_sensor_update(mkm_monitors_wanted());
+}
+
+static void monitor_wakeup(struct irq_work *work)
+{
+	struct mkm_cpu_buf *cb = container_of(work, struct mkm_cpu_buf, wakeup);
+
+	wake_up_interruptible(&cb->mon->readers);
+}
+
+static void rings_free(struct mkm_cpu_buf __percpu *bufs)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct mkm_cpu_buf *cb = per_cpu_ptr(bufs, cpu);
+
+		irq_work_sync(&cb->wakeup);
+		kvfree(cb->ring);
+	}
+	free_percpu(bufs);
+}
+
+static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
+			       u32 wakeup)
+{
+	struct mkm_cpu_buf __percpu *bufs, *old;
+	int cpu;
+
+	bufs = alloc_percpu(struct mkm_cpu_buf);
+	if (!bufs)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct mkm_cpu_buf *cb = per_cpu_ptr(bufs, cpu);
+
+		cb->mon = mon;
+		init_irq_work(&cb->wakeup, monitor_wakeup);
+		cb->ring = kvzalloc_node(ring_alloc_size(capacity),
+					 GFP_KERNEL | __GFP_NOWARN |
+						 __GFP_RETRY_MAYFAIL,
+					 cpu_to_node(cpu));
+		if (!cb->ring)
+			goto err_free;
+		ring_init(cb->ring, capacity, wakeup);
+	}
+	old = mon->cpu;
+	WRITE_ONCE(mon->cpu, bufs);
+	if (old) {
+		/* poll() looks at the rings without the mutex, under RCU. */
+		synchronize_rcu();
+		rings_free(old);
+	}
+	mon->capacity = capacity;
+	mon->wakeup_records = wakeup;
+	return 0;
+
+err_free:
+	rings_free(bufs);
+	return -ENOMEM;
+}
+
+static u64 monitor_buffered(struct mkm_monitor *mon)
+{
+	u64 n = 0;
+	int cpu;
+
+	if (!mon->cpu)
+		return 0;
+	for_each_possible_cpu(cpu)
+		n += ring_buffered(per_cpu_ptr(mon->cpu, cpu)->ring);
+	return n;
+}
+
+struct mkm_monitor *mkm_monitor_create(void)
+{
+	struct mkm_monitor *mon = kzalloc(sizeof(*mon), GFP_KERNEL);
+	int ret;
+
+	if (!mon)
+		return NULL;
+	mon->bounce = (struct mkm_event *)__get_free_page(GFP_KERNEL);
+	if (!mon->bounce)
+		goto err_free_mon;
+	mutex_init(&mon->lock);
+	init_waitqueue_head(&mon->readers);
+	INIT_LIST_HEAD(&mon->threads);
+	mon->classes = MKM_CLASS_DEFAULT;
+	mon->uid = current_uid();
+	mon->gid = current_gid();
+	mon->perfmon = perfmon_capable();
+	mon->pid_ns = get_pid_ns(task_active_pid_ns(current));
+
+	mutex_lock(&monitors_lock);
+	list_add(&mon->link, &monitors);
+	ret = monitors_update_sensors();
+	if (ret) {
+		list_del(&mon->link);
+		monitors_update_sensors();
+	}
+	mutex_unlock(&monitors_lock);
+	if (ret)
+		goto err_put_ns;
+	return mon;
+
+err_put_ns:
+	put_pid_ns(mon->pid_ns);
+	free_page((unsigned long)mon->bounce);
+err_free_mon:
+	kfree(mon);
+	return NULL;
+}
+
+void mkm_monitor_destroy(struct mkm_monitor *mon)
+{
+	struct mkm_tracked *t, *next;
+	LIST_HEAD(gone);
+
+	WRITE_ONCE(mon->recording, 0);
+	spin_lock_irq(&mkm_threads_lock);
+	mon->dying = true;
+	list_for_each_entry_safe(t, next, &mon->threads, mon_link) {
+		mkm_threads_del_locked(t);
+		list_add(&t->mon_link, &gone);
+	}
+	spin_unlock_irq(&mkm_threads_lock);
+
+	mutex_lock(&monitors_lock);
+	list_del(&mon->link);
+	monitors_update_sensors();
+	mutex_unlock(&monitors_lock);
+
+	/* After this no sensor can see the monitor or its entries. */
+	tracepoint_synchronize_unregister();
+	list_for_each_entry_safe(t, next, &gone, mon_link)
+		mkm_threads_free(t);
+	if (mon->cpu)
+		rings_free(mon->cpu);
+	put_pid_ns(mon->pid_ns);
+	free_page((unsigned long)mon->bounce);
+	kfree(mon);
+}
+
+int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
+{
+	u64 capacity, wakeup;
+	int ret;
+
+	if (cfg->reserved[0] || cfg->reserved[1] || cfg->total_bytes)
+		return -EINVAL;
+	if (cfg->classes & ~MKM_CLASS_ALL || cfg->flags & ~MKM_CONFIG_ALL)
+		return -EINVAL;
+	if (!cfg->ring_bytes || cfg->ring_bytes > MKM_RING_MAX_BYTES)
+		return -EINVAL;
+	if (cfg->classes & ~mkm_sensor_supported())
+		return -EOPNOTSUPP;
+	capacity = roundup_pow_of_two(max_t(u64, cfg->ring_bytes,
+					    MKM_RING_MIN_BYTES)) /
+		   sizeof(struct mkm_event);
+	if (cfg->wakeup_bytes > capacity * sizeof(struct mkm_event))
+		return -EINVAL;
+	wakeup = cfg->wakeup_bytes ?
+			 DIV_ROUND_UP(cfg->wakeup_bytes,
+				      sizeof(struct mkm_event)) :
+			 capacity / 2;
+
+	mutex_lock(&mon->lock);
+	ret = -EBUSY;
+	if (mon->resumed || monitor_buffered(mon))
+		goto out;
+	ret = 0;
+	if (capacity != mon->capacity || wakeup != mon->wakeup_records)
+		ret = monitor_alloc_rings(mon, capacity, wakeup);
+	if (ret)
+		goto out;
+	mon->classes = cfg->classes ? cfg->classes : MKM_CLASS_DEFAULT;
+	WRITE_ONCE(mon->inherit, cfg->flags & MKM_CONFIG_INHERIT);
+	cfg->classes = mon->classes;
+	cfg->ring_bytes = capacity * sizeof(struct mkm_event);
+	cfg->total_bytes = cfg->ring_bytes * num_possible_cpus();
+	cfg->wakeup_bytes = wakeup * sizeof(struct mkm_event);
+out:
+	mutex_unlock(&mon->lock);
+	return ret;
+}
+
+int mkm_monitor_resume(struct mkm_monitor *mon)
+{
+	struct mkm_tracked *t;
+	int ret = 0;
+
+	mutex_lock(&mon->lock);
+	if (mon->resumed)
+		goto out;
+	if (!mon->cpu) {
+		u32 capacity = MKM_RING_DEFAULT_BYTES / sizeof(struct mkm_event);
+
+		ret = monitor_alloc_rings(mon, capacity, capacity / 2);
+		if (ret)
+			goto out;
+	}
+	mutex_lock(&monitors_lock);
+	mon->resumed = true;
+	ret = monitors_update_sensors();
+	if (ret) {
+		mon->resumed = false;
+		monitors_update_sensors();
+	}
+	mutex_unlock(&monitors_lock);
+	if (ret)
+		goto out;
+	/* Rings before the flag: sensors test the flag, then use the rings. */
+	smp_store_release(&mon->recording, mon->classes);
+
+	/* Each thread starts in a known state, whatever happened while off. */
+	spin_lock_irq(&mkm_threads_lock);
+	list_for_each_entry(t, &mon->threads, mon_link)
+		mkm_sensor_attach(t);
+	spin_unlock_irq(&mkm_threads_lock);
+out:
+	mutex_unlock(&mon->lock);
+	return ret;
+}
+
+int mkm_monitor_suspend(struct mkm_monitor *mon)
+{
+	mutex_lock(&mon->lock);
+	if (mon->resumed) {
+		WRITE_ONCE(mon->recording, 0);
+		mutex_lock(&monitors_lock);
+		mon->resumed = false;
+		monitors_update_sensors();
+		mutex_unlock(&monitors_lock);
+		/* No sensor is still writing when suspend returns. */
+		tracepoint_synchronize_unregister();
+		wake_up_interruptible(&mon->readers);
+	}
+	mutex_unlock(&mon->lock);
+	return 0;
+}
+
+/* The task with this tid in the monitor's PID namespace, with a reference. */
+static struct task_struct *monitor_find_task(struct mkm_monitor *mon,
+					     pid_t tid)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(tid, mon->pid_ns), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task;
+}
+
+int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
+{
+	struct task_struct *task;
+	struct mkm_tracked *t;
+	int ret;
+
+	task = monitor_find_task(mon, tid);
+	if (!task)
+		return -ESRCH;
+	ret = mkm_access_check(mon, task);
+	if (ret)
+		goto out_put;
+	ret = -EINVAL;
+	if (task->flags & PF_EXITING)
+		goto out_put;
+	ret = -ENOMEM;
+	t = mkm_threads_new(task, mon, tid, unique_id, GFP_KERNEL);
+	if (!t)
+		goto out_put;
+
+	mutex_lock(&mon->lock);
+	spin_lock_irq(&mkm_threads_lock);
+	ret = mkm_threads_add(t);
+	if (!ret)
+		mkm_sensor_attach(t);
+	spin_unlock_irq(&mkm_threads_lock);
+	mutex_unlock(&mon->lock);
+	if (ret)
+		mkm_threads_free(t);
+out_put:
+	put_task_struct(task);
+	return ret;
+}
+
+int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid)
+{
+	struct task_struct *task;
+	struct mkm_tracked *t;
+	int ret = -ENOENT;
+
+	task = monitor_find_task(mon, tid);
+	if (!task)
+		return -ESRCH;
+	mutex_lock(&mon->lock);
+	spin_lock_irq(&mkm_threads_lock);
+	t = mkm_threads_lookup(task);
+	if (t && t->mon == mon) {
+		mkm_sensor_detach(t, MKM_DETACH_UNMONITOR);
+		mkm_threads_del_locked(t);
+		mkm_threads_free_rcu(t);
+		ret = 0;
+	}
+	spin_unlock_irq(&mkm_threads_lock);
+	mutex_unlock(&mon->lock);
+	put_task_struct(task);
+	return ret;
+}
+
+int mkm_monitor_mark(struct mkm_monitor *mon, u64 value)
+{
+	int ret = -EAGAIN;
+
+	mutex_lock(&mon->lock);
+	if (mon->resumed) {
+		mkm_sensor_mark(mon, value);
+		ret = 0;
+	}
+	mutex_unlock(&mon->lock);
+	return ret;
+}
+
+int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
+{
+	struct mkm_cpu_stats __user *out = u64_to_user_ptr(st->cpus);
+	u32 given = st->nr_cpus;
+	int cpu, ret = 0;
+
+	mutex_lock(&mon->lock);
+	for_each_possible_cpu(cpu) {
+		struct mkm_cpu_stats s = {};
+
+		if (cpu >= given)
+			break;
+		if (mon->cpu) {
+			struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
+
+			s.produced = READ_ONCE(r->produced);
+			s.lost = READ_ONCE(r->lost);
+			s.read = r->read;
+			s.buffered = ring_buffered(r);
+		}
+		if (copy_to_user(&out[cpu], &s, sizeof(s))) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	mutex_unlock(&mon->lock);
+	st->nr_cpus = nr_cpu_ids;
+	return ret;
+}
+
+/*
+ * Copies what one ring holds, as far as count allows, through the bounce
+ * page. Records are freed only once they reached user space. Returns bytes
+ * copied or -EFAULT.
+ */
+static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
+				 char __user *buf, size_t count)
+{
+	struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
+	const u32 page_records = PAGE_SIZE / sizeof(struct mkm_event);
+	size_t done = 0;
+
+	for (;;) {
+		size_t room = (count - done) / sizeof(struct mkm_event);
+		struct ring_cursor c;
+		u32 n, bytes;
+
+		ring_cursor_start(r, &c);
+		n = ring_peek(r, &c, mon->bounce, min_t(size_t, room, page_records),
+			      !mon->resumed, cpu);
+		if (!n)
+			return done;
+		bytes = n * sizeof(struct mkm_event);
+		if (copy_to_user(buf + done, mon->bounce, bytes))
+			return done ? done : -EFAULT;
+		ring_consume(r, &c);
+		done += bytes;
+	}
+}
+
+static ssize_t monitor_drain(struct mkm_monitor *mon, char __user *buf,
+			     size_t count)
+{
+	unsigned int i, ncpu = nr_cpu_ids;
+	size_t done = 0;
+
+	if (!mon->cpu)
+		return 0;
+	for (i = 0; i < ncpu && count - done >= sizeof(struct mkm_event); i++) {
+		int cpu = (mon->next_read_cpu + i) % ncpu;
+		ssize_t n;
+
+		if (!cpu_possible(cpu))
+			continue;
+		n = monitor_drain_cpu(mon, cpu, buf + done, count - done);
+		if (n < 0)
+			return done ? done : n;
+		done += n;
+	}
+	mon->next_read_cpu = (mon->next_read_cpu + 1) % ncpu;
+	return done;
+}
+
+bool mkm_monitor_readable(struct mkm_monitor *mon)
+{
+	bool resumed = READ_ONCE(mon->resumed), ready = false;
+	struct mkm_cpu_buf __percpu *bufs;
+	int cpu;
+
+	rcu_read_lock();
+	bufs = READ_ONCE(mon->cpu);
+	for_each_possible_cpu(cpu) {
+		struct mkm_ring *r;
+		u64 n;
+
+		if (!bufs || ready)
+			break;
+		r = per_cpu_ptr(bufs, cpu)->ring;
+		n = ring_buffered(r);
+		ready = resumed ? n >= r->wakeup :
+				  n || READ_ONCE(r->lost) != r->read_lost;
+	}
+	rcu_read_unlock();
+	return ready;
+}
+
+ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
+			 size_t count, bool nonblock)
+{
+	ssize_t ret;
+
+	if (count < sizeof(struct mkm_event))
+		return -EINVAL;
+	for (;;) {
+		bool suspended;
+
+		mutex_lock(&mon->lock);
+		ret = monitor_drain(mon, buf, count);
+		suspended = !mon->resumed;
+		mutex_unlock(&mon->lock);
+		if (ret || suspended)
+			return ret;
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(mon->readers,
+					       mkm_monitor_readable(mon) ||
+						       !READ_ONCE(mon->resumed));
+		if (ret)
+			return ret;
+	}
+}

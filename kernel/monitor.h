@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* monitor.h - the monitor object: its rings, state and rights. */
+#ifndef MKM_MONITOR_H
+#define MKM_MONITOR_H
+
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+
+#include "ring.h"
+
+struct pid_namespace;
+struct task_struct;
+
+/* One per monitor and possible CPU. */
+struct mkm_cpu_buf {
+	struct mkm_ring *ring;
+	struct irq_work wakeup; /* wakes readers from outside the scheduler */
+	struct mkm_monitor *mon;
+};
+
+struct mkm_monitor {
+	/*
+	 * Read by the sensors: the event classes recorded now (the
+	 * configured classes while resumed, 0 while suspended) and the rings.
+	 * cpu is published before recording turns non-zero and is not changed
+	 * while it is non-zero.
+	 */
+	u32 recording;
+	struct mkm_cpu_buf __percpu *cpu;
+	bool inherit;
+
+	/* Configuration and state, under lock. */
+	struct mutex lock; /* serialises ioctls and reads */
+	bool resumed;
+	u32 classes;
+	u32 capacity; /* records per ring; 0 until the rings exist */
+	u32 wakeup_records;
+	unsigned int next_read_cpu; /* where the next read starts, for fairness */
+	struct mkm_event *bounce; /* one page, for copying out */
+	wait_queue_head_t readers;
+
+	/* Tracked threads: struct mkm_tracked, under mkm_threads_lock. */
+	struct list_head threads;
+	unsigned int nr_threads;
+	bool dying; /* being destroyed: add no more threads */
+
+	/* Rights, fixed at creation from the creator's credentials. */
+	kuid_t uid;
+	kgid_t gid;
+	bool perfmon; /* creator had CAP_PERFMON or CAP_SYS_ADMIN */
+	struct pid_namespace *pid_ns;
+
+	struct list_head link; /* in the list of all monitors */
+};
+
+struct mkm_monitor *mkm_monitor_create(void);
+void mkm_monitor_destroy(struct mkm_monitor *mon);
+int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg);
+int mkm_monitor_resume(struct mkm_monitor *mon);
+int mkm_monitor_suspend(struct mkm_monitor *mon);
+int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id);
+int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid);
+int mkm_monitor_mark(struct mkm_monitor *mon, u64 value);
+int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st);
+ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
+			 size_t count, bool nonblock);
+bool mkm_monitor_readable(struct mkm_monitor *mon);
+
+/* The event classes any monitor records now, or tracks threads for. */
+u32 mkm_monitors_wanted(void);
+
+#endif /* MKM_MONITOR_H */

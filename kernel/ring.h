@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ring.h - the per-CPU event ring of a monitor: one writer, one reader.
+ *
+ * The writer is the CPU the ring belongs to, with interrupts disabled around
+ * reserve and commit, so a ring never sees two writers at once and needs no
+ * lock or atomic instruction. The reader is whoever holds the monitor's
+ * mutex. head and tail count records since the ring was made and only grow;
+ * a slot is written only when head - tail <= mask, so the writer never
+ * touches a record the reader has not consumed, and publishes it with a
+ * release store of head; the reader frees slots with a release store of
+ * tail.
+ *
+ * When the ring is full the event is dropped: produced still counts it and
+ * its sequence number (the low 32 bits of produced) is skipped, so the
+ * reader sees a gap in seq exactly where events were lost and turns it into
+ * an in-band MKM_EV_LOST record. Timestamps are clamped to never go
+ * backwards within a ring.
+ *
+ * This file builds in the module and in userspace (unit tests, sanitizers,
+ * native benchmarks): it uses only the few primitives defined below.
+ */
+#ifndef MKM_RING_H
+#define MKM_RING_H
+
+#include "mkm.h" /* the UAPI header: struct mkm_event */
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/compiler.h>
+#include <asm/barrier.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#endif
+
+struct mkm_ring {
+	/* Written by the ring's CPU only. */
+	u64 head; /* records committed */
+	u64 produced; /* events offered: committed or dropped */
+	u64 lost; /* events dropped */
+	u64 last_ts; /* timestamp of the last record, for clamping */
+
+	/* Written by the reader only, on its own cache line. */
+	u64 tail __attribute__((aligned(64))); /* records consumed */
+	u64 read; /* records delivered (LOST records not counted) */
+	u64 read_lost; /* drops already reported in LOST records */
+	u64 read_ts; /* time of the last record consumed */
+	u32 next_seq; /* seq the reader expects next */
+
+	/* Set at creation. */
+	u32 mask; /* capacity - 1; capacity is a power of two */
+	u32 wakeup; /* occupancy at which the reader is woken */
+	struct mkm_event ev[] __attribute__((aligned(64)));
+};
+
+/* Bytes to allocate for a ring of capacity records. */
+static inline u64 ring_alloc_size(u32 capacity)
+{
+	return sizeof(struct mkm_ring) + (u64)capacity * sizeof(struct mkm_event);
+}
+
+/* Prepares zeroed memory of ring_alloc_size(capacity) bytes. */
+static inline void ring_init(struct mkm_ring *r, u32 capacity, u32 wakeup)
+{
+	r->mask = capacity - 1;
+	r->wakeup = wakeup;
+}
+
+/*
+ * Writer: returns the slot for the next event, or NULL when the ring is full
+ * (the event is counted as lost). The caller fills in everything but
+ * time_ns and seq, then calls ring_commit(). Interrupts must be disabled
+ * from reserve to commit.
+ */
+static inline struct mkm_event *ring_reserve(struct mkm_ring *r)
+{
+	u64 head = r->head;
+	struct mkm_event *ev;
+
+	WRITE_ONCE(r->produced, r->produced + 1);
+	if (unlikely(head - smp_load_acquire(&r->tail) > r->mask)) {
+		WRITE_ONCE(r->lost, r->lost + 1);
+		return NULL;
+	}
+	ev = &r->ev[head & r->mask];
+	ev->seq = (u32)(r->produced - 1);
+	return ev;
+}
+
+/*
+ * Writer: stamps and publishes the reserved slot. Returns true when this
+ * record brought the ring to its wakeup occupancy, so the caller wakes the
+ * reader (once per crossing, not per record).
+ */
+static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
+			       u64 now)
+{
+	u64 head = r->head + 1;
+
+	if (unlikely(now < r->last_ts))
+		now = r->last_ts;
+	r->last_ts = now;
+	ev->time_ns = now;
+	smp_store_release(&r->head, head);
+	return head - READ_ONCE(r->tail) == r->wakeup;
+}
+
+/* Reader: records waiting in the ring. */
+static inline u64 ring_buffered(const struct mkm_ring *r)
+{
+	return smp_load_acquire(&r->head) - r->tail;
+}
+
+/* Reader position, advanced by ring_peek() and made final by ring_consume(). */
+struct ring_cursor {
+	u64 tail;
+	u64 read;
+	u64 read_lost;
+	u32 next_seq;
+	u64 last_ts;
+};
+
+static inline void ring_cursor_start(const struct mkm_ring *r,
+				     struct ring_cursor *c)
+{
+	c->tail = r->tail;
+	c->read = r->read;
+	c->read_lost = r->read_lost;
+	c->next_seq = r->next_seq;
+	c->last_ts = r->read_ts;
+}
+
+static inline void ring_lost_record(struct mkm_event *dst, u32 count,
+				    u32 first_seq, u64 ts, u16 cpu)
+{
+	*dst = (struct mkm_event){
+		.time_ns = ts,
+		.seq = first_seq,
+		.cpu = cpu,
+		.type = MKM_EV_LOST,
+		.arg0 = count,
+	};
+}
+
+/*
+ * Reader: copies up to max records (in-band LOST records included) into dst
+ * without freeing them, advancing the cursor. quiescent says no writer can
+ * be active (the monitor is suspended), so drops after the last record are
+ * reported too; otherwise they are reported once a later record shows the
+ * gap. Returns the number of records copied.
+ */
+static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
+			    struct mkm_event *dst, u32 max, bool quiescent,
+			    u16 cpu)
+{
+	u64 head = smp_load_acquire(&r->head);
+	u32 n = 0;
+
+	while (c->tail != head && n < max) {
+		const struct mkm_event *ev = &r->ev[c->tail & r->mask];
+		u32 gap = ev->seq - c->next_seq;
+
+		if (gap) {
+			if (n + 2 > max)
+				break;
+			ring_lost_record(&dst[n++], gap, c->next_seq,
+					 c->last_ts, cpu);
+			c->read_lost += gap;
+		}
+		dst[n++] = *ev;
+		c->next_seq = ev->seq + 1;
+		c->last_ts = ev->time_ns;
+		c->tail++;
+		c->read++;
+	}
+	if (quiescent && c->tail == head && n < max) {
+		u64 lost = READ_ONCE(r->lost);
+
+		if (lost != c->read_lost) {
+			u32 gap = (u32)(lost - c->read_lost);
+
+			ring_lost_record(&dst[n++], gap, c->next_seq,
+					 c->last_ts, cpu);
+			c->next_seq += gap;
+			c->read_lost = lost;
+		}
+	}
+	return n;
+}
+
+/* Reader: frees what the cursor has gone past. */
+static inline void ring_consume(struct mkm_ring *r,
+				const struct ring_cursor *c)
+{
+	r->read = c->read;
+	r->read_lost = c->read_lost;
+	r->next_seq = c->next_seq;
+	r->read_ts = c->last_ts;
+	smp_store_release(&r->tail, c->tail);
+}
+
+#endif /* MKM_RING_H */

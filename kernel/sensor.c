@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sensor.c - the tracepoint probes that record tracked threads' events.
+ *
+ * Each probe looks its task up in the thread table (threads.h) and, for a
+ * tracked one whose monitor records the probe's class, writes one record
+ * into that monitor's ring for the current CPU. The probes run inside the
+ * scheduler with the run-queue lock held, in interrupts and in RCU
+ * callbacks: they never sleep, allocate (but for inheritance at fork, with
+ * GFP_NOWAIT), print or wake anyone directly (irq_work does the wakeup).
+ *
+ * A probe is registered only while some monitor wants its class, so an event
+ * class nobody asked for costs nothing, and with no monitor resumed no
+ * context-switch probe is registered at all. The tracepoints are found by
+ * name: the scheduler's are not exported to modules.
+ */
+
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <asm/syscall.h>
+
+#include "access.h"
+#include "monitor.h"
+#include "sensor.h"
+#include "threads.h"
+
+/* Writes one record for a thread of mon, if mon records class now. */
+static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
+					u32 tid, u32 unique_id, u8 type,
+					u8 flags, u32 arg0, u32 arg1)
+{
+	struct mkm_cpu_buf *cb;
+	struct mkm_event *ev;
+	unsigned long irqflags;
+
+	/* Pairs with the release in resume: the rings are there. */
+	if (!(smp_load_acquire(&mon->recording) & class))
+		return;
+	local_irq_save(irqflags);
+	cb = this_cpu_ptr(mon->cpu);
+	ev = ring_reserve(cb->ring);
+	if (ev) {
+		ev->tid = tid;
+		ev->unique_id = unique_id;
+		ev->cpu = smp_processor_id();
+		ev->type = type;
+		ev->flags = flags;
+		ev->arg0 = arg0;
+		ev->arg1 = arg1;
+		if (ring_commit(cb->ring, ev, ktime_get_mono_fast_ns()))
+			irq_work_queue(&cb->wakeup);
+	}
+	local_irq_restore(irqflags);
+}
+
+static __always_inline void sensor_emit_thread(struct mkm_tracked *t,
+					       u32 class, u8 type, u8 flags,
+					       u32 arg0, u32 arg1)
+{
+	sensor_emit(t->mon, class, READ_ONCE(t->tid), t->unique_id, type,
+		    flags, arg0, arg1);
+}
+
+/* A task's tid as the monitor sees it; 0 for idle or outside its namespace. */
+static u32 sensor_tid(struct mkm_monitor *mon, struct task_struct *task)
+{
+	if (is_idle_task(task))
+		return 0;
+	return task_pid_nr_ns(task, mon->pid_ns);
+}
+
+/* Maps a sleeping task's __state bits to MKM_TS_*. */
+static u32 sensor_state(unsigned int state)
+{
+	if (state & TASK_DEAD)
+		return MKM_TS_DEAD;
+	if (state & __TASK_TRACED)
+		return MKM_TS_TRACED;
+	if (state & __TASK_STOPPED)
+		return MKM_TS_STOPPED;
+	if (state & TASK_PARKED || (state & TASK_IDLE) == TASK_IDLE)
+		return MKM_TS_PARKED;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return MKM_TS_UNINTERRUPTIBLE;
+	if (state & TASK_INTERRUPTIBLE)
+		return MKM_TS_INTERRUPTIBLE;
+	return MKM_TS_PARKED;
+}
+
+static void sensor_name(struct mkm_tracked *t, const char *comm)
+{
+	u32 w[TASK_COMM_LEN / sizeof(u32)];
+
+	/* Racy against a rename, as the sched_switch tracepoint's own copy. */
+	memcpy(w, comm, sizeof(w));
+	w[ARRAY_SIZE(w) - 1] &= cpu_to_le32(0x00ffffff);
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_NAME, 0, w[0], w[1]);
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_NAME, 1, w[2], w[3]);
+}
+
+static void probe_sched_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(prev);
+
+	if (t) {
+		u32 state = MKM_TS_RUNNING, flags = 0;
+
+		/*
+		 * As the kernel counts nivcsw: preempted, or yielded while
+		 * runnable. A sleep cut short by a signal leaves the task
+		 * runnable too, but counts as voluntary.
+		 */
+		if (preempt || prev_state == TASK_RUNNING)
+			flags = MKM_EVF_PREEMPTED;
+		else if (READ_ONCE(prev->__state) != TASK_RUNNING)
+			state = sensor_state(prev_state);
+		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_SWITCH_OUT, flags,
+				   state, sensor_tid(t->mon, next));
+	}
+	t = mkm_threads_lookup(next);
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_SWITCH_IN, 0, 0,
+				   sensor_tid(t->mon, prev));
+}
+
+static void probe_sched_waking(void *data, struct task_struct *p)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(p);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKING,
+				   in_task() ? 0 : MKM_EVF_IN_IRQ, 0,
+				   sensor_tid(t->mon, current));
+}
+
+static void probe_sched_wakeup(void *data, struct task_struct *p)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(p);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKEUP,
+				   in_task() ? 0 : MKM_EVF_IN_IRQ, task_cpu(p),
+				   sensor_tid(t->mon, current));
+}
+
+static void probe_sched_wakeup_new(void *data, struct task_struct *p)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(p);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKEUP_NEW, 0,
+				   task_cpu(p), sensor_tid(t->mon, current));
+}
+
+static void probe_sched_migrate_task(void *data, struct task_struct *p,
+				     int dest_cpu)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(p);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_MIGRATE, 0,
+				   dest_cpu, task_cpu(p));
+}
+
+/* Inheritance: a tracked thread's new thread or process joins its monitor. */
+static void probe_sched_process_fork(void *data, struct task_struct *parent,
+				     struct task_struct *child)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(parent), *ct = NULL;
+	struct mkm_monitor *mon;
+	unsigned long irqflags;
+	u32 ctid, flags;
+
+	if (!t)
+		return;
+	mon = t->mon;
+	ctid = sensor_tid(mon, child);
+	flags = child->tgid == parent->tgid ? MKM_EVF_THREAD : 0;
+	if (READ_ONCE(mon->inherit) && ctid) {
+		ct = mkm_threads_new(child, mon, ctid, ctid, GFP_NOWAIT);
+		if (ct) {
+			int err;
+
+			spin_lock_irqsave(&mkm_threads_lock, irqflags);
+			err = mkm_threads_add(ct);
+			spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
+			if (err) {
+				mkm_threads_free(ct);
+				ct = NULL;
+			}
+		}
+	}
+	if (ct)
+		flags |= MKM_EVF_INHERITED;
+	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_FORK, flags, ctid,
+			   ct ? ctid : 0);
+	/* The child's state comes with its WAKEUP_NEW; its name now. */
+	if (ct)
+		sensor_name(ct, child->comm);
+}
+
+/* Forgets t, if it is still tracked, after recording why. */
+static void sensor_untrack(struct task_struct *p, u32 reason, u8 type)
+{
+	struct mkm_tracked *t;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&mkm_threads_lock, irqflags);
+	t = mkm_threads_lookup(p);
+	if (t) {
+		if (type == MKM_EV_DETACH)
+			mkm_sensor_detach(t, reason);
+		else
+			sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, type, 0, 0,
+					   0);
+		mkm_threads_del_locked(t);
+		mkm_threads_free_rcu(t);
+	}
+	spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
+}
+
+static void probe_sched_process_exec(void *data, struct task_struct *p,
+				     pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(p);
+	u32 old_tid;
+
+	if (!t)
+		return;
+	/* The new credentials are in place: a setuid binary drops out here. */
+	if (mkm_access_check(t->mon, p)) {
+		sensor_untrack(p, MKM_DETACH_EXEC, MKM_EV_DETACH);
+		return;
+	}
+	/* A non-leader thread that execs takes the leader's tid. */
+	old_tid = t->tid;
+	WRITE_ONCE(t->tid, sensor_tid(t->mon, p));
+	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXEC, 0, old_tid, 0);
+}
+
+static void probe_sched_process_exit(void *data, struct task_struct *p)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(p);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXIT, 0,
+				   p->exit_code, 0);
+}
+
+/* The task is reaped: its last event, and the end of its tracking. */
+static void probe_sched_process_free(void *data, struct task_struct *p)
+{
+	if (mkm_threads_lookup(p))
+		sensor_untrack(p, 0, MKM_EV_REAP);
+}
+
+static void probe_task_rename(void *data, struct task_struct *task,
+			      const char *comm)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(task);
+	char name[TASK_COMM_LEN] = {};
+
+	if (t) {
+		strscpy(name, comm, sizeof(name));
+		sensor_name(t, name);
+	}
+}
+
+static void probe_irq_handler_entry(void *data, int irq,
+				    struct irqaction *action)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(current);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_IRQ_ENTRY, 0, irq,
+				   0);
+}
+
+static void probe_irq_handler_exit(void *data, int irq,
+				   struct irqaction *action, int ret)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(current);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_IRQ_EXIT, 0, irq,
+				   ret);
+}
+
+static void probe_softirq_entry(void *data, unsigned int vec)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(current);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_SOFTIRQ_ENTRY, 0,
+				   vec, 0);
+}
+
+static void probe_softirq_exit(void *data, unsigned int vec)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(current);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_SOFTIRQ_EXIT, 0,
+				   vec, 0);
+}
+
+static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(current);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_ENTRY,
+				   0, id, 0);
+}
+
+static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct mkm_tracked *t = mkm_threads_lookup(current);
+
+	if (t)
+		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_EXIT,
+				   0, syscall_get_nr(current, regs), ret);
+}
+
+void mkm_sensor_attach(struct mkm_tracked *t)
+{
+	struct task_struct *p = t->task;
+	unsigned int state = READ_ONCE(p->__state);
+	u32 ts = MKM_TS_RUNNING, on_cpu = -1;
+
+	if (p->exit_state)
+		ts = MKM_TS_DEAD;
+	else if (state != TASK_RUNNING)
+		ts = sensor_state(state);
+	else if (READ_ONCE(p->on_cpu))
+		on_cpu = task_cpu(p);
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_ATTACH, 0, ts, on_cpu);
+	sensor_name(t, p->comm);
+}
+
+void mkm_sensor_detach(struct mkm_tracked *t, u32 reason)
+{
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_DETACH, 0, reason, 0);
+}
+
+void mkm_sensor_mark(struct mkm_monitor *mon, u64 value)
+{
+	struct mkm_tracked *t;
+	u32 unique_id = 0;
+
+	rcu_read_lock();
+	t = mkm_threads_lookup(current);
+	if (t && t->mon == mon)
+		unique_id = t->unique_id;
+	rcu_read_unlock();
+	sensor_emit(mon, MKM_CLASS_ALL, sensor_tid(mon, current), unique_id,
+		    MKM_EV_MARK, 0, lower_32_bits(value), upper_32_bits(value));
+}
+
+struct sensor_probe {
+	const char *name;
+	void *func;
+	u32 class;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+#define PROBE(tp, class) { #tp, probe_##tp, class }
+static struct sensor_probe sensor_probes[] = {
+	PROBE(sched_switch, MKM_CLASS_SCHED),
+	PROBE(sched_waking, MKM_CLASS_SCHED),
+	PROBE(sched_wakeup, MKM_CLASS_SCHED),
+	PROBE(sched_wakeup_new, MKM_CLASS_SCHED),
+	PROBE(sched_migrate_task, MKM_CLASS_SCHED),
+	PROBE(sched_process_fork, MKM_CLASS_TRACKING),
+	PROBE(sched_process_exec, MKM_CLASS_TRACKING),
+	PROBE(sched_process_free, MKM_CLASS_TRACKING),
+	PROBE(sched_process_exit, MKM_CLASS_LIFECYCLE),
+	PROBE(task_rename, MKM_CLASS_LIFECYCLE),
+	PROBE(irq_handler_entry, MKM_CLASS_IRQ),
+	PROBE(irq_handler_exit, MKM_CLASS_IRQ),
+	PROBE(softirq_entry, MKM_CLASS_IRQ),
+	PROBE(softirq_exit, MKM_CLASS_IRQ),
+	PROBE(sys_enter, MKM_CLASS_SYSCALL),
+	PROBE(sys_exit, MKM_CLASS_SYSCALL),
+};
+
+static void sensor_find(struct tracepoint *tp, void *data)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sensor_probes); i++)
+		if (!strcmp(tp->name, sensor_probes[i].name))
+			sensor_probes[i].tp = tp;
+}
+
+/* The classes whose tracepoints this kernel has. */
+u32 mkm_sensor_supported(void)
+{
+	u32 missing = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sensor_probes); i++)
+		if (!sensor_probes[i].tp)
+			missing |= sensor_probes[i].class;
+	return (MKM_CLASS_ALL | MKM_CLASS_TRACKING) & ~missing;
+}
+
+int mkm_sensor_update(u32 wanted)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(sensor_probes); i++) {
+		struct sensor_probe *p = &sensor_probes[i];
+		bool want = p->tp && (p->class & wanted);
+
+		if (want == p->registered)
+			continue;
+		if (want)
+			ret = tracepoint_probe_register(p->tp, p->func, NULL);
+		else
+			ret = tracepoint_probe_unregister(p->tp, p->func, NULL);
+		if (ret) {
+			pr_err("mkm: %sregistering probe on %s failed: %d\n",
+			       want ? "" : "un", p->name, ret);
+			return ret;
+		}
+		p->registered = want;
+	}
+	return 0;
+}
+
+int mkm_sensor_init(void)
+{
+	u32 required = MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE |
+		       MKM_CLASS_TRACKING;
+
+	for_each_kernel_tracepoint(sensor_find, NULL);
+	if ((mkm_sensor_supported() & required) != required) {
+		pr_err("mkm: this kernel lacks the scheduler tracepoints\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void mkm_sensor_exit(void)
+{
+	mkm_sensor_update(0);
+	tracepoint_synchronize_unregister();
+}

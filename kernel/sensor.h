@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* sensor.h - the tracepoint probes that write events, and their switch. */
+#ifndef MKM_SENSOR_H
+#define MKM_SENSOR_H
+
+#include <linux/types.h>
+
+struct mkm_monitor;
+struct mkm_tracked;
+struct task_struct;
+
+/*
+ * Probes of this internal class keep the thread table right (inheritance at
+ * fork, dropping a thread at a setuid exec, forgetting it when reaped):
+ * registered while any monitor exists, recording or not.
+ */
+#define MKM_CLASS_TRACKING (1u << 31)
+
+int mkm_sensor_init(void);
+void mkm_sensor_exit(void);
+/* Registers exactly the probes the given classes need. Under the monitors lock. */
+int mkm_sensor_update(u32 wanted);
+/* The event classes whose tracepoints this kernel has. */
+u32 mkm_sensor_supported(void);
+
+/* Records the state of a thread now (ATTACH) and its name, if recording. */
+void mkm_sensor_attach(struct mkm_tracked *t);
+void mkm_sensor_detach(struct mkm_tracked *t, u32 reason);
+void mkm_sensor_mark(struct mkm_monitor *mon, u64 value);
+
+#endif /* MKM_SENSOR_H */

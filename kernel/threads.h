@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * threads.h - which monitor tracks a task: an RCU hash table keyed by the
+ * task_struct pointer.
+ *
+ * A module cannot add a field to task_struct, so the sensors find a task's
+ * monitor here, on every context switch of the machine: one hash and one
+ * load of the bucket head for an untracked task, no lock (the probes run
+ * with preemption disabled, an RCU read-side section). Writers take
+ * mkm_threads_lock with interrupts disabled, since they run in process
+ * context, in sensors and in RCU callbacks. Each entry holds a reference on
+ * its task, so the pointer cannot be reused by another task while the entry
+ * exists.
+ */
+#ifndef MKM_THREADS_H
+#define MKM_THREADS_H
+
+#include <linux/hash.h>
+#include <linux/rculist.h>
+#include <linux/spinlock.h>
+
+struct mkm_monitor;
+struct task_struct;
+
+#define MKM_THREADS_HASH_BITS 10
+/* A bound on threads per monitor, against runaway inheritance. */
+#define MKM_THREADS_PER_MONITOR_MAX 65536
+
+struct mkm_tracked {
+	struct hlist_node hash;
+	struct task_struct *task;
+	struct mkm_monitor *mon;
+	u32 tid; /* in the monitor's PID namespace */
+	u32 unique_id;
+	struct list_head mon_link; /* in mon->threads */
+	struct rcu_head rcu;
+};
+
+extern struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
+extern spinlock_t mkm_threads_lock;
+
+static __always_inline struct hlist_head *mkm_threads_bucket(
+	const struct task_struct *task)
+{
+	return &mkm_threads_hash[hash_ptr(task, MKM_THREADS_HASH_BITS)];
+}
+
+/* The entry tracking task, or NULL. Caller is in an RCU read-side section. */
+static __always_inline struct mkm_tracked *
+mkm_threads_lookup(const struct task_struct *task)
+{
+	struct mkm_tracked *t;
+
+	hlist_for_each_entry_rcu(t, mkm_threads_bucket(task), hash)
+		if (t->task == task)
+			return t;
+	return NULL;
+}
+
+struct mkm_tracked *mkm_threads_new(struct task_struct *task,
+				    struct mkm_monitor *mon, u32 tid,
+				    u32 unique_id, gfp_t gfp);
+int mkm_threads_add(struct mkm_tracked *t);
+void mkm_threads_del_locked(struct mkm_tracked *t);
+void mkm_threads_free(struct mkm_tracked *t);
+void mkm_threads_free_rcu(struct mkm_tracked *t);
+
+#endif /* MKM_THREADS_H */
