@@ -18,3 +18,18 @@ $(MODULE): $(KERNEL_SRCS)
 	$(Q)$(MAKE) --no-print-directory $(KBUILD_ARGS) modules $(if $(filter 1,$(V)),,>$(BUILD)/kernel/build.log 2>&1) || \
 		{ cat $(BUILD)/kernel/build.log >&2; exit 1; }
 	$(Q)! grep -E 'warning:' $(BUILD)/kernel/build.log >&2 || [ -z "$(WERROR)" ]
+
+# The ring also builds in userspace: its unit test, plain and sanitized.
+RING_TEST := $(BUILD)/tests/unit/test_ring
+UNIT_TESTS += $(RING_TEST) $(RING_TEST)-san
+all: $(RING_TEST)
+
+$(RING_TEST): tests/unit/test_ring.c kernel/ring.h kernel/uapi/mkm.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lcmocka
+
+$(RING_TEST)-san: tests/unit/test_ring.c kernel/ring.h kernel/uapi/mkm.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< -lcmocka

@@ -174,11 +174,12 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 		u32 gap = ev->seq - c->next_seq;
 
 		if (gap) {
-			if (n + 2 > max)
-				break;
+			/* The drops come first; the record on the next turn. */
 			ring_lost_record(&dst[n++], gap, c->next_seq,
 					 c->last_ts, cpu);
 			c->read_lost += gap;
+			c->next_seq = ev->seq;
+			continue;
 		}
 		dst[n++] = *ev;
 		c->next_seq = ev->seq + 1;

@@ -83,8 +83,10 @@
  *	Drains the rings: copies whole records (count must be at least one
  *	record: EINVAL otherwise) and returns the number of bytes copied. Each
  *	CPU's records arrive in order; different CPUs are not merged (order by
- *	time_ns). Blocks until a record is available unless O_NONBLOCK (EAGAIN);
- *	returns 0 when the monitor is suspended and nothing is left.
+ *	time_ns). Returns at once what is there; when nothing is, blocks until
+ *	a ring holds wakeup_bytes or the monitor is suspended (EAGAIN instead
+ *	with O_NONBLOCK). Returns 0 when the monitor is suspended and nothing
+ *	is left. A failed copy (EFAULT) frees nothing: no record is lost.
  *
  * poll(fd)
  *	POLLIN when a ring holds wakeup_bytes or more, or the monitor is
@@ -142,6 +144,10 @@
  * MKM_EV_NAME          the thread     half (0, 1)      comm bytes    comm bytes
  * MKM_EV_LOST          0 / 0          -                count         -
  *
+ * MKM_EV_SWITCH_OUT gives the state the thread leaves in: MKM_TS_RUNNING with
+ * MKM_EVF_PREEMPTED when it stays runnable involuntarily, MKM_TS_RUNNING
+ * without it when a signal cut its sleep short (a voluntary switch, the
+ * thread still runnable), else the sleep it goes into.
  * MKM_EV_NAME carries the thread's 16-byte comm in two consecutive records:
  * flags 0 holds bytes 0-7, flags 1 bytes 8-15. It is written at attach, at
  * exec, at fork of an inherited thread and when the thread renames itself.
@@ -205,7 +211,9 @@ enum mkm_event_type {
 };
 
 /* mkm_event.flags */
-#define MKM_EVF_PREEMPTED (1u << 0) /* SWITCH_OUT: preempted while runnable */
+/* SWITCH_OUT: left the CPU runnable, preempted or yielding: an involuntary
+ * switch as /proc/<tid>/status counts them (nonvoluntary_ctxt_switches). */
+#define MKM_EVF_PREEMPTED (1u << 0)
 #define MKM_EVF_IN_IRQ (1u << 1) /* WAKING/WAKEUP: woken from interrupt */
 #define MKM_EVF_THREAD (1u << 2) /* FORK: a thread (CLONE_THREAD) */
 #define MKM_EVF_INHERITED (1u << 3) /* FORK: the child is tracked too */

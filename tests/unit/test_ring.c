@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_ring.c - the per-CPU event ring (kernel/ring.h), built in userspace. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ring.h"
+
+static struct mkm_ring *ring_new(u32 capacity, u32 wakeup)
+{
+	struct mkm_ring *r = aligned_alloc(64, ring_alloc_size(capacity));
+
+	assert_non_null(r);
+	memset(r, 0, ring_alloc_size(capacity));
+	ring_init(r, capacity, wakeup);
+	return r;
+}
+
+/* Writes one event of type SWITCH_IN stamped ts; returns false if dropped. */
+static bool put(struct mkm_ring *r, u64 ts, u32 tid)
+{
+	struct mkm_event *ev = ring_reserve(r);
+
+	if (!ev)
+		return false;
+	ev->tid = tid;
+	ev->type = MKM_EV_SWITCH_IN;
+	ring_commit(r, ev, ts);
+	return true;
+}
+
+/* Drains everything (max records per call) and consumes it. */
+static u32 drain(struct mkm_ring *r, struct mkm_event *dst, u32 max,
+		 bool quiescent)
+{
+	struct ring_cursor c;
+	u32 n;
+
+	ring_cursor_start(r, &c);
+	n = ring_peek(r, &c, dst, max, quiescent, 3);
+	ring_consume(r, &c);
+	return n;
+}
+
+static void test_ring_reserve_fifo(void **state)
+{
+	struct mkm_ring *r = ring_new(8, 0);
+	struct mkm_event ev[8];
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_true(put(r, 100 + i, 10 + i));
+	assert_int_equal(ring_buffered(r), 3);
+	assert_int_equal(drain(r, ev, 8, false), 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(ev[i].tid, 10 + i);
+		assert_int_equal(ev[i].seq, i);
+		assert_int_equal(ev[i].time_ns, 100 + i);
+	}
+	assert_int_equal(ring_buffered(r), 0);
+	assert_int_equal(r->read, 3);
+	free(r);
+}
+
+static void test_ring_reserve_full_drops_and_reports_lost(void **state)
+{
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[8];
+	u32 i, kept = 0;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		kept += put(r, 10 * (i + 1), i);
+	assert_int_equal(kept, 4);
+	assert_int_equal(r->produced, 6);
+	assert_int_equal(r->lost, 2);
+	assert_int_equal(drain(r, ev, 8, false), 4);
+
+	/* The drops show up in-band before the next record. */
+	assert_true(put(r, 70, 6));
+	assert_int_equal(drain(r, ev, 8, false), 2);
+	assert_int_equal(ev[0].type, MKM_EV_LOST);
+	assert_int_equal(ev[0].arg0, 2);
+	assert_int_equal(ev[0].seq, 4);
+	assert_int_equal(ev[0].time_ns, 40); /* the last record before */
+	assert_int_equal(ev[0].cpu, 3);
+	assert_int_equal(ev[1].tid, 6);
+	assert_int_equal(ev[1].seq, 6);
+	assert_int_equal(r->produced, r->read + r->lost);
+	assert_int_equal(r->read_lost, r->lost);
+	free(r);
+}
+
+static void test_ring_peek_quiescent_reports_trailing_lost(void **state)
+{
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[8];
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < 7; i++)
+		put(r, i, i);
+	/* A writer may still be active: trailing drops wait. */
+	assert_int_equal(drain(r, ev, 8, false), 4);
+	assert_int_equal(drain(r, ev, 8, false), 0);
+	/* Suspended: they are reported, once. */
+	assert_int_equal(drain(r, ev, 8, true), 1);
+	assert_int_equal(ev[0].type, MKM_EV_LOST);
+	assert_int_equal(ev[0].arg0, 3);
+	assert_int_equal(drain(r, ev, 8, true), 0);
+	/* Sequence numbers continue after the reported gap. */
+	put(r, 9, 9);
+	assert_int_equal(drain(r, ev, 8, true), 1);
+	assert_int_equal(ev[0].seq, 7);
+	assert_int_equal(r->produced, r->read + r->lost);
+	free(r);
+}
+
+static void test_ring_peek_one_slot_makes_progress(void **state)
+{
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[1];
+	u32 i, lost = 0, got = 0;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		put(r, i, i);
+	drain(r, ev, 1, false);
+	drain(r, ev, 1, false);
+	drain(r, ev, 1, false);
+	drain(r, ev, 1, false);
+	put(r, 7, 7);
+	/* A gap and a record with room for one: the LOST, then the record. */
+	while (drain(r, ev, 1, false) == 1) {
+		if (ev[0].type == MKM_EV_LOST)
+			lost += ev[0].arg0;
+		else
+			got++;
+	}
+	assert_int_equal(lost, 2);
+	assert_int_equal(got, 1);
+	free(r);
+}
+
+static void test_ring_peek_without_consume_keeps_records(void **state)
+{
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[4];
+	struct ring_cursor c;
+
+	(void)state;
+	put(r, 1, 1);
+	put(r, 2, 2);
+	ring_cursor_start(r, &c);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0), 2);
+	/* Not consumed (a failed copy to user space): still there. */
+	assert_int_equal(ring_buffered(r), 2);
+	assert_int_equal(drain(r, ev, 4, false), 2);
+	assert_int_equal(ev[1].tid, 2);
+	free(r);
+}
+
+static void test_ring_commit_clamps_time(void **state)
+{
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[4];
+
+	(void)state;
+	put(r, 50, 1);
+	put(r, 40, 2);
+	put(r, 60, 3);
+	assert_int_equal(drain(r, ev, 4, false), 3);
+	assert_int_equal(ev[1].time_ns, 50);
+	assert_int_equal(ev[2].time_ns, 60);
+	free(r);
+}
+
+static void test_ring_commit_wakeup_once_per_crossing(void **state)
+{
+	struct mkm_ring *r = ring_new(8, 3);
+	struct mkm_event ev[8];
+	int i, wakeups = 0;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		struct mkm_event *e = ring_reserve(r);
+
+		wakeups += ring_commit(r, e, i);
+	}
+	assert_int_equal(wakeups, 1);
+	drain(r, ev, 8, false);
+	for (i = 0; i < 3; i++) {
+		struct mkm_event *e = ring_reserve(r);
+
+		wakeups += ring_commit(r, e, 10 + i);
+	}
+	assert_int_equal(wakeups, 2);
+	free(r);
+}
+
+static void test_ring_reserve_wraps_around(void **state)
+{
+	struct mkm_ring *r = ring_new(8, 0);
+	struct mkm_event ev[8];
+	u32 round, i, seq = 0;
+
+	(void)state;
+	for (round = 0; round < 100; round++) {
+		u32 k = 1 + round % 8;
+
+		for (i = 0; i < k; i++)
+			assert_true(put(r, round * 10 + i, i));
+		assert_int_equal(drain(r, ev, 8, false), k);
+		for (i = 0; i < k; i++)
+			assert_int_equal(ev[i].seq, seq++);
+	}
+	assert_int_equal(r->lost, 0);
+	free(r);
+}
+
+static void test_ring_peek_gap_across_seq_wrap(void **state)
+{
+	struct mkm_ring *r = ring_new(2, 0);
+	struct mkm_event ev[4];
+
+	(void)state;
+	/* As if 2^32 - 1 events had gone through already. */
+	r->produced = 0xffffffffu;
+	r->next_seq = 0xffffffffu;
+	r->read = 0xffffffffu;
+	put(r, 1, 1); /* seq 0xffffffff */
+	put(r, 2, 2); /* seq 0 */
+	put(r, 3, 3); /* dropped: seq 1 */
+	assert_int_equal(drain(r, ev, 4, false), 2);
+	assert_int_equal(ev[1].seq, 0);
+	put(r, 4, 4); /* seq 2 */
+	assert_int_equal(drain(r, ev, 4, false), 2);
+	assert_int_equal(ev[0].type, MKM_EV_LOST);
+	assert_int_equal(ev[0].arg0, 1);
+	assert_int_equal(ev[1].seq, 2);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_reserve_fifo),
+		cmocka_unit_test(test_ring_reserve_full_drops_and_reports_lost),
+		cmocka_unit_test(test_ring_peek_quiescent_reports_trailing_lost),
+		cmocka_unit_test(test_ring_peek_one_slot_makes_progress),
+		cmocka_unit_test(test_ring_peek_without_consume_keeps_records),
+		cmocka_unit_test(test_ring_commit_clamps_time),
+		cmocka_unit_test(test_ring_commit_wakeup_once_per_crossing),
+		cmocka_unit_test(test_ring_reserve_wraps_around),
+		cmocka_unit_test(test_ring_peek_gap_across_seq_wrap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
