@@ -203,15 +203,14 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		return -EINVAL;
 	if (cfg->classes & ~mkm_sensor_supported())
 		return -EOPNOTSUPP;
-	capacity = roundup_pow_of_two(max_t(u64, cfg->ring_bytes,
-					    MKM_RING_MIN_BYTES)) /
+	capacity = roundup_pow_of_two(
+			   max_t(u64, cfg->ring_bytes, MKM_RING_MIN_BYTES)) /
 		   sizeof(struct mkm_event);
 	if (cfg->wakeup_bytes > capacity * sizeof(struct mkm_event))
 		return -EINVAL;
-	wakeup = cfg->wakeup_bytes ?
-			 DIV_ROUND_UP(cfg->wakeup_bytes,
-				      sizeof(struct mkm_event)) :
-			 capacity / 2;
+	wakeup = cfg->wakeup_bytes ? DIV_ROUND_UP(cfg->wakeup_bytes,
+						  sizeof(struct mkm_event)) :
+				     capacity / 2;
 
 	mutex_lock(&mon->lock);
 	ret = -EBUSY;
@@ -242,7 +241,8 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	if (mon->resumed)
 		goto out;
 	if (!mon->cpu) {
-		u32 capacity = MKM_RING_DEFAULT_BYTES / sizeof(struct mkm_event);
+		u32 capacity =
+			MKM_RING_DEFAULT_BYTES / sizeof(struct mkm_event);
 
 		ret = monitor_alloc_rings(mon, capacity, capacity / 2);
 		if (ret)
@@ -289,8 +289,7 @@ int mkm_monitor_suspend(struct mkm_monitor *mon)
 }
 
 /* The task with this tid in the monitor's PID namespace, with a reference. */
-static struct task_struct *monitor_find_task(struct mkm_monitor *mon,
-					     pid_t tid)
+static struct task_struct *monitor_find_task(struct mkm_monitor *mon, pid_t tid)
 {
 	struct task_struct *task;
 
@@ -421,8 +420,9 @@ static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 		u32 n, bytes;
 
 		ring_cursor_start(r, &c);
-		n = ring_peek(r, &c, mon->bounce, min_t(size_t, room, page_records),
-			      !mon->resumed, cpu);
+		n = ring_peek(r, &c, mon->bounce,
+			      min_t(size_t, room, page_records), !mon->resumed,
+			      cpu);
 		if (!n)
 			return done;
 		bytes = n * sizeof(struct mkm_event);
@@ -497,9 +497,9 @@ ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
 			return ret;
 		if (nonblock)
 			return -EAGAIN;
-		ret = wait_event_interruptible(mon->readers,
-					       mkm_monitor_readable(mon) ||
-						       !READ_ONCE(mon->resumed));
+		ret = wait_event_interruptible(
+			mon->readers,
+			mkm_monitor_readable(mon) || !READ_ONCE(mon->resumed));
 		if (ret)
 			return ret;
 	}

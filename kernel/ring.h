@@ -30,20 +30,7 @@
 #include <linux/compiler.h>
 #include <asm/barrier.h>
 #else
-#include <stdbool.h>
-#include <stdint.h>
-typedef uint64_t u64;
-typedef uint32_t u32;
-typedef uint16_t u16;
-typedef uint8_t u8;
-#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#ifndef likely
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#endif
+#include "ring_user.h"
 #endif
 
 struct mkm_ring {
@@ -54,7 +41,7 @@ struct mkm_ring {
 	u64 last_ts; /* timestamp of the last record, for clamping */
 
 	/* Written by the reader only, on its own cache line. */
-	u64 tail __attribute__((aligned(64))); /* records consumed */
+	u64 tail __aligned(64); /* records consumed */
 	u64 read; /* records delivered (LOST records not counted) */
 	u64 read_lost; /* drops already reported in LOST records */
 	u64 read_ts; /* time of the last record consumed */
@@ -63,13 +50,14 @@ struct mkm_ring {
 	/* Set at creation. */
 	u32 mask; /* capacity - 1; capacity is a power of two */
 	u32 wakeup; /* occupancy at which the reader is woken */
-	struct mkm_event ev[] __attribute__((aligned(64)));
+	struct mkm_event ev[] __aligned(64);
 };
 
 /* Bytes to allocate for a ring of capacity records. */
 static inline u64 ring_alloc_size(u32 capacity)
 {
-	return sizeof(struct mkm_ring) + (u64)capacity * sizeof(struct mkm_event);
+	return sizeof(struct mkm_ring) +
+	       (u64)capacity * sizeof(struct mkm_event);
 }
 
 /* Prepares zeroed memory of ring_alloc_size(capacity) bytes. */
@@ -91,6 +79,7 @@ static inline struct mkm_event *ring_reserve(struct mkm_ring *r)
 	struct mkm_event *ev;
 
 	WRITE_ONCE(r->produced, r->produced + 1);
+	/* Acquire pairs with ring_consume(): the reader is done with the slot. */
 	if (unlikely(head - smp_load_acquire(&r->tail) > r->mask)) {
 		WRITE_ONCE(r->lost, r->lost + 1);
 		return NULL;
@@ -114,6 +103,7 @@ static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
 		now = r->last_ts;
 	r->last_ts = now;
 	ev->time_ns = now;
+	/* Release pairs with the reader's acquire: the record is complete. */
 	smp_store_release(&r->head, head);
 	return head - READ_ONCE(r->tail) == r->wakeup;
 }
@@ -121,6 +111,7 @@ static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
 /* Reader: records waiting in the ring. */
 static inline u64 ring_buffered(const struct mkm_ring *r)
 {
+	/* Acquire pairs with ring_commit(). */
 	return smp_load_acquire(&r->head) - r->tail;
 }
 
@@ -166,11 +157,12 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 			    struct mkm_event *dst, u32 max, bool quiescent,
 			    u16 cpu)
 {
+	/* Acquire pairs with ring_commit(): records up to head are complete. */
 	u64 head = smp_load_acquire(&r->head);
 	u32 n = 0;
 
 	while (c->tail != head && n < max) {
-		const struct mkm_event *ev = &r->ev[c->tail & r->mask];
+		const struct mkm_event *ev = &r->ev[r->mask & c->tail];
 		u32 gap = ev->seq - c->next_seq;
 
 		if (gap) {
@@ -203,13 +195,13 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 }
 
 /* Reader: frees what the cursor has gone past. */
-static inline void ring_consume(struct mkm_ring *r,
-				const struct ring_cursor *c)
+static inline void ring_consume(struct mkm_ring *r, const struct ring_cursor *c)
 {
 	r->read = c->read;
 	r->read_lost = c->read_lost;
 	r->next_seq = c->next_seq;
 	r->read_ts = c->last_ts;
+	/* Release pairs with ring_reserve(): we are done with the slots. */
 	smp_store_release(&r->tail, c->tail);
 }
 

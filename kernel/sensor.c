@@ -58,12 +58,12 @@ static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 	local_irq_restore(irqflags);
 }
 
-static __always_inline void sensor_emit_thread(struct mkm_tracked *t,
-					       u32 class, u8 type, u8 flags,
-					       u32 arg0, u32 arg1)
+static __always_inline void sensor_emit_thread(struct mkm_tracked *t, u32 class,
+					       u8 type, u8 flags, u32 arg0,
+					       u32 arg1)
 {
-	sensor_emit(t->mon, class, READ_ONCE(t->tid), t->unique_id, type,
-		    flags, arg0, arg1);
+	sensor_emit(t->mon, class, READ_ONCE(t->tid), t->unique_id, type, flags,
+		    arg0, arg1);
 }
 
 /* A task's tid as the monitor sees it; 0 for idle or outside its namespace. */
@@ -326,8 +326,8 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct mkm_tracked *t = mkm_threads_lookup(current);
 
 	if (t)
-		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_EXIT,
-				   0, syscall_get_nr(current, regs), ret);
+		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_EXIT, 0,
+				   syscall_get_nr(current, regs), ret);
 }
 
 void mkm_sensor_attach(struct mkm_tracked *t)
@@ -373,7 +373,10 @@ struct sensor_probe {
 	bool registered;
 };
 
-#define PROBE(tp, class) { #tp, probe_##tp, class }
+#define PROBE(tp, class)               \
+	{                              \
+#tp, probe_##tp, class \
+	}
 static struct sensor_probe sensor_probes[] = {
 	PROBE(sched_switch, MKM_CLASS_SCHED),
 	PROBE(sched_waking, MKM_CLASS_SCHED),

@@ -39,8 +39,8 @@ struct mkm_tracked {
 extern struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
 extern spinlock_t mkm_threads_lock;
 
-static __always_inline struct hlist_head *mkm_threads_bucket(
-	const struct task_struct *task)
+static __always_inline struct hlist_head *
+mkm_threads_bucket(const struct task_struct *task)
 {
 	return &mkm_threads_hash[hash_ptr(task, MKM_THREADS_HASH_BITS)];
 }

@@ -178,10 +178,12 @@
 #define MKM_CLASS_IRQ (1u << 2) /* irq and softirq entry/exit */
 #define MKM_CLASS_SYSCALL (1u << 3) /* raw syscall entry/exit */
 #define MKM_CLASS_ALL 0xfu
-#define MKM_CLASS_DEFAULT (MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE | MKM_CLASS_IRQ)
+#define MKM_CLASS_DEFAULT \
+	(MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE | MKM_CLASS_IRQ)
 
 /* mkm_config.flags */
-#define MKM_CONFIG_INHERIT (1u << 0) /* track threads a tracked thread creates */
+#define MKM_CONFIG_INHERIT \
+	(1u << 0) /* track threads a tracked thread creates */
 #define MKM_CONFIG_ALL 0x1u
 
 /* Event types. Numbers are never reused. */
@@ -211,8 +213,10 @@ enum mkm_event_type {
 };
 
 /* mkm_event.flags */
-/* SWITCH_OUT: left the CPU runnable, preempted or yielding: an involuntary
- * switch as /proc/<tid>/status counts them (nonvoluntary_ctxt_switches). */
+/*
+ * SWITCH_OUT: left the CPU runnable, preempted or yielding: an involuntary
+ * switch as /proc/<tid>/status counts them (nonvoluntary_ctxt_switches).
+ */
 #define MKM_EVF_PREEMPTED (1u << 0)
 #define MKM_EVF_IN_IRQ (1u << 1) /* WAKING/WAKEUP: woken from interrupt */
 #define MKM_EVF_THREAD (1u << 2) /* FORK: a thread (CLONE_THREAD) */
