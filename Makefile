@@ -58,7 +58,7 @@ check-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA))
 
-style:
+style: sparse
 	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	$(Q)tests/style/checkpatch.sh kernel
 

@@ -19,6 +19,13 @@ $(MODULE): $(KERNEL_SRCS)
 		{ cat $(BUILD)/kernel/build.log >&2; exit 1; }
 	$(Q)! grep -E 'warning:' $(BUILD)/kernel/build.log >&2 || [ -z "$(WERROR)" ]
 
+# sparse, where installed (make deps installs it).
+.PHONY: sparse
+sparse: $(MODULE)
+	$(Q)$(MAKE) --no-print-directory $(KBUILD_ARGS) C=2 modules 2>&1 | \
+		grep -E 'warning|error' | grep -v 'Skipping BTF' | \
+		{ ! grep . >&2; }
+
 # The ring also builds in userspace: its unit test, plain and sanitized.
 RING_TEST := $(BUILD)/tests/unit/test_ring
 UNIT_TESTS += $(RING_TEST) $(RING_TEST)-san

@@ -94,13 +94,18 @@ static u32 sensor_state(unsigned int state)
 
 static void sensor_name(struct mkm_tracked *t, const char *comm)
 {
-	u32 w[TASK_COMM_LEN / sizeof(u32)];
+	union {
+		char c[TASK_COMM_LEN];
+		u32 w[TASK_COMM_LEN / sizeof(u32)];
+	} name;
 
 	/* Racy against a rename, as the sched_switch tracepoint's own copy. */
-	memcpy(w, comm, sizeof(w));
-	w[ARRAY_SIZE(w) - 1] &= cpu_to_le32(0x00ffffff);
-	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_NAME, 0, w[0], w[1]);
-	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_NAME, 1, w[2], w[3]);
+	memcpy(name.c, comm, sizeof(name.c));
+	name.c[TASK_COMM_LEN - 1] = 0;
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_NAME, 0, name.w[0],
+			   name.w[1]);
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_NAME, 1, name.w[2],
+			   name.w[3]);
 }
 
 static void probe_sched_switch(void *data, bool preempt,
