@@ -252,7 +252,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_reserve_fifo),
 		cmocka_unit_test(test_ring_reserve_full_drops_and_reports_lost),
-		cmocka_unit_test(test_ring_peek_quiescent_reports_trailing_lost),
+		cmocka_unit_test(
+			test_ring_peek_quiescent_reports_trailing_lost),
 		cmocka_unit_test(test_ring_peek_one_slot_makes_progress),
 		cmocka_unit_test(test_ring_peek_without_consume_keeps_records),
 		cmocka_unit_test(test_ring_commit_clamps_time),
