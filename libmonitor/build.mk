@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# libmonitor/: the user library, shared and static, with its pkg-config
+# file, install rules (install-lib) and benchmark (bench-lib).
+
+LIBMON_VERSION := 0.1.0
+LIBMON_SOMAJOR := 0
+LIBMON_SRCS := $(wildcard libmonitor/src/*.c)
+LIBMON_DIR := $(BUILD)/libmonitor
+LIBMON_OBJS := $(LIBMON_SRCS:libmonitor/src/%.c=$(LIBMON_DIR)/obj/%.o)
+LIBMON_SO := $(LIBMON_DIR)/libmonitor.so
+LIBMON_SONAME := libmonitor.so.$(LIBMON_SOMAJOR)
+LIBMON_A := $(LIBMON_DIR)/libmonitor.a
+LIBMON_PC := $(LIBMON_DIR)/libmonitor.pc
+LIBMON_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -fPIC \
+	-fvisibility=hidden -MMD -MP
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+.PHONY: libmonitor install-lib bench-lib check-lib-exports
+all: libmonitor
+libmonitor: $(LIBMON_SO) $(LIBMON_A) $(LIBMON_PC)
+
+$(LIBMON_DIR)/obj/%.o: libmonitor/src/%.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LIBMON_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBMON_A): $(LIBMON_OBJS)
+	$(quiet) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBMON_SO): $(LIBMON_OBJS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBMON_SONAME) \
+		-Wl,--no-undefined -o $@.$(LIBMON_VERSION) $^ -lm
+	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(LIBMON_DIR)/$(LIBMON_SONAME)
+	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $@
+
+$(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk
+	$(quiet) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIBMON_VERSION)|' $< >$@
+
+# Installs the library, its header, the UAPI header it includes and the
+# pkg-config file; DESTDIR for staging (packages).
+install-lib: libmonitor
+	$(quiet) INSTALL $(DESTDIR)$(PREFIX)
+	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)install -m 0755 $(LIBMON_SO).$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBMON_SONAME)
+	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/libmonitor.so
+	$(Q)install -m 0644 $(LIBMON_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0644 libmonitor/include/libmonitor.h kernel/uapi/mkm.h \
+		$(DESTDIR)$(INCLUDEDIR)/
+	$(Q)install -m 0644 $(LIBMON_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+
+# Only the public API may be exported by the shared library.
+LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_)
+check-lib-exports: $(LIBMON_SO)
+	$(quiet) CHECK $<
+	$(Q)bad=$$(nm -D --defined-only $< | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' | \
+		grep -Ev '$(LIBMON_API_RE)' || true); \
+	if [ -n "$$bad" ]; then echo "libmonitor exports non-API symbols: $$bad" >&2; exit 1; fi
+CHECK_EXTRA += check-lib-exports
+
+BENCH_LIB := $(LIBMON_DIR)/bench_tl
+BENCH_EVENTS ?= 20000000
+$(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)$(CC) $(CFLAGS) -Ilibmonitor/include -Ilibmonitor/src -o $@ $< \
+		$(LIBMON_A) -lm
+
+bench-lib: $(BENCH_LIB)
+	$(Q)$(BENCH_LIB) $(BENCH_EVENTS)
+
+-include $(LIBMON_OBJS:.o=.d)

@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libmonitor.h - libmonitor, the user library of the mkm kernel monitor: the
+ * MKM calls over /dev/mkm, the microstate timeline builder, accounting and
+ * the .mkm trace file. This header is the library's documentation.
+ *
+ * Conventions
+ * ===========
+ * Every function that can fail returns 0 (or a documented non-negative
+ * value) on success and a negative errno on failure; errno itself is left
+ * alone. monitor_strerror() turns any of them into a sentence. A NULL handle
+ * or output pointer gives -EINVAL unless said otherwise. Handles are opaque
+ * and not thread-safe: use one from one thread at a time.
+ *
+ * Modules and prefixes
+ * ====================
+ *  monitor_*, thread_monitor, thread_unmonitor   the MKM calls (/dev/mkm)
+ *  tl_*      the timeline builder: merges per-CPU event streams in time
+ *            order and rebuilds each thread's microstate intervals
+ *  acct_*    accounting over a timeline: msa() totals, burst statistics,
+ *            the CPU x thread matrix, per-CPU summaries
+ *  trace_*   the .mkm trace file, writer and reader (docs/trace-format.md)
+ *
+ * Events are the kernel's records, struct mkm_event of <mkm.h> (the UAPI
+ * header, installed next to this one).
+ */
+#ifndef LIBMONITOR_H
+#define LIBMONITOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <mkm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MON_API __attribute__((visibility("default")))
+
+/* ======================================================================
+ * The MKM calls
+ * ====================================================================== */
+
+/* An open monitor: the /dev/mkm file descriptor and what it was told. */
+struct monitor;
+
+/* What MKM_IOC_CONFIGURE takes and returns (see <mkm.h>). */
+struct monitor_config {
+	uint64_t ring_bytes; /* in: requested per CPU (0: default); out: got */
+	uint64_t total_bytes; /* out: allocated over all possible CPUs */
+	uint32_t classes; /* MKM_CLASS_* (0: MKM_CLASS_DEFAULT) */
+	uint32_t flags; /* MKM_CONFIG_* */
+	uint64_t wakeup_bytes; /* poll() watermark per ring (0: half) */
+};
+
+/*
+ * monitor_create - create a monitor (MKM's monitor_create)
+ * @monp: on success, the new monitor, suspended
+ * @size: in: bytes requested per CPU ring (0: MKM_RING_DEFAULT_BYTES);
+ *        out: bytes allocated per CPU ring. May be NULL for the default.
+ *
+ * Opens MKM_DEVICE, checks the ABI version and configures the rings with
+ * the default event classes. Nothing is recorded before monitor_resume().
+ *
+ * Return: 0, or -ENOENT (no /dev/mkm: the module is not loaded), -EACCES
+ * (no permission on the device), -EPROTO (the module speaks an ABI major
+ * or event size this library does not know), -EINVAL (size larger than
+ * MKM_RING_MAX_BYTES), -ENOMEM, or another errno of open(2)/ioctl(2).
+ */
+MON_API int monitor_create(struct monitor **monp, size_t *size);
+
+/*
+ * monitor_create_at - monitor_create on another device node
+ * @monp: on success, the new monitor
+ * @path: the device (NULL: MKM_DEVICE)
+ * @cfg: configuration to apply, updated with what was allocated; NULL
+ *       leaves the module's defaults (nothing is configured)
+ *
+ * Return: as monitor_create().
+ */
+MON_API int monitor_create_at(struct monitor **monp, const char *path,
+			      struct monitor_config *cfg);
+
+/*
+ * monitor_terminate - destroy a monitor (MKM's monitor_terminate)
+ * @mon: the monitor; freed even on error, NULL is a no-op returning 0
+ *
+ * Closes the descriptor: if it was the last reference, every tracked thread
+ * goes back to unmonitored and the rings are freed (unread events too).
+ *
+ * Return: 0, or the negative errno of close(2) (-EIO, -EINTR); the handle
+ * is gone either way.
+ */
+MON_API int monitor_terminate(struct monitor *mon);
+
+/*
+ * monitor_configure - set ring size, event classes and flags
+ * @mon: the monitor, suspended and drained
+ * @cfg: in/out, as struct monitor_config says
+ *
+ * Return: 0, or -EBUSY (resumed, or unread events buffered: read them
+ * first), -EINVAL (size 0 or too large, unknown class or flag bits,
+ * wakeup_bytes larger than the ring), -ENOMEM.
+ */
+MON_API int monitor_configure(struct monitor *mon, struct monitor_config *cfg);
+
+/*
+ * monitor_resume - start recording (MKM's monitor_resume); idempotent
+ * @mon: the monitor
+ *
+ * Return: 0, or -ENOMEM (rings could not be allocated at the first resume).
+ */
+MON_API int monitor_resume(struct monitor *mon);
+
+/*
+ * monitor_suspend - stop recording (MKM's monitor_suspend); idempotent.
+ * When it returns, no sensor is still writing. Buffered events stay
+ * readable.
+ * @mon: the monitor
+ *
+ * Return: 0, or -EINVAL.
+ */
+MON_API int monitor_suspend(struct monitor *mon);
+
+/*
+ * monitor_read - drain recorded events without blocking (MKM's monitor_read)
+ * @mon: the monitor
+ * @buf: room for @max records
+ * @max: capacity of @buf in records, at least 1
+ * @n: out: records copied; 0 when nothing is buffered
+ *
+ * Each CPU's records come in order; different CPUs are not merged (give
+ * them to tl_feed(), which does). Use monitor_fd() with poll(2) to wait.
+ *
+ * Return: 0, or -EINVAL (@max 0), -EIO (the device returned a partial
+ * record), -EFAULT, or another errno of read(2).
+ */
+MON_API int monitor_read(struct monitor *mon, struct mkm_event *buf,
+			 size_t max, size_t *n);
+
+/*
+ * thread_monitor - start tracking a thread (MKM's thread_monitor)
+ * @mon: the monitor
+ * @unique_id: tag carried by every event of the thread
+ * @tid: thread id in the caller's PID namespace
+ *
+ * An MKM_EV_ATTACH event records the thread's state at once.
+ *
+ * Return: 0, or -ESRCH (no such thread), -EPERM (the caller may not trace
+ * it), -EBUSY (another monitor tracks it), -EEXIST (this monitor already
+ * does), -EINVAL (the thread is exiting, or tid <= 0).
+ */
+MON_API int thread_monitor(struct monitor *mon, uint32_t unique_id, pid_t tid);
+
+/*
+ * thread_unmonitor - stop tracking a thread (MKM's thread_unmonitor)
+ * @mon: the monitor
+ * @tid: the thread; an MKM_EV_DETACH event ends its stream
+ *
+ * Return: 0, or -ESRCH (no such thread), -ENOENT (not tracked by this
+ * monitor), -EINVAL (tid <= 0).
+ */
+MON_API int thread_unmonitor(struct monitor *mon, pid_t tid);
+
+/*
+ * monitor_mark - record a user marker (MKM_EV_MARK) for the calling thread,
+ * on the monitor's clock, on the CPU it runs on
+ * @mon: the monitor
+ * @value: carried in the event's arg0 (low half) and arg1 (high half)
+ *
+ * Return: 0, or -EAGAIN (the monitor is suspended).
+ */
+MON_API int monitor_mark(struct monitor *mon, uint64_t value);
+
+/*
+ * monitor_statistics - per-CPU counters of the monitor
+ * @mon: the monitor
+ * @cpus: room for *@nr_cpus entries (may be NULL when *@nr_cpus is 0)
+ * @nr_cpus: in: entries at @cpus; out: number of possible CPU ids (the
+ *           first min(in, out) entries are filled)
+ *
+ * Once the rings are drained, produced == read + lost on every CPU.
+ *
+ * Return: 0, or -EINVAL, -EFAULT.
+ */
+MON_API int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
+			       unsigned int *nr_cpus);
+
+/*
+ * monitor_version - the ABI version the module speaks (checked at create)
+ * @mon: the monitor
+ * @version: out
+ *
+ * Return: 0, or -EINVAL.
+ */
+MON_API int monitor_version(const struct monitor *mon,
+			    struct mkm_version *version);
+
+/*
+ * monitor_fd - the monitor's descriptor, for poll(2)/epoll(7) (POLLIN when
+ * a ring passes its watermark) and for passing with SCM_RIGHTS. It stays
+ * owned by the monitor: do not close it.
+ * @mon: the monitor
+ *
+ * Return: the descriptor (>= 0), or -EINVAL.
+ */
+MON_API int monitor_fd(const struct monitor *mon);
+
+/*
+ * monitor_strerror - describe a value returned by any libmonitor function
+ * @err: a negative errno (a positive one is accepted too); 0 gives
+ *       "success"
+ *
+ * Return: a static, constant string, never NULL.
+ */
+MON_API const char *monitor_strerror(int err);
+
+/* ======================================================================
+ * Timeline builder (tl_)
+ * ======================================================================
+ *
+ * A struct tl takes the event records of a monitor, as they come from
+ * monitor_read() or a trace file, in batches of any size. Records of one
+ * CPU must arrive in that CPU's order; CPUs may interleave arbitrarily. The
+ * builder buffers each CPU's records and processes them in time order up
+ * to a watermark, the earliest time up to which every CPU is known to be
+ * complete: the minimum over CPUs of the last time seen on each, raised by
+ * tl_advance(). tl_flush() processes everything at the end of a stream.
+ *
+ * Every thread seen gets a sequence of intervals, gap-free and
+ * non-overlapping, each in one microstate (enum tl_state), from its first
+ * event to its end (reap, detach) or to the time processed so far. The
+ * rules:
+ *  - SWITCH_IN: RUN (RUN_USER / RUN_SYS when the stream has syscall events
+ *    and the thread's side is known, else RUN);
+ *  - SWITCH_OUT: RUNQ when runnable (preempted or yielded), SLEEP for an
+ *    interruptible sleep (FUTEX_SLEEP / POLL_SLEEP inside futex / poll,
+ *    select, epoll when syscall events say so), DISK for an
+ *    uninterruptible one, STOPPED when stopped or traced, ZOMBIE when dead;
+ *  - WAKEUP, WAKEUP_NEW, FORK (the child): RUNQ; a wakeup of a thread that
+ *    is still on its CPU changes nothing;
+ *  - IRQ/SOFTIRQ entry: INTERRUPTED while the nesting depth is above 0;
+ *  - ATTACH: the state the kernel reported; REAP and DETACH end the thread;
+ *  - UNKNOWN: from a thread's first event until an event fixes its state,
+ *    and from a lost-event gap (an MKM_EV_LOST record or a jump in a CPU's
+ *    seq numbers) until the thread's next state-fixing event. A gap on one
+ *    CPU makes every thread UNKNOWN except those running on other CPUs,
+ *    and zombies, since the lost events may have concerned any of them.
+ *  - An event that proves a thread runs (an IRQ, syscall, fork, exec or
+ *    exit of it) puts it in a running state whatever was believed before;
+ *    such a correction is counted in the thread's anomalies.
+ */
+
+enum tl_state {
+	TL_UNKNOWN = 0,
+	TL_RUN, /* on CPU, user/system not known */
+	TL_RUN_USER, /* on CPU, in user mode */
+	TL_RUN_SYS, /* on CPU, inside a system call */
+	TL_TRAP, /* on CPU in a fault (reserved: no fault events yet) */
+	TL_INTERRUPTED, /* its CPU runs an IRQ or softirq handler */
+	TL_RUNQ, /* runnable, waiting for a CPU */
+	TL_SLEEP, /* interruptible sleep */
+	TL_FUTEX_SLEEP, /* interruptible sleep inside futex() */
+	TL_POLL_SLEEP, /* interruptible sleep inside poll/select/epoll */
+	TL_DISK, /* uninterruptible sleep */
+	TL_PAGING_SLEEP, /* uninterruptible sleep in a fault (reserved) */
+	TL_STOPPED, /* stopped by a signal or a tracer */
+	TL_ZOMBIE, /* dead, not yet reaped */
+	TL_NR_STATES
+};
+
+/* How a thread's timeline ended. */
+enum tl_end {
+	TL_ALIVE = 0, /* still observed */
+	TL_REAPED, /* MKM_EV_REAP */
+	TL_DETACHED, /* MKM_EV_DETACH (thread_unmonitor, setuid exec) */
+	TL_REPLACED, /* an exec by another thread of its group took its tid */
+};
+
+struct tl;
+
+struct tl_config {
+	/*
+	 * Number of CPU ids of the stream (monitor_statistics(), or the trace
+	 * header). 0: learn CPUs from the stream; a CPU that first shows up
+	 * after later events were processed is then late (tl_stats.late).
+	 */
+	unsigned int nr_cpus;
+	/* MKM_CLASS_* the stream was recorded with (0: MKM_CLASS_DEFAULT). */
+	uint32_t classes;
+	uint32_t flags; /* reserved, 0 */
+};
+
+struct tl_interval {
+	uint64_t start_ns;
+	uint64_t end_ns; /* == next interval's start_ns */
+	uint16_t cpu; /* CPU run on / queued on / last run on */
+	uint8_t state; /* enum tl_state */
+	uint8_t open; /* 1: the thread's current interval, end_ns = now */
+};
+
+struct tl_thread {
+	uint32_t tid; /* at the end of the timeline (exec may change it) */
+	uint32_t unique_id;
+	int64_t parent; /* index of the thread that forked it, or -1 */
+	char name[17]; /* comm, NUL-terminated ("" if never seen) */
+	uint8_t state; /* current enum tl_state */
+	uint8_t end; /* enum tl_end */
+	uint64_t first_ns; /* start of the first interval */
+	uint64_t end_ns; /* end of the last interval */
+	size_t nr_intervals;
+	uint64_t switches; /* times switched in */
+	uint64_t flutters; /* switched out and back in, only idle between */
+	uint64_t anomalies; /* events contradicting the rebuilt state */
+};
+
+struct tl_stats {
+	uint64_t events; /* records processed (not counting synthesised) */
+	uint64_t lost; /* events lost: LOST counts plus seq gaps */
+	uint64_t gaps; /* lost-event gaps */
+	uint64_t seq_gaps; /* of which found by seq numbers alone */
+	uint64_t late; /* records older than what was processed */
+	uint64_t anomalies; /* sum of the threads' anomalies */
+	uint64_t intervals; /* intervals of all threads */
+	uint64_t now_ns; /* time processed up to */
+	size_t threads; /* thread timelines */
+	size_t pending; /* records buffered, waiting for the watermark */
+};
+
+struct tl_memory {
+	size_t interval_bytes; /* storage of intervals */
+	size_t thread_bytes; /* thread table and lookup */
+	size_t queue_bytes; /* per-CPU reorder queues */
+	size_t total_bytes;
+};
+
+struct tl_mark {
+	uint64_t time_ns;
+	uint64_t value;
+	uint32_t tid;
+	uint16_t cpu;
+};
+
+/* Called once per interval when it closes (it can no longer change). */
+typedef void (*tl_interval_cb)(void *arg, size_t thread,
+			       const struct tl_interval *iv);
+
+/*
+ * tl_create - make an empty timeline
+ * @tlp: out: the timeline
+ * @cfg: configuration (NULL: all defaults)
+ *
+ * Return: 0, or -EINVAL (non-zero flags, unknown class bits, nr_cpus above
+ * 65536), -ENOMEM.
+ */
+MON_API int tl_create(struct tl **tlp, const struct tl_config *cfg);
+
+/* tl_destroy - free a timeline and everything it holds; NULL is a no-op. */
+MON_API void tl_destroy(struct tl *tl);
+
+/*
+ * tl_feed - add a batch of event records and process what is safe
+ * @tl: the timeline
+ * @ev: @n records (unknown types are counted and skipped)
+ * @n: may be 0
+ *
+ * Return: 0, or -EINVAL (@ev NULL with @n > 0), -ENOMEM (nothing of the
+ * batch was kept after the failing record; what came before was).
+ */
+MON_API int tl_feed(struct tl *tl, const struct mkm_event *ev, size_t n);
+
+/*
+ * tl_advance - declare every record with time_ns < @horizon_ns delivered
+ * @tl: the timeline
+ * @horizon_ns: e.g. the clock read before the monitor_read() that drained
+ *              the rings, minus a margin for records being written
+ *
+ * Lets the watermark pass CPUs that have been idle; processes what became
+ * safe and extends open intervals to the new watermark.
+ *
+ * Return: 0, or -EINVAL.
+ */
+MON_API int tl_advance(struct tl *tl, uint64_t horizon_ns);
+
+/*
+ * tl_flush - end of stream: process every buffered record
+ * @tl: the timeline
+ *
+ * Feeding more afterwards is allowed; earlier-stamped records are then
+ * late.
+ *
+ * Return: 0, or -EINVAL.
+ */
+MON_API int tl_flush(struct tl *tl);
+
+/*
+ * tl_set_callback - call @cb for each interval as it closes
+ * @tl: the timeline
+ * @cb: the callback, NULL to stop; it must not call tl_feed/advance/flush
+ * @arg: passed to @cb
+ *
+ * Return: 0, or -EINVAL.
+ */
+MON_API int tl_set_callback(struct tl *tl, tl_interval_cb cb, void *arg);
+
+/* tl_nr_threads - number of thread timelines (indexes 0 .. n-1). */
+MON_API size_t tl_nr_threads(const struct tl *tl);
+
+/*
+ * tl_thread - describe thread @th
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (@th out of range).
+ */
+MON_API int tl_thread(const struct tl *tl, size_t th, struct tl_thread *out);
+
+/*
+ * tl_find - the most recent timeline of tid @tid
+ *
+ * Return: its index (>= 0), or -ENOENT, -EINVAL.
+ */
+MON_API int64_t tl_find(const struct tl *tl, uint32_t tid);
+
+/*
+ * tl_interval - interval @i (0: the first) of thread @th
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (@th or @i out of range).
+ */
+MON_API int tl_interval(const struct tl *tl, size_t th, size_t i,
+			struct tl_interval *out);
+
+/* tl_stats - counters of the whole timeline. Return: 0 or -EINVAL. */
+MON_API int tl_stats(const struct tl *tl, struct tl_stats *out);
+
+/* tl_memory - bytes held, for the bench. Return: 0 or -EINVAL. */
+MON_API int tl_memory(const struct tl *tl, struct tl_memory *out);
+
+/* tl_nr_cpus - 1 + the highest CPU id seen or configured. */
+MON_API unsigned int tl_nr_cpus(const struct tl *tl);
+
+/* tl_nr_marks - number of MKM_EV_MARK records processed. */
+MON_API size_t tl_nr_marks(const struct tl *tl);
+
+/* tl_mark - mark @i, in time order. Return: 0, -EINVAL or -ENOENT. */
+MON_API int tl_mark(const struct tl *tl, size_t i, struct tl_mark *out);
+
+/* tl_state_name - "RUN_USER", ...; "?" for a value out of range. */
+MON_API const char *tl_state_name(unsigned int state);
+
+/* ======================================================================
+ * Accounting (acct_)
+ * ======================================================================
+ *
+ * Computed from a timeline's intervals at the time of the call. Totals
+ * count every interval, the open ones up to the time processed so far;
+ * burst statistics count closed intervals only (an open one is not a whole
+ * burst).
+ */
+
+/* Whose time: as the which argument of msa() in Linux MSA. */
+enum acct_scope {
+	ACCT_THREAD = 0, /* thread th alone */
+	ACCT_ALL, /* every thread of the timeline (th ignored) */
+	ACCT_CHILDREN, /* th's descendants by FORK events, not th itself */
+};
+
+/*
+ * acct_msa - nanoseconds per microstate (msa() of Linux MSA)
+ * @tl: the timeline
+ * @scope: enum acct_scope
+ * @th: the thread (ignored for ACCT_ALL)
+ * @ntimers: entries at @timers; the first min(@ntimers, TL_NR_STATES)
+ *           are filled, indexed by enum tl_state
+ * @timers: out
+ *
+ * Return: 0, or -EINVAL (bad scope, NULL), -ENOENT (@th out of range).
+ */
+MON_API int acct_msa(const struct tl *tl, enum acct_scope scope, size_t th,
+		     unsigned int ntimers, uint64_t *timers);
+
+struct acct_burst {
+	uint64_t count; /* closed intervals in the state */
+	uint64_t total_ns;
+	uint64_t min_ns; /* 0 when count is 0 */
+	uint64_t max_ns;
+	double mean_ns;
+	double stddev_ns; /* population standard deviation */
+};
+
+/*
+ * acct_bursts - burst statistics per microstate
+ * @tl, @scope, @th: as acct_msa()
+ * @out: TL_NR_STATES entries, indexed by enum tl_state
+ *
+ * Return: 0, or -EINVAL, -ENOENT.
+ */
+MON_API int acct_bursts(const struct tl *tl, enum acct_scope scope, size_t th,
+			struct acct_burst *out);
+
+struct acct_cell {
+	uint64_t run_ns; /* RUN, RUN_USER, RUN_SYS and TRAP time on the CPU */
+	uint64_t dispatches; /* times put on the CPU (a stretch on the CPU
+				interrupted by IRQs counts once) */
+};
+
+/*
+ * acct_matrix - the CPU x thread matrix
+ * @tl: the timeline
+ * @cells: out: @nr_cpus * @nr_threads cells, cell (cpu, th) at
+ *         cells[cpu * nr_threads + th]; zeroed first
+ * @nr_cpus: rows (tl_nr_cpus() covers all); higher CPUs are left out
+ * @nr_threads: columns (tl_nr_threads() covers all)
+ *
+ * Return: 0, or -EINVAL (NULL @cells with a non-empty matrix), -EOVERFLOW
+ * (the product overflows).
+ */
+MON_API int acct_matrix(const struct tl *tl, struct acct_cell *cells,
+			unsigned int nr_cpus, size_t nr_threads);
+
+struct acct_cpu {
+	uint64_t run_ns; /* monitored threads running on it */
+	uint64_t interrupted_ns; /* ... of which stolen by handlers */
+	uint64_t switches; /* monitored threads switched in */
+	uint64_t flutters; /* switched out and back in, only idle between */
+	uint64_t events; /* records of this CPU */
+	uint64_t lost; /* events lost on this CPU */
+	uint64_t threads; /* distinct monitored threads run on it */
+	uint64_t first_ns, last_ns; /* first and last record time (0, 0: none) */
+};
+
+/*
+ * acct_cpu - summary of CPU @cpu
+ *
+ * Return: 0, or -EINVAL, -ENOENT (@cpu >= tl_nr_cpus()).
+ */
+MON_API int acct_cpu(const struct tl *tl, unsigned int cpu,
+		     struct acct_cpu *out);
+
+/* ======================================================================
+ * Trace files (trace_): see docs/trace-format.md
+ * ====================================================================== */
+
+#define TRACE_MAJOR 1
+#define TRACE_MINOR 0
+
+/* What a trace says about its recording (the INFO chunk). */
+struct trace_info {
+	uint32_t clock; /* clockid_t of time_ns (CLOCK_MONOTONIC) */
+	uint32_t abi_major, abi_minor; /* MKM ABI of the records */
+	uint32_t event_size; /* sizeof(struct mkm_event) */
+	uint32_t nr_cpus; /* possible CPU ids */
+	uint32_t classes; /* MKM_CLASS_* recorded */
+	uint32_t flags; /* MKM_CONFIG_* */
+	uint64_t ring_bytes; /* per CPU */
+	uint64_t start_mono_ns; /* CLOCK_MONOTONIC at start */
+	uint64_t start_real_ns; /* CLOCK_REALTIME at the same instant */
+	char hostname[65];
+	char kernel[65]; /* uname -r */
+	char machine[65]; /* uname -m */
+};
+
+/* A thread name known to the writer (THREADS chunk). */
+struct trace_thread {
+	uint32_t tid;
+	uint32_t unique_id;
+	char name[16]; /* not necessarily NUL-terminated */
+};
+
+/* Sensor cost measured on the machine (CALIBRATION chunk); placeholder. */
+struct trace_calibration {
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t sensor_ns; /* cost of a monitored switch's sensor */
+	uint64_t constant_ns; /* cost of an unmonitored switch's check */
+};
+
+enum trace_chunk_type {
+	TRACE_CHUNK_INFO = 1,
+	TRACE_CHUNK_EVENTS = 2,
+	TRACE_CHUNK_HORIZON = 3,
+	TRACE_CHUNK_THREADS = 4,
+	TRACE_CHUNK_STATS = 5,
+	TRACE_CHUNK_CALIBRATION = 6,
+	TRACE_CHUNK_END = 7,
+};
+
+/* One chunk as the reader returns it; valid until the next call. */
+struct trace_chunk {
+	uint32_t type; /* enum trace_chunk_type (unknown ones are skipped) */
+	uint32_t index; /* 0, 1, 2, ... */
+	uint64_t offset; /* of its header in the file */
+	/* Decoded according to type; pointers into the reader's buffer. */
+	const struct mkm_event *events; /* EVENTS */
+	size_t nr_events;
+	uint64_t horizon_ns; /* HORIZON */
+	const struct trace_thread *threads; /* THREADS */
+	size_t nr_threads;
+	const struct mkm_cpu_stats *stats; /* STATS, indexed by CPU */
+	size_t nr_stats;
+	const struct trace_calibration *calibration; /* CALIBRATION */
+	size_t nr_calibration;
+};
+
+struct trace_writer;
+struct trace_reader;
+
+/*
+ * trace_writer_open - create (truncate) a trace file and write its header
+ * @wp: out: the writer
+ * @path: the file
+ * @info: the recording's description (abi/event_size/clock 0: filled in)
+ *
+ * Return: 0, or -EINVAL, -ENOMEM, or an errno of open(2)/write(2).
+ */
+MON_API int trace_writer_open(struct trace_writer **wp, const char *path,
+			      const struct trace_info *info);
+
+/*
+ * trace_writer_events - append records as monitor_read() returned them
+ * @w: the writer
+ * @ev: @n records
+ * @n: may be 0
+ *
+ * Records are buffered and written as one checksummed EVENTS chunk per
+ * 64 KiB: a crash loses at most the records not yet written.
+ *
+ * Return: 0, or -EINVAL, or an errno of write(2) (the writer is then
+ * failed: every later call returns the same error).
+ */
+MON_API int trace_writer_events(struct trace_writer *w,
+				const struct mkm_event *ev, size_t n);
+
+/*
+ * trace_writer_horizon - record that every event with time_ns < @t has
+ * been written (see tl_advance()); stored after the buffered records.
+ *
+ * Return: 0, or as trace_writer_events().
+ */
+MON_API int trace_writer_horizon(struct trace_writer *w, uint64_t t);
+
+/*
+ * trace_writer_threads - write a THREADS chunk (names by tid)
+ *
+ * Return: 0, or -EINVAL (more than 1 << 20 entries), as
+ * trace_writer_events().
+ */
+MON_API int trace_writer_threads(struct trace_writer *w,
+				 const struct trace_thread *t, size_t n);
+
+/*
+ * trace_writer_stats - write a STATS chunk (monitor_statistics(): lost
+ * counts per CPU)
+ *
+ * Return: 0, or -EINVAL (more than 65536 CPUs), as trace_writer_events().
+ */
+MON_API int trace_writer_stats(struct trace_writer *w,
+			       const struct mkm_cpu_stats *s, size_t nr_cpus);
+
+/*
+ * trace_writer_calibration - write a CALIBRATION chunk
+ *
+ * Return: 0, or -EINVAL (more than 65536 entries), as
+ * trace_writer_events().
+ */
+MON_API int trace_writer_calibration(struct trace_writer *w,
+				     const struct trace_calibration *c,
+				     size_t n);
+
+/*
+ * trace_writer_flush - write buffered records now, and fdatasync(2) when
+ * @sync is non-zero
+ *
+ * Return: 0, or as trace_writer_events().
+ */
+MON_API int trace_writer_flush(struct trace_writer *w, int sync);
+
+/*
+ * trace_writer_close - flush, write the END chunk, close and free
+ * @w: the writer (freed even on error); NULL returns 0
+ *
+ * Return: 0, or the first error the writer met.
+ */
+MON_API int trace_writer_close(struct trace_writer *w);
+
+/*
+ * trace_reader_open - open a trace file and read its header and INFO chunk
+ * @rp: out: the reader
+ * @path: the file
+ *
+ * Return: 0, or -ENOMEM, an errno of open(2), or as trace_reader_next()
+ * for the header (-EINVAL not a trace file, -EPROTO unsupported major,
+ * -EBADMSG corrupt, -ENODATA truncated). On a header error *@rp is still
+ * set when the file could be opened, so trace_reader_error() can say why;
+ * close it with trace_reader_close().
+ */
+MON_API int trace_reader_open(struct trace_reader **rp, const char *path);
+
+/*
+ * trace_reader_open_mem - the same on a trace in memory (not copied: keep
+ * @buf alive until trace_reader_close())
+ */
+MON_API int trace_reader_open_mem(struct trace_reader **rp, const void *buf,
+				  size_t len);
+
+/* trace_reader_info - the recording's description. NULL if @r is NULL. */
+MON_API const struct trace_info *trace_reader_info(const struct trace_reader *r);
+
+/*
+ * trace_reader_next - read the next chunk
+ * @r: the reader
+ * @chunk: out
+ *
+ * Return: 1 and a chunk; 0 after the END chunk; or -EBADMSG (checksum
+ * mismatch, impossible length, chunk out of sequence, malformed payload),
+ * -ENODATA (the file ends inside a chunk or before the END chunk: a
+ * recording that was cut short), -EIO, -ENOMEM. After an error every
+ * later call returns it again; trace_reader_error() names the offset.
+ */
+MON_API int trace_reader_next(struct trace_reader *r,
+			      struct trace_chunk *chunk);
+
+/*
+ * trace_reader_error - one line saying what went wrong and where
+ * @r: the reader
+ * @offset: out (may be NULL): byte offset of the bad chunk or header
+ *
+ * Return: the message ("" when there was no error); valid until
+ * trace_reader_close().
+ */
+MON_API const char *trace_reader_error(const struct trace_reader *r,
+				       uint64_t *offset);
+
+/*
+ * trace_reader_replay - feed the rest of the trace to a timeline: EVENTS
+ * chunks to tl_feed(), HORIZON chunks to tl_advance(), then tl_flush()
+ * (also after an error, so everything valid before it is in @tl)
+ * @r: the reader
+ * @tl: the timeline
+ *
+ * Return: 0, or the error of trace_reader_next() or tl_feed().
+ */
+MON_API int trace_reader_replay(struct trace_reader *r, struct tl *tl);
+
+/* trace_reader_close - free the reader; NULL is a no-op. */
+MON_API void trace_reader_close(struct trace_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBMONITOR_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * internal.h - libmonitor's internals, shared by its source files and by
+ * the unit tests; nothing here is exported.
+ */
+#ifndef MON_INTERNAL_H
+#define MON_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libmonitor.h"
+
+#define MON_HIDDEN __attribute__((visibility("hidden")))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* A thread's intervals are kept in blocks of this many, never moved. */
+#define TL_BLOCK_SHIFT 9
+#define TL_BLOCK_LEN (1u << TL_BLOCK_SHIFT)
+
+/* One stored interval: its end is the next one's start (16 bytes). */
+struct tl_iv {
+	uint64_t start;
+	uint16_t cpu;
+	uint8_t state;
+	uint8_t reserved[5];
+};
+
+enum tl_sys {
+	SYS_UNKNOWN = 0, /* no syscall events yet, or lost */
+	SYS_USER,
+	SYS_IN,
+};
+
+struct tl_th {
+	uint32_t tid;
+	uint32_t uid;
+	int64_t parent;
+	uint64_t first; /* start of the first interval */
+	uint64_t end; /* when ended */
+	uint8_t state; /* of the open interval */
+	uint8_t ended; /* enum tl_end */
+	uint8_t irq_depth;
+	uint8_t sys; /* enum tl_sys */
+	uint16_t ivcpu; /* cpu of the open interval */
+	uint16_t cpu; /* last known cpu */
+	uint32_t sysnr;
+	uint32_t exited;
+	size_t nr_iv;
+	size_t cap_iv; /* entries allocated over all blocks */
+	struct tl_iv **blocks;
+	size_t nr_blocks;
+	size_t cap_blocks;
+	uint64_t switches;
+	uint64_t flutters;
+	uint64_t anomalies;
+	char name[16];
+};
+
+struct tl_cpu {
+	struct mkm_event *q; /* reorder queue [head, tail) */
+	size_t head, tail, cap;
+	uint64_t last_time; /* of the last record fed */
+	uint32_t next_seq;
+	bool seq_valid;
+	bool seen;
+	int64_t cur; /* monitored thread running here, or -1 */
+	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
+	uint32_t cache_tid; /* last thread looked up here */
+	int64_t cache_th;
+	uint64_t events, lost, switches, flutters;
+	uint64_t first_time, last_done;
+};
+
+struct tl {
+	struct tl_config cfg;
+	bool syscalls; /* the stream has syscall events */
+	struct tl_cpu *cpus;
+	unsigned int nr_cpus; /* allocated entries */
+	unsigned int max_cpu; /* 1 + highest cpu seen or configured */
+	struct tl_th *th;
+	size_t nr_th, cap_th;
+	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */
+	int64_t *map_val;
+	size_t map_cap, map_used;
+	struct tl_mark *marks;
+	size_t nr_marks, cap_marks;
+	uint64_t horizon;
+	uint64_t now;
+	size_t pending;
+	struct tl_stats stats;
+	tl_interval_cb cb;
+	void *cb_arg;
+};
+
+static inline struct tl_iv *tl_iv_at(const struct tl_th *t, size_t i)
+{
+	return &t->blocks[i >> TL_BLOCK_SHIFT][i & (TL_BLOCK_LEN - 1)];
+}
+
+/* The end of interval i of thread t. */
+MON_HIDDEN uint64_t tl_iv_end(const struct tl *tl, const struct tl_th *t,
+			      size_t i);
+
+/* crc32c (Castagnoli), for trace chunks. */
+MON_HIDDEN uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len);
+
+#endif /* MON_INTERNAL_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * monitor.c - the MKM calls: thin wrappers of the /dev/mkm ioctls that
+ * return 0 or a negative errno, and check the ABI version once at create.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct monitor {
+	int fd;
+	struct mkm_version version;
+};
+
+static int mon_ioctl(const struct monitor *mon, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(mon->fd, req, arg);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
+
+int monitor_create_at(struct monitor **monp, const char *path,
+		      struct monitor_config *cfg)
+{
+	struct monitor *mon;
+	int err;
+
+	if (!monp)
+		return -EINVAL;
+	*monp = NULL;
+	mon = calloc(1, sizeof(*mon));
+	if (!mon)
+		return -ENOMEM;
+	mon->fd = open(path ? path : MKM_DEVICE,
+		       O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (mon->fd < 0) {
+		err = -errno;
+		goto err_free;
+	}
+	err = mon_ioctl(mon, MKM_IOC_VERSION, &mon->version);
+	if (err)
+		goto err_close;
+	/* A newer minor only adds types, flags and classes: fine. */
+	if (mon->version.major != MKM_ABI_MAJOR ||
+	    mon->version.event_size != sizeof(struct mkm_event)) {
+		err = -EPROTO;
+		goto err_close;
+	}
+	if (cfg) {
+		err = monitor_configure(mon, cfg);
+		if (err)
+			goto err_close;
+	}
+	*monp = mon;
+	return 0;
+
+err_close:
+	close(mon->fd);
+err_free:
+	free(mon);
+	return err;
+}
+
+int monitor_create(struct monitor **monp, size_t *size)
+{
+	struct monitor_config cfg = { 0 };
+	int err;
+
+	cfg.ring_bytes = size && *size ? *size : MKM_RING_DEFAULT_BYTES;
+	err = monitor_create_at(monp, MKM_DEVICE, &cfg);
+	if (!err && size)
+		*size = cfg.ring_bytes;
+	return err;
+}
+
+int monitor_terminate(struct monitor *mon)
+{
+	int err = 0;
+
+	if (!mon)
+		return 0;
+	/* close() must not be retried on EINTR: the fd is gone anyway. */
+	if (close(mon->fd) < 0)
+		err = -errno;
+	free(mon);
+	return err;
+}
+
+int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
+{
+	struct mkm_config c;
+	int err;
+
+	if (!mon || !cfg)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.ring_bytes = cfg->ring_bytes ? cfg->ring_bytes :
+					 MKM_RING_DEFAULT_BYTES;
+	c.classes = cfg->classes;
+	c.flags = cfg->flags;
+	c.wakeup_bytes = cfg->wakeup_bytes;
+	err = mon_ioctl(mon, MKM_IOC_CONFIGURE, &c);
+	if (err)
+		return err;
+	cfg->ring_bytes = c.ring_bytes;
+	cfg->total_bytes = c.total_bytes;
+	return 0;
+}
+
+int monitor_resume(struct monitor *mon)
+{
+	if (!mon)
+		return -EINVAL;
+	return mon_ioctl(mon, MKM_IOC_RESUME, NULL);
+}
+
+int monitor_suspend(struct monitor *mon)
+{
+	if (!mon)
+		return -EINVAL;
+	return mon_ioctl(mon, MKM_IOC_SUSPEND, NULL);
+}
+
+int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
+		 size_t *n)
+{
+	ssize_t r;
+
+	if (!mon || !buf || !n || !max)
+		return -EINVAL;
+	*n = 0;
+	if (max > SSIZE_MAX / sizeof(*buf))
+		max = SSIZE_MAX / sizeof(*buf);
+	do {
+		r = read(mon->fd, buf, max * sizeof(*buf));
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if ((size_t)r % sizeof(*buf))
+		return -EIO;
+	*n = (size_t)r / sizeof(*buf);
+	return 0;
+}
+
+int thread_monitor(struct monitor *mon, uint32_t unique_id, pid_t tid)
+{
+	struct mkm_thread t = { .tid = tid, .unique_id = unique_id };
+
+	if (!mon || tid <= 0)
+		return -EINVAL;
+	return mon_ioctl(mon, MKM_IOC_THREAD_MONITOR, &t);
+}
+
+int thread_unmonitor(struct monitor *mon, pid_t tid)
+{
+	struct mkm_thread t = { .tid = tid };
+
+	if (!mon || tid <= 0)
+		return -EINVAL;
+	return mon_ioctl(mon, MKM_IOC_THREAD_UNMONITOR, &t);
+}
+
+int monitor_mark(struct monitor *mon, uint64_t value)
+{
+	struct mkm_mark m = { .value = value };
+
+	if (!mon)
+		return -EINVAL;
+	return mon_ioctl(mon, MKM_IOC_MARK, &m);
+}
+
+int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
+		       unsigned int *nr_cpus)
+{
+	struct mkm_stats s;
+	int err;
+
+	if (!mon || !nr_cpus || (*nr_cpus && !cpus))
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.nr_cpus = *nr_cpus;
+	s.cpus = (uintptr_t)cpus;
+	err = mon_ioctl(mon, MKM_IOC_STATS, &s);
+	if (err)
+		return err;
+	*nr_cpus = s.nr_cpus;
+	return 0;
+}
+
+int monitor_version(const struct monitor *mon, struct mkm_version *version)
+{
+	if (!mon || !version)
+		return -EINVAL;
+	*version = mon->version;
+	return 0;
+}
+
+int monitor_fd(const struct monitor *mon)
+{
+	return mon ? mon->fd : -EINVAL;
+}

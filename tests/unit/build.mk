@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/unit/: cmocka tests of libmonitor, driven by synthetic event
+# streams; plain builds run by check-unit, an ASan+UBSan build of the same
+# tests (check-unit-san) and a bounded libFuzzer run of the trace reader
+# (check-fuzz) from CHECK_EXTRA. test_ring.c is built by kernel/build.mk.
+
+TU_DIR := $(BUILD)/tests/unit
+LIBMON_TESTS := test_timeline
+LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
+LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
+TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
+TU_LIBS := -lcmocka -lm
+# test_monitor replaces the system calls under the MKM calls.
+TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close
+
+UNIT_TESTS += $(LIBMON_TEST_BINS)
+CHECK_EXTRA += check-unit-san
+all: $(LIBMON_TEST_BINS)
+
+$(TU_DIR)/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) -o $@ $< $(TU_WRAP_test_$*) \
+		$(LIBMON_A) $(TU_LIBS)
+
+# The sanitizer build compiles the library sources in, instrumented.
+$(TU_DIR)/san/test_%: tests/unit/test_%.c tests/unit/evstream.h \
+		$(LIBMON_SRCS) libmonitor/src/internal.h \
+		libmonitor/include/libmonitor.h
+	$(quiet) CC-SAN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -o $@ $< \
+		$(LIBMON_SRCS) $(TU_WRAP_test_$*) $(TU_LIBS)
+
+.PHONY: check-unit-san check-fuzz
+check-unit-san: $(LIBMON_SAN_BINS)
+	$(Q)set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; \
+		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done

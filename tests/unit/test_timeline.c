@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_timeline.c - unit tests of libmonitor/src/timeline.c: synthetic
+ * event streams against hand-checked timelines.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+#include "evstream.h"
+
+#define NONE 0xffffffffu
+#define T 100
+
+static void test_tl_feed_sleep_wakeup_flutter(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 1000, 0, T, MKM_TS_RUNNING, 0);
+	OUT(&s, 2000, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	WAKEUP(&s, 5000, 1, T, 0);
+	IN(&s, 6000, 0, T, 0); /* back from idle: a flutter */
+	evs_add(&s, 7000, 0, MKM_EV_SWITCH_OUT, T, MKM_TS_RUNNING, 55,
+		MKM_EVF_PREEMPTED);
+	IN(&s, 8000, 0, T, 55); /* another thread ran: no flutter */
+	tl = build(&s, 0, 2);
+	EXPECT(tl, T, { 1000, 2000, TL_RUN, 0 }, { 2000, 5000, TL_SLEEP, 0 },
+	       { 5000, 6000, TL_RUNQ, 0 }, { 6000, 7000, TL_RUN, 0 },
+	       { 7000, 8000, TL_RUNQ, 0 }, { 8000, 8000, TL_RUN, 0 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.flutters, 1);
+	assert_int_equal(th.switches, 2);
+	assert_int_equal(th.unique_id, T + 1000);
+	assert_int_equal(th.end, TL_ALIVE);
+	assert_int_equal(th.anomalies, 0);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_every_switch_out_state(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, NONE); /* runnable, off CPU */
+	IN(&s, 200, 1, T, 0);
+	OUT(&s, 300, 1, T, MKM_TS_UNINTERRUPTIBLE, 0);
+	WAKEUP(&s, 400, 0, T, 1);
+	IN(&s, 500, 1, T, 0);
+	OUT(&s, 600, 1, T, MKM_TS_STOPPED, 0);
+	WAKEUP(&s, 700, 1, T, 1); /* SIGCONT */
+	IN(&s, 800, 1, T, 0);
+	OUT(&s, 900, 1, T, MKM_TS_TRACED, 0);
+	WAKEUP(&s, 1000, 1, T, 1);
+	IN(&s, 1100, 1, T, 0);
+	OUT(&s, 1200, 1, T, MKM_TS_PARKED, 0);
+	WAKEUP(&s, 1300, 1, T, 1);
+	IN(&s, 1400, 1, T, 0);
+	evs_add(&s, 1500, 1, MKM_EV_EXIT, T, 0, 0, 0); /* still running */
+	OUT(&s, 1600, 1, T, MKM_TS_DEAD, 0);
+	evs_add(&s, 1700, 0, MKM_EV_REAP, T, 0, 0, 0);
+	tl = build(&s, 0, 2);
+	EXPECT(tl, T, { 100, 200, TL_RUNQ, 0 }, { 200, 300, TL_RUN, 1 },
+	       { 300, 400, TL_DISK, 1 }, { 400, 500, TL_RUNQ, 1 },
+	       { 500, 600, TL_RUN, 1 }, { 600, 700, TL_STOPPED, 1 },
+	       { 700, 800, TL_RUNQ, 1 }, { 800, 900, TL_RUN, 1 },
+	       { 900, 1000, TL_STOPPED, 1 }, { 1000, 1100, TL_RUNQ, 1 },
+	       { 1100, 1200, TL_RUN, 1 }, { 1200, 1300, TL_SLEEP, 1 },
+	       { 1300, 1400, TL_RUNQ, 1 }, { 1400, 1600, TL_RUN, 1 },
+	       { 1600, 1700, TL_ZOMBIE, 1 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.end, TL_REAPED);
+	assert_int_equal(th.end_ns, 1700);
+	assert_int_equal(th.anomalies, 0);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_attach_states(void **state)
+{
+	static const struct {
+		uint32_t ts;
+		unsigned int expect;
+	} cases[] = {
+		{ MKM_TS_INTERRUPTIBLE, TL_SLEEP },
+		{ MKM_TS_UNINTERRUPTIBLE, TL_DISK },
+		{ MKM_TS_STOPPED, TL_STOPPED },
+		{ MKM_TS_TRACED, TL_STOPPED },
+		{ MKM_TS_DEAD, TL_ZOMBIE },
+		{ MKM_TS_PARKED, TL_SLEEP },
+		{ 99, TL_UNKNOWN },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct evs s = { 0 };
+		struct tl_interval iv;
+		struct tl *tl;
+
+		ATTACH(&s, 100, 0, T, cases[i].ts, NONE);
+		tl = build(&s, 0, 1);
+		assert_int_equal(tl_interval(tl, 0, 0, &iv), 0);
+		assert_string_equal(tl_state_name(iv.state),
+				    tl_state_name(cases[i].expect));
+		assert_int_equal(iv.open, 1);
+		tl_destroy(tl);
+	}
+}
+
+static void test_tl_feed_irq_nesting(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_IRQ_ENTRY, T, 5, 0, 0);
+	evs_add(&s, 250, 0, MKM_EV_SOFTIRQ_ENTRY, T, 3, 0, 0);
+	evs_add(&s, 300, 0, MKM_EV_SOFTIRQ_EXIT, T, 3, 0, 0);
+	evs_add(&s, 400, 0, MKM_EV_IRQ_EXIT, T, 5, 1, 0);
+	evs_add(&s, 500, 0, MKM_EV_SOFTIRQ_ENTRY, T, 1, 0, 0);
+	evs_add(&s, 600, 0, MKM_EV_SOFTIRQ_EXIT, T, 1, 0, 0);
+	OUT(&s, 700, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 400, TL_INTERRUPTED, 0 },
+	       { 400, 500, TL_RUN, 0 }, { 500, 600, TL_INTERRUPTED, 0 },
+	       { 600, 700, TL_RUN, 0 }, { 700, 700, TL_SLEEP, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_irq_exit_unmatched(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	/* The entry happened before the stream began. */
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_IRQ_EXIT, T, 5, 1, 0);
+	evs_add(&s, 300, 0, MKM_EV_IRQ_ENTRY, T, 5, 0, 0);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 300, TL_RUN, 0 }, { 300, 300, TL_INTERRUPTED, 0 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.anomalies, 1);
+	tl_destroy(tl);
+}
+
+static void syscall_stream(struct evs *s)
+{
+	ATTACH(s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(s, 150, 0, MKM_EV_SYSCALL_EXIT, T, 0, 0, 0);
+	evs_add(s, 200, 0, MKM_EV_SYSCALL_ENTRY, T, SYS_futex, 0, 0);
+	OUT(s, 300, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	WAKEUP(s, 400, 1, T, 0);
+	IN(s, 500, 0, T, 0);
+	evs_add(s, 600, 0, MKM_EV_SYSCALL_EXIT, T, SYS_futex, 0, 0);
+	evs_add(s, 700, 0, MKM_EV_SYSCALL_ENTRY, T, SYS_ppoll, 0, 0);
+	OUT(s, 800, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	WAKEUP(s, 900, 1, T, 0);
+	IN(s, 1000, 0, T, 0);
+	evs_add(s, 1100, 0, MKM_EV_SYSCALL_EXIT, T, SYS_ppoll, 0, 0);
+	evs_add(s, 1200, 0, MKM_EV_SYSCALL_ENTRY, T, SYS_read, 0, 0);
+	OUT(s, 1300, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+}
+
+static void test_tl_feed_syscalls_refine_run_and_sleep(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	syscall_stream(&s);
+	tl = build(&s, MKM_CLASS_ALL, 2);
+	EXPECT(tl, T, { 100, 150, TL_RUN, 0 }, { 150, 200, TL_RUN_USER, 0 },
+	       { 200, 300, TL_RUN_SYS, 0 }, { 300, 400, TL_FUTEX_SLEEP, 0 },
+	       { 400, 500, TL_RUNQ, 0 }, { 500, 600, TL_RUN_SYS, 0 },
+	       { 600, 700, TL_RUN_USER, 0 }, { 700, 800, TL_RUN_SYS, 0 },
+	       { 800, 900, TL_POLL_SLEEP, 0 }, { 900, 1000, TL_RUNQ, 0 },
+	       { 1000, 1100, TL_RUN_SYS, 0 }, { 1100, 1200, TL_RUN_USER, 0 },
+	       { 1200, 1300, TL_RUN_SYS, 0 }, { 1300, 1300, TL_SLEEP, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_syscalls_off_plain_run(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	syscall_stream(&s);
+	tl = build(&s, MKM_CLASS_DEFAULT, 2);
+	EXPECT(tl, T, { 100, 300, TL_RUN, 0 }, { 300, 400, TL_SLEEP, 0 },
+	       { 400, 500, TL_RUNQ, 0 }, { 500, 800, TL_RUN, 0 },
+	       { 800, 900, TL_SLEEP, 0 }, { 900, 1000, TL_RUNQ, 0 },
+	       { 1000, 1300, TL_RUN, 0 }, { 1300, 1300, TL_SLEEP, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_migration(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_SWITCH_OUT, T, MKM_TS_RUNNING, 7,
+		MKM_EVF_PREEMPTED);
+	evs_add(&s, 250, 1, MKM_EV_MIGRATE, T, 1, 0, 0);
+	IN(&s, 300, 1, T, 0);
+	OUT(&s, 400, 1, T, MKM_TS_INTERRUPTIBLE, 0);
+	evs_add(&s, 450, 0, MKM_EV_MIGRATE, T, 0, 1, 0); /* while asleep */
+	WAKEUP(&s, 460, 0, T, 0);
+	IN(&s, 500, 0, T, 0);
+	tl = build(&s, 0, 2);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 250, TL_RUNQ, 0 },
+	       { 250, 300, TL_RUNQ, 1 }, { 300, 400, TL_RUN, 1 },
+	       { 400, 460, TL_SLEEP, 1 }, { 460, 500, TL_RUNQ, 0 },
+	       { 500, 500, TL_RUN, 0 });
+	tl_destroy(tl);
+}
+
+/* A on CPU 0, B on CPU 1, C asleep; 5 events lost on CPU 0 at 200. */
+static void lost_stream(struct evs *s, bool record)
+{
+	ATTACH(s, 100, 0, 100, MKM_TS_RUNNING, 0);
+	ATTACH(s, 100, 0, 200, MKM_TS_RUNNING, 1);
+	ATTACH(s, 100, 0, 300, MKM_TS_INTERRUPTIBLE, NONE);
+	if (record) {
+		evs_add(s, 200, 0, MKM_EV_LOST, 0, 5, 0, 0);
+		s->seq[0] += 5 - 1;
+	} else {
+		evs_add(s, 200, 0, MKM_EV_NAME, 100, 0, 0, 0);
+		s->seq[0] += 5;
+	}
+	OUT(s, 600, 0, 100, MKM_TS_INTERRUPTIBLE, 0);
+	evs_add(s, 700, 1, MKM_EV_SWITCH_OUT, 200, MKM_TS_RUNNING, 9,
+		MKM_EVF_PREEMPTED);
+	WAKEUP(s, 800, 1, 300, 1);
+}
+
+static void check_lost(struct tl *tl)
+{
+	struct tl_stats st;
+	struct acct_cpu c;
+
+	EXPECT(tl, 100, { 100, 200, TL_RUN, 0 }, { 200, 600, TL_UNKNOWN, 0 },
+	       { 600, 800, TL_SLEEP, 0 });
+	EXPECT(tl, 200, { 100, 700, TL_RUN, 1 }, { 700, 800, TL_RUNQ, 1 });
+	EXPECT(tl, 300, { 100, 200, TL_SLEEP, 0 }, { 200, 800, TL_UNKNOWN, 0 },
+	       { 800, 800, TL_RUNQ, 1 });
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.gaps, 1);
+	assert_int_equal(st.lost, 5);
+	assert_int_equal(acct_cpu(tl, 0, &c), 0);
+	assert_int_equal(c.lost, 5);
+}
+
+static void test_tl_feed_lost_record_makes_unknown(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	lost_stream(&s, true);
+	tl = build(&s, 0, 2);
+	check_lost(tl);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.seq_gaps, 0);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_seq_gap_makes_unknown(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	lost_stream(&s, false);
+	tl = build(&s, 0, 2);
+	check_lost(tl);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.seq_gaps, 1);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_exit_reap_and_tid_reuse(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_EXIT, T, 0, 0, 0);
+	OUT(&s, 300, 0, T, MKM_TS_DEAD, 0);
+	evs_add(&s, 400, 1, MKM_EV_REAP, T, 0, 0, 0);
+	/* The tid is reused by a new thread. */
+	ATTACH(&s, 500, 0, T, MKM_TS_INTERRUPTIBLE, NONE);
+	tl = build(&s, 0, 2);
+	assert_int_equal(tl_nr_threads(tl), 2);
+	EXPECT_TH(tl, 0, { 100, 300, TL_RUN, 0 }, { 300, 400, TL_ZOMBIE, 0 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.end, TL_REAPED);
+	assert_int_equal(tl_find(tl, T), 1);
+	EXPECT(tl, T, { 500, 500, TL_SLEEP, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_reap_without_dead_switch(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_INTERRUPTIBLE, NONE);
+	evs_add(&s, 400, 0, MKM_EV_REAP, T, 0, 0, 0);
+	evs_add(&s, 500, 0, MKM_EV_REAP, 999, 0, 0, 0); /* unknown: ignored */
+	tl = build(&s, 0, 1);
+	assert_int_equal(tl_nr_threads(tl), 1);
+	EXPECT(tl, T, { 100, 400, TL_SLEEP, 0 }, { 400, 400, TL_ZOMBIE, 0 });
+	tl_destroy(tl);
+}
+
+/* Two CPUs; the right answer needs CPU 1's wakeup between CPU 0's records. */
+static void ooo_stream(struct evs *s)
+{
+	ATTACH(s, 100, 1, 200, MKM_TS_RUNNING, 1);
+	WAKEUP(s, 300, 1, T, 0);
+	OUT(s, 350, 1, 200, MKM_TS_INTERRUPTIBLE, 0);
+	ATTACH(s, 100, 0, T, MKM_TS_RUNNING, 0);
+	OUT(s, 200, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	IN(s, 400, 0, T, 0);
+	evs_add(s, 500, 0, MKM_EV_SWITCH_OUT, T, MKM_TS_RUNNING, 9,
+		MKM_EVF_PREEMPTED);
+}
+
+static void check_ooo(struct tl *tl)
+{
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 300, TL_SLEEP, 0 },
+	       { 300, 400, TL_RUNQ, 0 }, { 400, 500, TL_RUN, 0 },
+	       { 500, 500, TL_RUNQ, 0 });
+	EXPECT(tl, 200, { 100, 350, TL_RUN, 1 }, { 350, 500, TL_SLEEP, 1 });
+}
+
+static void test_tl_feed_out_of_order_cpus_buffered(void **state)
+{
+	static const size_t pending[] = { 4, 3, 2, 3 };
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+	size_t i;
+
+	(void)state;
+	ooo_stream(&s);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	/* CPU 1's batch first: CPU 0 not heard of, nothing is safe. */
+	assert_int_equal(tl_feed(tl, s.ev, 3), 0);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.pending, 3);
+	assert_int_equal(tl_nr_threads(tl), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(tl_feed(tl, &s.ev[3 + i], 1), 0);
+		assert_int_equal(tl_stats(tl, &st), 0);
+		assert_int_equal(st.pending, pending[i]);
+	}
+	assert_int_equal(st.now_ns, 350);
+	assert_int_equal(tl_flush(tl), 0);
+	check_ooo(tl);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.late, 0);
+	assert_int_equal(st.pending, 0);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_any_batching_same_timeline(void **state)
+{
+	struct evs s = { 0 };
+	size_t chunk, i;
+
+	(void)state;
+	ooo_stream(&s);
+	for (chunk = 1; chunk <= s.n; chunk++) {
+		struct tl_config cfg = { .nr_cpus = 2 };
+		struct tl *tl;
+
+		assert_int_equal(tl_create(&tl, &cfg), 0);
+		for (i = 0; i < s.n; i += chunk)
+			assert_int_equal(tl_feed(tl, &s.ev[i],
+						 s.n - i < chunk ? s.n - i :
+								   chunk),
+					 0);
+		assert_int_equal(tl_flush(tl), 0);
+		check_ooo(tl);
+		tl_destroy(tl);
+	}
+}
+
+static void test_tl_feed_late_cpu_in_auto_mode(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	ooo_stream(&s);
+	assert_int_equal(tl_create(&tl, NULL), 0);
+	/* CPU 0 alone first: with nr_cpus unknown it is processed. */
+	assert_int_equal(tl_feed(tl, &s.ev[3], 4), 0);
+	assert_int_equal(tl_feed(tl, s.ev, 3), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_true(st.late >= 2);
+	check_invariants(tl);
+	tl_destroy(tl);
+}
+
+static void test_tl_advance_passes_idle_cpu(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	OUT(&s, 200, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.pending, 2); /* CPU 1 silent so far */
+	assert_int_equal(tl_advance(tl, 150), 0);
+	EXPECT(tl, T, { 100, 150, TL_RUN, 0 });
+	assert_int_equal(tl_advance(tl, 1000), 0);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 1000, TL_SLEEP, 0 });
+	assert_int_equal(tl_advance(tl, 900), 0); /* never goes back */
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.now_ns, 1000);
+	assert_int_equal(st.pending, 0);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_wakeup_while_running_ignored(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	WAKEUP(&s, 150, 1, T, 0);
+	evs_add(&s, 160, 1, MKM_EV_WAKING, T, 0, 1, 0);
+	OUT(&s, 200, 0, T, MKM_TS_RUNNING, 3);
+	WAKEUP(&s, 250, 1, T, 1); /* already runnable */
+	tl = build(&s, 0, 2);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 250, TL_RUNQ, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_fork_inherited_child(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+	int64_t p;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_FORK, T, 101, 101,
+		MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	evs_add(&s, 210, 0, MKM_EV_WAKEUP_NEW, 101, 1, T, 0);
+	evs_add(&s, 215, 0, MKM_EV_NAME, 101, 0x6b726f77, 0x00003172, 0);
+	evs_add(&s, 216, 0, MKM_EV_NAME, 101, 0, 0, 1);
+	IN(&s, 300, 1, 101, 0);
+	OUT(&s, 400, 1, 101, MKM_TS_DEAD, 0);
+	/* A fork of a child that is not tracked makes no timeline. */
+	evs_add(&s, 500, 0, MKM_EV_FORK, T, 102, 0, MKM_EVF_THREAD);
+	tl = build(&s, 0, 2);
+	assert_int_equal(tl_nr_threads(tl), 2);
+	EXPECT(tl, T, { 100, 500, TL_RUN, 0 });
+	EXPECT(tl, 101, { 200, 210, TL_RUNQ, 0 }, { 210, 300, TL_RUNQ, 1 },
+	       { 300, 400, TL_RUN, 1 }, { 400, 500, TL_ZOMBIE, 1 });
+	p = tl_find(tl, T);
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 101), &th), 0);
+	assert_int_equal(th.parent, p);
+	assert_string_equal(th.name, "workr1");
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_first_event_unknown(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	evs_add(&s, 50, 0, MKM_EV_MIGRATE, T, 0, 1, 0); /* unknown: ignored */
+	evs_add(&s, 100, 0, MKM_EV_NAME, T, 0x74736574, 0, 0);
+	IN(&s, 200, 0, T, 0);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 200, TL_UNKNOWN, 0 }, { 200, 200, TL_RUN, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_exec_takes_leader_tid(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_INTERRUPTIBLE, NONE); /* leader */
+	ATTACH(&s, 100, 1, 101, MKM_TS_RUNNING, 1);
+	evs_add(&s, 300, 1, MKM_EV_EXEC, T, 101, 0, 0);
+	OUT(&s, 400, 1, T, MKM_TS_INTERRUPTIBLE, 0);
+	tl = build(&s, 0, 2);
+	assert_int_equal(tl_nr_threads(tl), 2);
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.end, TL_REPLACED);
+	assert_int_equal(th.end_ns, 300);
+	assert_int_equal(tl_find(tl, T), 1);
+	assert_int_equal(tl_find(tl, 101), -ENOENT);
+	EXPECT(tl, T, { 100, 400, TL_RUN, 1 }, { 400, 400, TL_SLEEP, 1 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_detach_ends_timeline(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_DETACH, T, MKM_DETACH_UNMONITOR, 0, 0);
+	tl = build(&s, 0, 2);
+	assert_int_equal(tl_nr_threads(tl), 1);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.end, TL_DETACHED);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_switch_in_without_out(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	IN(&s, 200, 0, 101, T); /* T's switch-out is missing */
+	IN(&s, 300, 0, T, 101);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 300, TL_UNKNOWN, 0 },
+	       { 300, 300, TL_RUN, 0 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.anomalies, 1);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_running_event_corrects_state(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_INTERRUPTIBLE, NONE);
+	evs_add(&s, 200, 1, MKM_EV_SYSCALL_EXIT, T, 0, 0, 0); /* it runs */
+	tl = build(&s, 0, 2);
+	EXPECT(tl, T, { 100, 200, TL_SLEEP, 0 }, { 200, 200, TL_RUN, 1 });
+	assert_int_equal(tl_thread(tl, 0, &th), 0);
+	assert_int_equal(th.anomalies, 1);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_same_instant_rewrites(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_INTERRUPTIBLE, NONE);
+	WAKEUP(&s, 200, 0, T, 0);
+	IN(&s, 200, 0, T, 0); /* no zero-length RUNQ */
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 200, TL_SLEEP, 0 }, { 200, 200, TL_RUN, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_unknown_type_skipped(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 150, 0, 200, T, 0, 0, 0);
+	evs_add(&s, 160, 0, 0, T, 0, 0, 0);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 160, TL_RUN, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_mark_recorded_without_thread(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_mark m;
+	struct tl *tl;
+
+	(void)state;
+	evs_add(&s, 150, 0, MKM_EV_MARK, 77, 0x89abcdef, 0x01234567, 0);
+	tl = build(&s, 0, 1);
+	assert_int_equal(tl_nr_threads(tl), 0);
+	assert_int_equal(tl_nr_marks(tl), 1);
+	assert_int_equal(tl_mark(tl, 0, &m), 0);
+	assert_int_equal(m.value, 0x0123456789abcdefull);
+	assert_int_equal(m.tid, 77);
+	assert_int_equal(m.time_ns, 150);
+	assert_int_equal(tl_mark(tl, 1, &m), -ENOENT);
+	tl_destroy(tl);
+}
+
+struct cb_sum {
+	uint64_t total;
+	size_t calls;
+};
+
+static void sum_cb(void *arg, size_t th, const struct tl_interval *iv)
+{
+	struct cb_sum *c = arg;
+
+	(void)th;
+	assert_true(iv->end_ns > iv->start_ns);
+	c->total += iv->end_ns - iv->start_ns;
+	c->calls++;
+}
+
+static void test_tl_set_callback_reports_closed(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 1 };
+	struct cb_sum c = { 0 };
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	OUT(&s, 200, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	WAKEUP(&s, 300, 0, T, 0);
+	IN(&s, 450, 0, T, 0);
+	evs_add(&s, 500, 0, MKM_EV_REAP, T, 0, 0, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_set_callback(tl, sum_cb, &c), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	/* RUN, SLEEP, RUNQ, RUN (cut by the reap's ZOMBIE of 0 ns). */
+	assert_int_equal(c.calls, 4);
+	assert_int_equal(c.total, 400);
+	tl_destroy(tl);
+}
+
+static void test_tl_create_invalid(void **state)
+{
+	struct tl_config bad = { .flags = 1 };
+	struct tl_config cls = { .classes = 0x100 };
+	struct tl_config cpus = { .nr_cpus = 65537 };
+	struct tl_interval iv;
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	assert_int_equal(tl_create(NULL, NULL), -EINVAL);
+	assert_int_equal(tl_create(&tl, &bad), -EINVAL);
+	assert_int_equal(tl_create(&tl, &cls), -EINVAL);
+	assert_int_equal(tl_create(&tl, &cpus), -EINVAL);
+	assert_int_equal(tl_create(&tl, NULL), 0);
+	assert_int_equal(tl_feed(tl, NULL, 1), -EINVAL);
+	assert_int_equal(tl_feed(tl, NULL, 0), 0);
+	assert_int_equal(tl_feed(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(tl_thread(tl, 0, &th), -ENOENT);
+	assert_int_equal(tl_interval(tl, 0, 0, &iv), -ENOENT);
+	assert_int_equal(tl_find(tl, 5), -ENOENT);
+	assert_int_equal(tl_advance(NULL, 1), -EINVAL);
+	assert_int_equal(tl_flush(NULL), -EINVAL);
+	assert_string_equal(tl_state_name(TL_NR_STATES), "?");
+	tl_destroy(tl);
+	tl_destroy(NULL);
+}
+
+static void test_tl_feed_many_intervals_cross_blocks(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 1 };
+	struct mkm_event ev[2];
+	struct tl_interval iv;
+	struct tl_memory mem;
+	struct tl *tl;
+	uint32_t seq = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	for (i = 0; i < 5000; i++) {
+		memset(ev, 0, sizeof(ev));
+		ev[0].time_ns = 1000 + i * 20;
+		ev[0].tid = T;
+		ev[0].type = MKM_EV_SWITCH_IN;
+		ev[0].seq = seq++;
+		ev[1] = ev[0];
+		ev[1].time_ns += 10;
+		ev[1].type = MKM_EV_SWITCH_OUT;
+		ev[1].arg0 = MKM_TS_RUNNING;
+		ev[1].arg1 = 3;
+		ev[1].seq = seq++;
+		assert_int_equal(tl_feed(tl, ev, 2), 0);
+	}
+	assert_int_equal(tl_flush(tl), 0);
+	check_invariants(tl);
+	assert_int_equal(tl_interval(tl, 0, 9999, &iv), 0);
+	assert_int_equal(iv.state, TL_RUNQ);
+	assert_int_equal(iv.start_ns, 1000 + 4999 * 20 + 10);
+	assert_int_equal(tl_interval(tl, 0, 10000, &iv), -ENOENT);
+	assert_int_equal(tl_memory(tl, &mem), 0);
+	assert_true(mem.interval_bytes < 10000 * 20);
+	tl_destroy(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tl_feed_sleep_wakeup_flutter),
+		cmocka_unit_test(test_tl_feed_every_switch_out_state),
+		cmocka_unit_test(test_tl_feed_attach_states),
+		cmocka_unit_test(test_tl_feed_irq_nesting),
+		cmocka_unit_test(test_tl_feed_irq_exit_unmatched),
+		cmocka_unit_test(test_tl_feed_syscalls_refine_run_and_sleep),
+		cmocka_unit_test(test_tl_feed_syscalls_off_plain_run),
+		cmocka_unit_test(test_tl_feed_migration),
+		cmocka_unit_test(test_tl_feed_lost_record_makes_unknown),
+		cmocka_unit_test(test_tl_feed_seq_gap_makes_unknown),
+		cmocka_unit_test(test_tl_feed_exit_reap_and_tid_reuse),
+		cmocka_unit_test(test_tl_feed_reap_without_dead_switch),
+		cmocka_unit_test(test_tl_feed_out_of_order_cpus_buffered),
+		cmocka_unit_test(test_tl_feed_any_batching_same_timeline),
+		cmocka_unit_test(test_tl_feed_late_cpu_in_auto_mode),
+		cmocka_unit_test(test_tl_advance_passes_idle_cpu),
+		cmocka_unit_test(test_tl_feed_wakeup_while_running_ignored),
+		cmocka_unit_test(test_tl_feed_fork_inherited_child),
+		cmocka_unit_test(test_tl_feed_first_event_unknown),
+		cmocka_unit_test(test_tl_feed_exec_takes_leader_tid),
+		cmocka_unit_test(test_tl_feed_detach_ends_timeline),
+		cmocka_unit_test(test_tl_feed_switch_in_without_out),
+		cmocka_unit_test(test_tl_feed_running_event_corrects_state),
+		cmocka_unit_test(test_tl_feed_same_instant_rewrites),
+		cmocka_unit_test(test_tl_feed_unknown_type_skipped),
+		cmocka_unit_test(test_tl_mark_recorded_without_thread),
+		cmocka_unit_test(test_tl_set_callback_reports_closed),
+		cmocka_unit_test(test_tl_create_invalid),
+		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
+	};
+
+	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
+}
