@@ -83,7 +83,8 @@ int acct_msa(const struct tl *tl, enum acct_scope scope, size_t th,
 	}
 	if (ntimers > TL_NR_STATES)
 		ntimers = TL_NR_STATES;
-	memcpy(timers, sum, ntimers * sizeof(*timers));
+	if (ntimers)
+		memcpy(timers, sum, ntimers * sizeof(*timers));
 	return 0;
 }
 

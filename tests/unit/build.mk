@@ -5,7 +5,7 @@
 # (check-fuzz) from CHECK_EXTRA. test_ring.c is built by kernel/build.mk.
 
 TU_DIR := $(BUILD)/tests/unit
-LIBMON_TESTS := test_timeline
+LIBMON_TESTS := test_timeline test_acct test_monitor
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
