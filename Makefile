@@ -47,6 +47,8 @@ include kernel/build.mk
 -include libmonitor/build.mk
 -include tests/unit/build.mk
 -include tests/abi/build.mk
+include viewer/build.mk
+-include tools/build.mk.off
 -include tests/vm/build.mk
 
 deps:

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_layout.c - intervals to timeline columns (viewer/layout.c). */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "layout.h"
+
+#define IV(a, b, s) { .start_ns = (a), .end_ns = (b), .state = (s) }
+
+static void row_string(const struct tl_interval *iv, size_t n, uint64_t t0,
+		       uint64_t t1, unsigned int width, char *out)
+{
+	struct layout_cell cells[64];
+	unsigned int c;
+
+	layout_row(iv, n, t0, t1, width, cells);
+	for (c = 0; c < width; c++)
+		out[c] = layout_glyph(cells[c]);
+	out[width] = 0;
+}
+
+static void test_layout_row_one_state_per_column(void **state)
+{
+	const struct tl_interval iv[] = {
+		IV(0, 40, TL_RUN),
+		IV(40, 60, TL_SLEEP),
+		IV(60, 100, TL_RUNQ),
+	};
+	char s[16];
+
+	(void)state;
+	row_string(iv, 3, 0, 100, 5, s);
+	assert_string_equal(s, "##.--");
+}
+
+static void test_layout_row_blank_outside_life(void **state)
+{
+	const struct tl_interval iv[] = { IV(30, 70, TL_RUN) };
+	char s[16];
+
+	(void)state;
+	row_string(iv, 1, 0, 100, 10, s);
+	assert_string_equal(s, "   ####   ");
+}
+
+static void test_layout_row_dominant_state_wins(void **state)
+{
+	/* One column of 100 ns: 70 running, 30 sleeping. */
+	const struct tl_interval iv[] = {
+		IV(0, 70, TL_RUN),
+		IV(70, 100, TL_SLEEP),
+	};
+	char s[4];
+
+	(void)state;
+	row_string(iv, 2, 0, 100, 1, s);
+	assert_string_equal(s, "#");
+}
+
+static void test_layout_row_too_fine_is_squiggle(void **state)
+{
+	/* Three states, none with 60% of the column. */
+	const struct tl_interval iv[] = {
+		IV(0, 40, TL_RUN),
+		IV(40, 70, TL_RUNQ),
+		IV(70, 100, TL_SLEEP),
+	};
+	char s[4];
+
+	(void)state;
+	row_string(iv, 3, 0, 100, 1, s);
+	assert_string_equal(s, "~");
+}
+
+static void test_layout_row_zoomed_in_range(void **state)
+{
+	/* Zooming on [1000, 1010): only the part of the run inside counts. */
+	const struct tl_interval iv[] = {
+		IV(0, 1005, TL_SLEEP),
+		IV(1005, 5000, TL_RUN),
+	};
+	char s[16];
+
+	(void)state;
+	row_string(iv, 2, 1000, 1010, 10, s);
+	assert_string_equal(s, ".....#####");
+}
+
+static void test_layout_row_huge_times_do_not_overflow(void **state)
+{
+	const uint64_t big = UINT64_MAX - 1000;
+	const struct tl_interval iv[] = {
+		IV(big, big + 500, TL_DISK),
+		IV(big + 500, big + 1000, TL_ZOMBIE),
+	};
+	char s[4];
+
+	(void)state;
+	row_string(iv, 2, big, big + 1000, 2, s);
+	assert_string_equal(s, "Dz");
+}
+
+static void test_layout_glyph_none_and_unknown(void **state)
+{
+	struct layout_cell none = { LAYOUT_NONE, 0 };
+	struct layout_cell unknown = { TL_UNKNOWN, 0 };
+
+	(void)state;
+	assert_int_equal(layout_glyph(none), ' ');
+	assert_int_equal(layout_glyph(unknown), '?');
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout_row_one_state_per_column),
+		cmocka_unit_test(test_layout_row_blank_outside_life),
+		cmocka_unit_test(test_layout_row_dominant_state_wins),
+		cmocka_unit_test(test_layout_row_too_fine_is_squiggle),
+		cmocka_unit_test(test_layout_row_zoomed_in_range),
+		cmocka_unit_test(test_layout_row_huge_times_do_not_overflow),
+		cmocka_unit_test(test_layout_glyph_none_and_unknown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/* layout.c - intervals to timeline columns (see layout.h). */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+/* Column c starts at t0 + c * span / width, without overflow. */
+static uint64_t column_start(uint64_t t0, uint64_t span, unsigned int width,
+			     unsigned int c)
+{
+	return t0 + (uint64_t)((unsigned __int128)span * c / width);
+}
+
+void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
+		uint64_t t1, unsigned int width, struct layout_cell *cells)
+{
+	uint64_t span = t1 - t0, time[TL_NR_STATES];
+	unsigned int c;
+	size_t i = 0;
+
+	for (c = 0; c < width; c++) {
+		uint64_t lo = column_start(t0, span, width, c);
+		uint64_t hi = column_start(t0, span, width, c + 1);
+		uint64_t covered = 0, best = 0;
+		unsigned int s, best_state = LAYOUT_NONE;
+		size_t j;
+
+		memset(time, 0, sizeof(time));
+		/* Intervals ending before this column never matter again. */
+		while (i < n && iv[i].end_ns <= lo)
+			i++;
+		for (j = i; j < n && iv[j].start_ns < hi; j++) {
+			uint64_t a = iv[j].start_ns > lo ? iv[j].start_ns : lo;
+			uint64_t b = iv[j].end_ns < hi ? iv[j].end_ns : hi;
+
+			if (b > a && iv[j].state < TL_NR_STATES) {
+				time[iv[j].state] += b - a;
+				covered += b - a;
+			}
+		}
+		for (s = 0; s < TL_NR_STATES; s++) {
+			if (time[s] > best) {
+				best = time[s];
+				best_state = s;
+			}
+		}
+		cells[c].state = best_state;
+		cells[c].mixed = covered && best * 5 < covered * 3;
+	}
+}
+
+char layout_glyph(struct layout_cell cell)
+{
+	static const char glyphs[TL_NR_STATES] = {
+		[TL_UNKNOWN] = '?',	[TL_RUN] = '#',
+		[TL_RUN_USER] = '#',	[TL_RUN_SYS] = '=',
+		[TL_TRAP] = 't',	[TL_INTERRUPTED] = '!',
+		[TL_RUNQ] = '-',	[TL_SLEEP] = '.',
+		[TL_FUTEX_SLEEP] = 'f', [TL_POLL_SLEEP] = 'p',
+		[TL_DISK] = 'D',	[TL_PAGING_SLEEP] = 'P',
+		[TL_STOPPED] = 'T',	[TL_ZOMBIE] = 'z',
+	};
+
+	if (cell.state >= TL_NR_STATES)
+		return ' ';
+	return cell.mixed ? '~' : glyphs[cell.state];
+}
+
+const char *layout_legend(void)
+{
+	return "# running  = in syscall  ! interrupted  - run queue  . sleeping  f futex  p poll  D disk  T stopped  z zombie  ? unknown  ~ too fine to show";
+}

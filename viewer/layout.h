@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * layout.h - maps a thread's microstate intervals onto the columns of a
+ * text timeline: pure functions, no terminal, unit-tested; the ncurses
+ * viewer and `mkm timeline` only paint what they return.
+ */
+#ifndef MKM_LAYOUT_H
+#define MKM_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libmonitor.h"
+
+/* A column with no interval of the thread: before its birth, after its end. */
+#define LAYOUT_NONE 0xff
+
+struct layout_cell {
+	uint8_t state; /* the state that holds most of the column, or NONE */
+	uint8_t mixed; /* no state holds most of it: detail too fine to show */
+};
+
+/*
+ * layout_row - one thread's row
+ * @iv: the thread's intervals, in time order, non-overlapping
+ * @n: how many
+ * @t0, @t1: the time range shown, t0 < t1; column c covers
+ *           [t0 + c * (t1 - t0) / width, t0 + (c + 1) * (t1 - t0) / width)
+ * @width: columns, at least 1
+ * @cells: out: @width cells
+ */
+void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
+		uint64_t t1, unsigned int width, struct layout_cell *cells);
+
+/* The character a cell is drawn with ('#' running, '.' sleeping, ...). */
+char layout_glyph(struct layout_cell cell);
+
+/* A one-line legend of the glyphs. */
+const char *layout_legend(void);
+
+#endif /* MKM_LAYOUT_H */
