@@ -49,6 +49,7 @@ include kernel/build.mk
 -include tests/abi/build.mk
 include viewer/build.mk
 -include tools/build.mk.off
+include examples/build.mk
 -include tests/vm/build.mk
 
 deps:
