@@ -322,7 +322,8 @@ struct tl_stats {
 	uint64_t gaps; /* lost-event gaps */
 	uint64_t seq_gaps; /* of which found by seq numbers alone */
 	uint64_t late; /* records older than what was processed */
-	uint64_t anomalies; /* sum of the threads' anomalies */
+	uint64_t anomalies; /* contradictions: the threads' anomalies, time
+			       or seq going backwards on a CPU, bad CPU ids */
 	uint64_t intervals; /* intervals of all threads */
 	uint64_t now_ns; /* time processed up to */
 	size_t threads; /* thread timelines */
@@ -353,7 +354,7 @@ typedef void (*tl_interval_cb)(void *arg, size_t thread,
  * @cfg: configuration (NULL: all defaults)
  *
  * Return: 0, or -EINVAL (non-zero flags, unknown class bits, nr_cpus above
- * 65536), -ENOMEM.
+ * 8192, the most Linux supports), -ENOMEM.
  */
 MON_API int tl_create(struct tl **tlp, const struct tl_config *cfg);
 
@@ -363,7 +364,8 @@ MON_API void tl_destroy(struct tl *tl);
 /*
  * tl_feed - add a batch of event records and process what is safe
  * @tl: the timeline
- * @ev: @n records (unknown types are counted and skipped)
+ * @ev: @n records (unknown types, tid 0 where a thread is due, and CPU
+ *      ids of 8192 or more are skipped; the last count as anomalies)
  * @n: may be 0
  *
  * Return: 0, or -EINVAL (@ev NULL with @n > 0), -ENOMEM (nothing of the
@@ -736,7 +738,8 @@ MON_API const char *trace_reader_error(const struct trace_reader *r,
  * chunks to tl_feed(), HORIZON chunks to tl_advance(), then tl_flush()
  * (also after an error, so everything valid before it is in @tl)
  * @r: the reader
- * @tl: the timeline
+ * @tl: the timeline, best created with nr_cpus and classes from
+ *      trace_reader_info()
  *
  * Return: 0, or the error of trace_reader_next() or tl_feed().
  */

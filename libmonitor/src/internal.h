@@ -81,6 +81,9 @@ struct tl {
 	struct tl_cpu *cpus;
 	unsigned int nr_cpus; /* allocated entries */
 	unsigned int max_cpu; /* 1 + highest cpu seen or configured */
+	unsigned int *seen; /* ids of the CPUs seen, in order of appearance */
+	unsigned int nr_seen;
+	unsigned int cfg_seen; /* of those, below cfg.nr_cpus */
 	struct tl_th *th;
 	size_t nr_th, cap_th;
 	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */

@@ -39,7 +39,7 @@
 
 #include "internal.h"
 
-#define TL_MAX_CPUS 65536u
+#define TL_MAX_CPUS 8192u /* Linux x86 NR_CPUS at most (MAXSMP) */
 #define NO_THREAD ((int64_t)-1)
 #define CPU_NONE 0xffffffffu
 
@@ -87,6 +87,13 @@ static int cpus_grow(struct tl *tl, unsigned int n)
 		cap *= 2;
 	if (cap > TL_MAX_CPUS)
 		cap = TL_MAX_CPUS;
+	{
+		unsigned int *seen = realloc(tl->seen, cap * sizeof(*seen));
+
+		if (!seen)
+			return -ENOMEM;
+		tl->seen = seen;
+	}
 	c = realloc(tl->cpus, (size_t)cap * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -146,6 +153,7 @@ void tl_destroy(struct tl *tl)
 		free(tl->th[i].blocks);
 	}
 	free(tl->cpus);
+	free(tl->seen);
 	free(tl->th);
 	free(tl->map_key);
 	free(tl->map_val);
@@ -358,7 +366,7 @@ static void thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 		       enum tl_end how)
 {
 	size_t th = (size_t)(t - tl->th);
-	unsigned int c;
+	unsigned int k;
 
 	if (t->ended)
 		return;
@@ -366,12 +374,17 @@ static void thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 	t->end = now;
 	if (tl->cb && t->nr_iv && tl_iv_at(t, t->nr_iv - 1)->start < now)
 		iv_report(tl, th, tl_iv_at(t, t->nr_iv - 1), now);
-	for (c = 0; c < tl->max_cpu && c < tl->nr_cpus; c++) {
-		if (tl->cpus[c].cur == (int64_t)th)
-			tl->cpus[c].cur = NO_THREAD;
-		if (tl->cpus[c].out == (int64_t)th)
-			tl->cpus[c].out = NO_THREAD;
+	for (k = 0; k < tl->nr_seen; k++) {
+		struct tl_cpu *c = &tl->cpus[tl->seen[k]];
+
+		if (c->cur == (int64_t)th)
+			c->cur = NO_THREAD;
+		if (c->out == (int64_t)th)
+			c->out = NO_THREAD;
 	}
+	/* ATTACH may name a CPU not seen yet. */
+	if (t->cpu < tl->nr_cpus && tl->cpus[t->cpu].cur == (int64_t)th)
+		tl->cpus[t->cpu].cur = NO_THREAD;
 }
 
 /* A new timeline for tid, starting UNKNOWN at now. */
@@ -820,16 +833,16 @@ static int queue_push(struct tl_cpu *cpu, const struct mkm_event *ev)
 static uint64_t watermark(const struct tl *tl)
 {
 	uint64_t w = UINT64_MAX;
-	unsigned int c, n = tl->max_cpu;
+	unsigned int k;
 
-	for (c = 0; c < n; c++) {
-		const struct tl_cpu *cpu = &tl->cpus[c];
-		uint64_t l;
+	/* A configured CPU not heard of yet is complete up to the horizon. */
+	if (tl->cfg_seen < tl->cfg.nr_cpus)
+		return tl->horizon;
+	for (k = 0; k < tl->nr_seen; k++) {
+		const struct tl_cpu *cpu = &tl->cpus[tl->seen[k]];
+		uint64_t l = cpu->last_time > tl->horizon ? cpu->last_time :
+							    tl->horizon;
 
-		if (!tl->cfg.nr_cpus && !cpu->seen)
-			continue;
-		l = cpu->last_time > tl->horizon ? cpu->last_time :
-						   tl->horizon;
 		if (l < w)
 			w = l;
 	}
@@ -838,15 +851,15 @@ static uint64_t watermark(const struct tl *tl)
 
 static void merge(struct tl *tl, uint64_t w, bool all)
 {
-	unsigned int n = tl->max_cpu;
+	unsigned int n = tl->nr_seen;
 
 	for (;;) {
 		uint64_t best = UINT64_MAX, second = UINT64_MAX, limit;
 		struct tl_cpu *bc = NULL;
-		unsigned int c;
+		unsigned int k;
 
-		for (c = 0; c < n; c++) {
-			struct tl_cpu *cpu = &tl->cpus[c];
+		for (k = 0; k < n; k++) {
+			struct tl_cpu *cpu = &tl->cpus[tl->seen[k]];
 			uint64_t h;
 
 			if (cpu->head == cpu->tail)
@@ -885,6 +898,10 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 	int err;
 
 	if (unlikely(c >= tl->max_cpu)) {
+		if (c >= TL_MAX_CPUS) {
+			tl->stats.anomalies++; /* a corrupt record: skip */
+			return 0;
+		}
 		err = cpus_grow(tl, c + 1);
 		if (err)
 			return err;
@@ -893,6 +910,8 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 	cpu = &tl->cpus[c];
 	if (unlikely(!cpu->seen)) {
 		cpu->seen = true;
+		tl->seen[tl->nr_seen++] = c;
+		tl->cfg_seen += c < tl->cfg.nr_cpus;
 		cpu->last_time = e.time_ns;
 	}
 	if (unlikely(e.time_ns < cpu->last_time)) {

@@ -5,7 +5,7 @@
 # (check-fuzz) from CHECK_EXTRA. test_ring.c is built by kernel/build.mk.
 
 TU_DIR := $(BUILD)/tests/unit
-LIBMON_TESTS := test_timeline test_acct test_monitor
+LIBMON_TESTS := test_timeline test_acct test_monitor test_trace
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
@@ -36,3 +36,34 @@ $(TU_DIR)/san/test_%: tests/unit/test_%.c tests/unit/evstream.h \
 check-unit-san: $(LIBMON_SAN_BINS)
 	$(Q)set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+
+# libFuzzer on the trace reader (and, through it, the timeline builder):
+# a bounded run in check-unit; longer with make check-fuzz FUZZ_TIME=600.
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_BIN := $(FUZZ_DIR)/fuzz_trace
+FUZZ_SEED := $(FUZZ_DIR)/fuzz_seed
+FUZZ_TIME ?= 20
+FUZZ_CC ?= clang
+CHECK_EXTRA += check-fuzz
+
+$(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) libmonitor/src/internal.h \
+		libmonitor/include/libmonitor.h
+	$(quiet) FUZZ-CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -Ilibmonitor/include -Ilibmonitor/src \
+		-Ikernel/uapi -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $< $(LIBMON_SRCS) -lm
+
+$(FUZZ_SEED): tests/unit/fuzz_seed.c $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) -o $@ $< $(LIBMON_A) -lm
+
+check-fuzz: $(FUZZ_BIN) $(FUZZ_SEED)
+	$(Q)mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+	$(Q)$(FUZZ_SEED) $(FUZZ_DIR)/seeds/seed.mkm
+	$(Q)echo "== $(FUZZ_BIN) ($(FUZZ_TIME) s)"
+	$(Q)cd $(FUZZ_DIR) && ./fuzz_trace -max_total_time=$(FUZZ_TIME) \
+		-max_len=8192 -rss_limit_mb=2048 -print_final_stats=1 \
+		corpus seeds 2>fuzz.log || { tail -50 fuzz.log >&2; exit 1; }
+	$(Q)grep -E '^(stat::number_of_executed_units|Done)' $(FUZZ_DIR)/fuzz.log || true

@@ -669,7 +669,7 @@ static void test_tl_create_invalid(void **state)
 {
 	struct tl_config bad = { .flags = 1 };
 	struct tl_config cls = { .classes = 0x100 };
-	struct tl_config cpus = { .nr_cpus = 65537 };
+	struct tl_config cpus = { .nr_cpus = 8193 };
 	struct tl_interval iv;
 	struct tl_thread th;
 	struct tl *tl;

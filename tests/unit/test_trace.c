@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_trace.c - unit tests of libmonitor/src/trace.c: round trips, and
+ * every truncation and a corruption of a real file, which must give a
+ * clear error at the right offset with everything before it readable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "evstream.h"
+#include "internal.h"
+
+struct file {
+	char path[64];
+	uint8_t *data;
+	size_t len;
+};
+
+static void tmp_path(struct file *f)
+{
+	int fd;
+
+	strcpy(f->path, "/tmp/test_trace.XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void slurp(struct file *f)
+{
+	struct stat st;
+	int fd = open(f->path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	f->len = (size_t)st.st_size;
+	f->data = malloc(f->len + 1);
+	assert_int_equal(read(fd, f->data, f->len), (ssize_t)f->len);
+	close(fd);
+}
+
+static void drop(struct file *f)
+{
+	unlink(f->path);
+	free(f->data);
+}
+
+static void fill(struct mkm_event *ev, size_t n, uint64_t t0)
+{
+	size_t i;
+
+	memset(ev, 0, n * sizeof(*ev));
+	for (i = 0; i < n; i++) {
+		ev[i].time_ns = t0 + i;
+		ev[i].tid = 100 + (uint32_t)(i % 3);
+		ev[i].seq = (uint32_t)i;
+		ev[i].type = MKM_EV_MARK;
+		ev[i].arg0 = (uint32_t)i;
+	}
+}
+
+static const struct trace_info info = {
+	.nr_cpus = 4,
+	.classes = MKM_CLASS_ALL,
+	.flags = MKM_CONFIG_INHERIT,
+	.ring_bytes = 65536,
+	.start_mono_ns = 123,
+	.start_real_ns = 456,
+	.hostname = "host",
+	.kernel = "6.1.0-test",
+	.machine = "x86_64",
+};
+
+/* INFO, EVENTS 2048, EVENTS 952, HORIZON, THREADS, STATS, CALIB, END. */
+static void write_full(struct file *f)
+{
+	static struct mkm_event ev[3000];
+	struct trace_thread th[2] = { { 100, 1, "main" },
+				      { 101, 2, "0123456789abcdef" } };
+	struct mkm_cpu_stats st[4] = { { 10, 1, 9, 0 } };
+	struct trace_calibration cal = { .cpu = 1, .sensor_ns = 300 };
+	struct trace_writer *w;
+
+	tmp_path(f);
+	fill(ev, 3000, 1000);
+	assert_int_equal(trace_writer_open(&w, f->path, &info), 0);
+	assert_int_equal(trace_writer_events(w, ev, 1000), 0);
+	assert_int_equal(trace_writer_events(w, ev + 1000, 2000), 0);
+	assert_int_equal(trace_writer_horizon(w, 500), 0);
+	assert_int_equal(trace_writer_threads(w, th, 2), 0);
+	assert_int_equal(trace_writer_stats(w, st, 4), 0);
+	assert_int_equal(trace_writer_calibration(w, &cal, 1), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	slurp(f);
+}
+
+static void test_trace_writer_roundtrip(void **state)
+{
+	static const uint32_t types[] = {
+		TRACE_CHUNK_EVENTS,  TRACE_CHUNK_EVENTS, TRACE_CHUNK_HORIZON,
+		TRACE_CHUNK_THREADS, TRACE_CHUNK_STATS,	 TRACE_CHUNK_CALIBRATION,
+		TRACE_CHUNK_END,
+	};
+	const struct trace_info *in;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	struct file f;
+	size_t i, events = 0;
+
+	(void)state;
+	write_full(&f);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	in = trace_reader_info(r);
+	assert_int_equal(in->clock, 1); /* CLOCK_MONOTONIC */
+	assert_int_equal(in->abi_major, MKM_ABI_MAJOR);
+	assert_int_equal(in->event_size, 32);
+	assert_int_equal(in->nr_cpus, 4);
+	assert_int_equal(in->classes, MKM_CLASS_ALL);
+	assert_int_equal(in->flags, MKM_CONFIG_INHERIT);
+	assert_int_equal(in->ring_bytes, 65536);
+	assert_int_equal(in->start_mono_ns, 123);
+	assert_int_equal(in->start_real_ns, 456);
+	assert_string_equal(in->hostname, "host");
+	assert_string_equal(in->kernel, "6.1.0-test");
+	assert_string_equal(in->machine, "x86_64");
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		assert_int_equal(trace_reader_next(r, &c), 1);
+		assert_int_equal(c.type, types[i]);
+		assert_int_equal(c.index, i + 1);
+		if (c.type == TRACE_CHUNK_EVENTS) {
+			size_t k;
+
+			for (k = 0; k < c.nr_events; k++)
+				assert_int_equal(c.events[k].arg0, events + k);
+			events += c.nr_events;
+		}
+	}
+	assert_int_equal(events, 3000);
+	assert_int_equal(trace_reader_next(r, &c), 0);
+	assert_int_equal(trace_reader_next(r, &c), 0);
+	assert_string_equal(trace_reader_error(r, NULL), "");
+	trace_reader_close(r);
+
+	/* The decoded payloads of the small chunks. */
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), 0);
+	for (;;) {
+		assert_int_equal(trace_reader_next(r, &c), 1);
+		if (c.type == TRACE_CHUNK_HORIZON)
+			assert_int_equal(c.horizon_ns, 500);
+		if (c.type == TRACE_CHUNK_THREADS) {
+			assert_int_equal(c.nr_threads, 2);
+			assert_int_equal(c.threads[1].tid, 101);
+			assert_memory_equal(c.threads[1].name,
+					    "0123456789abcdef", 16);
+		}
+		if (c.type == TRACE_CHUNK_STATS) {
+			assert_int_equal(c.nr_stats, 4);
+			assert_int_equal(c.stats[0].lost, 1);
+		}
+		if (c.type == TRACE_CHUNK_CALIBRATION) {
+			assert_int_equal(c.nr_calibration, 1);
+			assert_int_equal(c.calibration[0].sensor_ns, 300);
+			break;
+		}
+	}
+	trace_reader_close(r);
+	drop(&f);
+}
+
+/* Offsets of the chunks of a valid file, and records before each. */
+static size_t chunk_offsets(const struct file *f, uint64_t *off,
+			    uint64_t *events_before, size_t max)
+{
+	struct trace_reader *r;
+	struct trace_chunk c;
+	uint64_t ev = 0;
+	size_t n = 0;
+
+	assert_int_equal(trace_reader_open_mem(&r, f->data, f->len), 0);
+	while (trace_reader_next(r, &c) == 1) {
+		assert_true(n < max);
+		off[n] = c.offset;
+		events_before[n++] = ev;
+		ev += c.nr_events;
+	}
+	off[n] = f->len;
+	events_before[n] = ev;
+	trace_reader_close(r);
+	return n;
+}
+
+static void test_trace_reader_every_truncation(void **state)
+{
+	uint64_t off[16], before[16];
+	struct file f;
+	size_t len, n;
+
+	(void)state;
+	write_full(&f);
+	n = chunk_offsets(&f, off, before, 15);
+	assert_int_equal(n, 7);
+	for (len = 0; len < f.len; len++) {
+		struct trace_reader *r;
+		struct trace_chunk c;
+		uint64_t events = 0, at, expect_off;
+		size_t k;
+		int err;
+
+		err = trace_reader_open_mem(&r, f.data, len);
+		if (len < off[0]) {
+			/* The header or the INFO chunk is cut. */
+			assert_true(err == -ENODATA || err == -EINVAL);
+			trace_reader_close(r);
+			continue;
+		}
+		assert_int_equal(err, 0);
+		while ((err = trace_reader_next(r, &c)) == 1)
+			events += c.nr_events;
+		assert_int_equal(err, -ENODATA);
+		/* It stops at the first chunk not wholly in the file. */
+		for (k = 0; k < n && off[k + 1] <= len; k++)
+			;
+		expect_off = off[k];
+		trace_reader_error(r, &at);
+		assert_int_equal(at, expect_off);
+		assert_int_equal(events, before[k]);
+		assert_non_null(strstr(trace_reader_error(r, NULL), "offset"));
+		assert_int_equal(trace_reader_next(r, &c), -ENODATA);
+		trace_reader_close(r);
+	}
+	drop(&f);
+}
+
+static void test_trace_reader_corrupt_payload(void **state)
+{
+	uint64_t off[16], before[16], at;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	struct file f;
+	char want[32];
+	uint64_t events = 0;
+	int err;
+
+	(void)state;
+	write_full(&f);
+	chunk_offsets(&f, off, before, 15);
+	f.data[off[1] + 16 + 100] ^= 0x40; /* inside the second EVENTS */
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), 0);
+	while ((err = trace_reader_next(r, &c)) == 1)
+		events += c.nr_events;
+	assert_int_equal(err, -EBADMSG);
+	assert_int_equal(events, 2048);
+	trace_reader_error(r, &at);
+	assert_int_equal(at, off[1]);
+	snprintf(want, sizeof(want), "offset %llu:", (unsigned long long)at);
+	assert_non_null(strstr(trace_reader_error(r, NULL), want));
+	assert_non_null(strstr(trace_reader_error(r, NULL), "checksum"));
+	trace_reader_close(r);
+	drop(&f);
+}
+
+static void test_trace_reader_corrupt_length(void **state)
+{
+	uint64_t off[16], before[16], at;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	struct file f;
+	int err;
+
+	(void)state;
+	write_full(&f);
+	chunk_offsets(&f, off, before, 15);
+	f.data[off[2] + 4] ^= 0x01; /* HORIZON's length: 8 -> 9 */
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), 0);
+	while ((err = trace_reader_next(r, &c)) == 1)
+		;
+	assert_int_equal(err, -EBADMSG);
+	trace_reader_error(r, &at);
+	assert_int_equal(at, off[2]);
+	trace_reader_close(r);
+	drop(&f);
+}
+
+static void test_trace_reader_bad_header(void **state)
+{
+	struct trace_reader *r;
+	struct file f;
+	uint32_t crc;
+
+	(void)state;
+	write_full(&f);
+	f.data[0] = 'X';
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), -EINVAL);
+	assert_non_null(strstr(trace_reader_error(r, NULL), "magic"));
+	trace_reader_close(r);
+	f.data[0] = 'M';
+	f.data[8] = TRACE_MAJOR + 1; /* a newer major, checksum fixed up */
+	crc = mon_crc32c(0, f.data, 28);
+	memcpy(f.data + 28, &crc, 4);
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), -EPROTO);
+	trace_reader_close(r);
+	f.data[8] = TRACE_MAJOR;
+	crc = mon_crc32c(0, f.data, 28);
+	memcpy(f.data + 28, &crc, 4);
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), 0);
+	trace_reader_close(r);
+	f.data[12] ^= 1; /* header size, checksum not fixed */
+	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), -EBADMSG);
+	trace_reader_close(r);
+	assert_int_equal(trace_reader_open(&r, "/nonexistent/x.mkm"), -ENOENT);
+	assert_null(r);
+	drop(&f);
+}
+
+static void test_trace_reader_unknown_abi(void **state)
+{
+	struct trace_info newer = info;
+	struct trace_reader *r;
+	struct trace_writer *w;
+	struct file f;
+
+	(void)state;
+	tmp_path(&f);
+	newer.abi_major = MKM_ABI_MAJOR + 1;
+	assert_int_equal(trace_writer_open(&w, f.path, &newer), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), -EPROTO);
+	assert_non_null(strstr(trace_reader_error(r, NULL), "ABI"));
+	trace_reader_close(r);
+	unlink(f.path);
+}
+
+/* A recorder that crashed after flushing: no END chunk. */
+static void test_trace_reader_crash_loses_only_unflushed(void **state)
+{
+	static struct mkm_event ev[100];
+	struct trace_reader *r;
+	struct trace_writer *w;
+	struct trace_chunk c;
+	struct file f, copy;
+	uint64_t events = 0;
+	int err;
+
+	(void)state;
+	tmp_path(&f);
+	fill(ev, 100, 0);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	assert_int_equal(trace_writer_events(w, ev, 60), 0);
+	assert_int_equal(trace_writer_flush(w, 1), 0);
+	assert_int_equal(trace_writer_events(w, ev + 60, 40), 0);
+	slurp(&f); /* the file as a crash now would leave it */
+	copy = f;
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open_mem(&r, copy.data, copy.len), 0);
+	while ((err = trace_reader_next(r, &c)) == 1)
+		events += c.nr_events;
+	assert_int_equal(err, -ENODATA);
+	assert_int_equal(events, 60);
+	assert_non_null(strstr(trace_reader_error(r, NULL), "END"));
+	trace_reader_close(r);
+	drop(&f);
+}
+
+static void test_trace_reader_replay_matches_direct(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct trace_reader *r;
+	struct trace_writer *w;
+	struct tl *direct, *replayed;
+	struct evs s = { 0 };
+	struct file f;
+	size_t i, th;
+
+	(void)state;
+	ATTACH(&s, 100, 1, 200, MKM_TS_RUNNING, 1);
+	WAKEUP(&s, 300, 1, 100, 0);
+	OUT(&s, 350, 1, 200, MKM_TS_INTERRUPTIBLE, 0);
+	ATTACH(&s, 100, 0, 100, MKM_TS_RUNNING, 0);
+	OUT(&s, 200, 0, 100, MKM_TS_INTERRUPTIBLE, 0);
+	IN(&s, 400, 0, 100, 0);
+	tmp_path(&f);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	for (i = 0; i < s.n; i++) {
+		assert_int_equal(trace_writer_events(w, &s.ev[i], 1), 0);
+		assert_int_equal(trace_writer_horizon(w, 50 * i), 0);
+		assert_int_equal(trace_writer_flush(w, 0), 0);
+	}
+	assert_int_equal(trace_writer_close(w), 0);
+	direct = build(&s, 0, 2);
+	assert_int_equal(tl_create(&replayed, &cfg), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	assert_int_equal(trace_reader_replay(r, replayed), 0);
+	trace_reader_close(r);
+	assert_int_equal(tl_nr_threads(replayed), tl_nr_threads(direct));
+	for (th = 0; th < tl_nr_threads(direct); th++) {
+		struct tl_thread a, b;
+		struct tl_interval x, y;
+
+		tl_thread(direct, th, &a);
+		tl_thread(replayed, th, &b);
+		assert_int_equal(a.nr_intervals, b.nr_intervals);
+		for (i = 0; i < a.nr_intervals; i++) {
+			tl_interval(direct, th, i, &x);
+			tl_interval(replayed, th, i, &y);
+			assert_memory_equal(&x, &y, sizeof(x));
+		}
+	}
+	tl_destroy(direct);
+	tl_destroy(replayed);
+	unlink(f.path);
+}
+
+static void test_trace_reader_replay_keeps_valid_prefix(void **state)
+{
+	uint64_t off[16], before[16];
+	struct trace_reader *r;
+	struct tl_stats st;
+	struct file f;
+	struct tl *tl;
+
+	(void)state;
+	write_full(&f);
+	chunk_offsets(&f, off, before, 15);
+	assert_int_equal(tl_create(&tl, NULL), 0);
+	/* Cut inside the second EVENTS chunk. */
+	assert_int_equal(trace_reader_open_mem(&r, f.data, off[2] - 5), 0);
+	assert_int_equal(trace_reader_replay(r, tl), -ENODATA);
+	trace_reader_close(r);
+	assert_int_equal(tl_nr_marks(tl), 2048);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.pending, 0);
+	tl_destroy(tl);
+	drop(&f);
+}
+
+static void test_trace_writer_errors(void **state)
+{
+	struct trace_writer *w;
+	struct mkm_cpu_stats st;
+
+	(void)state;
+	assert_int_equal(trace_writer_open(&w, "/nonexistent/dir/x.mkm", &info),
+			 -ENOENT);
+	assert_null(w);
+	assert_int_equal(trace_writer_open(&w, "/tmp/x.mkm", NULL), -EINVAL);
+	assert_int_equal(trace_writer_events(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(trace_writer_stats(NULL, &st, 1), -EINVAL);
+	assert_int_equal(trace_writer_close(NULL), 0);
+}
+
+static void test_mon_crc32c_known_value(void **state)
+{
+	(void)state;
+	assert_int_equal(mon_crc32c(0, "123456789", 9), 0xE3069283u);
+	/* Incremental equals one shot. */
+	assert_int_equal(mon_crc32c(mon_crc32c(0, "1234", 4), "56789", 5),
+			 0xE3069283u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trace_writer_roundtrip),
+		cmocka_unit_test(test_trace_reader_every_truncation),
+		cmocka_unit_test(test_trace_reader_corrupt_payload),
+		cmocka_unit_test(test_trace_reader_corrupt_length),
+		cmocka_unit_test(test_trace_reader_bad_header),
+		cmocka_unit_test(test_trace_reader_unknown_abi),
+		cmocka_unit_test(test_trace_reader_crash_loses_only_unflushed),
+		cmocka_unit_test(test_trace_reader_replay_matches_direct),
+		cmocka_unit_test(test_trace_reader_replay_keeps_valid_prefix),
+		cmocka_unit_test(test_trace_writer_errors),
+		cmocka_unit_test(test_mon_crc32c_known_value),
+	};
+
+	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
+}
