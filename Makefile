@@ -32,7 +32,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
-.PHONY: all deps check check-unit check-vm style clean
+.PHONY: all deps check check-unit check-vm style clean install demo
 
 all:
 
@@ -48,14 +48,31 @@ include kernel/build.mk
 -include tests/unit/build.mk
 -include tests/abi/build.mk
 include viewer/build.mk
--include tools/build.mk.off
+include tools/build.mk
 include examples/build.mk
 -include tests/vm/build.mk
 
 deps:
 	$(Q)tests/vm/deps.sh
 
-check: check-unit check-vm
+# check and demo install what they need first: they must work on a fresh
+# machine, and KDIR is only known once the headers are installed.
+check:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm
+
+demo:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory all $(VM_INITRAMFS)
+	$(Q)BUILD=$(BUILD) examples/demo.sh
+
+MANDIR ?= $(PREFIX)/share/man
+install: all install-lib install-module
+	$(quiet) INSTALL $(DESTDIR)$(PREFIX)/bin/mkm
+	$(Q)install -D -m 0755 $(MKM_TOOL) $(DESTDIR)$(PREFIX)/bin/mkm
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(Q)install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 0644 docs/man/*.3 $(DESTDIR)$(MANDIR)/man3/
 
 check-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done

@@ -40,3 +40,19 @@ $(RING_TEST)-san: tests/unit/test_ring.c kernel/ring.h kernel/uapi/mkm.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $< -lcmocka
+
+# `make install` builds the module again for the running kernel (the build
+# above targets the reference kernel the VM tests boot) and installs it.
+RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
+INSTALL_KBUILD_DIR := $(BUILD)/kernel-running
+
+.PHONY: install-module
+install-module:
+	$(Q)test -d "$(RUNNING_KDIR)" || { echo "mkm: no headers for the running kernel at $(RUNNING_KDIR): apt-get install linux-headers-$$(uname -r)" >&2; exit 1; }
+	$(Q)mkdir -p $(INSTALL_KBUILD_DIR)
+	$(Q)for f in $(filter-out kernel/uapi/%,$(KERNEL_SRCS)); do \
+		ln -sfn $(CURDIR)/$$f $(INSTALL_KBUILD_DIR)/; done
+	$(Q)ln -sfn $(CURDIR)/kernel/uapi $(INSTALL_KBUILD_DIR)/uapi
+	$(Q)$(MAKE) --no-print-directory -C $(RUNNING_KDIR) M=$(abspath $(INSTALL_KBUILD_DIR)) modules
+	$(Q)$(MAKE) --no-print-directory -C $(RUNNING_KDIR) M=$(abspath $(INSTALL_KBUILD_DIR)) modules_install
+	$(Q)depmod -a

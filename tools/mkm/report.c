@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - mkm report: where each thread's time went, as tables (like
+ * prstat -m and MSA's msa()) or as JSON for scripts.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The columns of the table: microstates grouped as a user thinks of them. */
+enum group { G_RUN, G_INTR, G_RUNQ, G_SLEEP, G_DISK, G_STOP, G_ZOMB, G_UNKN, G_NR };
+static const char *const group_names[G_NR] = {
+	"RUN", "INTR", "RUNQ", "SLEEP", "DISK", "STOP", "ZOMB", "UNKN",
+};
+
+static enum group group_of(unsigned int state)
+{
+	switch (state) {
+	case TL_RUN:
+	case TL_RUN_USER:
+	case TL_RUN_SYS:
+	case TL_TRAP:
+		return G_RUN;
+	case TL_INTERRUPTED:
+		return G_INTR;
+	case TL_RUNQ:
+		return G_RUNQ;
+	case TL_SLEEP:
+	case TL_FUTEX_SLEEP:
+	case TL_POLL_SLEEP:
+		return G_SLEEP;
+	case TL_DISK:
+	case TL_PAGING_SLEEP:
+		return G_DISK;
+	case TL_STOPPED:
+		return G_STOP;
+	case TL_ZOMBIE:
+		return G_ZOMB;
+	default:
+		return G_UNKN;
+	}
+}
+
+static const char *end_name(unsigned int end)
+{
+	static const char *const names[] = { "alive", "reaped", "detached",
+					     "replaced" };
+
+	return end < 4 ? names[end] : "?";
+}
+
+struct report {
+	struct tl *tl;
+	struct trace_info info;
+	struct tl_stats st;
+	uint64_t lost_stats;
+	size_t nr_threads;
+	unsigned int nr_cpus;
+	uint64_t t0, t1;
+};
+
+static void thread_totals(const struct report *r, size_t th,
+			  uint64_t timers[TL_NR_STATES], uint64_t *life)
+{
+	unsigned int s;
+
+	acct_msa(r->tl, ACCT_THREAD, th, TL_NR_STATES, timers);
+	*life = 0;
+	for (s = 0; s < TL_NR_STATES; s++)
+		*life += timers[s];
+}
+
+static void print_threads(const struct report *r)
+{
+	size_t th;
+	int g;
+
+	printf("Microstates per thread, %% of its observed life (like prstat -m)\n");
+	printf("%7s %-16s %10s", "TID", "NAME", "LIFE");
+	for (g = 0; g < G_NR; g++)
+		printf(" %5s", group_names[g]);
+	printf(" %7s %5s\n", "SWITCH", "FLUT");
+	for (th = 0; th < r->nr_threads; th++) {
+		uint64_t timers[TL_NR_STATES], groups[G_NR] = { 0 }, life;
+		struct tl_thread t;
+		char buf[32];
+		unsigned int s;
+
+		tl_thread(r->tl, th, &t);
+		thread_totals(r, th, timers, &life);
+		for (s = 0; s < TL_NR_STATES; s++)
+			groups[group_of(s)] += timers[s];
+		printf("%7u %-16.16s %10s", t.tid, t.name[0] ? t.name : "?",
+		       fmt_ns(buf, sizeof(buf), life));
+		for (g = 0; g < G_NR; g++)
+			printf(" %5.1f", life ? 100.0 * groups[g] / life : 0.0);
+		printf(" %7llu %5llu\n", (unsigned long long)t.switches,
+		       (unsigned long long)t.flutters);
+	}
+}
+
+static void print_cpus(const struct report *r)
+{
+	unsigned int cpu;
+
+	printf("\nPer CPU (monitored threads only)\n");
+	printf("%4s %10s %10s %8s %6s %9s %7s %7s\n", "CPU", "RUN", "INTR",
+	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS");
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct acct_cpu c;
+		char a[32], b[32];
+
+		if (acct_cpu(r->tl, cpu, &c) || !c.events)
+			continue;
+		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu\n", cpu,
+		       fmt_ns(a, sizeof(a), c.run_ns),
+		       fmt_ns(b, sizeof(b), c.interrupted_ns),
+		       (unsigned long long)c.switches,
+		       (unsigned long long)c.flutters,
+		       (unsigned long long)c.events,
+		       (unsigned long long)c.lost,
+		       (unsigned long long)c.threads);
+	}
+}
+
+static void print_bursts(const struct report *r)
+{
+	struct acct_burst b[TL_NR_STATES];
+	unsigned int s;
+
+	acct_bursts(r->tl, ACCT_ALL, 0, b);
+	printf("\nBursts, all threads (one burst: one interval in the state)\n");
+	printf("%-14s %9s %10s %10s %10s %10s\n", "STATE", "COUNT", "MEAN",
+	       "STDDEV", "MIN", "MAX");
+	for (s = 0; s < TL_NR_STATES; s++) {
+		char m[32], d[32], lo[32], hi[32];
+
+		if (!b[s].count)
+			continue;
+		printf("%-14s %9llu %10s %10s %10s %10s\n", tl_state_name(s),
+		       (unsigned long long)b[s].count,
+		       fmt_ns(m, sizeof(m), (uint64_t)b[s].mean_ns),
+		       fmt_ns(d, sizeof(d), (uint64_t)b[s].stddev_ns),
+		       fmt_ns(lo, sizeof(lo), b[s].min_ns),
+		       fmt_ns(hi, sizeof(hi), b[s].max_ns));
+	}
+}
+
+static void print_matrix(const struct report *r, struct acct_cell *cells)
+{
+	size_t th;
+	unsigned int cpu;
+
+	printf("\nCPU x thread: time run (dispatches)\n%7s %-16s", "TID",
+	       "NAME");
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		printf(" %17s%u", "CPU", cpu);
+	printf("\n");
+	for (th = 0; th < r->nr_threads; th++) {
+		struct tl_thread t;
+
+		tl_thread(r->tl, th, &t);
+		printf("%7u %-16.16s", t.tid, t.name[0] ? t.name : "?");
+		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+			const struct acct_cell *c =
+				&cells[cpu * r->nr_threads + th];
+			char buf[32], cell[40];
+
+			snprintf(cell, sizeof(cell), "%s (%llu)",
+				 fmt_ns(buf, sizeof(buf), c->run_ns),
+				 (unsigned long long)c->dispatches);
+			printf(" %18s", cell);
+		}
+		printf("\n");
+	}
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_bursts(const struct acct_burst *b)
+{
+	unsigned int s;
+	const char *sep = "";
+
+	printf("{");
+	for (s = 0; s < TL_NR_STATES; s++) {
+		if (!b[s].count)
+			continue;
+		printf("%s\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"mean_ns\":%.1f,\"stddev_ns\":%.1f,\"min_ns\":%llu,\"max_ns\":%llu}",
+		       sep, tl_state_name(s), (unsigned long long)b[s].count,
+		       (unsigned long long)b[s].total_ns, b[s].mean_ns,
+		       b[s].stddev_ns, (unsigned long long)b[s].min_ns,
+		       (unsigned long long)b[s].max_ns);
+		sep = ",";
+	}
+	printf("}");
+}
+
+static void print_json(const struct report *r, const char *path,
+		       struct acct_cell *cells)
+{
+	struct acct_burst b[TL_NR_STATES];
+	unsigned int cpu, s;
+	size_t th;
+
+	printf("{\"file\":");
+	json_string(path);
+	printf(",\"kernel\":");
+	json_string(r->info.kernel);
+	printf(",\"start_ns\":%llu,\"end_ns\":%llu,\"events\":%llu,\"lost\":%llu,\"gaps\":%llu,\"anomalies\":%llu,\"nr_cpus\":%u,",
+	       (unsigned long long)r->t0, (unsigned long long)r->t1,
+	       (unsigned long long)r->st.events,
+	       (unsigned long long)(r->lost_stats > r->st.lost ? r->lost_stats :
+								 r->st.lost),
+	       (unsigned long long)r->st.gaps,
+	       (unsigned long long)r->st.anomalies, r->nr_cpus);
+	printf("\"threads\":[");
+	for (th = 0; th < r->nr_threads; th++) {
+		uint64_t timers[TL_NR_STATES], life;
+		struct tl_thread t;
+		struct tl_thread p;
+		const char *sep = "";
+
+		tl_thread(r->tl, th, &t);
+		thread_totals(r, th, timers, &life);
+		printf("%s{\"tid\":%u,\"unique_id\":%u,\"name\":", th ? "," : "",
+		       t.tid, t.unique_id);
+		json_string(t.name);
+		printf(",\"parent_tid\":%d,\"end\":\"%s\",\"first_ns\":%llu,\"end_ns\":%llu,\"life_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"anomalies\":%llu,\"states\":{",
+		       t.parent >= 0 && !tl_thread(r->tl, t.parent, &p) ?
+			       (int)p.tid :
+			       -1,
+		       end_name(t.end), (unsigned long long)t.first_ns,
+		       (unsigned long long)t.end_ns, (unsigned long long)life,
+		       (unsigned long long)t.switches,
+		       (unsigned long long)t.flutters,
+		       (unsigned long long)t.anomalies);
+		for (s = 0; s < TL_NR_STATES; s++) {
+			if (!timers[s])
+				continue;
+			printf("%s\"%s\":%llu", sep, tl_state_name(s),
+			       (unsigned long long)timers[s]);
+			sep = ",";
+		}
+		printf("},\"bursts\":");
+		acct_bursts(r->tl, ACCT_THREAD, th, b);
+		json_bursts(b);
+		printf(",\"cpus\":[");
+		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+			const struct acct_cell *c =
+				&cells[cpu * r->nr_threads + th];
+
+			printf("%s{\"run_ns\":%llu,\"dispatches\":%llu}",
+			       cpu ? "," : "", (unsigned long long)c->run_ns,
+			       (unsigned long long)c->dispatches);
+		}
+		printf("]}");
+	}
+	printf("],\"cpus\":[");
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct acct_cpu c = { 0 };
+
+		acct_cpu(r->tl, cpu, &c);
+		printf("%s{\"cpu\":%u,\"run_ns\":%llu,\"interrupted_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"events\":%llu,\"lost\":%llu,\"threads\":%llu}",
+		       cpu ? "," : "", cpu, (unsigned long long)c.run_ns,
+		       (unsigned long long)c.interrupted_ns,
+		       (unsigned long long)c.switches,
+		       (unsigned long long)c.flutters,
+		       (unsigned long long)c.events,
+		       (unsigned long long)c.lost,
+		       (unsigned long long)c.threads);
+	}
+	printf("],\"bursts\":");
+	acct_bursts(r->tl, ACCT_ALL, 0, b);
+	json_bursts(b);
+	printf("}\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct report r = { 0 };
+	struct acct_cell *cells;
+	bool json = false;
+	size_t th;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (opt == 'j') {
+			json = true;
+		} else if (opt == 'h') {
+			puts("usage: mkm report [--json] FILE");
+			return 0;
+		} else {
+			die_usage("report: bad option");
+		}
+	}
+	if (optind != argc - 1)
+		die_usage("report: give one trace file");
+
+	r.tl = load_trace(argv[optind], &r.info, &r.lost_stats);
+	tl_stats(r.tl, &r.st);
+	r.nr_threads = tl_nr_threads(r.tl);
+	r.nr_cpus = tl_nr_cpus(r.tl);
+	r.t0 = UINT64_MAX;
+	for (th = 0; th < r.nr_threads; th++) {
+		struct tl_thread t;
+
+		tl_thread(r.tl, th, &t);
+		if (t.first_ns < r.t0)
+			r.t0 = t.first_ns;
+		if (t.end_ns > r.t1)
+			r.t1 = t.end_ns;
+	}
+	if (!r.nr_threads)
+		r.t0 = 0;
+	cells = calloc((size_t)r.nr_cpus * r.nr_threads + 1, sizeof(*cells));
+	if (!cells)
+		die("out of memory");
+	acct_matrix(r.tl, cells, r.nr_cpus, r.nr_threads);
+
+	if (json) {
+		print_json(&r, argv[optind], cells);
+	} else {
+		char d[32];
+		uint64_t lost = r.lost_stats > r.st.lost ? r.lost_stats :
+							   r.st.lost;
+
+		printf("%s: %s, %zu threads, %u CPUs, %llu events, %llu lost%s\n\n",
+		       argv[optind], fmt_ns(d, sizeof(d), r.t1 - r.t0),
+		       r.nr_threads, r.nr_cpus,
+		       (unsigned long long)r.st.events,
+		       (unsigned long long)lost,
+		       lost ? " (their time shows as UNKN)" : "");
+		print_threads(&r);
+		print_cpus(&r);
+		print_bursts(&r);
+		print_matrix(&r, cells);
+	}
+	free(cells);
+	tl_destroy(r.tl);
+	return 0;
+}
