@@ -70,7 +70,7 @@ check-lib-exports: $(LIBMON_SO)
 CHECK_EXTRA += check-lib-exports
 
 BENCH_LIB := $(LIBMON_DIR)/bench_tl
-BENCH_EVENTS ?= 20000000
+BENCH_EVENTS ?= 12000000
 $(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)$(CC) $(CFLAGS) -Ilibmonitor/include -Ilibmonitor/src -o $@ $< \

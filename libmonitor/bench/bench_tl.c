@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_tl.c - timeline rebuild throughput (events/s on one core) and
+ * memory per interval, on a generated stream: bench_tl [EVENTS [THREADS
+ * [CPUS]]].
+ *
+ * The generator simulates a scheduler: CPUS CPUs, THREADS threads that
+ * compute, take interrupts (some nested), make system calls, get
+ * preempted, migrate, sleep and are woken from another CPU. Each CPU's
+ * records go to its own array, as in its ring; the stream is then fed the
+ * way a reader drains the rings: every 1 ms of trace time, each CPU's new
+ * records as one tl_feed() call, so the builder really merges. The
+ * generation is not timed; the rebuild is run REPS times and the median
+ * and best are printed, with the goals (50M events/s, 32 bytes/interval)
+ * as ratios.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libmonitor.h"
+
+#define REPS 5
+#define WINDOW_NS 1000000ull
+
+struct cpu_stream {
+	struct mkm_event *ev;
+	size_t n, cap;
+	uint32_t seq;
+	uint64_t now;
+	int cur; /* thread running, -1 idle */
+};
+
+struct sim_thread {
+	int cpu; /* last CPU */
+	uint64_t wake; /* when sleeping */
+	uint64_t ready; /* when it became runnable */
+};
+
+static struct cpu_stream *cpus;
+static struct sim_thread *threads;
+static int *runq;
+static size_t runq_n;
+static int *sleepq; /* binary heap on wake time */
+static size_t sleepq_n;
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)((rng >> 32) % n);
+}
+
+static void emit(int c, unsigned int type, int th, uint32_t a0, uint32_t a1,
+		 unsigned int flags)
+{
+	struct cpu_stream *s = &cpus[c];
+	struct mkm_event *e;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1 << 16;
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
+		if (!s->ev) {
+			perror("bench_tl");
+			exit(1);
+		}
+	}
+	e = &s->ev[s->n++];
+	e->time_ns = s->now;
+	e->tid = (uint32_t)th + 1000;
+	e->unique_id = (uint32_t)th;
+	e->seq = s->seq++;
+	e->cpu = (uint16_t)c;
+	e->type = (uint8_t)type;
+	e->flags = (uint8_t)flags;
+	e->arg0 = a0;
+	e->arg1 = a1;
+}
+
+static void sleep_push(int th)
+{
+	size_t i = sleepq_n++;
+
+	while (i && threads[sleepq[(i - 1) / 2]].wake > threads[th].wake) {
+		sleepq[i] = sleepq[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	sleepq[i] = th;
+}
+
+static int sleep_pop(void)
+{
+	int top = sleepq[0], last = sleepq[--sleepq_n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= sleepq_n)
+			break;
+		if (c + 1 < sleepq_n &&
+		    threads[sleepq[c + 1]].wake < threads[sleepq[c]].wake)
+			c++;
+		if (threads[last].wake <= threads[sleepq[c]].wake)
+			break;
+		sleepq[i] = sleepq[c];
+		i = c;
+	}
+	sleepq[i] = last;
+	return top;
+}
+
+/* Put the next runnable thread on CPU c (its previous one left). */
+static void dispatch(int c, uint32_t prev)
+{
+	struct cpu_stream *s = &cpus[c];
+	int th;
+	uint32_t k;
+
+	if (!runq_n) {
+		s->cur = -1;
+		return;
+	}
+	k = rnd((uint32_t)runq_n);
+	th = runq[k];
+	runq[k] = runq[--runq_n];
+	if (threads[th].cpu != c) {
+		if (s->now < threads[th].ready)
+			s->now = threads[th].ready;
+		emit(c, MKM_EV_MIGRATE, th, (uint32_t)c,
+		     (uint32_t)threads[th].cpu, 0);
+		threads[th].cpu = c;
+	}
+	/* Not before it left the CPU it was preempted on. */
+	if (s->now < threads[th].ready)
+		s->now = threads[th].ready;
+	s->now += 1 + rnd(3);
+	emit(c, MKM_EV_SWITCH_IN, th, 0, prev, 0);
+	s->cur = th;
+}
+
+static size_t total(int ncpu)
+{
+	size_t n = 0;
+	int c;
+
+	for (c = 0; c < ncpu; c++)
+		n += cpus[c].n;
+	return n;
+}
+
+static void generate(size_t want, int nth, int ncpu)
+{
+	int c, th;
+
+	cpus = calloc((size_t)ncpu, sizeof(*cpus));
+	threads = calloc((size_t)nth, sizeof(*threads));
+	runq = calloc((size_t)nth, sizeof(*runq));
+	sleepq = calloc((size_t)nth, sizeof(*sleepq));
+	for (c = 0; c < ncpu; c++) {
+		cpus[c].cur = -1;
+		cpus[c].now = 1000000;
+	}
+	for (th = 0; th < nth; th++) {
+		c = th % ncpu;
+		threads[th].cpu = c;
+		if (cpus[c].cur < 0) {
+			cpus[c].cur = th;
+			emit(c, MKM_EV_ATTACH, th, MKM_TS_RUNNING, (uint32_t)c, 0);
+		} else {
+			runq[runq_n++] = th;
+			emit(c, MKM_EV_ATTACH, th, MKM_TS_RUNNING, 0xffffffffu,
+			     0);
+		}
+	}
+	while (total(ncpu) < want) {
+		struct cpu_stream *s;
+		uint32_t r;
+
+		/* The CPU furthest behind acts next: global time order. */
+		c = 0;
+		for (th = 1; th < ncpu; th++)
+			if (cpus[th].now < cpus[c].now)
+				c = th;
+		s = &cpus[c];
+		/* Wake the sleepers due, from this CPU. */
+		while (sleepq_n && threads[sleepq[0]].wake <= s->now) {
+			th = sleep_pop();
+			emit(c, MKM_EV_WAKEUP, th, (uint32_t)threads[th].cpu,
+			     s->cur >= 0 ? (uint32_t)s->cur + 1000 : 0, 0);
+			threads[th].ready = s->now;
+			runq[runq_n++] = th;
+		}
+		if (s->cur < 0) {
+			if (runq_n) {
+				dispatch(c, 0);
+			} else if (sleepq_n) {
+				s->now = threads[sleepq[0]].wake;
+			} else {
+				s->now += 1000;
+			}
+			continue;
+		}
+		th = s->cur;
+		s->now += 200 + rnd(5000); /* compute */
+		r = rnd(100);
+		if (r < 35) {
+			emit(c, MKM_EV_IRQ_ENTRY, th, 30, 0, 0);
+			s->now += 1 + rnd(2000);
+			if (r < 5) { /* a softirq nested in it */
+				emit(c, MKM_EV_SOFTIRQ_ENTRY, th, 3, 0, 0);
+				s->now += 1 + rnd(500);
+				emit(c, MKM_EV_SOFTIRQ_EXIT, th, 3, 0, 0);
+				s->now += 1;
+			}
+			emit(c, MKM_EV_IRQ_EXIT, th, 30, 1, 0);
+		} else if (r < 65) {
+			emit(c, MKM_EV_SYSCALL_ENTRY, th, 0, 0, 0);
+			s->now += 100 + rnd(3000);
+			emit(c, MKM_EV_SYSCALL_EXIT, th, 0, 0, 0);
+		} else if (r < 80) {
+			emit(c, MKM_EV_SWITCH_OUT, th, MKM_TS_RUNNING,
+			     runq_n ? 1 : 0, MKM_EVF_PREEMPTED);
+			threads[th].ready = s->now;
+			runq[runq_n++] = th;
+			dispatch(c, (uint32_t)th + 1000);
+		} else {
+			emit(c, MKM_EV_SYSCALL_ENTRY, th, 202, 0, 0);
+			s->now += 50;
+			emit(c, MKM_EV_SWITCH_OUT, th, MKM_TS_INTERRUPTIBLE,
+			     0, 0);
+			threads[th].wake = s->now + 1000 + rnd(200000);
+			sleep_push(th);
+			dispatch(c, (uint32_t)th + 1000);
+		}
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double rebuild(int ncpu, size_t n, struct tl_stats *st,
+		      struct tl_memory *mem)
+{
+	struct tl_config cfg = { .nr_cpus = (unsigned int)ncpu,
+				 .classes = MKM_CLASS_ALL };
+	size_t *pos = calloc((size_t)ncpu, sizeof(*pos));
+	uint64_t end = 0, w;
+	struct tl *tl;
+	double t0, t;
+	int c, err;
+
+	for (c = 0; c < ncpu; c++)
+		if (cpus[c].n && cpus[c].ev[cpus[c].n - 1].time_ns > end)
+			end = cpus[c].ev[cpus[c].n - 1].time_ns;
+	err = tl_create(&tl, &cfg);
+	if (err) {
+		fprintf(stderr, "bench_tl: %s\n", monitor_strerror(err));
+		exit(1);
+	}
+	t0 = now_s();
+	for (w = WINDOW_NS; w < end + WINDOW_NS; w += WINDOW_NS) {
+		for (c = 0; c < ncpu; c++) {
+			struct cpu_stream *s = &cpus[c];
+			size_t from = pos[c];
+
+			while (pos[c] < s->n && s->ev[pos[c]].time_ns < w)
+				pos[c]++;
+			if (pos[c] > from)
+				tl_feed(tl, s->ev + from, pos[c] - from);
+		}
+	}
+	tl_flush(tl);
+	t = now_s() - t0;
+	tl_stats(tl, st);
+	tl_memory(tl, mem);
+	if (st->events != n) {
+		fprintf(stderr, "bench_tl: %llu events processed of %zu\n",
+			(unsigned long long)st->events, n);
+		exit(1);
+	}
+	tl_destroy(tl);
+	free(pos);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	size_t want = argc > 1 ? strtoull(argv[1], NULL, 0) : 12000000;
+	int nth = argc > 2 ? atoi(argv[2]) : 64;
+	int ncpu = argc > 3 ? atoi(argv[3]) : 4;
+	double t[REPS], med, best, evs_med, evs_best, bpi, bpi_all;
+	struct tl_memory mem;
+	struct tl_stats st;
+	size_t n;
+	int i;
+
+	if (nth < 1 || ncpu < 1 || ncpu > 256 || want < 1) {
+		fprintf(stderr, "usage: bench_tl [EVENTS [THREADS [CPUS]]]\n");
+		return 2;
+	}
+	generate(want, nth, ncpu);
+	n = total(ncpu);
+	printf("bench-lib: timeline rebuild of %zu events, %d threads, "
+	       "%d CPUs, fed per CPU every %llu us of trace time\n",
+	       n, nth, ncpu, WINDOW_NS / 1000);
+	for (i = 0; i < REPS; i++)
+		t[i] = rebuild(ncpu, n, &st, &mem);
+	qsort(t, REPS, sizeof(t[0]), cmp_double);
+	med = t[REPS / 2];
+	best = t[0];
+	evs_med = (double)n / med;
+	evs_best = (double)n / best;
+	bpi = (double)mem.interval_bytes / (double)st.intervals;
+	bpi_all = (double)mem.total_bytes / (double)st.intervals;
+	printf("  intervals:        %llu (%.2f events per interval), "
+	       "%llu anomalies\n",
+	       (unsigned long long)st.intervals,
+	       (double)n / (double)st.intervals,
+	       (unsigned long long)st.anomalies);
+	printf("  throughput:       %.1f M events/s median of %d, %.1f best "
+	       "(%.1f ns/event median)\n",
+	       evs_med / 1e6, REPS, evs_best / 1e6, med * 1e9 / (double)n);
+	printf("  memory:           %.1f bytes/interval for intervals, "
+	       "%.1f with everything held (queues, threads)\n",
+	       bpi, bpi_all);
+	printf("  goal ratios:      throughput %.2f x 50M events/s, "
+	       "memory %.2f x 32 bytes/interval (<= 1 meets it)\n",
+	       evs_med / 50e6, bpi / 32.0);
+	return 0;
+}
