@@ -74,11 +74,18 @@ static u32 sensor_tid(struct mkm_monitor *mon, struct task_struct *task)
 	return task_pid_nr_ns(task, mon->pid_ns);
 }
 
+/* A dead task's state: a thread released at exit, or a zombie. */
+static u32 sensor_dead_state(const struct task_struct *p)
+{
+	return READ_ONCE(p->exit_state) == EXIT_ZOMBIE ? MKM_TS_ZOMBIE :
+							 MKM_TS_DEAD;
+}
+
 /* Maps a sleeping task's __state bits to MKM_TS_*. */
-static u32 sensor_state(unsigned int state)
+static u32 sensor_state(const struct task_struct *p, unsigned int state)
 {
 	if (state & TASK_DEAD)
-		return MKM_TS_DEAD;
+		return sensor_dead_state(p);
 	if (state & __TASK_TRACED)
 		return MKM_TS_TRACED;
 	if (state & __TASK_STOPPED)
@@ -126,7 +133,7 @@ static void probe_sched_switch(void *data, bool preempt,
 		if (preempt || prev_state == TASK_RUNNING)
 			flags = MKM_EVF_PREEMPTED;
 		else if (READ_ONCE(prev->__state) != TASK_RUNNING)
-			state = sensor_state(prev_state);
+			state = sensor_state(prev, prev_state);
 		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_SWITCH_OUT, flags,
 				   state, sensor_tid(t->mon, next));
 	}
@@ -342,9 +349,9 @@ void mkm_sensor_attach(struct mkm_tracked *t)
 	u32 ts = MKM_TS_RUNNING, on_cpu = -1;
 
 	if (p->exit_state)
-		ts = MKM_TS_DEAD;
+		ts = sensor_dead_state(p);
 	else if (state != TASK_RUNNING)
-		ts = sensor_state(state);
+		ts = sensor_state(p, state);
 	else if (READ_ONCE(p->on_cpu))
 		on_cpu = task_cpu(p);
 	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_ATTACH, 0, ts, on_cpu);

@@ -164,7 +164,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 1
-#define MKM_ABI_MINOR 0
+#define MKM_ABI_MINOR 1
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -229,8 +229,9 @@ enum mkm_thread_state {
 	MKM_TS_UNINTERRUPTIBLE = 2, /* sleeping, e.g. disk wait */
 	MKM_TS_STOPPED = 3, /* stopped by a signal */
 	MKM_TS_TRACED = 4, /* stopped by a tracer */
-	MKM_TS_DEAD = 5, /* exiting or zombie */
+	MKM_TS_DEAD = 5, /* exited and released: nothing waits for it */
 	MKM_TS_PARKED = 6, /* kthread parked, idle or other */
+	MKM_TS_ZOMBIE = 7, /* exited, waiting for its parent's wait() */
 };
 
 /* MKM_EV_DETACH arg0: why a thread stopped being tracked. */
