@@ -1,10 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-# examples/: programs that reproduce the papers' studies, one folder each.
+# examples/: programs that reproduce the papers' studies, one folder each,
+# linked statically with libmonitor so they run in the test VM as they are.
 
-EXAMPLES := $(BUILD)/examples/matmul
+EXAMPLES := $(addprefix $(BUILD)/examples/,matmul sensor_cost const_overhead ftq)
+EXAMPLE_COMMON := examples/common/stats.c examples/common/pingpong.c \
+	examples/common/keeper.c
+EXAMPLE_CFLAGS := -Ilibmonitor/include -Iexamples/common -pthread
 all: $(EXAMPLES)
 
 $(BUILD)/examples/matmul: examples/matmul/matmul.c
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+
+# One rule per example: each is its folder's one .c file plus the common code.
+define example_rule
+$$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(EXAMPLE_COMMON) \
+		$$(wildcard examples/common/*.h) $$(LIBMON_A)
+	$$(quiet) CC $$@
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(EXAMPLE_CFLAGS) $$(CFLAGS) -o $$@ $$< $$(EXAMPLE_COMMON) \
+		$$(LIBMON_A) -lm
+endef
+$(foreach e,sensor_cost const_overhead ftq,$(eval $(call example_rule,$(e))))

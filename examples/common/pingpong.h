@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pingpong.h - two threads on one CPU passing a byte over pipes: every round
+ * trip is exactly two context switches, the MKM paper's overhead loop.
+ */
+#ifndef MKM_EXAMPLES_PINGPONG_H
+#define MKM_EXAMPLES_PINGPONG_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pingpong {
+	int to_peer[2], to_main[2];
+	pthread_t peer;
+	pid_t peer_tid, main_tid;
+	int cpu;
+};
+
+/* Starts the peer; both threads are pinned to cpu. Returns 0 or -errno. */
+int pingpong_start(struct pingpong *pp, int cpu);
+/* Runs rounds round trips; returns the elapsed CLOCK_MONOTONIC ns. */
+uint64_t pingpong_run(struct pingpong *pp, unsigned long rounds);
+void pingpong_stop(struct pingpong *pp);
+/* Context switches of both threads so far, from /proc (the kernel's count). */
+uint64_t pingpong_switches(const struct pingpong *pp);
+
+#endif /* MKM_EXAMPLES_PINGPONG_H */
