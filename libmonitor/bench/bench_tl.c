@@ -171,7 +171,8 @@ static void generate(size_t want, int nth, int ncpu)
 		threads[th].cpu = c;
 		if (cpus[c].cur < 0) {
 			cpus[c].cur = th;
-			emit(c, MKM_EV_ATTACH, th, MKM_TS_RUNNING, (uint32_t)c, 0);
+			emit(c, MKM_EV_ATTACH, th, MKM_TS_RUNNING, (uint32_t)c,
+			     0);
 		} else {
 			runq[runq_n++] = th;
 			emit(c, MKM_EV_ATTACH, th, MKM_TS_RUNNING, 0xffffffffu,
@@ -232,8 +233,8 @@ static void generate(size_t want, int nth, int ncpu)
 		} else {
 			emit(c, MKM_EV_SYSCALL_ENTRY, th, 202, 0, 0);
 			s->now += 50;
-			emit(c, MKM_EV_SWITCH_OUT, th, MKM_TS_INTERRUPTIBLE,
-			     0, 0);
+			emit(c, MKM_EV_SWITCH_OUT, th, MKM_TS_INTERRUPTIBLE, 0,
+			     0);
 			threads[th].wake = s->now + 1000 + rnd(200000);
 			sleep_push(th);
 			dispatch(c, (uint32_t)th + 1000);

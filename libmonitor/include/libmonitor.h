@@ -137,8 +137,8 @@ MON_API int monitor_suspend(struct monitor *mon);
  * Return: 0, or -EINVAL (@max 0), -EIO (the device returned a partial
  * record), -EFAULT, or another errno of read(2).
  */
-MON_API int monitor_read(struct monitor *mon, struct mkm_event *buf,
-			 size_t max, size_t *n);
+MON_API int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
+			 size_t *n);
 
 /*
  * thread_monitor - start tracking a thread (MKM's thread_monitor)
@@ -528,7 +528,8 @@ struct acct_cpu {
 	uint64_t events; /* records of this CPU */
 	uint64_t lost; /* events lost on this CPU */
 	uint64_t threads; /* distinct monitored threads run on it */
-	uint64_t first_ns, last_ns; /* first and last record time (0, 0: none) */
+	uint64_t first_ns,
+		last_ns; /* first and last record time (0, 0: none) */
 };
 
 /*
@@ -706,7 +707,8 @@ MON_API int trace_reader_open_mem(struct trace_reader **rp, const void *buf,
 				  size_t len);
 
 /* trace_reader_info - the recording's description. NULL if @r is NULL. */
-MON_API const struct trace_info *trace_reader_info(const struct trace_reader *r);
+MON_API const struct trace_info *
+trace_reader_info(const struct trace_reader *r);
 
 /*
  * trace_reader_next - read the next chunk

@@ -37,8 +37,7 @@ static int scope_check(const struct tl *tl, enum acct_scope scope, size_t th)
 {
 	if (!tl)
 		return -EINVAL;
-	if (scope != ACCT_THREAD && scope != ACCT_ALL &&
-	    scope != ACCT_CHILDREN)
+	if (scope != ACCT_THREAD && scope != ACCT_ALL && scope != ACCT_CHILDREN)
 		return -EINVAL;
 	if (scope != ACCT_ALL && th >= tl->nr_th)
 		return -ENOENT;

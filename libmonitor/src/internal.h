@@ -51,6 +51,7 @@ struct tl_th {
 	uint32_t exited;
 	size_t nr_iv;
 	size_t cap_iv; /* entries allocated over all blocks */
+	struct tl_iv *last; /* the open (last) interval, NULL if none */
 	struct tl_iv **blocks;
 	size_t nr_blocks;
 	size_t cap_blocks;
@@ -71,8 +72,16 @@ struct tl_cpu {
 	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
 	uint32_t cache_tid; /* last thread looked up here */
 	int64_t cache_th;
+	uint64_t cache_gen; /* valid while equal to tl->gen */
 	uint64_t events, lost, switches, flutters;
 	uint64_t first_time, last_done;
+};
+
+/* A CPU's queue while merging. */
+struct tl_src {
+	uint64_t t; /* p->time_ns, kept here for a cache-friendly scan */
+	const struct mkm_event *p, *end;
+	struct tl_cpu *cpu;
 };
 
 struct tl {
@@ -82,6 +91,7 @@ struct tl {
 	unsigned int nr_cpus; /* allocated entries */
 	unsigned int max_cpu; /* 1 + highest cpu seen or configured */
 	unsigned int *seen; /* ids of the CPUs seen, in order of appearance */
+	struct tl_src *src; /* merge scratch, one per CPU */
 	unsigned int nr_seen;
 	unsigned int cfg_seen; /* of those, below cfg.nr_cpus */
 	struct tl_th *th;
@@ -93,6 +103,7 @@ struct tl {
 	size_t nr_marks, cap_marks;
 	uint64_t horizon;
 	uint64_t now;
+	uint64_t gen; /* bumped when a tid's live thread changes */
 	size_t pending;
 	struct tl_stats stats;
 	tl_interval_cb cb;

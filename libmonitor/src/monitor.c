@@ -40,8 +40,8 @@ int monitor_create_at(struct monitor **monp, const char *path,
 	mon = calloc(1, sizeof(*mon));
 	if (!mon)
 		return -ENOMEM;
-	mon->fd = open(path ? path : MKM_DEVICE,
-		       O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	mon->fd =
+		open(path ? path : MKM_DEVICE, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (mon->fd < 0) {
 		err = -errno;
 		goto err_free;

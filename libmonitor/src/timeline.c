@@ -89,10 +89,15 @@ static int cpus_grow(struct tl *tl, unsigned int n)
 		cap = TL_MAX_CPUS;
 	{
 		unsigned int *seen = realloc(tl->seen, cap * sizeof(*seen));
+		struct tl_src *src;
 
 		if (!seen)
 			return -ENOMEM;
 		tl->seen = seen;
+		src = realloc(tl->src, cap * sizeof(*src));
+		if (!src)
+			return -ENOMEM;
+		tl->src = src;
 	}
 	c = realloc(tl->cpus, (size_t)cap * sizeof(*c));
 	if (!c)
@@ -154,6 +159,7 @@ void tl_destroy(struct tl *tl)
 	}
 	free(tl->cpus);
 	free(tl->seen);
+	free(tl->src);
 	free(tl->th);
 	free(tl->map_key);
 	free(tl->map_val);
@@ -301,13 +307,20 @@ static int iv_append(struct tl *tl, struct tl_th *t, uint64_t start,
 {
 	struct tl_iv *iv;
 
-	if (unlikely(t->nr_iv == t->cap_iv) && iv_grow(t))
-		return -ENOMEM;
-	iv = tl_iv_at(t, t->nr_iv);
+	if (unlikely(t->nr_iv == t->cap_iv)) {
+		if (iv_grow(t))
+			return -ENOMEM;
+		iv = tl_iv_at(t, t->nr_iv);
+	} else if (unlikely(!(t->nr_iv & (TL_BLOCK_LEN - 1)))) {
+		iv = tl_iv_at(t, t->nr_iv); /* first of a block */
+	} else {
+		iv = t->last + 1;
+	}
 	iv->start = start;
 	iv->cpu = (uint16_t)cpu;
 	iv->state = (uint8_t)state;
 	memset(iv->reserved, 0, sizeof(iv->reserved));
+	t->last = iv;
 	t->nr_iv++;
 	tl->stats.intervals++;
 	return 0;
@@ -338,26 +351,30 @@ static void iv_report(struct tl *tl, size_t th, const struct tl_iv *iv,
 
 /*
  * Move thread t into (state, cpu) at time now. Returns -ENOMEM only; the
- * state is changed even then, the interval is lost.
+ * state is changed even then, the interval is lost. Inlined: it runs for
+ * nearly every record.
  */
-static int set_state(struct tl *tl, struct tl_th *t, uint64_t now,
-		     unsigned int state, unsigned int cpu)
+static inline __attribute__((always_inline)) int
+set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
+	  unsigned int cpu)
 {
-	struct tl_iv *last;
+	struct tl_iv *last = t->last;
 
-	if (t->nr_iv && state == t->state && cpu == t->ivcpu)
-		return 0;
-	t->state = (uint8_t)state;
-	t->ivcpu = (uint16_t)cpu;
-	if (t->nr_iv) {
-		last = tl_iv_at(t, t->nr_iv - 1);
-		if (last->start >= now) {
+	if (likely(last)) {
+		if (state == t->state && cpu == t->ivcpu)
+			return 0;
+		t->state = (uint8_t)state;
+		t->ivcpu = (uint16_t)cpu;
+		if (unlikely(last->start >= now)) {
 			last->state = (uint8_t)state;
 			last->cpu = (uint16_t)cpu;
 			return 0;
 		}
-		if (tl->cb)
+		if (unlikely(tl->cb != NULL))
 			iv_report(tl, (size_t)(t - tl->th), last, now);
+	} else {
+		t->state = (uint8_t)state;
+		t->ivcpu = (uint16_t)cpu;
 	}
 	return iv_append(tl, t, now, state, cpu);
 }
@@ -372,8 +389,9 @@ static void thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 		return;
 	t->ended = (uint8_t)how;
 	t->end = now;
-	if (tl->cb && t->nr_iv && tl_iv_at(t, t->nr_iv - 1)->start < now)
-		iv_report(tl, th, tl_iv_at(t, t->nr_iv - 1), now);
+	tl->gen++;
+	if (tl->cb && t->last && t->last->start < now)
+		iv_report(tl, th, t->last, now);
 	for (k = 0; k < tl->nr_seen; k++) {
 		struct tl_cpu *c = &tl->cpus[tl->seen[k]];
 
@@ -527,7 +545,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 
 	tl->cpus[c].out = NO_THREAD;
 	tl->cpus[c].cur = NO_THREAD;
-	tl->cpus[c].cache_th = NO_THREAD;
+	tl->cpus[c].cache_tid = 0;
 	for (i = 0; i < tl->nr_th; i++) {
 		struct tl_th *t = &tl->th[i];
 
@@ -584,6 +602,7 @@ static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 		thread_end(tl, &tl->th[leader], now, TL_REPLACED);
 	tl->th[old].tid = ev->tid;
 	map_set(tl, ev->tid, old);
+	tl->gen++;
 }
 
 /* Process one record, in merged time order. */
@@ -602,8 +621,6 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 	tl->now = now;
 	if (type != MKM_EV_LOST)
 		cpu->events++;
-	if (!cpu->first_time)
-		cpu->first_time = now;
 	cpu->last_done = now;
 
 	switch (type) {
@@ -616,7 +633,7 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 	case MKM_EV_EXEC:
 		if (ev->arg0 != ev->tid) {
 			do_exec(tl, ev, now);
-			cpu->cache_th = NO_THREAD;
+			cpu->cache_tid = 0;
 		}
 		goto lookup;
 	case MKM_EV_REAP:
@@ -631,10 +648,8 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 lookup:
 		if (unlikely(!type || type > MKM_EV_TYPE_MAX || !ev->tid))
 			return;
-		if (likely(cpu->cache_th != NO_THREAD &&
-			   cpu->cache_tid == ev->tid &&
-			   tl->th[cpu->cache_th].tid == ev->tid &&
-			   !tl->th[cpu->cache_th].ended)) {
+		if (likely(cpu->cache_gen == tl->gen &&
+			   cpu->cache_tid == ev->tid)) {
 			i = cpu->cache_th;
 		} else {
 			i = thread_lookup(tl, ev->tid);
@@ -649,6 +664,7 @@ lookup:
 	}
 	cpu->cache_tid = ev->tid;
 	cpu->cache_th = i;
+	cpu->cache_gen = tl->gen;
 	t = &tl->th[i];
 
 	switch (type) {
@@ -743,11 +759,11 @@ lookup:
 			set_state(tl, t, now, TL_ZOMBIE, t->cpu);
 		}
 		thread_end(tl, t, now, TL_REAPED);
-		cpu->cache_th = NO_THREAD;
+		cpu->cache_tid = 0;
 		return;
 	case MKM_EV_DETACH:
 		thread_end(tl, t, now, TL_DETACHED);
-		cpu->cache_th = NO_THREAD;
+		cpu->cache_tid = 0;
 		return;
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_SOFTIRQ_ENTRY:
@@ -800,31 +816,40 @@ lookup:
 
 /* ---- feeding and merging ---------------------------------------------- */
 
+/* Room for k more records at the tail of cpu's queue. */
+static int queue_reserve(struct tl_cpu *cpu, size_t k)
+{
+	size_t live = cpu->tail - cpu->head, cap;
+	struct mkm_event *q;
+
+	if (likely(cpu->cap - cpu->tail >= k))
+		return 0;
+	if (cpu->head && cpu->cap - live >= k && cpu->head >= live) {
+		memcpy(cpu->q, cpu->q + cpu->head, live * sizeof(*q));
+	} else {
+		cap = cpu->cap ? cpu->cap : 1024;
+		while (cap - live < k)
+			cap *= 2;
+		q = malloc(cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		if (live)
+			memcpy(q, cpu->q + cpu->head, live * sizeof(*q));
+		free(cpu->q);
+		cpu->q = q;
+		cpu->cap = cap;
+	}
+	cpu->head = 0;
+	cpu->tail = live;
+	return 0;
+}
+
 static int queue_push(struct tl_cpu *cpu, const struct mkm_event *ev)
 {
-	if (unlikely(cpu->tail == cpu->cap)) {
-		size_t live = cpu->tail - cpu->head;
+	int err = queue_reserve(cpu, 1);
 
-		if (cpu->head && cpu->head >= cpu->cap / 2) {
-			memmove(cpu->q, cpu->q + cpu->head,
-				live * sizeof(*cpu->q));
-		} else {
-			size_t cap = cpu->cap ? cpu->cap * 2 : 1024;
-			struct mkm_event *q =
-				malloc(cap * sizeof(*q));
-
-			if (!q)
-				return -ENOMEM;
-			if (live)
-				memcpy(q, cpu->q + cpu->head,
-				       live * sizeof(*q));
-			free(cpu->q);
-			cpu->q = q;
-			cpu->cap = cap;
-		}
-		cpu->head = 0;
-		cpu->tail = live;
-	}
+	if (err)
+		return err;
 	cpu->q[cpu->tail++] = *ev;
 	return 0;
 }
@@ -849,44 +874,69 @@ static uint64_t watermark(const struct tl *tl)
 	return w == UINT64_MAX ? tl->horizon : w;
 }
 
+/*
+ * Process the queued records with time < w (all of them if all), in time
+ * order: take the CPU whose head is earliest and run through its records
+ * up to the next CPU's head, so a run costs one scan of the heads.
+ */
 static void merge(struct tl *tl, uint64_t w, bool all)
 {
-	unsigned int n = tl->nr_seen;
+	uint64_t lim_w = all ? UINT64_MAX : w - 1;
+	struct tl_src *src = tl->src;
+	unsigned int n = 0, k;
+	size_t done = 0;
 
-	for (;;) {
-		uint64_t best = UINT64_MAX, second = UINT64_MAX, limit;
-		struct tl_cpu *bc = NULL;
-		unsigned int k;
+	if (!all && !w)
+		return;
+	for (k = 0; k < tl->nr_seen; k++) {
+		struct tl_cpu *cpu = &tl->cpus[tl->seen[k]];
 
-		for (k = 0; k < n; k++) {
-			struct tl_cpu *cpu = &tl->cpus[tl->seen[k]];
-			uint64_t h;
+		if (cpu->head == cpu->tail)
+			continue;
+		src[n].p = cpu->q + cpu->head;
+		src[n].t = src[n].p->time_ns;
+		src[n].end = cpu->q + cpu->tail;
+		src[n].cpu = cpu;
+		n++;
+	}
+	while (n) {
+		uint64_t best = src[0].t, second = UINT64_MAX, limit;
+		const struct mkm_event *p, *end;
+		unsigned int b = 0;
 
-			if (cpu->head == cpu->tail)
-				continue;
-			h = cpu->q[cpu->head].time_ns;
+		for (k = 1; k < n; k++) {
+			uint64_t h = src[k].t;
+
 			if (h < best) {
 				second = best;
 				best = h;
-				bc = cpu;
+				b = k;
 			} else if (h < second) {
 				second = h;
 			}
 		}
-		if (!bc || (!all && best >= w))
+		if (best > lim_w)
 			break;
-		limit = second;
+		limit = second < lim_w ? second : lim_w;
+		p = src[b].p;
+		end = src[b].end;
 		do {
-			tl_apply(tl, &bc->q[bc->head]);
-			bc->head++;
-			tl->pending--;
-		} while (bc->head < bc->tail &&
-			 bc->q[bc->head].time_ns <= limit &&
-			 (all || bc->q[bc->head].time_ns < w));
-		if (bc->head == bc->tail)
-			bc->head = bc->tail = 0;
+			tl_apply(tl, p);
+			p++;
+		} while (p < end && p->time_ns <= limit);
+		done += (size_t)(p - src[b].p);
+		src[b].p = p;
+		if (p < end) {
+			src[b].t = p->time_ns;
+		} else {
+			src[b].cpu->head = src[b].cpu->tail = 0;
+			src[b] = src[--n];
+		}
 	}
-	if (!all && w != UINT64_MAX && w > tl->now)
+	for (k = 0; k < n; k++)
+		src[k].cpu->head = (size_t)(src[k].p - src[k].cpu->q);
+	tl->pending -= done;
+	if (!all && w > tl->now)
 		tl->now = w;
 }
 
@@ -911,6 +961,7 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 	if (unlikely(!cpu->seen)) {
 		cpu->seen = true;
 		tl->seen[tl->nr_seen++] = c;
+		cpu->first_time = e.time_ns;
 		tl->cfg_seen += c < tl->cfg.nr_cpus;
 		cpu->last_time = e.time_ns;
 	}
@@ -962,17 +1013,62 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 	return 0;
 }
 
+/*
+ * The common case, a run of one CPU's records in sequence with nothing
+ * lost: copy it in one go. Returns how many records of ev it took.
+ */
+static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
+{
+	unsigned int c = ev->cpu;
+	struct tl_cpu *cpu;
+	uint64_t last;
+	uint32_t seq;
+	size_t j;
+
+	if (c >= tl->max_cpu)
+		return 0;
+	cpu = &tl->cpus[c];
+	if (!cpu->seq_valid)
+		return 0;
+	last = cpu->last_time;
+	seq = cpu->next_seq;
+	for (j = 0; j < n; j++) {
+		const struct mkm_event *e = &ev[j];
+
+		if (e->cpu != c || e->seq != seq || e->time_ns < last ||
+		    e->type == MKM_EV_LOST)
+			break;
+		last = e->time_ns;
+		seq++;
+	}
+	if (!j || queue_reserve(cpu, j))
+		return 0;
+	memcpy(cpu->q + cpu->tail, ev, j * sizeof(*ev));
+	cpu->tail += j;
+	cpu->last_time = last;
+	cpu->next_seq = seq;
+	tl->stats.events += j;
+	tl->pending += j;
+	return j;
+}
+
 int tl_feed(struct tl *tl, const struct mkm_event *ev, size_t n)
 {
-	size_t i;
+	size_t i = 0, k;
 	int err = 0;
 
 	if (!tl || (n && !ev))
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
+	while (i < n) {
+		k = feed_run(tl, ev + i, n - i);
+		if (k) {
+			i += k;
+			continue;
+		}
 		err = feed_one(tl, &ev[i]);
 		if (err)
 			break;
+		i++;
 	}
 	merge(tl, watermark(tl), false);
 	return err;

@@ -109,9 +109,9 @@ static void crc_init(void)
 	}
 	for (i = 0; i < 256; i++)
 		for (j = 1; j < 8; j++)
-			crc_table[j][i] = (crc_table[j - 1][i] >> 8) ^
-					  crc_table[0][crc_table[j - 1][i] &
-						       0xff];
+			crc_table[j][i] =
+				(crc_table[j - 1][i] >> 8) ^
+				crc_table[0][crc_table[j - 1][i] & 0xff];
 }
 
 /* crc32c, slicing by 8; crc is the value returned for earlier bytes. */
@@ -137,8 +137,7 @@ uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-static uint32_t chunk_crc(const uint8_t *hdr, const void *payload,
-			  size_t len)
+static uint32_t chunk_crc(const uint8_t *hdr, const void *payload, size_t len)
 {
 	return mon_crc32c(mon_crc32c(0, hdr, 12), payload, len);
 }
@@ -438,11 +437,11 @@ struct trace_reader {
 	char msg[256];
 };
 
-static int fail(struct trace_reader *r, int err, uint64_t off,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(struct trace_reader *r, int err, uint64_t off, const char *fmt,
+		...) __attribute__((format(printf, 4, 5)));
 
-static int fail(struct trace_reader *r, int err, uint64_t off,
-		const char *fmt, ...)
+static int fail(struct trace_reader *r, int err, uint64_t off, const char *fmt,
+		...)
 {
 	char what[160];
 	va_list ap;
@@ -451,8 +450,8 @@ static int fail(struct trace_reader *r, int err, uint64_t off,
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	snprintf(r->msg, sizeof(r->msg),
-		 "offset %" PRIu64 ": %s; the %" PRIu32
-		 " chunks (%" PRIu64 " events) before it are valid",
+		 "offset %" PRIu64 ": %s; the %" PRIu32 " chunks (%" PRIu64
+		 " events) before it are valid",
 		 off, what, r->index, r->events);
 	r->err = err;
 	r->err_off = off;
@@ -460,8 +459,7 @@ static int fail(struct trace_reader *r, int err, uint64_t off,
 }
 
 /* Read len bytes at off into dst; the caller checked the bounds. */
-static int src_read(struct trace_reader *r, uint64_t off, void *dst,
-		    size_t len)
+static int src_read(struct trace_reader *r, uint64_t off, void *dst, size_t len)
 {
 	size_t done = 0;
 
@@ -520,7 +518,7 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 		case TAG_FLAGS:
 			if (n != 4)
 				goto bad_size;
-			*(tag == TAG_CLOCK	 ? &in->clock :
+			*(tag == TAG_CLOCK   ? &in->clock :
 			  tag == TAG_NR_CPUS ? &in->nr_cpus :
 			  tag == TAG_CLASSES ? &in->classes :
 					       &in->flags) = get32(v);
@@ -540,7 +538,8 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 				goto bad_size;
 			*(tag == TAG_RING_BYTES ? &in->ring_bytes :
 			  tag == TAG_START_MONO ? &in->start_mono_ns :
-						  &in->start_real_ns) = get64(v);
+						  &in->start_real_ns) =
+				get64(v);
 			break;
 		case TAG_HOSTNAME:
 			copy_str(in->hostname, v, n);
@@ -640,8 +639,7 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 		if (get64(p) != r->events || get64(p + 8) != c->index)
 			return fail(r, -EBADMSG, c->offset,
 				    "END counts %" PRIu64 " events in %" PRIu64
-				    " chunks, the file holds %" PRIu64
-				    " in %u",
+				    " chunks, the file holds %" PRIu64 " in %u",
 				    get64(p), get64(p + 8), r->events,
 				    c->index);
 		r->ended = true;
@@ -795,8 +793,7 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 	return reader_start(r);
 }
 
-int trace_reader_open_mem(struct trace_reader **rp, const void *buf,
-			  size_t len)
+int trace_reader_open_mem(struct trace_reader **rp, const void *buf, size_t len)
 {
 	struct trace_reader *r;
 

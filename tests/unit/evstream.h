@@ -55,7 +55,8 @@ static inline struct mkm_event *evs_add(struct evs *s, uint64_t t,
 	evs_add(s, t, c, MKM_EV_ATTACH, tid, ts, on, 0)
 #define OUT(s, t, c, tid, ts, next) \
 	evs_add(s, t, c, MKM_EV_SWITCH_OUT, tid, ts, next, 0)
-#define IN(s, t, c, tid, prev) evs_add(s, t, c, MKM_EV_SWITCH_IN, tid, 0, prev, 0)
+#define IN(s, t, c, tid, prev) \
+	evs_add(s, t, c, MKM_EV_SWITCH_IN, tid, 0, prev, 0)
 #define WAKEUP(s, t, c, tid, target) \
 	evs_add(s, t, c, MKM_EV_WAKEUP, tid, target, 1, 0)
 
@@ -136,11 +137,10 @@ static inline void expect_timeline(const struct tl *tl, int64_t th,
 	check_invariants(tl);
 }
 
-#define EXPECT_TH(tl, th, ...)                                           \
-	do {                                                               \
-		static const struct exp_iv exp_[] = { __VA_ARGS__ };       \
-		expect_timeline(tl, th, exp_,                              \
-				sizeof(exp_) / sizeof(exp_[0]));           \
+#define EXPECT_TH(tl, th, ...)                                                 \
+	do {                                                                   \
+		static const struct exp_iv exp_[] = { __VA_ARGS__ };           \
+		expect_timeline(tl, th, exp_, sizeof(exp_) / sizeof(exp_[0])); \
 	} while (0)
 /* The latest timeline of tid. */
 #define EXPECT(tl, tid, ...) EXPECT_TH(tl, tl_find(tl, tid), __VA_ARGS__)

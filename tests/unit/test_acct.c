@@ -91,21 +91,18 @@ static void test_acct_msa_children(void **state)
 	struct tl *tl = family();
 
 	(void)state;
-	assert_int_equal(acct_msa(tl, ACCT_CHILDREN, idx(tl, P), TL_NR_STATES,
-				  t),
-			 0);
+	assert_int_equal(
+		acct_msa(tl, ACCT_CHILDREN, idx(tl, P), TL_NR_STATES, t), 0);
 	assert_int_equal(t[TL_RUNQ], 170);
 	assert_int_equal(t[TL_RUN], 380);
 	assert_int_equal(t[TL_SLEEP], 500);
 	assert_int_equal(t[TL_ZOMBIE], 50);
 	assert_int_equal(t[TL_INTERRUPTED], 0);
-	assert_int_equal(acct_msa(tl, ACCT_CHILDREN, idx(tl, C), TL_NR_STATES,
-				  t),
-			 0);
+	assert_int_equal(
+		acct_msa(tl, ACCT_CHILDREN, idx(tl, C), TL_NR_STATES, t), 0);
 	assert_int_equal(t[TL_RUN], 200);
-	assert_int_equal(acct_msa(tl, ACCT_CHILDREN, idx(tl, U), TL_NR_STATES,
-				  t),
-			 0);
+	assert_int_equal(
+		acct_msa(tl, ACCT_CHILDREN, idx(tl, U), TL_NR_STATES, t), 0);
 	assert_int_equal(t[TL_RUN] + t[TL_SLEEP] + t[TL_RUNQ], 0);
 	tl_destroy(tl);
 }
@@ -198,7 +195,7 @@ static void test_acct_matrix_cpu_by_thread(void **state)
 	assert_int_equal(ncpu, 2);
 	assert_int_equal(nth, 4);
 	assert_int_equal(acct_matrix(tl, m, ncpu, nth), 0);
-#define CELL(cpu, tid) m[(cpu) * nth + idx(tl, tid)]
+#define CELL(cpu, tid) m[(cpu)*nth + idx(tl, tid)]
 	assert_int_equal(CELL(0, P).run_ns, 190);
 	assert_int_equal(CELL(0, P).dispatches, 2); /* the IRQ does not split */
 	assert_int_equal(CELL(1, P).run_ns, 0);

@@ -100,8 +100,9 @@ static void write_full(struct file *f)
 static void test_trace_writer_roundtrip(void **state)
 {
 	static const uint32_t types[] = {
-		TRACE_CHUNK_EVENTS,  TRACE_CHUNK_EVENTS, TRACE_CHUNK_HORIZON,
-		TRACE_CHUNK_THREADS, TRACE_CHUNK_STATS,	 TRACE_CHUNK_CALIBRATION,
+		TRACE_CHUNK_EVENTS,  TRACE_CHUNK_EVENTS,
+		TRACE_CHUNK_HORIZON, TRACE_CHUNK_THREADS,
+		TRACE_CHUNK_STATS,   TRACE_CHUNK_CALIBRATION,
 		TRACE_CHUNK_END,
 	};
 	const struct trace_info *in;
