@@ -39,15 +39,17 @@ $(LIBMON_SO): $(LIBMON_OBJS)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(LIBMON_DIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $@
 
+LIBMON_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIBMON_VERSION)|'
+
 $(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk
 	$(quiet) GEN $@
 	$(Q)mkdir -p $(@D)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-		-e 's|@VERSION@|$(LIBMON_VERSION)|' $< >$@
+	$(Q)$(LIBMON_PC_SED) $< >$@
 
 # Installs the library, its header, the UAPI header it includes and the
-# pkg-config file; DESTDIR for staging (packages).
+# pkg-config file (made for the PREFIX/LIBDIR given to this make); DESTDIR
+# for staging (packages).
 install-lib: libmonitor
 	$(quiet) INSTALL $(DESTDIR)$(PREFIX)
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
@@ -58,7 +60,9 @@ install-lib: libmonitor
 	$(Q)install -m 0644 $(LIBMON_A) $(DESTDIR)$(LIBDIR)/
 	$(Q)install -m 0644 libmonitor/include/libmonitor.h kernel/uapi/mkm.h \
 		$(DESTDIR)$(INCLUDEDIR)/
-	$(Q)install -m 0644 $(LIBMON_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(Q)$(LIBMON_PC_SED) libmonitor/libmonitor.pc.in \
+		>$(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc
+	$(Q)chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc
 
 # Only the public API may be exported by the shared library.
 LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_)
