@@ -250,7 +250,26 @@ MON_API const char *monitor_strerror(int err);
  *    and zombies, since the lost events may have concerned any of them.
  *  - An event that proves a thread runs (an IRQ, syscall, fork, exec or
  *    exit of it) puts it in a running state whatever was believed before;
- *    such a correction is counted in the thread's anomalies.
+ *    such a correction is counted in the thread's anomalies. So is a
+ *    SWITCH_IN on a CPU whose previous monitored thread was never seen
+ *    leaving it (that thread becomes UNKNOWN).
+ *  - EXIT leaves the thread running (it still runs its exit path); the
+ *    final SWITCH_OUT in the dead state makes it ZOMBIE, REAP ends it (a
+ *    REAP without that switch-out closes with a 0-length ZOMBIE). After
+ *    REAP a new event with the same tid starts a new timeline.
+ *  - MIGRATE of a queued thread starts a new RUNQ interval on the new CPU;
+ *    of a sleeping one it only moves the thread.
+ *  - A transition at the very instant the current interval began rewrites
+ *    that interval: no interval has length 0 except a thread's open last
+ *    one and a ZOMBIE reaped at once.
+ *
+ * Flutter (MKM): a thread switched out to the idle task and switched back
+ * in from it on the same CPU, with no monitored thread in between. Linux
+ * does not report a switch when the scheduler picks the same task again,
+ * so idle is the only "nothing" that can run between.
+ *
+ * Threads are numbered 0, 1, ... in the order they first appear; the
+ * numbers are stable while the timeline grows.
  */
 
 enum tl_state {
