@@ -318,6 +318,7 @@ struct tl_interval {
 	uint16_t cpu; /* CPU run on / queued on / last run on */
 	uint8_t state; /* enum tl_state */
 	uint8_t open; /* 1: the thread's current interval, end_ns = now */
+	uint32_t reserved; /* 0 */
 };
 
 struct tl_thread {

@@ -1153,6 +1153,7 @@ int tl_interval(const struct tl *tl, size_t th, size_t i,
 		return -ENOENT;
 	t = &tl->th[th];
 	iv = tl_iv_at(t, i);
+	memset(out, 0, sizeof(*out));
 	out->start_ns = iv->start;
 	out->end_ns = tl_iv_end(tl, t, i);
 	out->cpu = iv->cpu;

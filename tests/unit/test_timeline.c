@@ -730,6 +730,233 @@ static void test_tl_feed_many_intervals_cross_blocks(void **state)
 	tl_destroy(tl);
 }
 
+/* ---- a random scheduler, for properties over long streams ------------- */
+
+#define RS_CPUS 3
+#define RS_THREADS 6
+#define RS_MAX 4000
+
+struct rs {
+	struct mkm_event ev[RS_CPUS][RS_MAX];
+	size_t n[RS_CPUS];
+	uint64_t now[RS_CPUS];
+	uint32_t seq[RS_CPUS];
+	int cur[RS_CPUS];
+	int state[RS_THREADS]; /* 0 running, 1 runnable, 2 asleep */
+	uint64_t rng;
+};
+
+static uint32_t rs_rnd(struct rs *r, uint32_t n)
+{
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	return (uint32_t)((r->rng >> 33) % n);
+}
+
+static void rs_emit(struct rs *r, int c, unsigned int type, int th, uint32_t a0,
+		    uint32_t a1, unsigned int flags)
+{
+	struct mkm_event *e = &r->ev[c][r->n[c]++];
+
+	memset(e, 0, sizeof(*e));
+	/* Unique times: ties across CPUs would make the order arbitrary. */
+	e->time_ns = r->now[c] * RS_CPUS + (uint64_t)c;
+	e->tid = (uint32_t)th + 500;
+	e->cpu = (uint16_t)c;
+	e->type = (uint8_t)type;
+	e->flags = (uint8_t)flags;
+	e->arg0 = a0;
+	e->arg1 = a1;
+	e->seq = r->seq[c]++;
+	r->now[c] += 1 + rs_rnd(r, 5);
+}
+
+static int rs_pick(struct rs *r, int state)
+{
+	int th, k = (int)rs_rnd(r, RS_THREADS);
+
+	for (th = 0; th < RS_THREADS; th++)
+		if (r->state[(th + k) % RS_THREADS] == state)
+			return (th + k) % RS_THREADS;
+	return -1;
+}
+
+static void rs_generate(struct rs *r, uint64_t seed)
+{
+	int c, th, step;
+
+	memset(r, 0, sizeof(*r));
+	r->rng = seed * 0x9E3779B97F4A7C15ull + 1;
+	for (c = 0; c < RS_CPUS; c++)
+		r->cur[c] = -1;
+	for (th = 0; th < RS_THREADS; th++) {
+		c = th % RS_CPUS;
+		if (r->cur[c] < 0) {
+			r->cur[c] = th;
+			rs_emit(r, c, MKM_EV_ATTACH, th, MKM_TS_RUNNING,
+				(uint32_t)c, 0);
+		} else {
+			r->state[th] = 2;
+			rs_emit(r, c, MKM_EV_ATTACH, th, MKM_TS_INTERRUPTIBLE,
+				NONE, 0);
+		}
+	}
+	for (step = 0; step < 2500; step++) {
+		uint32_t x;
+
+		c = 0;
+		for (th = 1; th < RS_CPUS; th++)
+			if (r->now[th] < r->now[c])
+				c = th;
+		if (r->n[c] > RS_MAX - 8)
+			break;
+		th = r->cur[c];
+		x = rs_rnd(r, 100);
+		if (th < 0) {
+			th = rs_pick(r, 1);
+			if (th >= 0) {
+				r->state[th] = 0;
+				r->cur[c] = th;
+				rs_emit(r, c, MKM_EV_SWITCH_IN, th, 0, 0, 0);
+			} else {
+				r->now[c] += 10;
+			}
+		} else if (x < 20) {
+			int w = rs_pick(r, 2);
+
+			if (w >= 0) {
+				r->state[w] = 1;
+				rs_emit(r, c, MKM_EV_WAKEUP, w, (uint32_t)c,
+					(uint32_t)th + 500, 0);
+			}
+		} else if (x < 40) {
+			rs_emit(r, c, MKM_EV_IRQ_ENTRY, th, 1, 0, 0);
+			if (x < 25) {
+				rs_emit(r, c, MKM_EV_SOFTIRQ_ENTRY, th, 1, 0,
+					0);
+				rs_emit(r, c, MKM_EV_SOFTIRQ_EXIT, th, 1, 0, 0);
+			}
+			rs_emit(r, c, MKM_EV_IRQ_EXIT, th, 1, 1, 0);
+		} else if (x < 60) {
+			rs_emit(r, c, MKM_EV_SYSCALL_ENTRY, th, SYS_futex, 0,
+				0);
+			if (x < 50) {
+				r->state[th] = 2;
+				r->cur[c] = -1;
+				rs_emit(r, c, MKM_EV_SWITCH_OUT, th,
+					MKM_TS_INTERRUPTIBLE, 0, 0);
+			} else {
+				rs_emit(r, c, MKM_EV_SYSCALL_EXIT, th, 0, 0, 0);
+			}
+		} else if (x < 75) {
+			r->state[th] = 1;
+			r->cur[c] = -1;
+			rs_emit(r, c, MKM_EV_SWITCH_OUT, th, MKM_TS_RUNNING, 0,
+				MKM_EVF_PREEMPTED);
+		} else if (x < 77) {
+			/* Lost events on this CPU. */
+			rs_emit(r, c, MKM_EV_LOST, 0, 2, 0, 0);
+			r->seq[c] += 1;
+		}
+	}
+}
+
+static void same_timelines(const struct tl *a, const struct tl *b)
+{
+	size_t th, i;
+
+	assert_int_equal(tl_nr_threads(a), tl_nr_threads(b));
+	for (th = 0; th < tl_nr_threads(a); th++) {
+		struct tl_thread x, y;
+		struct tl_interval p, q;
+
+		assert_int_equal(tl_thread(a, th, &x), 0);
+		assert_int_equal(tl_thread(b, th, &y), 0);
+		assert_int_equal(x.tid, y.tid);
+		assert_int_equal(x.nr_intervals, y.nr_intervals);
+		for (i = 0; i < x.nr_intervals; i++) {
+			assert_int_equal(tl_interval(a, th, i, &p), 0);
+			assert_int_equal(tl_interval(b, th, i, &q), 0);
+			assert_memory_equal(&p, &q, sizeof(p));
+		}
+	}
+}
+
+static void test_tl_feed_random_batches_match_whole(void **state)
+{
+	static struct rs r;
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 1; seed <= 20; seed++) {
+		struct tl_config cfg = { .nr_cpus = RS_CPUS,
+					 .classes = MKM_CLASS_ALL };
+		uint64_t timers[TL_NR_STATES], sum = 0, lives = 0;
+		size_t pos[RS_CPUS] = { 0 }, left = 0, th;
+		struct tl *whole, *inc;
+		struct tl_stats st;
+		int c, k;
+
+		rs_generate(&r, seed);
+		assert_int_equal(tl_create(&whole, &cfg), 0);
+		for (c = 0; c < RS_CPUS; c++) {
+			assert_int_equal(tl_feed(whole, r.ev[c], r.n[c]), 0);
+			left += r.n[c];
+		}
+		assert_int_equal(tl_flush(whole), 0);
+
+		assert_int_equal(tl_create(&inc, &cfg), 0);
+		while (left) {
+			size_t chunk;
+
+			c = (int)rs_rnd(&r, RS_CPUS);
+			if (pos[c] == r.n[c])
+				continue;
+			chunk = 1 + rs_rnd(&r, 40);
+			if (chunk > r.n[c] - pos[c])
+				chunk = r.n[c] - pos[c];
+			assert_int_equal(tl_feed(inc, &r.ev[c][pos[c]], chunk),
+					 0);
+			pos[c] += chunk;
+			left -= chunk;
+			if (rs_rnd(&r, 4) == 0) {
+				/* What a reader may promise: the earliest
+				 * record not delivered yet. */
+				uint64_t h = UINT64_MAX;
+
+				for (k = 0; k < RS_CPUS; k++)
+					if (pos[k] < r.n[k] &&
+					    r.ev[k][pos[k]].time_ns < h)
+						h = r.ev[k][pos[k]].time_ns;
+				if (h != UINT64_MAX)
+					assert_int_equal(tl_advance(inc, h), 0);
+			}
+		}
+		assert_int_equal(tl_flush(inc), 0);
+		check_invariants(whole);
+		same_timelines(whole, inc);
+		assert_int_equal(tl_stats(inc, &st), 0);
+		assert_int_equal(st.late, 0);
+		assert_true(st.gaps > 0);
+
+		/* msa of all threads adds up to their lives. */
+		assert_int_equal(
+			acct_msa(inc, ACCT_ALL, 0, TL_NR_STATES, timers), 0);
+		for (k = 0; k < TL_NR_STATES; k++)
+			sum += timers[k];
+		for (th = 0; th < tl_nr_threads(inc); th++) {
+			struct tl_thread t;
+
+			tl_thread(inc, th, &t);
+			lives += t.end_ns - t.first_ns;
+		}
+		assert_int_equal(sum, lives);
+		tl_destroy(whole);
+		tl_destroy(inc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -762,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_tl_set_callback_reports_closed),
 		cmocka_unit_test(test_tl_create_invalid),
 		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
+		cmocka_unit_test(test_tl_feed_random_batches_match_whole),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
