@@ -302,19 +302,27 @@ static int iv_grow(struct tl_th *t)
 	return 0;
 }
 
-static int iv_append(struct tl *tl, struct tl_th *t, uint64_t start,
-		     unsigned int state, unsigned int cpu)
+/* iv_append's rare path: a new block. */
+static __attribute__((noinline)) struct tl_iv *iv_slot_slow(struct tl_th *t)
+{
+	if (t->nr_iv == t->cap_iv && iv_grow(t))
+		return NULL;
+	return tl_iv_at(t, t->nr_iv);
+}
+
+static inline __attribute__((always_inline)) int
+iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
+	  unsigned int cpu)
 {
 	struct tl_iv *iv;
 
-	if (unlikely(t->nr_iv == t->cap_iv)) {
-		if (iv_grow(t))
-			return -ENOMEM;
-		iv = tl_iv_at(t, t->nr_iv);
-	} else if (unlikely(!(t->nr_iv & (TL_BLOCK_LEN - 1)))) {
-		iv = tl_iv_at(t, t->nr_iv); /* first of a block */
-	} else {
+	/* Within a block, the next slot follows the open interval. */
+	if (likely(t->nr_iv < t->cap_iv && (t->nr_iv & (TL_BLOCK_LEN - 1)))) {
 		iv = t->last + 1;
+	} else {
+		iv = iv_slot_slow(t);
+		if (!iv)
+			return -ENOMEM;
 	}
 	iv->start = start;
 	iv->cpu = (uint16_t)cpu;
@@ -525,10 +533,10 @@ static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
 }
 
 /* The event proves t is on CPU c now: make it so, counting a correction. */
-static int ensure_running(struct tl *tl, struct tl_th *t, uint64_t now,
-			  unsigned int c)
+static inline int ensure_running(struct tl *tl, struct tl_th *t, uint64_t now,
+				 unsigned int c)
 {
-	if (state_on_cpu(t->state) && t->ivcpu == c)
+	if (likely(state_on_cpu(t->state) && t->ivcpu == c))
 		return 0;
 	if (t->state != TL_UNKNOWN) {
 		t->anomalies++;
