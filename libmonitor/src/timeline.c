@@ -524,7 +524,8 @@ static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
 	case MKM_TS_STOPPED:
 	case MKM_TS_TRACED:
 		return TL_STOPPED;
-	case MKM_TS_DEAD:
+	case MKM_TS_DEAD: /* released at exit: reaped soon, by RCU */
+	case MKM_TS_ZOMBIE: /* waits for its parent's wait() */
 		return TL_ZOMBIE;
 	case MKM_TS_PARKED:
 		return TL_SLEEP;

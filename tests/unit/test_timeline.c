@@ -90,6 +90,7 @@ static void test_tl_feed_attach_states(void **state)
 		{ MKM_TS_STOPPED, TL_STOPPED },
 		{ MKM_TS_TRACED, TL_STOPPED },
 		{ MKM_TS_DEAD, TL_ZOMBIE },
+		{ MKM_TS_ZOMBIE, TL_ZOMBIE },
 		{ MKM_TS_PARKED, TL_SLEEP },
 		{ 99, TL_UNKNOWN },
 	};
