@@ -44,12 +44,14 @@ VM_TESTS :=
 CHECK_EXTRA :=
 
 include kernel/build.mk
--include libmonitor/build.mk
--include tests/unit/build.mk
--include tests/abi/build.mk
+include libmonitor/build.mk
+include tests/unit/build.mk
 include viewer/build.mk
 include tools/build.mk
 include examples/build.mk
+-include tests/abi/build.mk
+include tests/cli/build.mk
+# Last: its rules list every part's VM_TESTS and VM_FILES.
 -include tests/vm/build.mk
 
 deps:

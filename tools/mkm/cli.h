@@ -12,6 +12,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 
 /* Prints "mkm: ..." and a newline on stderr. */
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

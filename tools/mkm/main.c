@@ -20,6 +20,8 @@ static const char usage[] =
 	"      per-thread microstates, per-CPU summary, bursts, CPU x thread\n"
 	"  timeline [-w WIDTH] FILE\n"
 	"      the threads' timeline as text, one row per thread\n"
+	"  dump FILE\n"
+	"      every event, one line each, in time order\n"
 	"\n"
 	"See mkm(1).\n";
 
@@ -157,6 +159,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "timeline"))
 		return cmd_timeline(argc - 1, argv + 1);
+	if (!strcmp(cmd, "dump"))
+		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		fputs(usage, stdout);
 		return 0;
