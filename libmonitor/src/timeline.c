@@ -614,7 +614,35 @@ static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	tl->gen++;
 }
 
-/* Process one record, in merged time order. */
+/*
+ * The thread an event is about: the per-CPU cache, else the tid map; a new
+ * timeline for an unknown tid when create.
+ */
+static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
+				   const struct mkm_event *ev, uint64_t now,
+				   bool create)
+{
+	int64_t i;
+
+	if (unlikely(!ev->tid))
+		return NULL;
+	if (likely(cpu->cache_gen == tl->gen && cpu->cache_tid == ev->tid))
+		return &tl->th[cpu->cache_th];
+	i = thread_lookup(tl, ev->tid);
+	if (i == NO_THREAD) {
+		if (!create)
+			return NULL;
+		i = thread_new(tl, ev->tid, ev->unique_id, now, ev->cpu);
+		if (i < 0)
+			return NULL;
+	}
+	cpu->cache_tid = ev->tid;
+	cpu->cache_th = i;
+	cpu->cache_gen = tl->gen;
+	return &tl->th[i];
+}
+
+/* Process one record, in merged time order: one switch on its type. */
 static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 {
 	unsigned int c = ev->cpu, type = ev->type, ns;
@@ -639,45 +667,11 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 	case MKM_EV_MARK:
 		add_mark(tl, ev, now);
 		return;
-	case MKM_EV_EXEC:
-		if (ev->arg0 != ev->tid) {
-			do_exec(tl, ev, now);
-			cpu->cache_tid = 0;
-		}
-		goto lookup;
-	case MKM_EV_REAP:
-	case MKM_EV_WAKING:
-	case MKM_EV_MIGRATE:
-		/* Say nothing about threads we do not know. */
-		i = thread_lookup(tl, ev->tid);
-		if (i == NO_THREAD)
-			return;
-		break;
-	default:
-lookup:
-		if (unlikely(!type || type > MKM_EV_TYPE_MAX || !ev->tid))
-			return;
-		if (likely(cpu->cache_gen == tl->gen &&
-			   cpu->cache_tid == ev->tid)) {
-			i = cpu->cache_th;
-		} else {
-			i = thread_lookup(tl, ev->tid);
-			if (i == NO_THREAD) {
-				i = thread_new(tl, ev->tid, ev->unique_id, now,
-					       c);
-				if (i < 0)
-					return;
-			}
-		}
-		break;
-	}
-	cpu->cache_tid = ev->tid;
-	cpu->cache_th = i;
-	cpu->cache_gen = tl->gen;
-	t = &tl->th[i];
-
-	switch (type) {
 	case MKM_EV_SWITCH_IN:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
 		if (cpu->out == i && ev->arg1 == 0) {
 			t->flutters++;
 			cpu->flutters++;
@@ -703,6 +697,10 @@ lookup:
 		set_state(tl, t, now, run_state(tl, t), c);
 		return;
 	case MKM_EV_SWITCH_OUT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
 		if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
 			t->anomalies++;
 			tl->stats.anomalies++;
@@ -716,6 +714,10 @@ lookup:
 		return;
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
 		if (type == MKM_EV_WAKEUP_NEW && t->parent == NO_THREAD) {
 			int64_t p = thread_lookup(tl, ev->arg1);
 
@@ -735,11 +737,18 @@ lookup:
 	case MKM_EV_WAKING:
 		return;
 	case MKM_EV_MIGRATE:
+		t = th_get(tl, cpu, ev, now, false);
+		if (!t)
+			return;
 		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
 		if (t->state == TL_RUNQ)
 			set_state(tl, t, now, TL_RUNQ, t->cpu);
 		return;
 	case MKM_EV_FORK:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
 		ensure_running(tl, t, now, c);
 		if (ev->flags & MKM_EVF_INHERITED && ev->arg0) {
 			int64_t ch = thread_lookup(tl, ev->arg0);
@@ -756,13 +765,26 @@ lookup:
 		}
 		return;
 	case MKM_EV_EXEC:
+		if (ev->arg0 != ev->tid) {
+			do_exec(tl, ev, now);
+			cpu->cache_tid = 0;
+		}
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
 		ensure_running(tl, t, now, c);
 		return;
 	case MKM_EV_EXIT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
 		t->exited = 1;
 		ensure_running(tl, t, now, c);
 		return;
 	case MKM_EV_REAP:
+		t = th_get(tl, cpu, ev, now, false);
+		if (!t)
+			return;
 		if (t->state != TL_ZOMBIE) {
 			/* Its last switch-out was not seen. */
 			set_state(tl, t, now, TL_ZOMBIE, t->cpu);
@@ -771,11 +793,17 @@ lookup:
 		cpu->cache_tid = 0;
 		return;
 	case MKM_EV_DETACH:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
 		thread_end(tl, t, now, TL_DETACHED);
 		cpu->cache_tid = 0;
 		return;
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_SOFTIRQ_ENTRY:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
 		ensure_running(tl, t, now, c);
 		if (t->irq_depth < UINT8_MAX)
 			t->irq_depth++;
@@ -783,9 +811,12 @@ lookup:
 		return;
 	case MKM_EV_IRQ_EXIT:
 	case MKM_EV_SOFTIRQ_EXIT:
-		if (t->irq_depth)
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		if (t->irq_depth) {
 			t->irq_depth--;
-		else if (t->state != TL_UNKNOWN) {
+		} else if (t->state != TL_UNKNOWN) {
 			/* Entered before the stream began, or lost. */
 			t->anomalies++;
 			tl->stats.anomalies++;
@@ -795,6 +826,9 @@ lookup:
 		return;
 	case MKM_EV_SYSCALL_ENTRY:
 	case MKM_EV_SYSCALL_EXIT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
 		t->sys = type == MKM_EV_SYSCALL_ENTRY ? SYS_IN : SYS_USER;
 		t->sysnr = ev->arg0;
 		ensure_running(tl, t, now, c);
@@ -805,6 +839,10 @@ lookup:
 					  CPU_NONE :
 					  cpu_arg(tl, ev->arg1, c);
 
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
 		t->irq_depth = 0;
 		if (ev->arg0 == MKM_TS_RUNNING && on != CPU_NONE) {
 			t->cpu = (uint16_t)on;
@@ -817,6 +855,9 @@ lookup:
 		return;
 	}
 	case MKM_EV_NAME:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
 		memcpy(t->name + (ev->flags ? 8 : 0), &ev->arg0, 4);
 		memcpy(t->name + (ev->flags ? 12 : 4), &ev->arg1, 4);
 		return;
