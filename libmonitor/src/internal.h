@@ -52,6 +52,7 @@ struct tl_th {
 	size_t nr_iv;
 	size_t cap_iv; /* entries allocated over all blocks */
 	struct tl_iv *last; /* the open (last) interval, NULL if none */
+	uint64_t since; /* last->start, kept here: no load from the blocks */
 	struct tl_iv **blocks;
 	size_t nr_blocks;
 	size_t cap_blocks;

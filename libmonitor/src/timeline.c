@@ -329,6 +329,7 @@ iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	iv->state = (uint8_t)state;
 	memset(iv->reserved, 0, sizeof(iv->reserved));
 	t->last = iv;
+	t->since = start;
 	t->nr_iv++;
 	tl->stats.intervals++;
 	return 0;
@@ -373,7 +374,7 @@ set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
 			return 0;
 		t->state = (uint8_t)state;
 		t->ivcpu = (uint16_t)cpu;
-		if (unlikely(last->start >= now)) {
+		if (unlikely(t->since >= now)) {
 			last->state = (uint8_t)state;
 			last->cpu = (uint16_t)cpu;
 			return 0;
@@ -552,6 +553,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 {
 	size_t i;
 
+	tl->cpus[c].events--; /* merge counted it: not an event */
 	tl->cpus[c].out = NO_THREAD;
 	tl->cpus[c].cur = NO_THREAD;
 	tl->cpus[c].cache_tid = 0;
@@ -656,9 +658,6 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 		now = tl->now;
 	}
 	tl->now = now;
-	if (type != MKM_EV_LOST)
-		cpu->events++;
-	cpu->last_done = now;
 
 	switch (type) {
 	case MKM_EV_LOST:
@@ -974,6 +973,9 @@ static void merge(struct tl *tl, uint64_t w, bool all)
 			tl_apply(tl, p);
 			p++;
 		} while (p < end && p->time_ns <= limit);
+		/* Per run, not per record: LOST records are counted too. */
+		src[b].cpu->events += (size_t)(p - src[b].p);
+		src[b].cpu->last_done = tl->now;
 		done += (size_t)(p - src[b].p);
 		src[b].p = p;
 		if (p < end) {
