@@ -84,3 +84,21 @@ bench-lib: $(BENCH_LIB)
 	$(Q)$(BENCH_LIB) $(BENCH_EVENTS)
 
 -include $(LIBMON_OBJS:.o=.d)
+
+# A repeatable figure where times are noise: callgrind's count of
+# instructions and simulated mispredicted branches per record, for the
+# rebuild alone (tl_feed and tl_flush; the REPS=5 rebuilds are averaged).
+BENCH_CG_EVENTS ?= 300000
+.PHONY: bench-lib-callgrind
+bench-lib-callgrind: $(BENCH_LIB)
+	$(Q)valgrind --tool=callgrind --branch-sim=yes \
+		--toggle-collect=tl_feed --toggle-collect=tl_flush \
+		--callgrind-out-file=$(LIBMON_DIR)/callgrind.out \
+		$(BENCH_LIB) $(BENCH_CG_EVENTS) >/dev/null 2>&1
+	$(Q)callgrind_annotate $(LIBMON_DIR)/callgrind.out | \
+		awk -v n=$(BENCH_CG_EVENTS) '/PROGRAM TOTALS/ { \
+			gsub(/\([^)]*\)/, ""); gsub(/,/, ""); \
+			printf "bench-lib-callgrind: per record: %.1f instructions " \
+			"(memcpy counts 1 per byte), %.2f conditional and %.2f " \
+			"indirect branches mispredicted\n", \
+			$$1 / (5 * n), $$3 / (5 * n), $$5 / (5 * n) }'
