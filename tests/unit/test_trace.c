@@ -452,6 +452,71 @@ static void test_trace_writer_errors(void **state)
 	assert_int_equal(trace_writer_close(NULL), 0);
 }
 
+/* A hand-made file: chunks and INFO items of a newer minor are skipped. */
+static size_t put_chunk(uint8_t *b, uint32_t type, uint32_t index,
+			const void *payload, uint32_t len)
+{
+	uint32_t crc;
+
+	memcpy(b, &type, 4);
+	memcpy(b + 4, &len, 4);
+	memcpy(b + 8, &index, 4);
+	crc = mon_crc32c(mon_crc32c(0, b, 12), payload, len);
+	memcpy(b + 12, &crc, 4);
+	memcpy(b + 16, payload, len);
+	return 16 + len;
+}
+
+static void test_trace_reader_skips_newer_minor(void **state)
+{
+	static uint8_t f[512];
+	uint8_t items[64], other[5] = "hello";
+	uint32_t abi[3] = { MKM_ABI_MAJOR, 99, 32 }, crc;
+	uint64_t end[2] = { 0, 2 };
+	uint16_t minor = TRACE_MINOR + 7, tag, len;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	size_t n = 0, i = 0;
+
+	(void)state;
+	memcpy(f, "MKMTRACE", 8);
+	f[8] = TRACE_MAJOR;
+	memcpy(f + 10, &minor, 2);
+	f[12] = 32;
+	crc = mon_crc32c(0, f, 28);
+	memcpy(f + 28, &crc, 4);
+	n = 32;
+	tag = 2; /* ABI */
+	len = 12;
+	memcpy(items + i, &tag, 2);
+	memcpy(items + i + 2, &len, 2);
+	memcpy(items + i + 4, abi, 12);
+	i += 16;
+	tag = 300; /* unknown */
+	len = 5;
+	memcpy(items + i, &tag, 2);
+	memcpy(items + i + 2, &len, 2);
+	memcpy(items + i + 4, other, 5);
+	i += 9;
+	n += put_chunk(f + n, TRACE_CHUNK_INFO, 0, items, (uint32_t)i);
+	n += put_chunk(f + n, 99, 1, other, 5);
+	n += put_chunk(f + n, TRACE_CHUNK_END, 2, end, 16);
+	assert_int_equal(trace_reader_open_mem(&r, f, n), 0);
+	assert_int_equal(trace_reader_info(r)->abi_minor, 99);
+	assert_int_equal(trace_reader_next(r, &c), 1);
+	assert_int_equal(c.type, 99);
+	assert_int_equal(trace_reader_next(r, &c), 1);
+	assert_int_equal(c.type, TRACE_CHUNK_END);
+	assert_int_equal(trace_reader_next(r, &c), 0);
+	trace_reader_close(r);
+	/* The same without the ABI item is not a trace we can read. */
+	n = 32;
+	n += put_chunk(f + n, TRACE_CHUNK_INFO, 0, items + 16, 9);
+	assert_int_equal(trace_reader_open_mem(&r, f, n), -EBADMSG);
+	assert_non_null(strstr(trace_reader_error(r, NULL), "ABI"));
+	trace_reader_close(r);
+}
+
 static void test_mon_crc32c_known_value(void **state)
 {
 	(void)state;
@@ -474,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_trace_reader_replay_matches_direct),
 		cmocka_unit_test(test_trace_reader_replay_keeps_valid_prefix),
 		cmocka_unit_test(test_trace_writer_errors),
+		cmocka_unit_test(test_trace_reader_skips_newer_minor),
 		cmocka_unit_test(test_mon_crc32c_known_value),
 	};
 
