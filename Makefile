@@ -32,7 +32,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
-.PHONY: all deps check check-unit check-vm style clean install demo
+.PHONY: all deps check check-unit check-vm check-debug style clean install demo
 
 all:
 
@@ -51,8 +51,9 @@ include tools/build.mk
 include examples/build.mk
 -include tests/abi/build.mk
 include tests/cli/build.mk
-# Last: its rules list every part's VM_TESTS and VM_FILES.
+# Last: their rules list every part's VM_TESTS and VM_FILES.
 -include tests/vm/build.mk
+include tests/kernel/build.mk
 
 deps:
 	$(Q)tests/vm/deps.sh
@@ -61,7 +62,7 @@ deps:
 # machine, and KDIR is only known once the headers are installed.
 check:
 	$(Q)$(MAKE) --no-print-directory deps
-	$(Q)$(MAKE) --no-print-directory check-unit check-vm
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-debug
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps
