@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/abi/: ABI tests of /dev/mkm, one cmocka binary per area. They run as
+# root inside the VM guest (tests/vm), never on the host.
+
+ABI_AREAS := lifecycle exactness smp overflow threads security badinput classes
+ABI_DIR := $(BUILD)/tests/abi
+ABI_TESTS := $(ABI_AREAS:%=$(ABI_DIR)/test_%)
+ABI_OBJS := $(ABI_AREAS:%=$(ABI_DIR)/test_%.o) $(ABI_DIR)/abi.o
+
+$(ABI_OBJS): $(ABI_DIR)/%.o: tests/abi/%.c tests/abi/abi.h kernel/uapi/mkm.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -pthread -c -o $@ $<
+
+$(ABI_TESTS): $(ABI_DIR)/%: $(ABI_DIR)/%.o $(ABI_DIR)/abi.o
+	$(quiet) LD $@
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $^ -lcmocka
+
+VM_TESTS += $(ABI_TESTS)
+all: $(ABI_TESTS)

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_badinput.c - clean errors for bad input: unknown ioctl numbers,
+ * bad pointers (unmapped, read-only, kernel, straddling a hole), sizes of
+ * 0 and 2^63, odd sizes, nonzero reserved fields, unknown bits, and STATS
+ * with fewer or more entries than CPUs.
+ */
+#include "abi.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <termios.h>
+
+#define KERNEL_PTR ((void *)0xffffffff81000000ul)
+
+/* read(2) without the compiler's opinion of the buffer. */
+static long raw_read(int fd, void *buf, size_t count)
+{
+	return syscall(SYS_read, fd, buf, count);
+}
+
+struct big {
+	char x[64];
+};
+
+static void test_ioctl_unknown_number_enotty(void **state)
+{
+	struct big b;
+	uint64_t u = 0;
+	struct termios tio;
+	(void)state;
+
+	int fd = abi_open();
+	memset(&b, 0, sizeof(b));
+	ABI_ERR(ioctl(fd, _IO(MKM_IOC_MAGIC, 0x00)), ENOTTY);
+	ABI_ERR(ioctl(fd, _IO(MKM_IOC_MAGIC, 0x09)), ENOTTY);
+	ABI_ERR(ioctl(fd, _IO(MKM_IOC_MAGIC, 0xff)), ENOTTY);
+	ABI_ERR(ioctl(fd, _IOWR(MKM_IOC_MAGIC, 0x42, struct big), &b), ENOTTY);
+	/* Known numbers with the wrong size or direction. */
+	ABI_ERR(ioctl(fd, _IOR(MKM_IOC_MAGIC, 0x01, struct big), &b), ENOTTY);
+	ABI_ERR(ioctl(fd, _IO(MKM_IOC_MAGIC, 0x01)), ENOTTY);
+	ABI_ERR(ioctl(fd, _IOWR(MKM_IOC_MAGIC, 0x02, uint64_t), &u), ENOTTY);
+	ABI_ERR(ioctl(fd, _IOW(MKM_IOC_MAGIC, 0x03, int), &u), ENOTTY);
+	ABI_ERR(ioctl(fd, _IOR(MKM_IOC_MAGIC, 0x07, struct mkm_stats), &b),
+		ENOTTY);
+	/* Other magics, and a tty ioctl. */
+	ABI_ERR(ioctl(fd, _IO('x', 0x01)), ENOTTY);
+	ABI_ERR(ioctl(fd, _IOR(MKM_IOC_MAGIC + 1, 0x01, struct mkm_version),
+		      &b),
+		ENOTTY);
+	ABI_ERR(ioctl(fd, TCGETS, &tio), ENOTTY);
+	ABI_EQ(isatty(fd), 0);
+	/* The monitor still works. */
+	struct mkm_version v;
+	ABI_OK(ioctl(fd, MKM_IOC_VERSION, &v));
+	ABI_OK(close(fd));
+}
+
+static void test_ioctl_bad_pointer_efault(void **state)
+{
+	void *const bad[] = { NULL, (void *)1, KERNEL_PTR };
+	(void)state;
+
+	int fd = abi_open();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		void *p = bad[i];
+		ABI_ERR(ioctl(fd, MKM_IOC_VERSION, p), EFAULT);
+		ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, p), EFAULT);
+		ABI_ERR(ioctl(fd, MKM_IOC_THREAD_MONITOR, p), EFAULT);
+		ABI_ERR(ioctl(fd, MKM_IOC_THREAD_UNMONITOR, p), EFAULT);
+		ABI_ERR(ioctl(fd, MKM_IOC_STATS, p), EFAULT);
+	}
+	abi_resume(fd);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ABI_ERR(ioctl(fd, MKM_IOC_MARK, bad[i]), EFAULT);
+	/* STATS with a bad array. */
+	struct mkm_stats s = { .nr_cpus = 1, .cpus = 1 };
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EFAULT);
+	s.nr_cpus = 1;
+	s.cpus = (uint64_t)(uintptr_t)KERNEL_PTR;
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EFAULT);
+	ABI_OK(close(fd));
+}
+
+static void test_ioctl_readonly_out_param_efault(void **state)
+{
+	(void)state;
+
+	long page = sysconf(_SC_PAGESIZE);
+	char *ro = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(ro != MAP_FAILED);
+	/* Valid input in a page we may read but not write. */
+	struct mkm_config *c = (struct mkm_config *)ro;
+	c->ring_bytes = 8192;
+	struct mkm_stats *s = (struct mkm_stats *)(ro + 1024);
+	s->nr_cpus = 0;
+	ABI_OK(mprotect(ro, (size_t)page, PROT_READ));
+
+	int fd = abi_open();
+	ABI_ERR(ioctl(fd, MKM_IOC_VERSION, ro + 2048), EFAULT);
+	ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, c), EFAULT);
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, s), EFAULT);
+	/* An array the kernel may not write to. */
+	struct mkm_stats s2 = { .nr_cpus = 1, .cpus = (uintptr_t)(ro + 2048) };
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s2), EFAULT);
+	/* read() into it, with records ready (one per try, in case). */
+	abi_resume(fd);
+	for (int i = 0; i < 3; i++)
+		ABI_OK(abi_mark(fd, 1));
+	abi_suspend(fd);
+	ABI_ERR(raw_read(fd, ro + 2048, 32), EFAULT);
+	ABI_ERR(raw_read(fd, (void *)1, 32), EFAULT);
+	ABI_ERR(raw_read(fd, KERNEL_PTR, 32), EFAULT);
+	ABI_OK(close(fd));
+	munmap(ro, (size_t)page);
+}
+
+static void test_ioctl_struct_across_hole_efault(void **state)
+{
+	(void)state;
+
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	ABI_OK(mprotect(m + page, (size_t)page, PROT_NONE));
+	/* The struct starts in the mapped page and ends in the hole. */
+	char *edge = m + page - 8;
+	memset(edge, 0, 8);
+	int fd = abi_open();
+	ABI_ERR(ioctl(fd, MKM_IOC_VERSION, edge), EFAULT);
+	ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, edge), EFAULT);
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, edge), EFAULT);
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_MONITOR, m + page - 4), EFAULT);
+	abi_resume(fd);
+	ABI_ERR(ioctl(fd, MKM_IOC_MARK, m + page - 4), EFAULT);
+	ABI_OK(close(fd));
+	munmap(m, 2 * (size_t)page);
+}
+
+static int configure_ring(int fd, uint64_t bytes, uint64_t *got)
+{
+	struct mkm_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.ring_bytes = bytes;
+	int r = ioctl(fd, MKM_IOC_CONFIGURE, &c);
+	if (got)
+		*got = c.ring_bytes;
+	return r;
+}
+
+static void test_configure_ring_bytes_zero_einval(void **state)
+{
+	(void)state;
+
+	int fd = abi_open();
+	ABI_ERR(configure_ring(fd, 0, NULL), EINVAL);
+	ABI_OK(close(fd));
+}
+
+static void test_configure_ring_bytes_huge_einval(void **state)
+{
+	(void)state;
+
+	int fd = abi_open();
+	ABI_ERR(configure_ring(fd, 1ull << 63, NULL), EINVAL);
+	ABI_ERR(configure_ring(fd, UINT64_MAX, NULL), EINVAL);
+	ABI_ERR(configure_ring(fd, (uint64_t)MKM_RING_MAX_BYTES + 1, NULL),
+		EINVAL);
+	ABI_ERR(configure_ring(fd, 2ull * MKM_RING_MAX_BYTES, NULL), EINVAL);
+	ABI_ERR(configure_ring(fd, 1ull << 32, NULL), EINVAL);
+	ABI_ERR(configure_ring(fd, (1ull << 32) + 4096, NULL), EINVAL);
+	/* A sane request still works afterwards. */
+	uint64_t got;
+	ABI_OK(configure_ring(fd, 8192, &got));
+	ABI_EQ(got, 8192);
+	abi_resume(fd);
+	ABI_OK(abi_mark(fd, 1));
+	ABI_OK(close(fd));
+}
+
+static void test_configure_odd_size_rounded_up(void **state)
+{
+	static const struct {
+		uint64_t ask, want;
+	} cases[] = {
+		{ 5000, 8192 },
+		{ 1, MKM_RING_MIN_BYTES },
+		{ 33, MKM_RING_MIN_BYTES },
+		{ MKM_RING_MIN_BYTES - 1, 4096 },
+		{ 4097, 8192 },
+		{ 100000, 131072 },
+		{ 65536, 65536 },
+		{ (1u << 20) + 1, 2u << 20 },
+	};
+	(void)state;
+
+	int fd = abi_open();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t got = 0;
+		ABI_OK(configure_ring(fd, cases[i].ask, &got));
+		/* A power-of-two number of records, at least the request. */
+		uint64_t recs = got / sizeof(struct mkm_event);
+		if (got % sizeof(struct mkm_event) || (recs & (recs - 1)) ||
+		    got < cases[i].ask || got != cases[i].want)
+			fail_msg("ring_bytes %llu gave %llu, expected %llu",
+				 (unsigned long long)cases[i].ask,
+				 (unsigned long long)got,
+				 (unsigned long long)cases[i].want);
+	}
+	ABI_OK(close(fd));
+}
+
+static void test_configure_reserved_nonzero_einval(void **state)
+{
+	struct mkm_config c;
+	(void)state;
+
+	int fd = abi_open();
+	for (int i = 0; i < 2; i++) {
+		memset(&c, 0, sizeof(c));
+		c.ring_bytes = 8192;
+		c.reserved[i] = 1;
+		ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+		c.reserved[i] = 1ull << 63;
+		ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+	}
+	ABI_OK(close(fd));
+}
+
+static void test_configure_unknown_class_or_flag_einval(void **state)
+{
+	static const uint32_t bad_classes[] = { MKM_CLASS_ALL + 1, 1u << 4,
+						1u << 31, 0xffffffffu };
+	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 1,
+					      1u << 31, 0xffffffffu };
+	struct mkm_config c;
+	(void)state;
+
+	int fd = abi_open();
+	for (size_t i = 0; i < 4; i++) {
+		memset(&c, 0, sizeof(c));
+		c.ring_bytes = 8192;
+		c.classes = bad_classes[i];
+		ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+		memset(&c, 0, sizeof(c));
+		c.ring_bytes = 8192;
+		c.flags = bad_flags[i];
+		ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+	}
+	memset(&c, 0, sizeof(c));
+	c.ring_bytes = 8192;
+	c.classes = MKM_CLASS_ALL;
+	c.flags = MKM_CONFIG_ALL;
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
+	ABI_OK(close(fd));
+}
+
+static void test_configure_wakeup_bytes_beyond_ring_einval(void **state)
+{
+	struct mkm_config c;
+	(void)state;
+
+	int fd = abi_open();
+	memset(&c, 0, sizeof(c));
+	c.ring_bytes = MKM_RING_MIN_BYTES;
+	c.wakeup_bytes = MKM_RING_MIN_BYTES + 1;
+	ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+	c.ring_bytes = MKM_RING_MIN_BYTES;
+	c.wakeup_bytes = UINT64_MAX;
+	ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+	c.ring_bytes = MKM_RING_MIN_BYTES;
+	c.wakeup_bytes = MKM_RING_MIN_BYTES;
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
+	ABI_OK(close(fd));
+}
+
+static uint32_t possible_cpus(void)
+{
+	char buf[256] = { 0 };
+	int f = open("/sys/devices/system/cpu/possible", O_RDONLY);
+
+	assert_true(f >= 0);
+	assert_true(read(f, buf, sizeof(buf) - 1) > 0);
+	close(f);
+	/* "0", "0-1", "0-3,5": the highest id + 1 */
+	char *p = buf + strlen(buf);
+	while (p > buf && (p[-1] < '0' || p[-1] > '9'))
+		p--;
+	while (p > buf && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return (uint32_t)strtoul(p, NULL, 10) + 1;
+}
+
+static void test_stats_nr_cpus_zero_returns_count(void **state)
+{
+	struct mkm_cpu_stats sentinel[4];
+	(void)state;
+
+	int fd = abi_open();
+	memset(sentinel, 0xab, sizeof(sentinel));
+	struct mkm_stats s = { .nr_cpus = 0, .cpus = (uintptr_t)sentinel };
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	ABI_EQ(s.nr_cpus, possible_cpus());
+	for (size_t i = 0; i < sizeof(sentinel); i++)
+		ABI_EQ(((unsigned char *)sentinel)[i], 0xab);
+	/* Nothing is touched: even a bad pointer is fine. */
+	s.nr_cpus = 0;
+	s.cpus = 1;
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	ABI_EQ(s.nr_cpus, possible_cpus());
+	s.nr_cpus = 0;
+	s.cpus = 0;
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	ABI_OK(close(fd));
+}
+
+static void test_stats_fills_min_of_given_and_possible(void **state)
+{
+	(void)state;
+
+	uint32_t nr = possible_cpus();
+	struct mkm_cpu_stats *a = calloc(nr + 3, sizeof(*a));
+	assert_non_null(a);
+	int fd = abi_open();
+	abi_resume(fd);
+	ABI_OK(abi_mark(fd, 1));
+	abi_suspend(fd);
+
+	/* One entry given: only it is written. */
+	memset(a, 0xab, (nr + 3) * sizeof(*a));
+	struct mkm_stats s = { .nr_cpus = 1, .cpus = (uintptr_t)a };
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	ABI_EQ(s.nr_cpus, nr);
+	assert_true(a[0].produced <= 1 && a[0].lost == 0 && a[0].read == 0);
+	for (size_t i = sizeof(*a); i < (nr + 3) * sizeof(*a); i++)
+		ABI_EQ(((unsigned char *)a)[i], 0xab);
+
+	/* More given than possible: the extra entries stay untouched. */
+	memset(a, 0xab, (nr + 3) * sizeof(*a));
+	s.nr_cpus = nr + 3;
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	ABI_EQ(s.nr_cpus, nr);
+	uint64_t produced = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		produced += a[i].produced;
+		ABI_EQ(a[i].buffered, a[i].produced);
+	}
+	ABI_EQ(produced, 1);
+	for (size_t i = nr * sizeof(*a); i < (nr + 3) * sizeof(*a); i++)
+		ABI_EQ(((unsigned char *)a)[i], 0xab);
+
+	/* A huge count is not a size to trust: min() still applies. */
+	s.nr_cpus = 0xffffffffu;
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	ABI_EQ(s.nr_cpus, nr);
+	free(a);
+	ABI_OK(close(fd));
+}
+
+static void test_stats_reserved_nonzero_einval(void **state)
+{
+	struct mkm_cpu_stats a[256];
+	(void)state;
+
+	int fd = abi_open();
+	struct mkm_stats s = { .nr_cpus = 256,
+			       .reserved = 1,
+			       .cpus = (uintptr_t)a };
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
+	s.reserved = 0x80000000u;
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
+	ABI_OK(close(fd));
+}
+
+int main(int argc, char **argv)
+{
+	abi_main(argc, argv);
+	const struct CMUnitTest tests[] = {
+		ABI_TEST(test_ioctl_unknown_number_enotty),
+		ABI_TEST(test_ioctl_bad_pointer_efault),
+		ABI_TEST(test_ioctl_readonly_out_param_efault),
+		ABI_TEST(test_ioctl_struct_across_hole_efault),
+		ABI_TEST(test_configure_ring_bytes_zero_einval),
+		ABI_TEST(test_configure_ring_bytes_huge_einval),
+		ABI_TEST(test_configure_odd_size_rounded_up),
+		ABI_TEST(test_configure_reserved_nonzero_einval),
+		ABI_TEST(test_configure_unknown_class_or_flag_einval),
+		ABI_TEST(test_configure_wakeup_bytes_beyond_ring_einval),
+		ABI_TEST(test_stats_nr_cpus_zero_returns_count),
+		ABI_TEST(test_stats_fills_min_of_given_and_possible),
+		ABI_TEST(test_stats_reserved_nonzero_einval),
+	};
+	return cmocka_run_group_tests_name("badinput", tests, NULL, NULL);
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_classes.c - a monitor records the event classes it was configured
+ * for and no others: scheduling, lifecycle, syscalls, and the default.
+ */
+#include "abi.h"
+
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#define SLEEPS 3
+#define CALLS 5
+
+struct life {
+	int go[2], ready[2];
+	pid_t tid;
+	const char *rename;
+};
+
+/* Sleeps, makes a few syscalls, maybe renames itself, and exits. */
+static void *life_main(void *arg)
+{
+	struct life *l = arg;
+	char c;
+
+	l->tid = abi_gettid();
+	if (write(l->ready[1], "r", 1) != 1 || read(l->go[0], &c, 1) != 1)
+		return NULL;
+	for (int i = 0; i < SLEEPS; i++)
+		usleep(1000);
+	for (int i = 0; i < CALLS; i++)
+		syscall(SYS_getppid);
+	if (l->rename)
+		prctl(PR_SET_NAME, l->rename);
+	usleep(1000);
+	return NULL;
+}
+
+/* One such thread monitored with classes, until it is reaped. */
+static pid_t run_life(uint32_t classes, const char *rename, struct abi_trace *t)
+{
+	struct life l = { .rename = rename };
+	pthread_t th;
+	char c;
+
+	ABI_OK(pipe(l.go));
+	ABI_OK(pipe(l.ready));
+	ABI_OK(pthread_create(&th, NULL, life_main, &l));
+	ABI_EQ(read(l.ready[0], &c, 1), 1);
+	abi_wait_blocked(l.tid);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, classes, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, l.tid, 12));
+	ABI_EQ(write(l.go[1], "g", 1), 1);
+	ABI_OK(pthread_join(th, NULL));
+	if (!classes || (classes & MKM_CLASS_LIFECYCLE))
+		abi_wait_event(fd, t, l.tid, MKM_EV_REAP);
+	else
+		abi_sleep_ms(50); /* time for a REAP that must not come */
+	abi_suspend(fd);
+	abi_drain(fd, t);
+	abi_sort_by_time(t);
+	ABI_OK(close(fd));
+	for (int i = 0; i < 2; i++) {
+		close(l.go[i]);
+		close(l.ready[i]);
+	}
+	return l.tid;
+}
+
+static size_t count_types(const struct abi_trace *t, pid_t tid,
+			  const int *types, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += abi_count(t, tid, types[i]);
+	return c;
+}
+
+static const int sched_types[] = { MKM_EV_SWITCH_OUT, MKM_EV_SWITCH_IN,
+				   MKM_EV_WAKING,     MKM_EV_WAKEUP,
+				   MKM_EV_WAKEUP_NEW, MKM_EV_MIGRATE };
+static const int life_types[] = { MKM_EV_FORK, MKM_EV_EXEC, MKM_EV_EXIT,
+				  MKM_EV_REAP };
+static const int syscall_types[] = { MKM_EV_SYSCALL_ENTRY,
+				     MKM_EV_SYSCALL_EXIT };
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_configure_classes_lifecycle_only(void **state)
+{
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	pid_t tid = run_life(MKM_CLASS_LIFECYCLE, NULL, &t);
+	ABI_EQ(count_types(&t, tid, sched_types, N_OF(sched_types)), 0);
+	ABI_EQ(count_types(&t, tid, syscall_types, N_OF(syscall_types)), 0);
+	ABI_EQ(abi_count(&t, tid, MKM_EV_EXIT), 1);
+	ABI_EQ(abi_count(&t, tid, MKM_EV_REAP), 1);
+	abi_trace_free(&t);
+}
+
+static void test_configure_classes_sched_only(void **state)
+{
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	pid_t tid = run_life(MKM_CLASS_SCHED, NULL, &t);
+	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_OUT) >= SLEEPS);
+	assert_true(abi_count(&t, tid, MKM_EV_WAKEUP) >= SLEEPS);
+	ABI_EQ(count_types(&t, tid, life_types, N_OF(life_types)), 0);
+	ABI_EQ(count_types(&t, tid, syscall_types, N_OF(syscall_types)), 0);
+	abi_trace_free(&t);
+}
+
+static void test_configure_classes_syscall_records_syscalls(void **state)
+{
+	struct abi_trace t = { 0 };
+	size_t entries = 0, exits = 0;
+	(void)state;
+
+	pid_t tid = run_life(MKM_CLASS_SYSCALL, NULL, &t);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct mkm_event *e = &t.ev[i];
+		if (e->tid != (uint32_t)tid || e->arg0 != SYS_getppid)
+			continue;
+		if (e->type == MKM_EV_SYSCALL_ENTRY)
+			entries++;
+		if (e->type == MKM_EV_SYSCALL_EXIT) {
+			exits++;
+			ABI_EQ(e->arg1, (uint32_t)getppid());
+		}
+	}
+	ABI_EQ(entries, CALLS);
+	ABI_EQ(exits, CALLS);
+	ABI_EQ(count_types(&t, tid, sched_types, N_OF(sched_types)), 0);
+	ABI_EQ(count_types(&t, tid, life_types, N_OF(life_types)), 0);
+	abi_trace_free(&t);
+}
+
+static void test_configure_classes_zero_is_default(void **state)
+{
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	pid_t tid = run_life(0, NULL, &t);
+	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_OUT) >= SLEEPS);
+	ABI_EQ(abi_count(&t, tid, MKM_EV_EXIT), 1);
+	ABI_EQ(abi_count(&t, tid, MKM_EV_REAP), 1);
+	/* Syscalls are not in the default set. */
+	ABI_EQ(count_types(&t, tid, syscall_types, N_OF(syscall_types)), 0);
+	abi_trace_free(&t);
+}
+
+static void test_name_on_rename(void **state)
+{
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	pid_t tid = run_life(MKM_CLASS_DEFAULT, "abi-renamed", &t);
+	/* Two NAME pairs: at attach, and after the rename. */
+	ABI_EQ(abi_count(&t, tid, MKM_EV_NAME), 4);
+	long n = -1;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.ev[i].tid == (uint32_t)tid &&
+		    t.ev[i].type == MKM_EV_NAME && t.ev[i].flags == 0)
+			n = (long)i;
+	assert_true(n >= 0);
+	/* "abi-rena" "med" */
+	ABI_EQ(t.ev[n].arg0, 'a' | 'b' << 8 | 'i' << 16 | '-' << 24);
+	ABI_EQ(t.ev[n].arg1, 'r' | 'e' << 8 | 'n' << 16 | (uint32_t)'a' << 24);
+	long n1 = abi_find(&t, (size_t)n + 1, tid, MKM_EV_NAME);
+	assert_true(n1 >= 0);
+	ABI_EQ(t.ev[n1].flags, 1);
+	ABI_EQ(t.ev[n1].arg0, 'm' | 'e' << 8 | 'd' << 16);
+	ABI_EQ(t.ev[n1].arg1, 0);
+	abi_trace_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+	abi_main(argc, argv);
+	const struct CMUnitTest tests[] = {
+		ABI_TEST(test_configure_classes_lifecycle_only),
+		ABI_TEST(test_configure_classes_sched_only),
+		ABI_TEST(test_configure_classes_syscall_records_syscalls),
+		ABI_TEST(test_configure_classes_zero_is_default),
+		ABI_TEST(test_name_on_rename),
+	};
+	return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_security.c - who may monitor whom. Unprivileged checks run in a
+ * forked child that drops to uid/gid 1000 before opening /dev/mkm (the
+ * monitor's rights are its opener's); targets with chosen credentials are
+ * forked from root. Also: unknown tids, one monitor per thread, a setuid
+ * exec ending the monitoring, and rmmod refused while a monitor is open.
+ */
+#include "abi.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define USER 1000
+#define GROUP 1000
+
+/* A process with the given ids, asleep until its pipe closes. */
+struct target {
+	pid_t pid;
+	int hold; /* write end: closing it lets the target exit */
+};
+
+static void target_start(struct target *t, uid_t ruid, uid_t euid, uid_t suid,
+			 gid_t gid, int dumpable)
+{
+	int p[2];
+
+	ABI_OK(pipe(p));
+	t->pid = fork();
+	assert_true(t->pid >= 0);
+	if (t->pid == 0) {
+		char c;
+		close(p[1]);
+		CHILD_OK(setgroups(0, NULL));
+		CHILD_OK(setresgid(gid, gid, gid));
+		CHILD_OK(setresuid(ruid, euid, suid));
+		CHILD_OK(prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0));
+		while (read(p[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	t->hold = p[1];
+	abi_wait_proc_blocked(t->pid);
+}
+
+static void target_stop(struct target *t)
+{
+	close(t->hold);
+	abi_expect_child_ok(t->pid);
+}
+
+/* Run fn as uid/gid 1000 in a child; fails the test if fn fails. */
+static void as_user(void (*fn)(long arg), long arg)
+{
+	abi_allow_unprivileged_open();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHILD_OK(abi_drop_privileges(USER, GROUP));
+		CHILD_CHECK(getuid() == USER && geteuid() == USER);
+		fn(arg);
+		_exit(0);
+	}
+	abi_expect_child_ok(pid);
+}
+
+static int user_open(void)
+{
+	int fd = open(MKM_DEVICE, O_RDWR);
+
+	CHILD_CHECK(fd >= 0);
+	return fd;
+}
+
+static void expect_monitor_eperm(long tid)
+{
+	int fd = user_open();
+
+	CHILD_ERR(abi_monitor(fd, (pid_t)tid, 1), EPERM);
+	CHILD_OK(close(fd));
+}
+
+static void test_thread_monitor_unpriv_root_thread_eperm(void **state)
+{
+	(void)state;
+	as_user(expect_monitor_eperm, getpid());
+}
+
+static void test_thread_monitor_unpriv_kthread_eperm(void **state)
+{
+	char comm[32] = { 0 };
+	(void)state;
+
+	int f = open("/proc/2/comm", O_RDONLY);
+	assert_true(f >= 0);
+	assert_true(read(f, comm, sizeof(comm) - 1) > 0);
+	close(f);
+	assert_string_equal(comm, "kthreadd\n");
+	as_user(expect_monitor_eperm, 2);
+}
+
+static void monitor_own_thread(long arg)
+{
+	static struct mkm_event ev[1024];
+	size_t outs = 0;
+	pid_t me = abi_gettid();
+	(void)arg;
+
+	int fd = user_open();
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	CHILD_OK(abi_monitor(fd, me, 3));
+	CHILD_ERR(abi_monitor(fd, me, 3), EEXIST);
+	for (int i = 0; i < 3; i++)
+		usleep(1000);
+	CHILD_OK(abi_unmonitor(fd, me));
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	for (;;) {
+		ssize_t r = read(fd, ev, sizeof(ev));
+		CHILD_CHECK(r >= 0);
+		if (r == 0)
+			break;
+		for (ssize_t i = 0; i < r / 32; i++)
+			outs += ev[i].tid == (uint32_t)me &&
+				ev[i].type == MKM_EV_SWITCH_OUT;
+	}
+	CHILD_CHECK(outs >= 3);
+	CHILD_OK(close(fd));
+}
+
+static void test_thread_monitor_unpriv_own_thread_ok(void **state)
+{
+	(void)state;
+	as_user(monitor_own_thread, 0);
+}
+
+static void expect_monitor_ok(long tid)
+{
+	int fd = user_open();
+
+	CHILD_OK(abi_monitor(fd, (pid_t)tid, 1));
+	CHILD_OK(abi_unmonitor(fd, (pid_t)tid));
+	CHILD_OK(close(fd));
+}
+
+static void test_thread_monitor_unpriv_same_user_process_ok(void **state)
+{
+	struct target t;
+	(void)state;
+
+	target_start(&t, USER, USER, USER, GROUP, 1);
+	as_user(expect_monitor_ok, t.pid);
+	target_stop(&t);
+}
+
+static void test_thread_monitor_unpriv_saved_uid_differs_eperm(void **state)
+{
+	struct target t;
+	(void)state;
+
+	/* A process that could regain root: real and effective 1000. */
+	target_start(&t, USER, USER, 0, GROUP, 1);
+	as_user(expect_monitor_eperm, t.pid);
+	target_stop(&t);
+}
+
+static void test_thread_monitor_unpriv_effective_uid_differs_eperm(void **state)
+{
+	struct target t;
+	(void)state;
+
+	target_start(&t, USER, 0, USER, GROUP, 1);
+	as_user(expect_monitor_eperm, t.pid);
+	target_stop(&t);
+}
+
+static void test_thread_monitor_unpriv_other_gid_eperm(void **state)
+{
+	struct target t;
+	(void)state;
+
+	target_start(&t, USER, USER, USER, GROUP + 1, 1);
+	as_user(expect_monitor_eperm, t.pid);
+	target_stop(&t);
+}
+
+static void test_thread_monitor_unpriv_nondumpable_eperm(void **state)
+{
+	struct target t;
+	(void)state;
+
+	target_start(&t, USER, USER, USER, GROUP, 0);
+	as_user(expect_monitor_eperm, t.pid);
+	target_stop(&t);
+}
+
+static void monitor_root_with_root_opened_fd(long fd)
+{
+	/* Opened by root before the drop: the monitor has root's rights. */
+	CHILD_OK(abi_monitor((int)fd, getppid(), 1));
+	CHILD_OK(abi_monitor((int)fd, 2, 2));
+	CHILD_OK(abi_unmonitor((int)fd, getppid()));
+	CHILD_OK(abi_unmonitor((int)fd, 2));
+}
+
+static void test_thread_monitor_rights_are_openers(void **state)
+{
+	(void)state;
+
+	int fd = abi_open();
+	as_user(monitor_root_with_root_opened_fd, fd);
+	ABI_OK(close(fd));
+}
+
+static void test_thread_monitor_unknown_tid_esrch(void **state)
+{
+	(void)state;
+
+	int fd = abi_open();
+	ABI_ERR(abi_monitor(fd, 0x3ffffff0, 1), ESRCH);
+	ABI_ERR(abi_monitor(fd, -1, 1), ESRCH);
+	/* A process that has come and gone. */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	abi_expect_child_ok(pid);
+	ABI_ERR(abi_monitor(fd, pid, 1), ESRCH);
+	ABI_ERR(abi_unmonitor(fd, pid), ESRCH);
+	ABI_ERR(abi_unmonitor(fd, 0x3ffffff0), ESRCH);
+	ABI_OK(close(fd));
+}
+
+static void nop_fn(struct abi_worker *w)
+{
+	(void)w;
+}
+
+static void test_thread_monitor_other_monitor_ebusy(void **state)
+{
+	struct abi_worker w;
+	(void)state;
+
+	abi_worker_start(&w, "abi-busy", -1, nop_fn, NULL);
+	int fd1 = abi_open(), fd2 = abi_open();
+	ABI_OK(abi_monitor(fd1, w.tid, 1));
+	ABI_ERR(abi_monitor(fd2, w.tid, 2), EBUSY);
+	/* Not the other monitor's to release. */
+	ABI_ERR(abi_unmonitor(fd2, w.tid), ENOENT);
+	abi_resume(fd2);
+	ABI_ERR(abi_monitor(fd2, w.tid, 2), EBUSY);
+	ABI_OK(abi_unmonitor(fd1, w.tid));
+	ABI_OK(abi_monitor(fd2, w.tid, 2));
+	ABI_ERR(abi_monitor(fd1, w.tid, 1), EBUSY);
+	ABI_OK(close(fd1));
+	ABI_OK(close(fd2));
+	abi_worker_stop(&w);
+}
+
+static void test_thread_monitor_same_monitor_eexist(void **state)
+{
+	struct abi_worker w;
+	(void)state;
+
+	abi_worker_start(&w, "abi-exist", -1, nop_fn, NULL);
+	int fd = abi_open();
+	ABI_OK(abi_monitor(fd, w.tid, 1));
+	ABI_ERR(abi_monitor(fd, w.tid, 1), EEXIST);
+	ABI_ERR(abi_monitor(fd, w.tid, 2), EEXIST);
+	abi_resume(fd);
+	ABI_ERR(abi_monitor(fd, w.tid, 1), EEXIST);
+	ABI_OK(close(fd));
+	abi_worker_stop(&w);
+}
+
+static void test_thread_unmonitor_untracked_enoent(void **state)
+{
+	(void)state;
+
+	int fd = abi_open();
+	ABI_ERR(abi_unmonitor(fd, abi_gettid()), ENOENT);
+	ABI_ERR(abi_unmonitor(fd, getppid()), ENOENT);
+	ABI_OK(abi_monitor(fd, abi_gettid(), 1));
+	ABI_OK(abi_unmonitor(fd, abi_gettid()));
+	ABI_ERR(abi_unmonitor(fd, abi_gettid()), ENOENT);
+	ABI_OK(close(fd));
+}
+
+static void test_thread_monitor_root_kthread_ok(void **state)
+{
+	(void)state;
+
+	/* Root has CAP_PERFMON: kernel threads are allowed. */
+	int fd = abi_open();
+	ABI_OK(abi_monitor(fd, 2, 1));
+	ABI_ERR(abi_monitor(fd, 2, 1), EEXIST);
+	ABI_OK(abi_unmonitor(fd, 2));
+	ABI_OK(close(fd));
+}
+
+static void test_delete_module_while_open_fails(void **state)
+{
+	(void)state;
+
+	int fd = abi_open();
+	errno = 0;
+	long r = syscall(SYS_delete_module, "mkm", O_NONBLOCK);
+	int e = errno;
+	if (r != -1 || (e != EBUSY && e != EWOULDBLOCK))
+		fail_msg("delete_module(mkm) with a monitor open: %ld, errno "
+			 "%d (%s); expected -1 with EBUSY or EWOULDBLOCK",
+			 r, e, strerror(e));
+	/* Still loaded and working. */
+	abi_resume(fd);
+	ABI_OK(abi_mark(fd, 1));
+	ABI_OK(close(fd));
+	int fd2 = abi_open();
+	ABI_OK(close(fd2));
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	ssize_t r = 0;
+
+	if (in < 0 || out < 0)
+		return -1;
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)r) != r)
+			r = -1;
+	close(in);
+	if (fchown(out, 0, 0) || fchmod(out, mode))
+		r = -1;
+	if (close(out))
+		r = -1;
+	return r < 0 ? -1 : 0;
+}
+
+static int suid_go = -1; /* the target execs when this pipe speaks */
+
+static void watch_setuid_exec(long pid)
+{
+	static struct mkm_event ev[4096];
+	size_t n = 0;
+	int detach = -1;
+	char path[32];
+
+	int fd = user_open();
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	CHILD_OK(abi_monitor(fd, (pid_t)pid, 7));
+	/* Let it exec. */
+	CHILD_CHECK(write(suid_go, "g", 1) == 1);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	for (int i = 0; i < 3000; i++) {
+		char buf[512] = { 0 };
+		int f = open(path, O_RDONLY);
+		CHILD_CHECK(f >= 0);
+		ssize_t r = read(f, buf, sizeof(buf) - 1);
+		close(f);
+		char *p = r > 0 ? strrchr(buf, ')') : NULL;
+		if (p && p[1] && p[2] == 'Z')
+			break;
+		usleep(5000);
+	}
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	for (;;) {
+		ssize_t r = read(fd, ev + n, sizeof(ev) - n * 32);
+		CHILD_CHECK(r >= 0);
+		if (r == 0)
+			break;
+		n += (size_t)r / 32;
+		CHILD_CHECK(n < 4096);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].tid == (uint32_t)pid && ev[i].type == MKM_EV_DETACH)
+			detach = (int)i;
+	if (detach < 0) {
+		fprintf(stderr, "no DETACH of %ld after its setuid exec\n",
+			pid);
+		_exit(1);
+	}
+	CHILD_CHECK(ev[detach].arg0 == MKM_DETACH_EXEC);
+	CHILD_CHECK(ev[detach].unique_id == 7);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].tid != (uint32_t)pid)
+			continue;
+		/* The setuid program's life is not recorded. */
+		CHILD_CHECK(ev[i].type != MKM_EV_EXIT);
+		CHILD_CHECK(ev[i].type != MKM_EV_REAP);
+		CHILD_CHECK(ev[i].time_ns <= ev[detach].time_ns);
+	}
+	CHILD_OK(close(fd));
+}
+
+static void test_exec_setuid_detaches(void **state)
+{
+	char path[64];
+	int go[2];
+	(void)state;
+
+	/* On the root file system: a /tmp might be mounted nosuid. */
+	snprintf(path, sizeof(path), "/abi-suid-%d", (int)getpid());
+	if (copy_file("/proc/self/exe", path, 04755)) {
+		mkdir("/tmp", 01777);
+		snprintf(path, sizeof(path), "/tmp/abi-suid-%d", (int)getpid());
+		ABI_OK(copy_file("/proc/self/exe", path, 04755));
+	}
+	ABI_OK(pipe(go));
+	pid_t target = fork();
+	assert_true(target >= 0);
+	if (target == 0) {
+		char c;
+		char *const argv[] = { (char *)"abi-suid", (char *)"--abi-exit",
+				       (char *)"0", NULL };
+		close(go[1]);
+		CHILD_OK(abi_drop_privileges(USER, GROUP));
+		CHILD_CHECK(read(go[0], &c, 1) == 1);
+		close(go[0]);
+		execv(path, argv);
+		_exit(1);
+	}
+	close(go[0]);
+	abi_wait_proc_blocked(target);
+	suid_go = go[1];
+	as_user(watch_setuid_exec, target);
+	close(go[1]);
+	int status = abi_wait_child(target);
+	unlink(path);
+	/* The exec succeeded and the program ran. */
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(int argc, char **argv)
+{
+	abi_main(argc, argv);
+	const struct CMUnitTest tests[] = {
+		ABI_TEST(test_thread_monitor_unpriv_root_thread_eperm),
+		ABI_TEST(test_thread_monitor_unpriv_kthread_eperm),
+		ABI_TEST(test_thread_monitor_unpriv_own_thread_ok),
+		ABI_TEST(test_thread_monitor_unpriv_same_user_process_ok),
+		ABI_TEST(test_thread_monitor_unpriv_saved_uid_differs_eperm),
+		ABI_TEST(
+			test_thread_monitor_unpriv_effective_uid_differs_eperm),
+		ABI_TEST(test_thread_monitor_unpriv_other_gid_eperm),
+		ABI_TEST(test_thread_monitor_unpriv_nondumpable_eperm),
+		ABI_TEST(test_thread_monitor_rights_are_openers),
+		ABI_TEST(test_thread_monitor_unknown_tid_esrch),
+		ABI_TEST(test_thread_monitor_other_monitor_ebusy),
+		ABI_TEST(test_thread_monitor_same_monitor_eexist),
+		ABI_TEST(test_thread_unmonitor_untracked_enoent),
+		ABI_TEST(test_thread_monitor_root_kthread_ok),
+		ABI_TEST(test_delete_module_while_open_fails),
+		ABI_TEST(test_exec_setuid_detaches),
+	};
+	return cmocka_run_group_tests_name("security", tests, NULL, NULL);
+}
