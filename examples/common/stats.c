@@ -34,6 +34,6 @@ void stats_print_row(const char *name, const struct sample_stats *s,
 		     double scale, const char *unit)
 {
 	printf("%-22s %12.3f %-4s %12.3f %-4s %12.3f +- %.3f\n", name,
-	       s->mean * scale, unit, s->stddev * scale, unit,
-	       s->mean * scale, s->ci99 * scale);
+	       s->mean * scale, unit, s->stddev * scale, unit, s->mean * scale,
+	       s->ci99 * scale);
 }

@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 		else if (opt == 'n' && atol(optarg) > 1)
 			trials = atol(optarg);
 		else {
-			fprintf(stderr, "usage: const_overhead [-r ROUNDS] [-n TRIALS]\n");
+			fprintf(stderr,
+				"usage: const_overhead [-r ROUNDS] [-n TRIALS]\n");
 			return 2;
 		}
 	}

@@ -86,7 +86,8 @@ static void attribute(const struct tl *tl, size_t th, struct sample *s,
 		for (size_t k = i; k < n && s[k].start < iv.end_ns; k++) {
 			uint64_t a = iv.start_ns > s[k].start ? iv.start_ns :
 								s[k].start;
-			uint64_t b = iv.end_ns < s[k].end ? iv.end_ns : s[k].end;
+			uint64_t b = iv.end_ns < s[k].end ? iv.end_ns :
+							    s[k].end;
 
 			if (b <= a)
 				continue;
@@ -94,7 +95,8 @@ static void attribute(const struct tl *tl, size_t th, struct sample *s,
 				s[k].interrupted += b - a;
 			else if (iv.state == TL_RUNQ)
 				s[k].runq += b - a;
-			else if (iv.state != TL_RUN && iv.state != TL_RUN_USER &&
+			else if (iv.state != TL_RUN &&
+				 iv.state != TL_RUN_USER &&
 				 iv.state != TL_RUN_SYS)
 				s[k].off_cpu += b - a;
 		}
@@ -127,7 +129,8 @@ int main(int argc, char **argv)
 		else if (opt == 'w' && atol(optarg) > 0)
 			iterations = atol(optarg);
 		else {
-			fprintf(stderr, "usage: ftq [-n SAMPLES] [-w ITERATIONS]\n");
+			fprintf(stderr,
+				"usage: ftq [-n SAMPLES] [-w ITERATIONS]\n");
 			return 2;
 		}
 	}
@@ -190,7 +193,11 @@ int main(int argc, char **argv)
 	printf("  preempted (on the run queue):          %.2f%% of the noise\n",
 	       excess ? 100.0 * runq / excess : 0.0);
 	printf("  unexplained (caches, TLB, frequency):  %.2f%% of the noise\n",
-	       excess ? 100.0 * (excess - (intr + runq < excess ? intr + runq : excess)) / excess : 0.0);
+	       excess ? 100.0 *
+				(excess - (intr + runq < excess ? intr + runq :
+								  excess)) /
+				excess :
+			0.0);
 
 	qsort(s, samples, sizeof(*s), by_stretch);
 	printf("\nmost stretched samples:\n%14s %10s %12s %10s %10s\n",

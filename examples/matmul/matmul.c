@@ -109,7 +109,8 @@ int main(int argc, char **argv)
 		else if (opt == 't' && atoi(optarg) > 0)
 			nr_threads = atoi(optarg);
 		else {
-			fprintf(stderr, "usage: matmul [-n SIZE] [-t THREADS]\n");
+			fprintf(stderr,
+				"usage: matmul [-n SIZE] [-t THREADS]\n");
 			return 2;
 		}
 	}

@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 		else if (opt == 'n' && atol(optarg) > 1)
 			trials = atol(optarg);
 		else {
-			fprintf(stderr, "usage: sensor_cost [-r ROUNDS] [-n TRIALS]\n");
+			fprintf(stderr,
+				"usage: sensor_cost [-r ROUNDS] [-n TRIALS]\n");
 			return 2;
 		}
 	}

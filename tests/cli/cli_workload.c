@@ -33,7 +33,8 @@ static void spin_ms(unsigned int ms)
 		for (int i = 0; i < 10000; i++)
 			x = x * 3 + i;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
+	} while ((b.tv_sec - a.tv_sec) * 1000 +
+			 (b.tv_nsec - a.tv_nsec) / 1000000 <
 		 ms);
 	sink = x;
 }
@@ -92,10 +93,12 @@ static void *piper(void *arg)
 		exit(1);
 	for (int i = 0; i < 300; i++) {
 		if (arg) {
-			if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+			if (write(ping[1], &c, 1) != 1 ||
+			    read(pong[0], &c, 1) != 1)
 				exit(1);
 		} else {
-			if (read(ping[0], &c, 1) != 1 || write(pong[1], &c, 1) != 1)
+			if (read(ping[0], &c, 1) != 1 ||
+			    write(pong[1], &c, 1) != 1)
 				exit(1);
 		}
 	}

@@ -102,7 +102,9 @@ static void test_record_matches_schedstat(void **state)
 
 	(void)state;
 	unlink("/tmp/w.ss");
-	assert_int_equal(sh("mkm record -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/w.err"), 0);
+	assert_int_equal(
+		sh("mkm record -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/w.err"),
+		0);
 	assert_int_equal(trace_reader_open(&r, "/tmp/w.mkm"), 0);
 	assert_int_equal(tl_create(&tl, NULL), 0);
 	assert_int_equal(trace_reader_replay(r, tl), 0);
@@ -119,8 +121,9 @@ static void test_record_matches_schedstat(void **state)
 					&t, &run, &wait, &slices),
 				 5);
 		m = mkm_until(tl, tid, t);
-		print_message("tid %u: run %llu/%llu ns, wait %llu/%llu ns, slices %llu/%llu (schedstat/mkm)\n",
-			      tid, run, m.run, wait, m.wait, slices, m.slices);
+		print_message(
+			"tid %u: run %llu/%llu ns, wait %llu/%llu ns, slices %llu/%llu (schedstat/mkm)\n",
+			tid, run, m.run, wait, m.wait, slices, m.slices);
 		/*
 		 * schedstat's run time is brought up to date at ticks and
 		 * switches, so the slice running when it was read may be
@@ -149,9 +152,11 @@ static void test_record_usage_errors(void **state)
 	(void)state;
 	assert_int_equal(sh("mkm record 2>/tmp/e"), 2);
 	assert_non_null(strstr(slurp("/tmp/e"), "give a command"));
-	assert_int_equal(sh("mkm record --buffer-size lots -- true 2>/tmp/e"), 2);
+	assert_int_equal(sh("mkm record --buffer-size lots -- true 2>/tmp/e"),
+			 2);
 	assert_non_null(strstr(slurp("/tmp/e"), "--buffer-size"));
-	assert_int_equal(sh("mkm record --events sched,bogus -- true 2>/tmp/e"), 2);
+	assert_int_equal(sh("mkm record --events sched,bogus -- true 2>/tmp/e"),
+			 2);
 	assert_non_null(strstr(slurp("/tmp/e"), "bogus"));
 	assert_int_equal(sh("mkm frobnicate 2>/tmp/e"), 2);
 	assert_int_equal(sh("mkm report 2>/tmp/e"), 2);
@@ -167,8 +172,8 @@ static void test_record_unknown_tid(void **state)
 static void test_record_missing_command(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm record -o /tmp/m.mkm -- /no/such/prog 2>/tmp/e"),
-			 127);
+	assert_int_equal(
+		sh("mkm record -o /tmp/m.mkm -- /no/such/prog 2>/tmp/e"), 127);
 	assert_non_null(strstr(slurp("/tmp/e"), "/no/such/prog"));
 }
 
@@ -177,8 +182,9 @@ static void test_report_bad_file(void **state)
 	(void)state;
 	assert_int_equal(sh("mkm report /tmp/none.mkm 2>/tmp/e"), 1);
 	assert_non_null(strstr(slurp("/tmp/e"), "/tmp/none.mkm"));
-	assert_int_equal(sh("echo garbage >/tmp/bad.mkm; mkm report /tmp/bad.mkm 2>/tmp/e"),
-			 1);
+	assert_int_equal(
+		sh("echo garbage >/tmp/bad.mkm; mkm report /tmp/bad.mkm 2>/tmp/e"),
+		1);
 }
 
 static void test_record_sigint_gives_complete_file(void **state)
@@ -200,7 +206,8 @@ static void test_record_sigint_gives_complete_file(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	/* Complete: read to its END chunk, no warning about a cut. */
-	assert_int_equal(sh("mkm report /tmp/int.mkm >/tmp/int.txt 2>/tmp/e"), 0);
+	assert_int_equal(sh("mkm report /tmp/int.mkm >/tmp/int.txt 2>/tmp/e"),
+			 0);
 	assert_null(strstr(slurp("/tmp/e"), "precedes"));
 	assert_non_null(strstr(slurp("/tmp/int.txt"), "sleep"));
 }
@@ -215,10 +222,12 @@ static void test_record_full_buffer_reports_loss(void **state)
 	 * SCHED_FIFO: the drain thread cannot run until they are done, so
 	 * the smallest ring must overflow.
 	 */
-	assert_int_equal(sh("taskset 1 mkm record --buffer-size 4K -o /tmp/full.mkm -- cli_workload -f /tmp/full.ss 2>/tmp/e"),
-			 0);
+	assert_int_equal(
+		sh("taskset 1 mkm record --buffer-size 4K -o /tmp/full.mkm -- cli_workload -f /tmp/full.ss 2>/tmp/e"),
+		0);
 	assert_non_null(strstr(slurp("/tmp/e"), "events lost"));
-	assert_int_equal(sh("mkm report --json /tmp/full.mkm >/tmp/full.json"), 0);
+	assert_int_equal(sh("mkm report --json /tmp/full.mkm >/tmp/full.json"),
+			 0);
 	json = slurp("/tmp/full.json");
 	/* The first "lost" is the trace's total. */
 	assert_non_null(strstr(json, "\"lost\":"));

@@ -10,7 +10,10 @@
 
 #include "layout.h"
 
-#define IV(a, b, s) { .start_ns = (a), .end_ns = (b), .state = (s) }
+#define IV(a, b, s)                                          \
+	{                                                    \
+		.start_ns = (a), .end_ns = (b), .state = (s) \
+	}
 
 static void row_string(const struct tl_interval *iv, size_t n, uint64_t t0,
 		       uint64_t t1, unsigned int width, char *out)

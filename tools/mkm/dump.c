@@ -58,8 +58,8 @@ static void print_event(const struct mkm_event *e, uint64_t t0)
 				   type_names[e->type] :
 				   "?";
 
-	printf("%14.6f ms cpu%-2u %7u %-13s", (e->time_ns - t0) / 1e6,
-	       e->cpu, e->tid, name);
+	printf("%14.6f ms cpu%-2u %7u %-13s", (e->time_ns - t0) / 1e6, e->cpu,
+	       e->tid, name);
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
 		printf(" %s%s next=%u",

@@ -162,8 +162,8 @@ static void *writer_thread(void *arg)
 		/* One consumer: the lock-free dequeue is enough. */
 		while ((node = __cds_wfcq_dequeue_blocking(&rec->qhead,
 							   &rec->qtail))) {
-			struct batch *b = caa_container_of(node, struct batch,
-							   node);
+			struct batch *b =
+				caa_container_of(node, struct batch, node);
 			int ret = 0;
 
 			if (b->n)
@@ -179,11 +179,12 @@ static void *writer_thread(void *arg)
 	return NULL;
 }
 
-static void status_line(struct recorder *rec, uint64_t start,
-			uint64_t *last_t, uint64_t *last_events, bool final)
+static void status_line(struct recorder *rec, uint64_t start, uint64_t *last_t,
+			uint64_t *last_events, bool final)
 {
 	uint64_t t = now_ns(CLOCK_MONOTONIC), ev = atomic_load(&rec->events);
-	double dt = (t - *last_t) / 1e9, rate = dt > 0 ? (ev - *last_events) / dt : 0;
+	double dt = (t - *last_t) / 1e9,
+	       rate = dt > 0 ? (ev - *last_events) / dt : 0;
 	struct stat st;
 
 	if (stat(rec->path, &st))
@@ -220,8 +221,9 @@ static uint32_t parse_events(const char *list)
 			if (!strcmp(tok, names[i].name))
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
-			die_usage("--events: unknown class '%s' (sched, lifecycle, irq, syscall, default, all)",
-				  tok);
+			die_usage(
+				"--events: unknown class '%s' (sched, lifecycle, irq, syscall, default, all)",
+				tok);
 		classes |= names[i].classes;
 	}
 	free(copy);
@@ -362,8 +364,7 @@ static void fill_info(struct trace_info *info, const struct monitor_config *cfg,
 		snprintf(info->hostname, sizeof(info->hostname), "%s",
 			 u.nodename);
 		snprintf(info->kernel, sizeof(info->kernel), "%s", u.release);
-		snprintf(info->machine, sizeof(info->machine), "%s",
-			 u.machine);
+		snprintf(info->machine, sizeof(info->machine), "%s", u.machine);
 	}
 }
 
@@ -393,15 +394,17 @@ int cmd_record(int argc, char **argv)
 	pid_t child = 0;
 	sigset_t sigs;
 
-	while ((opt = getopt_long(argc, argv, "+o:b:e:t:p:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:b:e:t:p:h", opts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
 			break;
 		case 'b':
 			if (parse_size(optarg) <= 0)
-				die_usage("--buffer-size: '%s' is not a size (e.g. 4M)",
-					  optarg);
+				die_usage(
+					"--buffer-size: '%s' is not a size (e.g. 4M)",
+					optarg);
 			cfg.ring_bytes = parse_size(optarg);
 			break;
 		case 'e':
@@ -424,7 +427,8 @@ int cmd_record(int argc, char **argv)
 	argv += optind;
 	argc -= optind;
 	if (!argc && !rec.nr_tids)
-		die_usage("record: give a command (-- CMD ARGS) or threads (-t, -p)");
+		die_usage(
+			"record: give a command (-- CMD ARGS) or threads (-t, -p)");
 	if (argc && rec.nr_tids)
 		die_usage("record: a command, or -t/-p, not both");
 	if (!out) {

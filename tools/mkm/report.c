@@ -11,7 +11,17 @@
 #include "cli.h"
 
 /* The columns of the table: microstates grouped as a user thinks of them. */
-enum group { G_RUN, G_INTR, G_RUNQ, G_SLEEP, G_DISK, G_STOP, G_ZOMB, G_UNKN, G_NR };
+enum group {
+	G_RUN,
+	G_INTR,
+	G_RUNQ,
+	G_SLEEP,
+	G_DISK,
+	G_STOP,
+	G_ZOMB,
+	G_UNKN,
+	G_NR
+};
 static const char *const group_names[G_NR] = {
 	"RUN", "INTR", "RUNQ", "SLEEP", "DISK", "STOP", "ZOMB", "UNKN",
 };
@@ -120,8 +130,7 @@ static void print_cpus(const struct report *r)
 		       fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
-		       (unsigned long long)c.events,
-		       (unsigned long long)c.lost,
+		       (unsigned long long)c.events, (unsigned long long)c.lost,
 		       (unsigned long long)c.threads);
 	}
 }
@@ -240,8 +249,8 @@ static void print_json(const struct report *r, const char *path,
 
 		tl_thread(r->tl, th, &t);
 		thread_totals(r, th, timers, &life);
-		printf("%s{\"tid\":%u,\"unique_id\":%u,\"name\":", th ? "," : "",
-		       t.tid, t.unique_id);
+		printf("%s{\"tid\":%u,\"unique_id\":%u,\"name\":",
+		       th ? "," : "", t.tid, t.unique_id);
 		json_string(t.name);
 		printf(",\"parent_tid\":%d,\"end\":\"%s\",\"first_ns\":%llu,\"end_ns\":%llu,\"life_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"anomalies\":%llu,\"states\":{",
 		       t.parent >= 0 && !tl_thread(r->tl, t.parent, &p) ?
@@ -283,8 +292,7 @@ static void print_json(const struct report *r, const char *path,
 		       (unsigned long long)c.interrupted_ns,
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
-		       (unsigned long long)c.events,
-		       (unsigned long long)c.lost,
+		       (unsigned long long)c.events, (unsigned long long)c.lost,
 		       (unsigned long long)c.threads);
 	}
 	printf("],\"bursts\":");
@@ -349,8 +357,7 @@ int cmd_report(int argc, char **argv)
 
 		printf("%s: %s, %zu threads, %u CPUs, %llu events, %llu lost%s\n\n",
 		       argv[optind], fmt_ns(d, sizeof(d), r.t1 - r.t0),
-		       r.nr_threads, r.nr_cpus,
-		       (unsigned long long)r.st.events,
+		       r.nr_threads, r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
 		print_threads(&r);
