@@ -81,7 +81,7 @@ struct tl_cpu {
 /* A CPU's queue while merging. */
 struct tl_src {
 	uint64_t t; /* p->time_ns, kept here for a cache-friendly scan */
-	const struct mkm_event *p, *end;
+	const struct mkm_event *p; /* head; the queue ends at a sentinel */
 	struct tl_cpu *cpu;
 };
 

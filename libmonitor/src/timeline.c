@@ -865,19 +865,24 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 
 /* ---- feeding and merging ---------------------------------------------- */
 
-/* Room for k more records at the tail of cpu's queue. */
+/*
+ * Room for k more records at the tail of cpu's queue, and one more for the
+ * sentinel: the slot after the last record always holds time_ns ==
+ * UINT64_MAX (no record has that time: feed clamps it), so the merge reads
+ * a head time without checking for the end.
+ */
 static int queue_reserve(struct tl_cpu *cpu, size_t k)
 {
 	size_t live = cpu->tail - cpu->head, cap;
 	struct mkm_event *q;
 
-	if (likely(cpu->cap - cpu->tail >= k))
+	if (likely(cpu->cap - cpu->tail > k))
 		return 0;
-	if (cpu->head && cpu->cap - live >= k && cpu->head >= live) {
+	if (cpu->head && cpu->cap - live > k && cpu->head >= live) {
 		memcpy(cpu->q, cpu->q + cpu->head, live * sizeof(*q));
 	} else {
 		cap = cpu->cap ? cpu->cap : 1024;
-		while (cap - live < k)
+		while (cap - live <= k)
 			cap *= 2;
 		q = malloc(cap * sizeof(*q));
 		if (!q)
@@ -893,6 +898,11 @@ static int queue_reserve(struct tl_cpu *cpu, size_t k)
 	return 0;
 }
 
+static void queue_seal(struct tl_cpu *cpu)
+{
+	cpu->q[cpu->tail].time_ns = UINT64_MAX;
+}
+
 static int queue_push(struct tl_cpu *cpu, const struct mkm_event *ev)
 {
 	int err = queue_reserve(cpu, 1);
@@ -900,6 +910,7 @@ static int queue_push(struct tl_cpu *cpu, const struct mkm_event *ev)
 	if (err)
 		return err;
 	cpu->q[cpu->tail++] = *ev;
+	queue_seal(cpu);
 	return 0;
 }
 
@@ -923,17 +934,23 @@ static uint64_t watermark(const struct tl *tl)
 	return w == UINT64_MAX ? tl->horizon : w;
 }
 
+/* Few CPUs: pick the earliest head per record, without branches. */
+#define MERGE_SMALL 8
+
 /*
  * Process the queued records with time < w (all of them if all), in time
- * order: take the CPU whose head is earliest and run through its records
- * up to the next CPU's head, so a run costs one scan of the heads.
+ * order. With up to MERGE_SMALL CPUs holding records, each record is the
+ * minimum of the heads found with conditional moves: CPUs' records usually
+ * interleave finely, and a branch on which CPU is next would mispredict
+ * about every other record. With more, take the CPU whose head is earliest
+ * and run through its records up to the next CPU's head. Ties go to the
+ * CPU seen first.
  */
 static void merge(struct tl *tl, uint64_t w, bool all)
 {
-	uint64_t lim_w = all ? UINT64_MAX : w - 1;
+	uint64_t lim = all ? UINT64_MAX - 1 : w - 1;
 	struct tl_src *src = tl->src;
 	unsigned int n = 0, k;
-	size_t done = 0;
 
 	if (!all && !w)
 		return;
@@ -944,50 +961,81 @@ static void merge(struct tl *tl, uint64_t w, bool all)
 			continue;
 		src[n].p = cpu->q + cpu->head;
 		src[n].t = src[n].p->time_ns;
-		src[n].end = cpu->q + cpu->tail;
 		src[n].cpu = cpu;
 		n++;
 	}
-	while (n) {
-		uint64_t best = src[0].t, second = UINT64_MAX, limit;
-		const struct mkm_event *p, *end;
-		unsigned int b = 0;
+	if (n == 1) {
+		const struct mkm_event *p = src[0].p;
 
-		for (k = 1; k < n; k++) {
-			uint64_t h = src[k].t;
+		while (p->time_ns <= lim)
+			tl_apply(tl, p++);
+		src[0].p = p;
+	} else if (n > 1 && n <= MERGE_SMALL) {
+		for (;;) {
+			uint64_t best = src[0].t;
+			const struct mkm_event *p;
+			unsigned int b = 0;
 
-			if (h < best) {
-				second = best;
-				best = h;
-				b = k;
-			} else if (h < second) {
-				second = h;
+			for (k = 1; k < n; k++) {
+				uint64_t h = src[k].t;
+				bool lt = h < best;
+
+				best = lt ? h : best;
+				b = lt ? k : b;
 			}
-		}
-		if (best > lim_w)
-			break;
-		limit = second < lim_w ? second : lim_w;
-		p = src[b].p;
-		end = src[b].end;
-		do {
+			if (best > lim)
+				break;
+			p = src[b].p;
 			tl_apply(tl, p);
-			p++;
-		} while (p < end && p->time_ns <= limit);
-		/* Per run, not per record: LOST records are counted too. */
-		src[b].cpu->events += (size_t)(p - src[b].p);
-		src[b].cpu->last_done = tl->now;
-		done += (size_t)(p - src[b].p);
-		src[b].p = p;
-		if (p < end) {
+			src[b].p = ++p;
 			src[b].t = p->time_ns;
-		} else {
-			src[b].cpu->head = src[b].cpu->tail = 0;
-			src[b] = src[--n];
+		}
+	} else if (n > MERGE_SMALL) {
+		for (;;) {
+			uint64_t best = UINT64_MAX, second = UINT64_MAX, limit;
+			const struct mkm_event *p;
+			unsigned int b = 0;
+
+			for (k = 0; k < n; k++) {
+				uint64_t h = src[k].t;
+
+				if (h < best) {
+					second = best;
+					best = h;
+					b = k;
+				} else if (h < second) {
+					second = h;
+				}
+			}
+			if (best > lim)
+				break;
+			limit = second < lim ? second : lim;
+			p = src[b].p;
+			do {
+				tl_apply(tl, p++);
+			} while (p->time_ns <= limit);
+			src[b].p = p;
+			src[b].t = p->time_ns;
 		}
 	}
-	for (k = 0; k < n; k++)
-		src[k].cpu->head = (size_t)(src[k].p - src[k].cpu->q);
-	tl->pending -= done;
+	for (k = 0; k < n; k++) {
+		struct tl_cpu *cpu = src[k].cpu;
+		size_t head = (size_t)(src[k].p - cpu->q);
+		size_t did = head - cpu->head;
+
+		if (!did)
+			continue;
+		/* LOST records are counted here and taken off by lost_gap. */
+		cpu->events += did;
+		cpu->last_done = src[k].p[-1].time_ns;
+		tl->pending -= did;
+		if (head == cpu->tail) {
+			cpu->head = cpu->tail = 0;
+			queue_seal(cpu);
+		} else {
+			cpu->head = head;
+		}
+	}
 	if (!all && w > tl->now)
 		tl->now = w;
 }
@@ -1008,6 +1056,10 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 		if (err)
 			return err;
 		tl->max_cpu = c + 1;
+	}
+	if (unlikely(e.time_ns == UINT64_MAX)) {
+		tl->stats.anomalies++; /* the queue's sentinel value */
+		e.time_ns = UINT64_MAX - 1;
 	}
 	cpu = &tl->cpus[c];
 	if (unlikely(!cpu->seen)) {
@@ -1088,7 +1140,7 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 		const struct mkm_event *e = &ev[j];
 
 		if (e->cpu != c || e->seq != seq || e->time_ns < last ||
-		    e->type == MKM_EV_LOST)
+		    e->type == MKM_EV_LOST || e->time_ns == UINT64_MAX)
 			break;
 		last = e->time_ns;
 		seq++;
@@ -1097,6 +1149,7 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 		return 0;
 	memcpy(cpu->q + cpu->tail, ev, j * sizeof(*ev));
 	cpu->tail += j;
+	queue_seal(cpu);
 	cpu->last_time = last;
 	cpu->next_seq = seq;
 	tl->stats.events += j;

@@ -733,11 +733,12 @@ static void test_tl_feed_many_intervals_cross_blocks(void **state)
 
 /* ---- a random scheduler, for properties over long streams ------------- */
 
-#define RS_CPUS 3
-#define RS_THREADS 6
+#define RS_CPUS 12 /* at most; more than the merge's 8 of the small path */
+#define RS_THREADS 16
 #define RS_MAX 4000
 
 struct rs {
+	int ncpu;
 	struct mkm_event ev[RS_CPUS][RS_MAX];
 	size_t n[RS_CPUS];
 	uint64_t now[RS_CPUS];
@@ -762,7 +763,7 @@ static void rs_emit(struct rs *r, int c, unsigned int type, int th, uint32_t a0,
 
 	memset(e, 0, sizeof(*e));
 	/* Unique times: ties across CPUs would make the order arbitrary. */
-	e->time_ns = r->now[c] * RS_CPUS + (uint64_t)c;
+	e->time_ns = r->now[c] * (uint64_t)r->ncpu + (uint64_t)c;
 	e->tid = (uint32_t)th + 500;
 	e->cpu = (uint16_t)c;
 	e->type = (uint8_t)type;
@@ -783,16 +784,17 @@ static int rs_pick(struct rs *r, int state)
 	return -1;
 }
 
-static void rs_generate(struct rs *r, uint64_t seed)
+static void rs_generate(struct rs *r, uint64_t seed, int ncpu)
 {
 	int c, th, step;
 
 	memset(r, 0, sizeof(*r));
+	r->ncpu = ncpu;
 	r->rng = seed * 0x9E3779B97F4A7C15ull + 1;
-	for (c = 0; c < RS_CPUS; c++)
+	for (c = 0; c < ncpu; c++)
 		r->cur[c] = -1;
 	for (th = 0; th < RS_THREADS; th++) {
-		c = th % RS_CPUS;
+		c = th % ncpu;
 		if (r->cur[c] < 0) {
 			r->cur[c] = th;
 			rs_emit(r, c, MKM_EV_ATTACH, th, MKM_TS_RUNNING,
@@ -807,7 +809,7 @@ static void rs_generate(struct rs *r, uint64_t seed)
 		uint32_t x;
 
 		c = 0;
-		for (th = 1; th < RS_CPUS; th++)
+		for (th = 1; th < ncpu; th++)
 			if (r->now[th] < r->now[c])
 				c = th;
 		if (r->n[c] > RS_MAX - 8)
@@ -884,14 +886,13 @@ static void same_timelines(const struct tl *a, const struct tl *b)
 	}
 }
 
-static void test_tl_feed_random_batches_match_whole(void **state)
+static void random_batches(int ncpu, uint64_t seeds)
 {
 	static struct rs r;
-	uint64_t seed;
+	uint64_t seed, gaps = 0;
 
-	(void)state;
-	for (seed = 1; seed <= 20; seed++) {
-		struct tl_config cfg = { .nr_cpus = RS_CPUS,
+	for (seed = 1; seed <= seeds; seed++) {
+		struct tl_config cfg = { .nr_cpus = (unsigned int)ncpu,
 					 .classes = MKM_CLASS_ALL };
 		uint64_t timers[TL_NR_STATES], sum = 0, lives = 0;
 		size_t pos[RS_CPUS] = { 0 }, left = 0, th;
@@ -899,9 +900,9 @@ static void test_tl_feed_random_batches_match_whole(void **state)
 		struct tl_stats st;
 		int c, k;
 
-		rs_generate(&r, seed);
+		rs_generate(&r, seed, ncpu);
 		assert_int_equal(tl_create(&whole, &cfg), 0);
-		for (c = 0; c < RS_CPUS; c++) {
+		for (c = 0; c < ncpu; c++) {
 			assert_int_equal(tl_feed(whole, r.ev[c], r.n[c]), 0);
 			left += r.n[c];
 		}
@@ -911,7 +912,7 @@ static void test_tl_feed_random_batches_match_whole(void **state)
 		while (left) {
 			size_t chunk;
 
-			c = (int)rs_rnd(&r, RS_CPUS);
+			c = (int)rs_rnd(&r, (uint32_t)ncpu);
 			if (pos[c] == r.n[c])
 				continue;
 			chunk = 1 + rs_rnd(&r, 40);
@@ -926,7 +927,7 @@ static void test_tl_feed_random_batches_match_whole(void **state)
 				 * record not delivered yet. */
 				uint64_t h = UINT64_MAX;
 
-				for (k = 0; k < RS_CPUS; k++)
+				for (k = 0; k < ncpu; k++)
 					if (pos[k] < r.n[k] &&
 					    r.ev[k][pos[k]].time_ns < h)
 						h = r.ev[k][pos[k]].time_ns;
@@ -939,7 +940,7 @@ static void test_tl_feed_random_batches_match_whole(void **state)
 		same_timelines(whole, inc);
 		assert_int_equal(tl_stats(inc, &st), 0);
 		assert_int_equal(st.late, 0);
-		assert_true(st.gaps > 0);
+		gaps += st.gaps;
 
 		/* msa of all threads adds up to their lives. */
 		assert_int_equal(
@@ -956,6 +957,20 @@ static void test_tl_feed_random_batches_match_whole(void **state)
 		tl_destroy(whole);
 		tl_destroy(inc);
 	}
+	assert_true(gaps > 0); /* the LOST paths ran */
+}
+
+static void test_tl_feed_random_batches_match_whole(void **state)
+{
+	(void)state;
+	random_batches(3, 20);
+}
+
+/* More CPUs than the merge's branch-free path takes. */
+static void test_tl_feed_random_batches_many_cpus(void **state)
+{
+	(void)state;
+	random_batches(RS_CPUS, 10);
 }
 
 int main(void)
@@ -991,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_tl_create_invalid),
 		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
 		cmocka_unit_test(test_tl_feed_random_batches_match_whole),
+		cmocka_unit_test(test_tl_feed_random_batches_many_cpus),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
