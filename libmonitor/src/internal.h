@@ -85,6 +85,19 @@ struct tl_src {
 	struct tl_cpu *cpu;
 };
 
+/*
+ * Full-size interval blocks are carved from chunks of 64 KiB, doubling
+ * up to TL_CHUNK_MAX (a huge page).
+ */
+#define TL_CHUNK_MIN (64u << 10)
+#define TL_CHUNK_MAX (2u << 20)
+
+struct tl_chunk {
+	struct tl_chunk *next;
+	size_t size;
+	size_t used; /* bytes carved, this header's line included */
+};
+
 struct tl {
 	struct tl_config cfg;
 	bool syscalls; /* the stream has syscall events */
@@ -97,6 +110,8 @@ struct tl {
 	unsigned int cfg_seen; /* of those, below cfg.nr_cpus */
 	struct tl_th *th;
 	size_t nr_th, cap_th;
+	struct tl_chunk *chunks; /* the current one first */
+	size_t chunk_bytes; /* all chunks */
 	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */
 	int64_t *map_val;
 	size_t map_cap, map_used;
