@@ -560,6 +560,18 @@ struct acct_cpu {
 MON_API int acct_cpu(const struct tl *tl, unsigned int cpu,
 		     struct acct_cpu *out);
 
+/*
+ * acct_cpus - summaries of CPUs 0 .. @nr_cpus - 1 in one walk of the
+ * timeline (acct_cpu() walks it once per call)
+ * @tl: the timeline
+ * @out: @nr_cpus entries; CPUs from tl_nr_cpus() on are left untouched
+ * @nr_cpus: entries at @out
+ *
+ * Return: 0, or -EINVAL, -ENOMEM.
+ */
+MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
+		      unsigned int nr_cpus);
+
 /* ======================================================================
  * Trace files (trace_): see docs/trace-format.md
  * ====================================================================== */

@@ -190,6 +190,56 @@ int acct_matrix(const struct tl *tl, struct acct_cell *cells,
 	return 0;
 }
 
+int acct_cpus(const struct tl *tl, struct acct_cpu *out, unsigned int nr_cpus)
+{
+	size_t *counted; /* per CPU: 1 + the last thread counted there */
+	unsigned int c;
+	size_t i, k;
+
+	if (!tl || (nr_cpus && !out))
+		return -EINVAL;
+	if (nr_cpus > tl->max_cpu)
+		nr_cpus = tl->max_cpu;
+	counted = calloc(nr_cpus + 1, sizeof(*counted));
+	if (!counted)
+		return -ENOMEM;
+	for (c = 0; c < nr_cpus; c++) {
+		const struct tl_cpu *cpu = &tl->cpus[c];
+
+		memset(&out[c], 0, sizeof(out[c]));
+		out[c].switches = cpu->switches;
+		out[c].flutters = cpu->flutters;
+		out[c].events = cpu->events;
+		out[c].lost = cpu->lost;
+		out[c].first_ns = cpu->first_time;
+		out[c].last_ns = cpu->last_done;
+	}
+	for (i = 0; i < tl->nr_th; i++) {
+		const struct tl_th *t = &tl->th[i];
+
+		for (k = 0; k < t->nr_iv; k++) {
+			const struct tl_iv *iv = tl_iv_at(t, k);
+			uint64_t d;
+
+			if (iv->cpu >= nr_cpus ||
+			    (iv->state != TL_INTERRUPTED &&
+			     !on_cpu_run(iv->state)))
+				continue;
+			d = tl_iv_end(tl, t, k) - iv->start;
+			out[iv->cpu].run_ns += d;
+			if (iv->state == TL_INTERRUPTED)
+				out[iv->cpu].interrupted_ns += d;
+			if (counted[iv->cpu] != i + 1) {
+				counted[iv->cpu] = i + 1;
+				out[iv->cpu].threads++;
+			}
+		}
+	}
+	free(counted);
+	return 0;
+}
+
+/* One CPU: the same walk, kept simple; acct_cpus() for all of them. */
 int acct_cpu(const struct tl *tl, unsigned int cpu, struct acct_cpu *out)
 {
 	const struct tl_cpu *c;

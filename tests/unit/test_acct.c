@@ -248,6 +248,25 @@ static void test_acct_cpu_summary(void **state)
 	tl_destroy(tl);
 }
 
+static void test_acct_cpus_matches_acct_cpu(void **state)
+{
+	struct tl *tl = family();
+	struct acct_cpu all[3], one;
+	unsigned int c;
+
+	(void)state;
+	memset(all, 0xee, sizeof(all));
+	assert_int_equal(acct_cpus(tl, all, 3), 0);
+	for (c = 0; c < 2; c++) {
+		assert_int_equal(acct_cpu(tl, c, &one), 0);
+		assert_memory_equal(&all[c], &one, sizeof(one));
+	}
+	assert_int_equal(all[2].run_ns, 0xeeeeeeeeeeeeeeeeull); /* untouched */
+	assert_int_equal(acct_cpus(tl, NULL, 1), -EINVAL);
+	assert_int_equal(acct_cpus(tl, NULL, 0), 0);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_acct_bursts_closed_only),
 		cmocka_unit_test(test_acct_matrix_cpu_by_thread),
 		cmocka_unit_test(test_acct_cpu_summary),
+		cmocka_unit_test(test_acct_cpus_matches_acct_cpu),
 	};
 
 	return cmocka_run_group_tests_name("acct", tests, NULL, NULL);
