@@ -266,7 +266,9 @@ MON_API const char *monitor_strerror(int err);
  * Flutter (MKM): a thread switched out to the idle task and switched back
  * in from it on the same CPU, with no monitored thread in between. Linux
  * does not report a switch when the scheduler picks the same task again,
- * so idle is the only "nothing" that can run between.
+ * so idle is the only "nothing" that can run between. The module reports
+ * tid 0 for idle and for a task outside the monitor's PID namespace too,
+ * so inside a container flutter may be over-counted.
  *
  * Threads are numbered 0, 1, ... in the order they first appear; the
  * numbers are stable while the timeline grows.
