@@ -579,8 +579,8 @@ static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
 }
 
 /* The event proves t is on CPU c now: make it so, counting a correction. */
-static inline int ensure_running(struct tl *tl, struct tl_th *t, uint64_t now,
-				 unsigned int c)
+static inline __attribute__((always_inline)) int
+ensure_running(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int c)
 {
 	if (likely(state_on_cpu(t->state) && t->ivcpu == c))
 		return 0;
