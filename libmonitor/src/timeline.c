@@ -43,6 +43,8 @@
 #define TL_MAX_CPUS 8192u /* Linux x86 NR_CPUS at most (MAXSMP) */
 #define NO_THREAD ((int64_t)-1)
 #define CPU_NONE 0xffffffffu
+/* Up to this many CPUs with records: the merge's branch-free path. */
+#define MERGE_SMALL 8
 
 static const char *const tl_state_names[TL_NR_STATES] = {
 	[TL_UNKNOWN] = "UNKNOWN",
@@ -95,7 +97,8 @@ static int cpus_grow(struct tl *tl, unsigned int n)
 		if (!seen)
 			return -ENOMEM;
 		tl->seen = seen;
-		src = realloc(tl->src, cap * sizeof(*src));
+		src = realloc(tl->src, (cap > MERGE_SMALL ? cap : MERGE_SMALL) *
+					       sizeof(*src));
 		if (!src)
 			return -ENOMEM;
 		tl->src = src;
@@ -978,8 +981,33 @@ static uint64_t watermark(const struct tl *tl)
 	return w == UINT64_MAX ? tl->horizon : w;
 }
 
-/* Few CPUs: pick the earliest head per record, without branches. */
-#define MERGE_SMALL 8
+/*
+ * The earliest of width heads, without branches (width is a constant once
+ * inlined, so the scan unrolls), record by record up to lim.
+ */
+static inline __attribute__((always_inline)) void
+merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
+{
+	for (;;) {
+		uint64_t best = src[0].t;
+		const struct mkm_event *p;
+		unsigned int b = 0, k;
+
+		for (k = 1; k < width; k++) {
+			uint64_t h = src[k].t;
+			bool lt = h < best;
+
+			best = lt ? h : best;
+			b = lt ? k : b;
+		}
+		if (best > lim)
+			break;
+		p = src[b].p;
+		tl_apply(tl, p);
+		src[b].p = ++p;
+		src[b].t = p->time_ns;
+	}
+}
 
 /*
  * Process the queued records with time < w (all of them if all), in time
@@ -1014,26 +1042,16 @@ static void merge(struct tl *tl, uint64_t w, bool all)
 		while (p->time_ns <= lim)
 			tl_apply(tl, p++);
 		src[0].p = p;
-	} else if (n > 1 && n <= MERGE_SMALL) {
-		for (;;) {
-			uint64_t best = src[0].t;
-			const struct mkm_event *p;
-			unsigned int b = 0;
+	} else if (n && n <= MERGE_SMALL) {
+		/* Pad to 4 or 8 heads that never win: a fixed, unrolled scan. */
+		unsigned int width = n <= 4 ? 4 : MERGE_SMALL;
 
-			for (k = 1; k < n; k++) {
-				uint64_t h = src[k].t;
-				bool lt = h < best;
-
-				best = lt ? h : best;
-				b = lt ? k : b;
-			}
-			if (best > lim)
-				break;
-			p = src[b].p;
-			tl_apply(tl, p);
-			src[b].p = ++p;
-			src[b].t = p->time_ns;
-		}
+		for (k = n; k < width; k++)
+			src[k].t = UINT64_MAX;
+		if (width == 4)
+			merge_small(tl, src, 4, lim);
+		else
+			merge_small(tl, src, MERGE_SMALL, lim);
 	} else if (n > MERGE_SMALL) {
 		for (;;) {
 			uint64_t best = UINT64_MAX, second = UINT64_MAX, limit;
