@@ -342,7 +342,12 @@ int main(int argc, char **argv)
 	       "%d CPUs, fed per CPU every %llu us of trace time\n",
 	       n, nth, ncpu, WINDOW_NS / 1000);
 	for (i = 0; i < REPS; i++) {
-		double ref = reference(ncpu);
+		double ref = reference(ncpu), r2 = reference(ncpu),
+		       r3 = reference(ncpu);
+
+		/* The pass is short: its best of three. */
+		ref = ref < r2 ? ref : r2;
+		ref = ref < r3 ? ref : r3;
 
 		t[i] = rebuild(ncpu, n, &st, &mem);
 		ratio[i] = t[i] / ref;

@@ -692,7 +692,8 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 }
 
 /* Process one record, in merged time order: one switch on its type. */
-static void tl_apply(struct tl *tl, const struct mkm_event *ev)
+static inline __attribute__((always_inline)) void
+tl_apply_inline(struct tl *tl, const struct mkm_event *ev)
 {
 	unsigned int c = ev->cpu, type = ev->type, ns;
 	struct tl_cpu *cpu = &tl->cpus[c];
@@ -910,6 +911,13 @@ static void tl_apply(struct tl *tl, const struct mkm_event *ev)
 	}
 }
 
+/* The same, out of line, for the merge's less common paths. */
+static __attribute__((noinline)) void tl_apply(struct tl *tl,
+					       const struct mkm_event *ev)
+{
+	tl_apply_inline(tl, ev);
+}
+
 /* ---- feeding and merging ---------------------------------------------- */
 
 /*
@@ -1003,7 +1011,7 @@ merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
 		if (best > lim)
 			break;
 		p = src[b].p;
-		tl_apply(tl, p);
+		tl_apply_inline(tl, p);
 		src[b].p = ++p;
 		src[b].t = p->time_ns;
 	}
