@@ -666,6 +666,132 @@ static void test_tl_set_callback_reports_closed(void **state)
 	tl_destroy(tl);
 }
 
+static void test_tl_feed_many_threads_map_grows(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 1 };
+	struct mkm_event ev[3];
+	struct tl *tl;
+	uint32_t i, seq = 0;
+
+	(void)state;
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	/* 600 tids, many sharing hash slots (multiples of 64). */
+	for (i = 0; i < 600; i++) {
+		memset(ev, 0, sizeof(ev));
+		ev[0].time_ns = 1000 + i * 10;
+		ev[0].tid = 64 * (i + 1);
+		ev[0].type = MKM_EV_ATTACH;
+		ev[0].arg0 = MKM_TS_INTERRUPTIBLE;
+		ev[0].arg1 = NONE;
+		ev[0].seq = seq++;
+		ev[1] = ev[0];
+		ev[1].time_ns += 5;
+		ev[1].type = MKM_EV_WAKEUP;
+		ev[1].arg0 = 0;
+		ev[1].seq = seq++;
+		assert_int_equal(tl_feed(tl, ev, 2), 0);
+	}
+	/* Reap every third; its tid comes back as a new thread. */
+	for (i = 0; i < 600; i += 3) {
+		memset(ev, 0, sizeof(ev));
+		ev[0].time_ns = 10000 + i;
+		ev[0].tid = 64 * (i + 1);
+		ev[0].type = MKM_EV_REAP;
+		ev[0].seq = seq++;
+		ev[1] = ev[0];
+		ev[1].type = MKM_EV_ATTACH;
+		ev[1].arg0 = MKM_TS_STOPPED;
+		ev[1].arg1 = NONE;
+		ev[1].time_ns += 1;
+		ev[1].seq = seq++;
+		assert_int_equal(tl_feed(tl, ev, 2), 0);
+	}
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(tl_nr_threads(tl), 800);
+	for (i = 0; i < 600; i++) {
+		struct tl_thread t;
+		struct tl_interval iv;
+		int64_t th = tl_find(tl, 64 * (i + 1));
+
+		assert_true(th >= 0);
+		assert_int_equal(tl_thread(tl, (size_t)th, &t), 0);
+		assert_int_equal(t.tid, 64 * (i + 1));
+		assert_int_equal(t.end, TL_ALIVE);
+		assert_int_equal(tl_interval(tl, (size_t)th, 0, &iv), 0);
+		if (i % 3 == 0) {
+			assert_true(th >= 600);
+			assert_int_equal(iv.state, TL_STOPPED);
+			assert_int_equal(tl_thread(tl, i, &t), 0);
+			assert_int_equal(t.end, TL_REAPED);
+		} else {
+			assert_int_equal(th, i);
+			assert_int_equal(iv.state, TL_SLEEP);
+			assert_int_equal(t.nr_intervals, 2);
+		}
+	}
+	assert_int_equal(tl_find(tl, 63), -ENOENT);
+	check_invariants(tl);
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_wakeup_new_sets_parent(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	/* The FORK was not seen (another class, or lost): WAKEUP_NEW. */
+	evs_add(&s, 200, 0, MKM_EV_WAKEUP_NEW, 101, 0, T, 0);
+	evs_add(&s, 210, 0, MKM_EV_WAKEUP_NEW, 102, 0, 999, 0);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, 101, { 200, 210, TL_RUNQ, 0 });
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 101), &th), 0);
+	assert_int_equal(th.parent, tl_find(tl, T));
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 102), &th), 0);
+	assert_int_equal(th.parent, -1); /* an unknown parent */
+	tl_destroy(tl);
+}
+
+static void test_tl_feed_lost_keeps_zombies(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_ZOMBIE, NONE);
+	ATTACH(&s, 100, 0, 101, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_LOST, 0, 1, 0, 0);
+	evs_add(&s, 300, 0, MKM_EV_REAP, T, 0, 0, 0);
+	IN(&s, 400, 0, 101, 0);
+	tl = build(&s, 0, 1);
+	EXPECT(tl, T, { 100, 300, TL_ZOMBIE, 0 });
+	EXPECT(tl, 101, { 100, 200, TL_RUN, 0 }, { 200, 400, TL_UNKNOWN, 0 },
+	       { 400, 400, TL_RUN, 0 });
+	tl_destroy(tl);
+}
+
+static void test_tl_set_callback_detach_closes_last(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 1 };
+	struct cb_sum c = { 0 };
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 250, 0, MKM_EV_DETACH, T, MKM_DETACH_UNMONITOR, 0, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_set_callback(tl, sum_cb, &c), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(c.calls, 1);
+	assert_int_equal(c.total, 150);
+	assert_int_equal(tl_set_callback(NULL, sum_cb, &c), -EINVAL);
+	tl_destroy(tl);
+}
+
 static void test_tl_create_invalid(void **state)
 {
 	struct tl_config bad = { .flags = 1 };
@@ -1003,6 +1129,10 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_unknown_type_skipped),
 		cmocka_unit_test(test_tl_mark_recorded_without_thread),
 		cmocka_unit_test(test_tl_set_callback_reports_closed),
+		cmocka_unit_test(test_tl_feed_many_threads_map_grows),
+		cmocka_unit_test(test_tl_feed_wakeup_new_sets_parent),
+		cmocka_unit_test(test_tl_feed_lost_keeps_zombies),
+		cmocka_unit_test(test_tl_set_callback_detach_closes_last),
 		cmocka_unit_test(test_tl_create_invalid),
 		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
 		cmocka_unit_test(test_tl_feed_random_batches_match_whole),
