@@ -517,6 +517,135 @@ static void test_trace_reader_skips_newer_minor(void **state)
 	trace_reader_close(r);
 }
 
+/* A valid INFO payload: the ABI item alone. */
+static size_t abi_item(uint8_t *b)
+{
+	uint32_t abi[3] = { MKM_ABI_MAJOR, MKM_ABI_MINOR, 32 };
+	uint16_t tag = 2, len = 12;
+
+	memcpy(b, &tag, 2);
+	memcpy(b + 2, &len, 2);
+	memcpy(b + 4, abi, 12);
+	return 16;
+}
+
+static size_t file_header(uint8_t *f)
+{
+	uint16_t major = TRACE_MAJOR;
+	uint32_t crc, hsize = 32;
+
+	memset(f, 0, 32);
+	memcpy(f, "MKMTRACE", 8);
+	memcpy(f + 8, &major, 2);
+	memcpy(f + 12, &hsize, 4);
+	crc = mon_crc32c(0, f, 28);
+	memcpy(f + 28, &crc, 4);
+	return 32;
+}
+
+static void test_trace_reader_malformed_payloads(void **state)
+{
+	static const struct {
+		const char *what;
+		uint32_t type;
+		uint8_t payload[40];
+		uint32_t len;
+		bool in_info; /* appended to INFO instead of its own chunk */
+		const char *says;
+	} cases[] = {
+		{ "events not whole",
+		  TRACE_CHUNK_EVENTS,
+		  { 0 },
+		  33,
+		  false,
+		  "bad length" },
+		{ "horizon size",
+		  TRACE_CHUNK_HORIZON,
+		  { 0 },
+		  4,
+		  false,
+		  "bad length" },
+		{ "threads not whole",
+		  TRACE_CHUNK_THREADS,
+		  { 0 },
+		  23,
+		  false,
+		  "bad length" },
+		{ "stats short",
+		  TRACE_CHUNK_STATS,
+		  { 0 },
+		  4,
+		  false,
+		  "bad length" },
+		{ "stats count",
+		  TRACE_CHUNK_STATS,
+		  { 2 },
+		  8 + 32,
+		  false,
+		  "bad length" },
+		{ "calibration",
+		  TRACE_CHUNK_CALIBRATION,
+		  { 0 },
+		  25,
+		  false,
+		  "bad length" },
+		{ "end size", TRACE_CHUNK_END, { 0 }, 8, false, "bad length" },
+		{ "end counts", TRACE_CHUNK_END, { 5 }, 16, false, "END counts" },
+		{ "second info",
+		  TRACE_CHUNK_INFO,
+		  { 0 },
+		  0,
+		  false,
+		  "second INFO" },
+		{ "item cut", 0, { 1, 0 }, 2, true, "cut short" },
+		{ "item overrun", 0, { 1, 0, 9, 0 }, 4, true, "overruns" },
+		{ "clock size", 0, { 1, 0, 2, 0, 1, 0 }, 6, true, "has size" },
+		{ "ring size",
+		  0,
+		  { 6, 0, 4, 0, 1, 0, 0, 0 },
+		  8,
+		  true,
+		  "has size" },
+		{ "abi size",
+		  0,
+		  { 2, 0, 4, 0, 1, 0, 0, 0 },
+		  8,
+		  true,
+		  "has size" },
+		{ "cpus", 0, { 3, 0, 4, 0, 0, 0, 2, 0 }, 8, true, "CPUs" },
+	};
+	static uint8_t f[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace_reader *r;
+		struct trace_chunk c;
+		uint8_t items[96];
+		size_t n = file_header(f), k = abi_item(items);
+		int err;
+
+		if (cases[i].in_info) {
+			memcpy(items + k, cases[i].payload, cases[i].len);
+			k += cases[i].len;
+		}
+		n += put_chunk(f + n, TRACE_CHUNK_INFO, 0, items, (uint32_t)k);
+		if (!cases[i].in_info)
+			n += put_chunk(f + n, cases[i].type, 1,
+				       cases[i].payload, cases[i].len);
+		err = trace_reader_open_mem(&r, f, n);
+		if (!err) {
+			err = trace_reader_next(r, &c);
+			assert_int_equal(c.offset, 32 + 16 + k);
+		}
+		if (err != -EBADMSG ||
+		    !strstr(trace_reader_error(r, NULL), cases[i].says))
+			fail_msg("%s: %d %s", cases[i].what, err,
+				 trace_reader_error(r, NULL));
+		trace_reader_close(r);
+	}
+}
+
 static void test_mon_crc32c_known_value(void **state)
 {
 	(void)state;
@@ -540,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_trace_reader_replay_keeps_valid_prefix),
 		cmocka_unit_test(test_trace_writer_errors),
 		cmocka_unit_test(test_trace_reader_skips_newer_minor),
+		cmocka_unit_test(test_trace_reader_malformed_payloads),
 		cmocka_unit_test(test_mon_crc32c_known_value),
 	};
 
