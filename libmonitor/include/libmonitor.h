@@ -339,9 +339,9 @@ struct tl_thread {
 };
 
 struct tl_stats {
-	uint64_t events; /* records processed (not counting synthesised) */
-	uint64_t lost; /* events lost: LOST counts plus seq gaps */
-	uint64_t gaps; /* lost-event gaps */
+	uint64_t events; /* records fed, LOST records not counted */
+	uint64_t lost; /* events lost: LOST counts plus seq gaps (as fed) */
+	uint64_t gaps; /* lost-event gaps (as fed) */
 	uint64_t seq_gaps; /* of which found by seq numbers alone */
 	uint64_t late; /* records older than what was processed */
 	uint64_t anomalies; /* contradictions: the threads' anomalies, time
