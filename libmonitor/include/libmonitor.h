@@ -23,6 +23,44 @@
  *
  * Events are the kernel's records, struct mkm_event of <mkm.h> (the UAPI
  * header, installed next to this one).
+ *
+ * Typical use (errors unchecked for brevity)
+ * ==========================================
+ *	struct monitor *mon;
+ *	struct monitor_config cfg = { .classes = MKM_CLASS_ALL };
+ *	struct tl_config tcfg = { .classes = MKM_CLASS_ALL };
+ *	unsigned int ncpu = 0;
+ *	struct tl *tl;
+ *
+ *	monitor_create(&mon, NULL);
+ *	monitor_configure(mon, &cfg);
+ *	monitor_statistics(mon, NULL, &ncpu);
+ *	tcfg.nr_cpus = ncpu;
+ *	tl_create(&tl, &tcfg);
+ *	thread_monitor(mon, 1, tid);
+ *	monitor_resume(mon);
+ *	while (running) {
+ *		struct pollfd p = { .fd = monitor_fd(mon), .events = POLLIN };
+ *		uint64_t t0;
+ *		size_t n;
+ *
+ *		poll(&p, 1, 100);
+ *		t0 = now_monotonic_ns();  (just before draining)
+ *		do {
+ *			monitor_read(mon, buf, BUF_RECORDS, &n);
+ *			tl_feed(tl, buf, n);
+ *		} while (n);
+ *		tl_advance(tl, t0 - margin);  (CPUs without records are idle)
+ *	}
+ *	monitor_suspend(mon);
+ *	... drain as above ..., then tl_flush(tl);
+ *	acct_msa(tl, ACCT_ALL, 0, TL_NR_STATES, timers);
+ *	monitor_terminate(mon);
+ *
+ * t0 must be read before the drain: a record stamped before t0 but still
+ * being written when read() ran would otherwise be declared delivered.
+ * The margin covers a sensor that took its timestamp and was interrupted
+ * before committing the record (microseconds).
  */
 #ifndef LIBMONITOR_H
 #define LIBMONITOR_H
