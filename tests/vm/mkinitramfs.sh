@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mkinitramfs.sh: build the guest's gzip'd cpio initramfs.
+#
+# A full image holds busybox-static (with a symlink per applet), tests/vm/init
+# as /init, the module as /mkm.ko, test binaries in /tests (run in the order
+# given, listed in /tests/list) and extra files. Every dynamically linked ELF
+# file brings the shared libraries ldd finds for it, the loader included, at
+# the same paths as on the host. An overlay (-O) holds only what -m/-t/-f/-c
+# add: the kernel unpacks concatenated archives in order, later files winning,
+# so run.sh appends one to a full image to add a command script or files.
+set -euo pipefail
+
+usage() {
+	cat <<EOF
+usage: $0 -o OUT [-O] [-m MODULE] [-t TEST]... [-f SRC[:DEST]]... [-c SCRIPT]
+  -o OUT          write the gzip'd cpio archive here
+  -O              overlay only: no busybox, no /init
+  -m MODULE       the module, installed as /mkm.ko
+  -t TEST         a test binary, installed as /tests/NAME
+  -f SRC[:DEST]   an extra file or folder (DEST defaults to /bin/NAME)
+  -c SCRIPT       a command script, installed as /cmd (the guest runs it
+                  instead of the tests)
+EOF
+	exit 2
+}
+die() { printf 'mkinitramfs: %s\n' "$*" >&2; exit 1; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+out= overlay= module= cmd=
+tests=() files=()
+while getopts "o:Om:t:f:c:h" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	O) overlay=1 ;;
+	m) module=$OPTARG ;;
+	t) tests+=("$OPTARG") ;;
+	f) files+=("$OPTARG") ;;
+	c) cmd=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+[ $OPTIND -gt $# ] && [ -n "$out" ] || usage
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+libdirs=()
+
+# Copy the shared libraries a dynamically linked ELF file needs.
+add_libs() {
+	local f=$1 line lib
+	head -c 4 "$f" 2>/dev/null | grep -q 'ELF' || return 0
+	ldd "$f" >/dev/null 2>&1 || return 0 # static, or not for this machine
+	while read -r line; do
+		case $line in
+		*"not found"*) die "$f: needs ${line%% *}, which is not installed" ;;
+		*"=> /"*) lib=${line#*=> }; lib=${lib%% (*} ;;
+		/*) lib=${line%% (*} ;;
+		*) continue ;; # linux-vdso
+		esac
+		copy_lib "$lib"
+	done < <(ldd "$f")
+	# glibc dlopens libgcc_s for pthread_cancel and unwinding.
+	lib=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
+	[ -z "$lib" ] || copy_lib "$lib"
+}
+
+copy_lib() {
+	local dir
+	[ ! -e "$root$1" ] || return 0
+	dir=$(dirname "$1")
+	mkdir -p "$root$dir"
+	cp -L "$1" "$root$1"
+	case $dir in
+	/lib64 | /lib | /usr/lib | /lib/x86_64-linux-gnu | /usr/lib/x86_64-linux-gnu) ;;
+	*) libdirs+=("$dir") ;;
+	esac
+}
+
+# Install SRC at DEST in the image, with its libraries.
+add() {
+	local src=$1 dest=$2 f
+	[ -e "$src" ] || die "$src: no such file"
+	mkdir -p "$root$(dirname "$dest")"
+	cp -a "$src" "$root$dest"
+	if [ -d "$src" ]; then
+		while IFS= read -r -d '' f; do add_libs "$f"; done \
+			< <(find "$src" -type f -perm -u+x -print0)
+	else
+		add_libs "$src"
+	fi
+}
+
+if [ -z "$overlay" ]; then
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,out,etc,root}
+	cp /bin/busybox "$root/bin/busybox"
+	for applet in $(/bin/busybox --list-full); do
+		[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+	done
+	install -m 0755 "$here/init" "$root/init"
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'mkm:x:1000:1000:mkm:/tmp:/bin/sh' \
+		'nobody:x:65534:65534:nobody:/nonexistent:/bin/sh' >"$root/etc/passwd"
+	printf '%s\n' 'root:x:0:' 'mkm:x:1000:' 'nogroup:x:65534:' >"$root/etc/group"
+fi
+[ -z "$module" ] || add "$module" /mkm.ko
+for t in "${tests[@]}"; do
+	name=$(basename "$t")
+	[ ! -e "$root/tests/$name" ] || die "two tests named $name"
+	add "$t" "/tests/$name"
+	echo "$name" >>"$root/tests/list"
+done
+for f in "${files[@]}"; do
+	src=${f%%:*}
+	dest=${f#*:}
+	[ "$dest" != "$f" ] || dest=/bin/$(basename "$src")
+	add "$src" "$dest"
+done
+[ -z "$cmd" ] || install -m 0755 "$cmd" "$root/cmd"
+
+# Library folders off the loader's default path (a build folder reached
+# through the host's LD_LIBRARY_PATH, say): init puts them on the guest's.
+if [ ${#libdirs[@]} -gt 0 ]; then
+	mkdir -p "$root/etc/ld-library-path.d"
+	printf '%s\n' "${libdirs[@]}" | sort -u >"$root/etc/ld-library-path.d/$(basename "$out")"
+fi
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# run.sh: boot the test guest in QEMU, report each test, fail on any splat.
+#
+# The guest's console (ttyS0) is saved to the log; tests/vm/init describes
+# the MKM-* lines it prints. A run fails on a failed or timed-out test, an
+# insmod or rmmod failure, a missing MKM-VM-DONE (hang, crash, panic), a
+# kernel splat in the log, or a kernel tainted by a warning, an oops or a
+# lockup.
+#
+# Environment: MKM_VM_KERNEL, MKM_CACHE, BUILD, and MKM_VM_ACCEL, QEMU's
+# -accel: kvm where it works (nested KVM hangs on our machines); by default
+# tcg,thread=single, one host thread for all virtual CPUs. Multi-threaded TCG
+# (MKM_VM_ACCEL=tcg) hangs the guest when tracepoints are switched on and off
+# while other CPUs run (QEMU 7.2, live kernel text patching): seen with a
+# module doing nothing but tracepoint_probe_register/unregister in a loop.
+set -euo pipefail
+
+usage() {
+	cat <<EOF
+usage: $0 [options] [-- QEMU-ARGS...]
+  -i INITRAMFS   the image (default \$BUILD/vm/initramfs.cpio.gz)
+  -k KERNEL      the kernel, a bzImage or an ELF vmlinux with a PVH note
+                 (default \$MKM_VM_KERNEL, else the Debian kernel matching
+                 linux-headers-amd64 that make deps put in \$MKM_CACHE)
+  -s CPUS        virtual CPUs (default 2)
+  -m MEM         memory (default 1G)
+  -c SCRIPT      run SCRIPT in the guest (sh, cwd /tmp) instead of the tests;
+                 its output is printed after the run
+  -f SRC[:DEST]  add a file or folder to the guest (DEST default /bin/NAME)
+  -o DIR         copy the files the guest wrote under /out into DIR
+  -l LOG         the console log (default \$BUILD/vm/run.log)
+  -t SECONDS     timeout of the whole run (default 1200)
+  -T SECONDS     timeout of each test binary (default 300)
+  -I SECONDS     stop when the console is silent that long (default: -T
+                 plus 60 when running tests, never for a command; 0: never)
+  -a ARGS        more kernel command line
+  -v             show the console as it goes
+  -x             an interactive shell in the guest (Ctrl-A X quits QEMU)
+  QEMU-ARGS      more QEMU arguments, e.g. -- -icount shift=1,sleep=on
+EOF
+	exit 2
+}
+die() { printf 'vm: %s\n' "$*" >&2; exit 1; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD:-$here/../../build}
+initramfs=$build/vm/initramfs.cpio.gz
+kernel=${MKM_VM_KERNEL:-}
+cpus=2 mem=1G script= outdir= log=$build/vm/run.log
+timeout=1200 test_timeout=300 idle= append= verbose= shell=
+files=()
+while getopts "i:k:s:m:c:f:o:l:t:T:I:a:vxh" opt; do
+	case $opt in
+	i) initramfs=$OPTARG ;;
+	k) kernel=$OPTARG ;;
+	s) cpus=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) script=$OPTARG ;;
+	f) files+=(-f "$OPTARG") ;;
+	o) outdir=$OPTARG ;;
+	l) log=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	T) test_timeout=$OPTARG ;;
+	I) idle=$OPTARG ;;
+	a) append=$OPTARG ;;
+	v) verbose=1 ;;
+	x) shell=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+if [ -z "$kernel" ]; then
+	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
+	boot=${MKM_CACHE:-$HOME/.cache/mkm}/linux-image-$kver/boot
+	# The ELF vmlinux boots twice as fast as the vmlinuz (see deps.sh).
+	kernel=$boot/vmlinux-$kver
+	[ -f "$kernel" ] || kernel=$boot/vmlinuz-$kver
+fi
+[ -f "$kernel" ] || die "no guest kernel at $kernel: run make deps"
+[ -f "$initramfs" ] || die "no initramfs at $initramfs: run make $initramfs"
+mkdir -p "$(dirname "$log")"
+base=${log%.log}
+
+# A command script or extra files go in an overlay appended to the image.
+if [ -n "$script" ] || [ ${#files[@]} -gt 0 ]; then
+	"$here/mkinitramfs.sh" -O -o "$base.overlay.gz" ${script:+-c "$script"} "${files[@]}"
+	cat "$initramfs" "$base.overlay.gz" >"$base.initramfs.gz"
+	initramfs=$base.initramfs.gz
+fi
+
+accel=${MKM_VM_ACCEL:-tcg,thread=single}
+case $accel in
+kvm*) accel=(-accel "$accel" -cpu host) ;;
+*) accel=(-accel "$accel" -cpu max) ;;
+esac
+mode=tests
+[ -z "$script" ] || mode=cmd
+[ -z "$shell" ] || mode=shell
+if [ -z "$idle" ]; then
+	[ $mode = tests ] && idle=$((test_timeout + 60)) || idle=0
+fi
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem"
+	-nodefaults -no-user-config -nographic -no-reboot
+	-kernel "$kernel" -initrd "$initramfs"
+	-append "console=ttyS0 panic=-1 mkm_mode=$mode mkm_test_timeout=$test_timeout $append")
+
+if [ -n "$shell" ]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial null "$@"
+fi
+
+data=$base.out.tar.gz
+rm -f "$data"
+echo "vm: booting $(basename "$kernel") (${accel[1]}, $cpus cpus), log in $log"
+# Stop the guest when the whole run takes too long, or when the console
+# stays silent longer than a test may take: a kernel hung hard prints nothing.
+: >"$log"
+"${qemu[@]}" -serial "file:$log" -serial "file:$data" "$@" </dev/null &
+qpid=$!
+[ -z "$verbose" ] || tail -n +1 -F --pid=$qpid "$log" 2>/dev/null &
+start=$(date +%s) stopped=
+while kill -0 $qpid 2>/dev/null; do
+	sleep 1
+	now=$(date +%s)
+	if [ $((now - start)) -ge "$timeout" ]; then
+		stopped="the run took $timeout s (-t)"
+	elif [ "$idle" -gt 0 ] && [ $((now - $(stat -c %Y "$log"))) -ge "$idle" ]; then
+		stopped="the console was silent for $idle s (-I)"
+	else
+		continue
+	fi
+	kill $qpid
+	break
+done
+wait $qpid 2>/dev/null || true
+took=$(($(date +%s) - start))
+[ -z "$stopped" ] || echo "vm: stopped the guest: $stopped"
+
+out_bad=0
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	if [ ! -s "$data" ]; then
+		echo "vm: the guest wrote nothing under /out"
+	elif tar -xz -f "$data" -C "$outdir"; then
+		echo "vm: the guest's /out is in $outdir"
+	else
+		echo "vm: cannot unpack the guest's /out from $data"
+		out_bad=1
+	fi
+fi
+
+# Read the log: report tests, find splats, decide.
+awk -v logfile="$log" -v took="$took" -f "$here/report.awk" "$log" && [ $out_bad = 0 ]
