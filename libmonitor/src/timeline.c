@@ -9,9 +9,12 @@
  * earlier one. The watermark W is the minimum over the counted CPUs (all
  * configured ones, or those seen so far) of max(last time fed on that CPU,
  * the horizon given to tl_advance()); records with time < W are processed,
- * the rest wait in the CPU's queue. The merge takes, from the CPU whose head
- * is earliest, the whole run of records up to the next CPU's head, so the
- * per-record cost stays a compare when CPUs' records come in runs.
+ * the rest wait in the CPU's queue (copied there in runs: a read returns
+ * each CPU's records together). The merge picks the earliest head record by
+ * record with conditional moves when few CPUs have records (their records
+ * interleave finely, and a branch would mispredict), else it takes runs up
+ * to the next CPU's head. Each queue ends in a sentinel record stamped
+ * UINT64_MAX, so reading a head needs no bounds check.
  *
  * Lost events. A MKM_EV_LOST record, or a jump in a CPU's seq numbers
  * (synthesised into a LOST record at feed time), opens a gap at the time of
@@ -20,11 +23,19 @@
  * running on another CPU (that CPU's stream shows them still running) and
  * zombies; each one's next state-fixing event ends its UNKNOWN interval.
  *
- * Intervals. A thread's intervals live in fixed blocks of TL_BLOCK_LEN
- * 16-byte entries holding only the start, the state and the CPU: the end is
- * the next start (or the thread's end, or the time processed so far for
- * the open one). A transition at the very instant the open interval began
- * rewrites that interval instead of leaving one of zero length.
+ * Intervals. A thread's intervals live in blocks of TL_BLOCK_LEN 16-byte
+ * entries holding only the start, the state and the CPU: the end is the
+ * next start (or the thread's end, or the time processed so far for the
+ * open one). Block 0 grows by doubling (most threads have few intervals);
+ * later blocks are carved from large chunks and never move. A transition
+ * at the very instant the open interval began rewrites that interval
+ * instead of leaving one of zero length.
+ *
+ * Hot path. Records of the thread that last had one on the same CPU skip
+ * the tid map (a per-CPU cache, invalidated by a generation count when a
+ * timeline ends or changes tid); the open interval's start and slot are
+ * kept in the thread, so a transition touches the thread and one 16-byte
+ * slot.
  *
  * Flutter (MKM 3.2): a thread switched out to the idle task and switched
  * back in from the idle task on the same CPU with no monitored thread in
