@@ -775,17 +775,25 @@ int abi_drop_privileges(uid_t uid, gid_t gid)
 	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
-void abi_allow_unprivileged_open(void)
+static void abi_allow_others(const char *path, mode_t need)
 {
 	struct stat st;
 
-	if (stat(MKM_DEVICE, &st))
-		fail_msg("stat %s: %s", MKM_DEVICE, strerror(errno));
-	if ((st.st_mode & 0006) == 0006)
+	if (stat(path, &st))
+		fail_msg("stat %s: %s", path, strerror(errno));
+	if ((st.st_mode & need) == need)
 		return;
-	printf("# note: %s is mode %03o; making it 0666 so the unprivileged "
-	       "tests can open it\n",
-	       MKM_DEVICE, st.st_mode & 0777);
-	if (chmod(MKM_DEVICE, 0666))
-		fail_msg("chmod %s: %s", MKM_DEVICE, strerror(errno));
+	printf("# note: %s is mode %03o; adding %03o so the unprivileged "
+	       "tests can reach %s\n",
+	       path, st.st_mode & 0777, need, MKM_DEVICE);
+	if (chmod(path, (st.st_mode & 07777) | need))
+		fail_msg("chmod %s: %s", path, strerror(errno));
+}
+
+void abi_allow_unprivileged_open(void)
+{
+	/* An initramfs root made with mktemp -d is 0700. */
+	abi_allow_others("/", 0055);
+	abi_allow_others("/dev", 0055);
+	abi_allow_others(MKM_DEVICE, 0066);
 }

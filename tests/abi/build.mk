@@ -2,7 +2,8 @@
 # tests/abi/: ABI tests of /dev/mkm, one cmocka binary per area. They run as
 # root inside the VM guest (tests/vm), never on the host.
 
-ABI_AREAS := lifecycle exactness smp overflow threads security badinput classes
+# In the order the guest runs them; threads last (see its last test).
+ABI_AREAS := lifecycle exactness smp overflow security badinput classes threads
 ABI_DIR := $(BUILD)/tests/abi
 ABI_TESTS := $(ABI_AREAS:%=$(ABI_DIR)/test_%)
 ABI_OBJS := $(ABI_AREAS:%=$(ABI_DIR)/test_%.o) $(ABI_DIR)/abi.o
