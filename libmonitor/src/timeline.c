@@ -1035,7 +1035,8 @@ merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
  * interleave finely, and a branch on which CPU is next would mispredict
  * about every other record. With more, take the CPU whose head is earliest
  * and run through its records up to the next CPU's head. Ties go to the
- * CPU seen first.
+ * lower CPU id (tl->seen is kept sorted), so the result does not depend on
+ * how the records were batched.
  */
 static void merge(struct tl *tl, uint64_t w, bool all)
 {
@@ -1144,8 +1145,16 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 	}
 	cpu = &tl->cpus[c];
 	if (unlikely(!cpu->seen)) {
+		unsigned int k = tl->nr_seen++;
+
+		/* Kept in CPU order: ties in time go to the lower CPU id,
+		 * whatever order the CPUs showed up in. */
+		while (k && tl->seen[k - 1] > c) {
+			tl->seen[k] = tl->seen[k - 1];
+			k--;
+		}
+		tl->seen[k] = c;
 		cpu->seen = true;
-		tl->seen[tl->nr_seen++] = c;
 		cpu->first_time = e.time_ns;
 		tl->cfg_seen += c < tl->cfg.nr_cpus;
 		cpu->last_time = e.time_ns;

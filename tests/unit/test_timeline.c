@@ -404,6 +404,34 @@ static void test_tl_feed_any_batching_same_timeline(void **state)
 	}
 }
 
+static void test_tl_feed_ties_broken_by_cpu_id(void **state)
+{
+	int order;
+
+	(void)state;
+	/* The same instant on two CPUs: CPU 0 first, whatever came first. */
+	for (order = 0; order < 2; order++) {
+		struct tl_config cfg = { .nr_cpus = 2 };
+		struct evs s = { 0 };
+		struct tl *tl;
+
+		ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+		OUT(&s, 200, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+		WAKEUP(&s, 200, 1, T, 0);
+		assert_int_equal(tl_create(&tl, &cfg), 0);
+		if (order) {
+			assert_int_equal(tl_feed(tl, &s.ev[2], 1), 0);
+			assert_int_equal(tl_feed(tl, s.ev, 2), 0);
+		} else {
+			assert_int_equal(tl_feed(tl, s.ev, 3), 0);
+		}
+		assert_int_equal(tl_flush(tl), 0);
+		EXPECT(tl, T, { 100, 200, TL_RUN, 0 },
+		       { 200, 200, TL_RUNQ, 0 });
+		tl_destroy(tl);
+	}
+}
+
 static void test_tl_feed_late_cpu_in_auto_mode(void **state)
 {
 	struct evs s = { 0 };
@@ -1116,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_reap_without_dead_switch),
 		cmocka_unit_test(test_tl_feed_out_of_order_cpus_buffered),
 		cmocka_unit_test(test_tl_feed_any_batching_same_timeline),
+		cmocka_unit_test(test_tl_feed_ties_broken_by_cpu_id),
 		cmocka_unit_test(test_tl_feed_late_cpu_in_auto_mode),
 		cmocka_unit_test(test_tl_advance_passes_idle_cpu),
 		cmocka_unit_test(test_tl_feed_wakeup_while_running_ignored),
