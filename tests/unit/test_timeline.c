@@ -893,6 +893,7 @@ static void test_tl_feed_many_intervals_cross_blocks(void **state)
 
 struct rs {
 	int ncpu;
+	bool ties; /* times may be equal across CPUs */
 	struct mkm_event ev[RS_CPUS][RS_MAX];
 	size_t n[RS_CPUS];
 	uint64_t now[RS_CPUS];
@@ -917,7 +918,8 @@ static void rs_emit(struct rs *r, int c, unsigned int type, int th, uint32_t a0,
 
 	memset(e, 0, sizeof(*e));
 	/* Unique times: ties across CPUs would make the order arbitrary. */
-	e->time_ns = r->now[c] * (uint64_t)r->ncpu + (uint64_t)c;
+	e->time_ns = r->ties ? r->now[c] :
+			       r->now[c] * (uint64_t)r->ncpu + (uint64_t)c;
 	e->tid = (uint32_t)th + 500;
 	e->cpu = (uint16_t)c;
 	e->type = (uint8_t)type;
@@ -938,12 +940,13 @@ static int rs_pick(struct rs *r, int state)
 	return -1;
 }
 
-static void rs_generate(struct rs *r, uint64_t seed, int ncpu)
+static void rs_generate(struct rs *r, uint64_t seed, int ncpu, bool ties)
 {
 	int c, th, step;
 
 	memset(r, 0, sizeof(*r));
 	r->ncpu = ncpu;
+	r->ties = ties;
 	r->rng = seed * 0x9E3779B97F4A7C15ull + 1;
 	for (c = 0; c < ncpu; c++)
 		r->cur[c] = -1;
@@ -1040,7 +1043,7 @@ static void same_timelines(const struct tl *a, const struct tl *b)
 	}
 }
 
-static void random_batches(int ncpu, uint64_t seeds)
+static void random_batches(int ncpu, uint64_t seeds, bool ties)
 {
 	static struct rs r;
 	uint64_t seed, gaps = 0;
@@ -1054,7 +1057,7 @@ static void random_batches(int ncpu, uint64_t seeds)
 		struct tl_stats st;
 		int c, k;
 
-		rs_generate(&r, seed, ncpu);
+		rs_generate(&r, seed, ncpu, ties);
 		assert_int_equal(tl_create(&whole, &cfg), 0);
 		for (c = 0; c < ncpu; c++) {
 			assert_int_equal(tl_feed(whole, r.ev[c], r.n[c]), 0);
@@ -1117,14 +1120,16 @@ static void random_batches(int ncpu, uint64_t seeds)
 static void test_tl_feed_random_batches_match_whole(void **state)
 {
 	(void)state;
-	random_batches(3, 20);
+	random_batches(3, 20, false);
+	random_batches(3, 20, true); /* ties: CPU order decides */
 }
 
 /* More CPUs than the merge's branch-free path takes. */
 static void test_tl_feed_random_batches_many_cpus(void **state)
 {
 	(void)state;
-	random_batches(RS_CPUS, 10);
+	random_batches(RS_CPUS, 10, false);
+	random_batches(RS_CPUS, 10, true);
 }
 
 int main(void)
