@@ -31,7 +31,7 @@ function result(verdict, name, why) {
 # The output since the last test or case began, printed under a failure.
 function tail_show(   i) {
 	for (i = (nout > 20 ? nout - 19 : 1); i <= nout; i++)
-		if (out[i] !~ /^MKM-/)
+		if (out[i] !~ /^MKM-|^\[  FAILED  \] /)
 			print "      | " out[i]
 }
 

@@ -119,6 +119,7 @@ echo "vm: booting $(basename "$kernel") (${accel[1]}, $cpus cpus), log in $log"
 : >"$log"
 "${qemu[@]}" -serial "file:$log" -serial "file:$data" "$@" </dev/null &
 qpid=$!
+trap 'kill $qpid 2>/dev/null; exit 130' INT TERM
 [ -z "$verbose" ] || tail -n +1 -F --pid=$qpid "$log" 2>/dev/null &
 start=$(date +%s) stopped=
 while kill -0 $qpid 2>/dev/null; do
@@ -134,9 +135,14 @@ while kill -0 $qpid 2>/dev/null; do
 	kill $qpid
 	break
 done
-wait $qpid 2>/dev/null || true
+qemu_status=0
+wait $qpid 2>/dev/null || qemu_status=$?
 took=$(($(date +%s) - start))
-[ -z "$stopped" ] || echo "vm: stopped the guest: $stopped"
+if [ -n "$stopped" ]; then
+	echo "vm: stopped the guest: $stopped"
+elif [ $qemu_status -ne 0 ]; then
+	echo "vm: QEMU failed (exit status $qemu_status), see its message above"
+fi
 
 out_bad=0
 if [ -n "$outdir" ]; then
