@@ -195,7 +195,8 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	u64 capacity, wakeup;
 	int ret;
 
-	if (cfg->reserved[0] || cfg->reserved[1] || cfg->total_bytes)
+	/* total_bytes is output only: a returned config may be passed back. */
+	if (cfg->reserved[0] || cfg->reserved[1])
 		return -EINVAL;
 	if (cfg->classes & ~MKM_CLASS_ALL || cfg->flags & ~MKM_CONFIG_ALL)
 		return -EINVAL;

@@ -261,7 +261,7 @@ struct mkm_version {
 
 struct mkm_config {
 	__u64 ring_bytes; /* in: requested per CPU; out: allocated */
-	__u64 total_bytes; /* out: over all possible CPUs */
+	__u64 total_bytes; /* out: over all possible CPUs (ignored in) */
 	__u32 classes; /* MKM_CLASS_* (0: default) */
 	__u32 flags; /* MKM_CONFIG_* */
 	__u64 wakeup_bytes; /* 0: half the ring */

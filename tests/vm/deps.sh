@@ -18,6 +18,7 @@ PACKAGES=(
 	pkg-config libcmocka-dev liburcu-dev libncurses-dev   # userland, unit tests
 	clang llvm libclang-rt-14-dev valgrind clang-format   # sanitizers, fuzzing, style
 	qemu-system-x86 busybox-static cpio gzip xz-utils   # the VM harness
+	flex bison bc libelf-dev libssl-dev   # the debug kernel (tests/kernel)
 	tmux git ca-certificates   # viewer tests, CI
 )
 CACHE=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}

@@ -102,10 +102,13 @@ mode=tests
 if [ -z "$idle" ]; then
 	[ $mode = tests ] && idle=$((test_timeout + 60)) || idle=0
 fi
+# tsc=reliable: under TCG the guest would mark its TSC unstable, and then its
+# sched_clock (schedstat, ftrace) and CLOCK_MONOTONIC (mkm) drift apart
+# whenever the host deschedules a virtual CPU; on the TSC, both agree.
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem"
 	-nodefaults -no-user-config -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initramfs"
-	-append "console=ttyS0 panic=-1 mkm_mode=$mode mkm_test_timeout=$test_timeout $append")
+	-append "console=ttyS0 panic=-1 tsc=reliable mkm_mode=$mode mkm_test_timeout=$test_timeout $append")
 
 if [ -n "$shell" ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial null "$@"

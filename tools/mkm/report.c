@@ -69,6 +69,7 @@ struct report {
 	uint64_t lost_stats;
 	size_t nr_threads;
 	unsigned int nr_cpus;
+	struct acct_cpu *cpus; /* per-CPU summaries, nr_cpus of them */
 	uint64_t t0, t1;
 };
 
@@ -120,10 +121,10 @@ static void print_cpus(const struct report *r)
 	printf("%4s %10s %10s %8s %6s %9s %7s %7s\n", "CPU", "RUN", "INTR",
 	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		struct acct_cpu c;
+		const struct acct_cpu c = r->cpus[cpu];
 		char a[32], b[32];
 
-		if (acct_cpu(r->tl, cpu, &c) || !c.events)
+		if (!c.events)
 			continue;
 		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu\n", cpu,
 		       fmt_ns(a, sizeof(a), c.run_ns),
@@ -284,9 +285,8 @@ static void print_json(const struct report *r, const char *path,
 	}
 	printf("],\"cpus\":[");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		struct acct_cpu c = { 0 };
+		const struct acct_cpu c = r->cpus[cpu];
 
-		acct_cpu(r->tl, cpu, &c);
 		printf("%s{\"cpu\":%u,\"run_ns\":%llu,\"interrupted_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"events\":%llu,\"lost\":%llu,\"threads\":%llu}",
 		       cpu ? "," : "", cpu, (unsigned long long)c.run_ns,
 		       (unsigned long long)c.interrupted_ns,
@@ -331,6 +331,9 @@ int cmd_report(int argc, char **argv)
 	tl_stats(r.tl, &r.st);
 	r.nr_threads = tl_nr_threads(r.tl);
 	r.nr_cpus = tl_nr_cpus(r.tl);
+	r.cpus = calloc(r.nr_cpus + 1, sizeof(*r.cpus));
+	if (!r.cpus || acct_cpus(r.tl, r.cpus, r.nr_cpus))
+		die("out of memory");
 	r.t0 = UINT64_MAX;
 	for (th = 0; th < r.nr_threads; th++) {
 		struct tl_thread t;
@@ -366,6 +369,7 @@ int cmd_report(int argc, char **argv)
 		print_matrix(&r, cells);
 	}
 	free(cells);
+	free(r.cpus);
 	tl_destroy(r.tl);
 	return 0;
 }
