@@ -4,13 +4,16 @@
  * sleep, block on a pipe and compete for one CPU. Before it exits, each
  * thread appends the kernel's own accounting of itself, from
  * /proc/self/task/<tid>/schedstat, to the file named by argv[1], with the
- * CLOCK_MONOTONIC time right after the read (mkm's clock):
- *   <tid> <time> <ns on CPU> <ns waiting on a run queue> <times run>
+ * CLOCK_MONOTONIC time right after the read (mkm's clock) and how long the
+ * read took (the uncertainty of that time):
+ *   <tid> <time> <window> <ns on CPU> <ns waiting on a run queue> <times run>
  * With -f the two pipe threads run SCHED_FIFO: they starve whatever else
  * shares their CPU, a recorder's drain thread included.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,24 +42,52 @@ static void spin_ms(unsigned int ms)
 	sink = x;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Reads the thread's schedstat between two clock reads. A preemption in
+ * between would make the instant of the read uncertain by a whole slice, so
+ * keep the attempt with the narrowest window.
+ */
 static void report_self(void)
 {
-	char path[64], line[128];
-	struct timespec now;
-	FILE *in, *out;
+	char path[64], line[128], best[128] = "";
+	uint64_t window = UINT64_MAX, at = 0;
+	FILE *out;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", gettid());
-	in = fopen(path, "r");
-	if (!in || !fgets(line, sizeof(line), in))
-		exit(1);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	fclose(in);
+	for (int i = 0; i < 20 && window > 100000; i++) {
+		int fd = open(path, O_RDONLY);
+		uint64_t t0, t1;
+		ssize_t n;
+
+		if (fd < 0)
+			exit(1);
+		t0 = now_ns();
+		n = pread(fd, line, sizeof(line) - 1, 0);
+		t1 = now_ns();
+		close(fd);
+		if (n <= 0)
+			exit(1);
+		line[n] = 0;
+		if (t1 - t0 < window) {
+			window = t1 - t0;
+			at = t1;
+			memcpy(best, line, sizeof(best));
+		}
+	}
 	pthread_mutex_lock(&out_lock);
 	out = fopen(out_path, "a");
 	if (!out)
 		exit(1);
-	fprintf(out, "%d %llu %s", gettid(),
-		now.tv_sec * 1000000000ull + now.tv_nsec, line);
+	fprintf(out, "%d %llu %llu %s", gettid(), (unsigned long long)at,
+		(unsigned long long)window, best);
 	fclose(out);
 	pthread_mutex_unlock(&out_lock);
 }

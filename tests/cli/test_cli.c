@@ -113,13 +113,15 @@ static void test_record_matches_schedstat(void **state)
 	f = fopen("/tmp/w.ss", "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long t, run, wait, slices, tol, tick = 4000000;
+		unsigned long long t, window, run, wait, slices, tol;
+		unsigned long long tick = 4000000;
 		struct accounting m;
 		unsigned int tid;
 
-		assert_int_equal(sscanf(line, "%u %llu %llu %llu %llu", &tid,
-					&t, &run, &wait, &slices),
-				 5);
+		assert_int_equal(sscanf(line, "%u %llu %llu %llu %llu %llu",
+					&tid, &t, &window, &run, &wait,
+					&slices),
+				 6);
 		m = mkm_until(tl, tid, t);
 		print_message(
 			"tid %u: run %llu/%llu ns, wait %llu/%llu ns, slices %llu/%llu (schedstat/mkm)\n",
@@ -127,17 +129,17 @@ static void test_record_matches_schedstat(void **state)
 		/*
 		 * schedstat's run time is brought up to date at ticks and
 		 * switches, so the slice running when it was read may be
-		 * missing from it, up to a tick (4 ms at HZ=250). Under
-		 * QEMU's TCG the guest's sched_clock (TSC, marked unstable)
-		 * and CLOCK_MONOTONIC (HPET) also drift apart while the host
-		 * deschedules a virtual CPU: allow a tick plus 5%. Under
-		 * -icount, where both clocks follow the instruction count,
-		 * the two agree within 0.5 ms (docs/accuracy.md). Slices are
-		 * counted, not timed: they must match.
+		 * missing from it: a tick (4 ms at HZ=250), more when ticks
+		 * come late, as on the KASAN kernel under emulation. The
+		 * kernel ends a wait and starts a run at the run-queue clock
+		 * read on entry to __schedule, mkm at the tracepoint further
+		 * in; the difference varies with the path taken. Allowed: a
+		 * tick plus 10% (docs/accuracy.md has the figures reached).
+		 * Slices are counted, not timed: they must match.
 		 */
-		tol = tick + run / 20;
+		tol = tick + window + run / 10;
 		assert_true(m.run + tol >= run && m.run <= run + tol);
-		tol = tick + wait / 20;
+		tol = tick + window + wait / 10;
 		assert_true(m.wait + tol >= wait && m.wait <= wait + tol);
 		assert_true(m.slices + 1 >= slices && m.slices <= slices + 1);
 		threads++;
