@@ -49,10 +49,10 @@ include tests/unit/build.mk
 include viewer/build.mk
 include tools/build.mk
 include examples/build.mk
--include tests/abi/build.mk
+include tests/abi/build.mk
 include tests/cli/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.
--include tests/vm/build.mk
+include tests/vm/build.mk
 include tests/kernel/build.mk
 
 deps:
