@@ -5,6 +5,7 @@
  */
 #include "abi.h"
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -178,6 +179,72 @@ static void test_name_on_rename(void **state)
 	abi_trace_free(&t);
 }
 
+/* Busy on one CPU, leaving RCU callbacks (freed files) to run there. */
+static void churn_fn(struct abi_worker *w)
+{
+	uint64_t end = abi_now_ns() + 300 * 1000000ull;
+
+	while (abi_now_ns() < end) {
+		int fd = open("/proc/self/stat", O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+		w->progress++;
+	}
+}
+
+static void test_configure_classes_irq_records_softirqs(void **state)
+{
+	struct abi_worker w;
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	abi_worker_start(&w, "abi-churn", abi_cpu_online(0), churn_fn, NULL);
+	abi_wait_blocked(w.tid);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, MKM_CLASS_IRQ, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, w.tid, 13));
+	abi_worker_run(&w);
+	abi_worker_wait(&w);
+	abi_wait_blocked(w.tid);
+	abi_suspend(fd);
+	abi_drain(fd, &t);
+	ABI_OK(close(fd));
+	abi_worker_stop(&w);
+
+	/* Ticks on a busy CPU run softirqs (timers, RCU) in its context. */
+	size_t entries = abi_count(&t, w.tid, MKM_EV_SOFTIRQ_ENTRY);
+	if (entries == 0)
+		fail_msg("no SOFTIRQ_ENTRY in 300 ms of work on cpu %d", w.cpu);
+	/* Interrupt records come in entry/exit pairs, on the thread's CPU. */
+	struct mkm_event *ev;
+	size_t n = abi_cpu_events(&t, (unsigned int)w.cpu, &ev);
+	int open_irq = -1, open_softirq = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct mkm_event *e = &ev[i];
+		if (e->type == MKM_EV_SOFTIRQ_ENTRY) {
+			ABI_EQ(open_softirq, -1);
+			assert_true(e->arg0 < 10); /* NR_SOFTIRQS */
+			open_softirq = (int)e->arg0;
+		} else if (e->type == MKM_EV_SOFTIRQ_EXIT) {
+			ABI_EQ(e->arg0, open_softirq);
+			open_softirq = -1;
+		} else if (e->type == MKM_EV_IRQ_ENTRY) {
+			ABI_EQ(open_irq, -1);
+			open_irq = (int)e->arg0;
+		} else if (e->type == MKM_EV_IRQ_EXIT) {
+			ABI_EQ(e->arg0, open_irq);
+			open_irq = -1;
+		}
+	}
+	ABI_EQ(open_softirq, -1);
+	ABI_EQ(open_irq, -1);
+	free(ev);
+	ABI_EQ(count_types(&t, w.tid, sched_types, N_OF(sched_types)), 0);
+	ABI_EQ(count_types(&t, w.tid, life_types, N_OF(life_types)), 0);
+	abi_trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -187,6 +254,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_configure_classes_syscall_records_syscalls),
 		ABI_TEST(test_configure_classes_zero_is_default),
 		ABI_TEST(test_name_on_rename),
+		ABI_TEST(test_configure_classes_irq_records_softirqs),
 	};
 	return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
 }

@@ -261,6 +261,57 @@ static void test_read_blocks_until_record(void **state)
 	ABI_OK(close(fd));
 }
 
+static void suspend_later_fn(struct abi_worker *w)
+{
+	int fd = *(int *)w->arg;
+
+	abi_sleep_ms(100);
+	if (ioctl(fd, MKM_IOC_SUSPEND))
+		w->error = __LINE__;
+}
+
+static void test_read_blocked_returns_0_on_suspend(void **state)
+{
+	struct abi_worker w;
+	char buf[64];
+	(void)state;
+
+	int fd = abi_open();
+	abi_resume(fd);
+	abi_worker_start(&w, "abi-suspender", -1, suspend_later_fn, &fd);
+	abi_worker_run(&w);
+	/* Blocked on an empty resumed monitor; suspended: end of data. */
+	ABI_EQ(read(fd, buf, sizeof(buf)), 0);
+	abi_worker_wait(&w);
+	abi_worker_stop(&w);
+	ABI_OK(close(fd));
+}
+
+static void test_poll_blocks_until_wakeup_bytes(void **state)
+{
+	struct mkm_config c;
+	struct abi_worker w;
+	(void)state;
+
+	int fd = abi_open();
+	memset(&c, 0, sizeof(c));
+	c.ring_bytes = MKM_RING_MIN_BYTES;
+	c.wakeup_bytes = sizeof(struct mkm_event);
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
+	abi_resume(fd);
+	abi_worker_start(&w, "abi-marker", -1, mark_later_fn, &fd);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t t0 = abi_now_ns();
+	abi_worker_run(&w);
+	/* Asleep in poll until the mark's deferred wakeup. */
+	ABI_EQ(poll(&p, 1, 10000), 1);
+	assert_true(p.revents & POLLIN);
+	assert_true(abi_now_ns() - t0 >= 90 * 1000000ull);
+	abi_worker_wait(&w);
+	abi_worker_stop(&w);
+	ABI_OK(close(fd));
+}
+
 static void test_mark_records_value_tid_cpu_time(void **state)
 {
 	struct abi_trace t = { 0 };
@@ -443,6 +494,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_read_count_below_record_einval),
 		ABI_TEST(test_read_partial_count_whole_records),
 		ABI_TEST(test_read_blocks_until_record),
+		ABI_TEST(test_read_blocked_returns_0_on_suspend),
+		ABI_TEST(test_poll_blocks_until_wakeup_bytes),
 		ABI_TEST(test_mark_records_value_tid_cpu_time),
 		ABI_TEST(test_poll_pollin_at_wakeup_bytes),
 		ABI_TEST(test_poll_suspended_with_records_pollin),

@@ -610,7 +610,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_no_inherit_new_thread_untracked),
 		ABI_TEST(test_no_inherit_fork_child_untracked),
 		ABI_TEST(test_scm_rights_receiver_uses_monitor),
-		/* Last: it has hung the guest (see the commit message). */
+		/* Last: under multi-threaded TCG it hung the guest. */
 		ABI_TEST(test_close_monitor_while_threads_run),
 	};
 	return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
