@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,4 +101,22 @@ static uint64_t switches_of(pid_t tid)
 uint64_t pingpong_switches(const struct pingpong *pp)
 {
 	return switches_of(pp->main_tid) + switches_of(pp->peer_tid);
+}
+
+void pingpong_options(int argc, char **argv, const char *prog,
+		      unsigned long *rounds, unsigned long *trials)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "r:n:")) != -1) {
+		if (opt == 'r' && atol(optarg) > 0) {
+			*rounds = atol(optarg);
+		} else if (opt == 'n' && atol(optarg) > 1) {
+			*trials = atol(optarg);
+		} else {
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-n TRIALS]\n",
+				prog);
+			exit(2);
+		}
+	}
 }

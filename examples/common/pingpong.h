@@ -25,4 +25,11 @@ void pingpong_stop(struct pingpong *pp);
 /* Context switches of both threads so far, from /proc (the kernel's count). */
 uint64_t pingpong_switches(const struct pingpong *pp);
 
+/*
+ * Parses the experiments' -r ROUNDS (round trips per trial) and -n TRIALS,
+ * keeping the defaults given; prints the usage of prog and exits 2 on error.
+ */
+void pingpong_options(int argc, char **argv, const char *prog,
+		      unsigned long *rounds, unsigned long *trials);
+
 #endif /* MKM_EXAMPLES_PINGPONG_H */

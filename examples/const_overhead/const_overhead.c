@@ -24,19 +24,9 @@ int main(int argc, char **argv)
 	double *t_in, *t_out, *n_out, *over;
 	struct sample_stats s;
 	struct pingpong pp;
-	int opt, ret;
+	int ret;
 
-	while ((opt = getopt(argc, argv, "r:n:")) != -1) {
-		if (opt == 'r' && atol(optarg) > 0)
-			rounds = atol(optarg);
-		else if (opt == 'n' && atol(optarg) > 1)
-			trials = atol(optarg);
-		else {
-			fprintf(stderr,
-				"usage: const_overhead [-r ROUNDS] [-n TRIALS]\n");
-			return 2;
-		}
-	}
+	pingpong_options(argc, argv, "const_overhead", &rounds, &trials);
 	t_in = calloc(trials, sizeof(double));
 	t_out = calloc(trials, sizeof(double));
 	n_out = calloc(trials, sizeof(double));

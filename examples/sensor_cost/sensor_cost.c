@@ -40,19 +40,9 @@ int main(int argc, char **argv)
 	struct monitor *mon;
 	size_t size = 16 << 20;
 	uint64_t events = 0, on_switches = 0;
-	int opt, ret;
+	int ret;
 
-	while ((opt = getopt(argc, argv, "r:n:")) != -1) {
-		if (opt == 'r' && atol(optarg) > 0)
-			rounds = atol(optarg);
-		else if (opt == 'n' && atol(optarg) > 1)
-			trials = atol(optarg);
-		else {
-			fprintf(stderr,
-				"usage: sensor_cost [-r ROUNDS] [-n TRIALS]\n");
-			return 2;
-		}
-	}
+	pingpong_options(argc, argv, "sensor_cost", &rounds, &trials);
 	t_on = calloc(trials, sizeof(double));
 	n_on = calloc(trials, sizeof(double));
 	t_off = calloc(trials, sizeof(double));

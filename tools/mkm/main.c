@@ -25,14 +25,20 @@ static const char usage[] =
 	"\n"
 	"See mkm(1).\n";
 
+/* "mkm: " + the message + tail, on stderr. */
+static void say(const char *tail, const char *fmt, va_list ap)
+{
+	fputs("mkm: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 void warnx_(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("mkm: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say("\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -41,9 +47,7 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("mkm: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say("\n", fmt, ap);
 	va_end(ap);
 	exit(1);
 }
@@ -53,9 +57,7 @@ void die_usage(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("mkm: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(" (mkm --help)\n", stderr);
+	say(" (mkm --help)\n", fmt, ap);
 	va_end(ap);
 	exit(2);
 }
