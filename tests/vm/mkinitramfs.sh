@@ -43,6 +43,8 @@ done
 [ $OPTIND -gt $# ] && [ -n "$out" ] || usage
 
 root=$(mktemp -d)
+# The guest's / : unprivileged tests must reach /dev and /tmp.
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 libdirs=()
 
