@@ -13,6 +13,7 @@
 
 #include <linux/cred.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -209,6 +210,10 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		   sizeof(struct mkm_event);
 	if (cfg->wakeup_bytes > capacity * sizeof(struct mkm_event))
 		return -EINVAL;
+	/* Rings are unswappable: never let one monitor take half the RAM. */
+	if (capacity * sizeof(struct mkm_event) * num_possible_cpus() >
+	    (totalram_pages() << PAGE_SHIFT) / 2)
+		return -ENOMEM;
 	wakeup = cfg->wakeup_bytes ? DIV_ROUND_UP(cfg->wakeup_bytes,
 						  sizeof(struct mkm_event)) :
 				     capacity / 2;

@@ -37,8 +37,10 @@
  *	MKM_RING_MAX_BYTES gives EINVAL. On return ring_bytes holds the size
  *	allocated per CPU and total_bytes the size over all possible CPUs (MKM's
  *	monitor_create returned the allocated size the same way); ENOMEM if it
- *	cannot be allocated. classes: a mask of MKM_CLASS_*, 0 meaning
- *	MKM_CLASS_DEFAULT; unknown bits give EINVAL. flags: MKM_CONFIG_*.
+ *	cannot be allocated, or would take more than half the machine's RAM.
+ *	classes: a mask of MKM_CLASS_*, 0 meaning MKM_CLASS_DEFAULT; unknown
+ *	bits give EINVAL; a class this kernel has no tracepoints for gives
+ *	EOPNOTSUPP. flags: MKM_CONFIG_*.
  *	wakeup_bytes: poll() and read() are woken when a ring holds this many
  *	bytes (0: half the ring; larger than the ring: EINVAL).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
