@@ -583,7 +583,7 @@ static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
 	case MKM_TS_STOPPED:
 	case MKM_TS_TRACED:
 		return TL_STOPPED;
-	case MKM_TS_DEAD: /* released at exit: reaped soon, by RCU */
+	case MKM_TS_DEAD: /* released at exit (ATTACH of a dying thread) */
 	case MKM_TS_ZOMBIE: /* waits for its parent's wait() */
 		return TL_ZOMBIE;
 	case MKM_TS_PARKED:
@@ -768,6 +768,15 @@ tl_apply_inline(struct tl *tl, const struct mkm_event *ev)
 		if (cpu->cur == i)
 			cpu->cur = NO_THREAD;
 		cpu->out = ev->arg1 == 0 ? i : NO_THREAD;
+		/*
+		 * Released at exit (a thread, or a process nobody waits
+		 * for): gone now, not a zombie until the late REAP, which
+		 * comes after an RCU grace period and finds it ended.
+		 */
+		if (ev->arg0 == MKM_TS_DEAD) {
+			thread_end(tl, t, now, TL_REAPED);
+			return;
+		}
 		set_state(tl, t, now, state_after(tl, t, ev->arg0), c);
 		return;
 	case MKM_EV_WAKEUP:

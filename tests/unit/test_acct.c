@@ -36,7 +36,7 @@ static struct tl *family(void)
 	evs_add(&s, 400, 0, MKM_EV_SWITCH_OUT, C, MKM_TS_RUNNING, G,
 		MKM_EVF_PREEMPTED);
 	IN(&s, 400, 0, G, C);
-	OUT(&s, 600, 0, G, MKM_TS_DEAD, 0);
+	OUT(&s, 600, 0, G, MKM_TS_ZOMBIE, 0);
 	IN(&s, 1000, 0, P, 0);
 
 	ATTACH(&s, 100, 1, U, MKM_TS_INTERRUPTIBLE, NONE);
