@@ -49,6 +49,7 @@ include tests/unit/build.mk
 include viewer/build.mk
 include tools/build.mk
 include examples/build.mk
+include bench/build.mk
 include tests/abi/build.mk
 include tests/cli/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.

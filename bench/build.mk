@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/: what mkm costs, measured (docs/performance.md). Not part of make
+# check, except a smoke run of each with a tiny N.
+#
+#   make bench-vm      cost per context switch in the guest, against ftrace
+#                      [BENCH_ROUNDS=20000 BENCH_RUNS=5]
+#   make bench-native  the sensor's hot path in userspace: ns per event and
+#                      callgrind instructions per event [BENCH_EVENTS=...]
+#   make bench-read    read() draining a full ring in the guest
+#                      [BENCH_RING_BYTES=4194304 BENCH_READ_RUNS=3]
+#   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
+#                      guest programs' smoke run is a VM test (check-vm)
+
+BENCH_DIR := $(BUILD)/bench
+BENCH_SWITCH := $(BENCH_DIR)/vm_switch
+BENCH_READ := $(BENCH_DIR)/vm_read
+BENCH_NATIVE := $(BENCH_DIR)/native
+BENCH_IMAGE := $(BENCH_DIR)/initramfs.cpio.gz
+BENCH_SMOKE_VM := $(BENCH_DIR)/smoke_vm
+
+BENCH_ROUNDS ?= 20000
+BENCH_RUNS ?= 5
+BENCH_EVENTS ?= 20000000
+BENCH_RING_BYTES ?= 4194304
+BENCH_READ_RUNS ?= 3
+
+.PHONY: bench-vm bench-native bench-read bench-smoke
+all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_NATIVE)
+
+# The guest programs reuse the examples' ping-pong, keeper and libmonitor.
+$(BENCH_SWITCH): bench/vm_switch.c $(EXAMPLE_COMMON) \
+		$(wildcard examples/common/*.h) $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(EXAMPLE_CFLAGS) $(CFLAGS) -o $@ $< $(EXAMPLE_COMMON) \
+		$(LIBMON_A) -lm
+
+$(BENCH_READ): bench/vm_read.c $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A)
+
+# The ring as the module builds it (kernel/ring.h through ring_user.h).
+$(BENCH_NATIVE): bench/native.c kernel/ring.h kernel/ring_user.h \
+		kernel/uapi/mkm.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+# Its own image: busybox, the two guest programs, and the module where the
+# guest's init does not load it (vm_switch measures the baseline first).
+$(BENCH_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) \
+		$(BENCH_SWITCH) $(BENCH_READ)
+	$(quiet) CPIO $@
+	$(Q)tests/vm/mkinitramfs.sh -o $@ \
+		-f $(BENCH_SWITCH) -f $(BENCH_READ) -f $(MODULE):/bench/mkm.ko
+
+BENCH_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
+export BENCH_VM_ARGS
+
+bench-vm: $(BENCH_IMAGE)
+	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh switch \
+		-n $(BENCH_ROUNDS) -r $(BENCH_RUNS)
+
+bench-read: $(BENCH_IMAGE)
+	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \
+		-b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS)
+
+bench-native: $(BENCH_NATIVE)
+	$(Q)bench/native.sh $(BENCH_NATIVE) $(BENCH_EVENTS)
+
+bench-smoke: $(BENCH_NATIVE)
+	$(Q)bench/native.sh $(BENCH_NATIVE) 20000 >/dev/null
+
+# In check-vm (and check-debug): both guest programs with a tiny N, their
+# tables made in the guest by the same awk scripts.
+$(BENCH_SMOKE_VM): bench/smoke_vm.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+CHECK_EXTRA += bench-smoke
+VM_TESTS += $(BENCH_SMOKE_VM)
+VM_FILES += $(BENCH_SWITCH):/bin/vm_switch $(BENCH_READ):/bin/vm_read \
+	bench/table.awk:/bench/table.awk bench/read.awk:/bench/read.awk

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm.sh - boot the guest once under QEMU's -icount with one virtual CPU, run
+# one guest benchmark, bring its measurements back and print its table.
+#
+#   bench/vm.sh switch|read [GUEST-ARGS...]
+#
+# switch runs vm_switch (bench-vm), read runs vm_read (bench-read); the
+# arguments go to the guest program. The measurements and the guest's TSC
+# calibration land in $BUILD/bench/<what>/, the console log beside them.
+# Environment: BUILD; BENCH_IMAGE, the initramfs (default
+# $BUILD/bench/initramfs.cpio.gz); BENCH_VM_ARGS, more tests/vm/run.sh
+# options (-k KERNEL, -t SECONDS, -v).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+export BUILD=$build
+
+what=${1:-}
+case $what in
+switch) table=$top/bench/table.awk ;;
+read) table=$top/bench/read.awk ;;
+*) echo "usage: $0 switch|read [GUEST-ARGS...]" >&2; exit 2 ;;
+esac
+shift
+dir=$build/bench/$what
+rm -rf "$dir"
+mkdir -p "$dir"
+
+# Guest time is instructions only if nothing else ran: one vCPU, -icount.
+# The image keeps the module at /bench/mkm.ko, away from the guest's init:
+# vm_switch measures its baseline before loading it.
+{
+	echo "set -e"
+	echo "dmesg | grep -E 'tsc: (Detected|Refined)' >/out/tsc.txt"
+	[ "$what" = switch ] || echo "insmod /bench/mkm.ko"
+	printf 'vm_%s' "$what"
+	[ "$what" != switch ] || printf " -m /bench/mkm.ko"
+	printf " '%s'" "$@"
+	echo
+	echo "rmmod mkm"
+} >"$dir.cmd"
+# shellcheck disable=SC2086 # BENCH_VM_ARGS is a list of options
+"$top/tests/vm/run.sh" -s 1 -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
+	-c "$dir.cmd" -o "$dir" -l "$dir.log" -t 7200 ${BENCH_VM_ARGS:-} \
+	-- -icount shift=1,sleep=on
+echo
+awk -f "$table" "$dir/vm_$what.tsv"
+[ ! -s "$dir/tsc.txt" ] || sed 's/^\[[ 0-9.]*\] /guest: /' "$dir/tsc.txt"
