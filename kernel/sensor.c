@@ -13,6 +13,16 @@
  * class nobody asked for costs nothing, and with no monitor resumed no
  * context-switch probe is registered at all. The tracepoints are found by
  * name: the scheduler's are not exported to modules.
+ *
+ * Every switch and wakeup of the machine runs the probes while a monitor
+ * records, and almost none concern a tracked thread. So each frequent probe
+ * is only the filter test (mkm_threads_maybe(), inline, no stack frame) and
+ * a tail call to its sensor_*() function, which looks the thread up and
+ * writes. A context switch writes both its records on one clock read
+ * without touching the interrupt flag, which the scheduler has cleared; and
+ * a peer's tid in the initial PID namespace, where most monitors live, is
+ * its task->pid, without the namespace walk. docs/performance.md has the
+ * figures.
  */
 
 #include <linux/interrupt.h>
@@ -29,21 +39,24 @@
 #include "sensor.h"
 #include "threads.h"
 
-/* Writes one record for a thread of mon, if mon records class now. */
-static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
-					u32 tid, u32 unique_id, u8 type,
-					u8 flags, u32 arg0, u32 arg1)
+/* Whether mon records class now; if so, its rings may be used. */
+static __always_inline bool sensor_recording(struct mkm_monitor *mon, u32 class)
 {
-	struct mkm_cpu_buf *cb;
-	struct mkm_event *ev;
-	unsigned long irqflags;
-
 	/* Pairs with the release in resume: the rings are there. */
-	if (!(smp_load_acquire(&mon->recording) & class))
-		return;
-	local_irq_save(irqflags);
-	cb = this_cpu_ptr(mon->cpu);
-	ev = ring_reserve(cb->ring);
+	return smp_load_acquire(&mon->recording) & class;
+}
+
+/*
+ * Writes one record into the ring of mon for this CPU. The caller checked
+ * sensor_recording() and has interrupts disabled; now is the record's time.
+ */
+static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
+					 u32 unique_id, u8 type, u8 flags,
+					 u32 arg0, u32 arg1, u64 now)
+{
+	struct mkm_cpu_buf *cb = this_cpu_ptr(mon->cpu);
+	struct mkm_event *ev = ring_reserve(cb->ring);
+
 	if (ev) {
 		ev->tid = tid;
 		ev->unique_id = unique_id;
@@ -52,9 +65,24 @@ static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 		ev->flags = flags;
 		ev->arg0 = arg0;
 		ev->arg1 = arg1;
-		if (ring_commit(cb->ring, ev, ktime_get_mono_fast_ns()))
+		if (ring_commit(cb->ring, ev, now))
 			irq_work_queue(&cb->wakeup);
 	}
+}
+
+/* Writes one record for a thread of mon, if mon records class now. */
+static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
+					u32 tid, u32 unique_id, u8 type,
+					u8 flags, u32 arg0, u32 arg1)
+{
+	unsigned long irqflags;
+
+	if (!sensor_recording(mon, class))
+		return;
+	/* Interrupts off: a record is never interleaved with another. */
+	local_irq_save(irqflags);
+	sensor_write(mon, tid, unique_id, type, flags, arg0, arg1,
+		     ktime_get_mono_fast_ns());
 	local_irq_restore(irqflags);
 }
 
@@ -66,11 +94,18 @@ static __always_inline void sensor_emit_thread(struct mkm_tracked *t, u32 class,
 		    arg0, arg1);
 }
 
-/* A task's tid as the monitor sees it; 0 for idle or outside its namespace. */
-static u32 sensor_tid(struct mkm_monitor *mon, struct task_struct *task)
+/*
+ * A task's tid as the monitor sees it; 0 for idle, outside its namespace, or
+ * once the task's pid is released. In the initial namespace that is
+ * task->pid, which task_pid_nr_ns() would find by a walk under RCU.
+ */
+static __always_inline u32 sensor_tid(struct mkm_monitor *mon,
+				      struct task_struct *task)
 {
 	if (is_idle_task(task))
 		return 0;
+	if (likely(mon->pid_ns == &init_pid_ns))
+		return pid_alive(task) ? task->pid : 0;
 	return task_pid_nr_ns(task, mon->pid_ns);
 }
 
@@ -115,14 +150,24 @@ static void sensor_name(struct mkm_tracked *t, const char *comm)
 			   name.w[3]);
 }
 
-static void probe_sched_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
+/* A tracked thread leaves or takes the CPU: both records on one time. */
+static noinline void sensor_switch(void *data, bool preempt,
+				   struct task_struct *prev,
+				   struct task_struct *next,
+				   unsigned int prev_state)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(prev);
+	struct mkm_tracked *pt = mkm_threads_lookup(prev);
+	struct mkm_tracked *nt = mkm_threads_lookup(next);
+	bool out = pt && sensor_recording(pt->mon, MKM_CLASS_SCHED);
+	bool in = nt && sensor_recording(nt->mon, MKM_CLASS_SCHED);
+	u64 now;
 
-	if (t) {
+	/* __schedule() has interrupts off: nothing can nest in the writes. */
+	lockdep_assert_irqs_disabled();
+	if (!out && !in)
+		return;
+	now = ktime_get_mono_fast_ns();
+	if (out) {
 		u32 state = MKM_TS_RUNNING, flags = 0;
 
 		/*
@@ -134,16 +179,26 @@ static void probe_sched_switch(void *data, bool preempt,
 			flags = MKM_EVF_PREEMPTED;
 		else if (READ_ONCE(prev->__state) != TASK_RUNNING)
 			state = sensor_state(prev, prev_state);
-		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_SWITCH_OUT, flags,
-				   state, sensor_tid(t->mon, next));
+		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
+			     MKM_EV_SWITCH_OUT, flags, state,
+			     sensor_tid(pt->mon, next), now);
 	}
-	t = mkm_threads_lookup(next);
-	if (t)
-		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_SWITCH_IN, 0, 0,
-				   sensor_tid(t->mon, prev));
+	if (in)
+		sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
+			     MKM_EV_SWITCH_IN, 0, 0, sensor_tid(nt->mon, prev),
+			     now);
 }
 
-static void probe_sched_waking(void *data, struct task_struct *p)
+static void probe_sched_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	if (mkm_threads_maybe(prev) || mkm_threads_maybe(next))
+		sensor_switch(data, preempt, prev, next, prev_state);
+}
+
+static noinline void sensor_waking(void *data, struct task_struct *p)
 {
 	struct mkm_tracked *t = mkm_threads_lookup(p);
 
@@ -153,7 +208,13 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 				   sensor_tid(t->mon, current));
 }
 
-static void probe_sched_wakeup(void *data, struct task_struct *p)
+static void probe_sched_waking(void *data, struct task_struct *p)
+{
+	if (mkm_threads_maybe(p))
+		sensor_waking(data, p);
+}
+
+static noinline void sensor_wakeup(void *data, struct task_struct *p)
 {
 	struct mkm_tracked *t = mkm_threads_lookup(p);
 
@@ -161,6 +222,12 @@ static void probe_sched_wakeup(void *data, struct task_struct *p)
 		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKEUP,
 				   in_task() ? 0 : MKM_EVF_IN_IRQ, task_cpu(p),
 				   sensor_tid(t->mon, current));
+}
+
+static void probe_sched_wakeup(void *data, struct task_struct *p)
+{
+	if (mkm_threads_maybe(p))
+		sensor_wakeup(data, p);
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)

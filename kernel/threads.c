@@ -8,6 +8,7 @@
 #include "threads.h"
 
 struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
+unsigned long mkm_threads_filter[BITS_TO_LONGS(1 << MKM_THREADS_HASH_BITS)];
 DEFINE_SPINLOCK(mkm_threads_lock);
 
 struct mkm_tracked *mkm_threads_new(struct task_struct *task,
@@ -44,6 +45,11 @@ int mkm_threads_add(struct mkm_tracked *t)
 		return old->mon == t->mon ? -EEXIST : -EBUSY;
 	if (t->mon->nr_threads >= MKM_THREADS_PER_MONITOR_MAX)
 		return -ENOSPC;
+	/*
+	 * The bit first: the entry is published with a release store, so a
+	 * reader that finds the entry finds the bit set.
+	 */
+	set_bit(mkm_threads_hash_of(t->task), mkm_threads_filter);
 	hlist_add_head_rcu(&t->hash, mkm_threads_bucket(t->task));
 	list_add_tail(&t->mon_link, &t->mon->threads);
 	t->mon->nr_threads++;
@@ -55,6 +61,8 @@ void mkm_threads_del_locked(struct mkm_tracked *t)
 {
 	lockdep_assert_held(&mkm_threads_lock);
 	hlist_del_rcu(&t->hash);
+	if (hlist_empty(mkm_threads_bucket(t->task)))
+		clear_bit(mkm_threads_hash_of(t->task), mkm_threads_filter);
 	list_del(&t->mon_link);
 	t->mon->nr_threads--;
 }
