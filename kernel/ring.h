@@ -75,17 +75,17 @@ static inline void ring_init(struct mkm_ring *r, u32 capacity, u32 wakeup)
  */
 static inline struct mkm_event *ring_reserve(struct mkm_ring *r)
 {
-	u64 head = r->head;
+	u64 head = r->head, produced = r->produced;
 	struct mkm_event *ev;
 
-	WRITE_ONCE(r->produced, r->produced + 1);
+	WRITE_ONCE(r->produced, produced + 1);
 	/* Acquire pairs with ring_consume(): the reader is done with the slot. */
 	if (unlikely(head - smp_load_acquire(&r->tail) > r->mask)) {
 		WRITE_ONCE(r->lost, r->lost + 1);
 		return NULL;
 	}
 	ev = &r->ev[head & r->mask];
-	ev->seq = (u32)(r->produced - 1);
+	ev->seq = (u32)produced;
 	return ev;
 }
 

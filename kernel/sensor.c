@@ -55,7 +55,8 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 					 u32 arg0, u32 arg1, u64 now)
 {
 	struct mkm_cpu_buf *cb = this_cpu_ptr(mon->cpu);
-	struct mkm_event *ev = ring_reserve(cb->ring);
+	struct mkm_ring *r = cb->ring;
+	struct mkm_event *ev = ring_reserve(r);
 
 	if (ev) {
 		ev->tid = tid;
@@ -65,7 +66,7 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 		ev->flags = flags;
 		ev->arg0 = arg0;
 		ev->arg1 = arg1;
-		if (ring_commit(cb->ring, ev, now))
+		if (ring_commit(r, ev, now))
 			irq_work_queue(&cb->wakeup);
 	}
 }
@@ -156,18 +157,14 @@ static noinline void sensor_switch(void *data, bool preempt,
 				   struct task_struct *next,
 				   unsigned int prev_state)
 {
+	/* First, so that little is live across the call. */
+	u64 now = ktime_get_mono_fast_ns();
 	struct mkm_tracked *pt = mkm_threads_lookup(prev);
 	struct mkm_tracked *nt = mkm_threads_lookup(next);
-	bool out = pt && sensor_recording(pt->mon, MKM_CLASS_SCHED);
-	bool in = nt && sensor_recording(nt->mon, MKM_CLASS_SCHED);
-	u64 now;
 
 	/* __schedule() has interrupts off: nothing can nest in the writes. */
 	lockdep_assert_irqs_disabled();
-	if (!out && !in)
-		return;
-	now = ktime_get_mono_fast_ns();
-	if (out) {
+	if (pt && sensor_recording(pt->mon, MKM_CLASS_SCHED)) {
 		u32 state = MKM_TS_RUNNING, flags = 0;
 
 		/*
@@ -183,7 +180,7 @@ static noinline void sensor_switch(void *data, bool preempt,
 			     MKM_EV_SWITCH_OUT, flags, state,
 			     sensor_tid(pt->mon, next), now);
 	}
-	if (in)
+	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED))
 		sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
 			     MKM_EV_SWITCH_IN, 0, 0, sensor_tid(nt->mon, prev),
 			     now);
@@ -198,14 +195,32 @@ static void probe_sched_switch(void *data, bool preempt,
 		sensor_switch(data, preempt, prev, next, prev_state);
 }
 
+/*
+ * WAKING or WAKEUP of p by current. The clock is read first, so that little
+ * is live across the call (the wakeup path has interrupts off but where a
+ * task wakes itself, so they are disabled here too).
+ */
+static __always_inline void sensor_wake(struct task_struct *p, u8 type,
+					bool target)
+{
+	struct mkm_tracked *t;
+	unsigned long irqflags;
+	u64 now;
+
+	local_irq_save(irqflags);
+	now = ktime_get_mono_fast_ns();
+	t = mkm_threads_lookup(p);
+	if (t && sensor_recording(t->mon, MKM_CLASS_SCHED))
+		sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id, type,
+			     in_task() ? 0 : MKM_EVF_IN_IRQ,
+			     target ? task_cpu(p) : 0,
+			     sensor_tid(t->mon, current), now);
+	local_irq_restore(irqflags);
+}
+
 static noinline void sensor_waking(void *data, struct task_struct *p)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(p);
-
-	if (t)
-		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKING,
-				   in_task() ? 0 : MKM_EVF_IN_IRQ, 0,
-				   sensor_tid(t->mon, current));
+	sensor_wake(p, MKM_EV_WAKING, false);
 }
 
 static void probe_sched_waking(void *data, struct task_struct *p)
@@ -216,12 +231,7 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 
 static noinline void sensor_wakeup(void *data, struct task_struct *p)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(p);
-
-	if (t)
-		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKEUP,
-				   in_task() ? 0 : MKM_EVF_IN_IRQ, task_cpu(p),
-				   sensor_tid(t->mon, current));
+	sensor_wake(p, MKM_EV_WAKEUP, true);
 }
 
 static void probe_sched_wakeup(void *data, struct task_struct *p)
