@@ -5,7 +5,7 @@
 #   make bench-vm      cost per context switch in the guest, against ftrace
 #                      [BENCH_ROUNDS=20000 BENCH_RUNS=5]
 #   make bench-native  the sensor's hot path in userspace: ns per event and
-#                      callgrind instructions per event [BENCH_EVENTS=...]
+#                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
 #   make bench-read    read() draining a full ring in the guest
 #                      [BENCH_RING_BYTES=4194304 BENCH_READ_RUNS=3]
 #   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
@@ -20,7 +20,7 @@ BENCH_SMOKE_VM := $(BENCH_DIR)/smoke_vm
 
 BENCH_ROUNDS ?= 20000
 BENCH_RUNS ?= 5
-BENCH_EVENTS ?= 20000000
+BENCH_NATIVE_EVENTS ?= 20000000
 BENCH_RING_BYTES ?= 4194304
 BENCH_READ_RUNS ?= 3
 
@@ -67,7 +67,7 @@ bench-read: $(BENCH_IMAGE)
 		-b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS)
 
 bench-native: $(BENCH_NATIVE)
-	$(Q)bench/native.sh $(BENCH_NATIVE) $(BENCH_EVENTS)
+	$(Q)bench/native.sh $(BENCH_NATIVE) $(BENCH_NATIVE_EVENTS)
 
 bench-smoke: $(BENCH_NATIVE)
 	$(Q)bench/native.sh $(BENCH_NATIVE) 20000 >/dev/null
