@@ -52,6 +52,7 @@ include examples/build.mk
 include bench/build.mk
 include tests/abi/build.mk
 include tests/cli/build.mk
+include tests/stress/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.
 include tests/vm/build.mk
 include tests/kernel/build.mk
