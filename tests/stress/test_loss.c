@@ -272,12 +272,65 @@ static void test_loss_accounted_exactly_under_load(void **state)
 			      0.0);
 }
 
+/*
+ * Drops at the end of a ring are reported once the monitor is suspended,
+ * by the read that empties the ring. A read that takes exactly the records
+ * buffered leaves that LOST record unread; a configure then must not make
+ * it vanish ("no data is dropped by reconfiguring"): either it refuses
+ * (EBUSY, read them first) or the new rings still report the drops.
+ */
+static void test_configure_keeps_unreported_loss(void **state)
+{
+	const uint32_t recs = MKM_RING_MIN_BYTES / sizeof(struct mkm_event);
+	static struct mkm_event ev[4096 / sizeof(struct mkm_event)];
+	struct mkm_config c;
+	struct mkm_cpu_stats *st;
+	(void)state;
+
+	int cpu = abi_cpu_online(0);
+	ABI_OK(abi_pin_self(cpu));
+	int fd = abi_open();
+	abi_configure(fd, MKM_RING_MIN_BYTES, 0, 0, NULL);
+	abi_resume(fd);
+	for (uint32_t i = 0; i < 3 * recs; i++)
+		ABI_OK(abi_mark(fd, i));
+	abi_suspend(fd);
+	abi_stats(fd, &st);
+	ABI_EQ(st[cpu].buffered, recs);
+	ABI_EQ(st[cpu].lost, 2 * recs);
+	free(st);
+	/* Exactly the records: the LOST record that follows stays. */
+	ABI_EQ(read(fd, ev, recs * sizeof(struct mkm_event)),
+	       recs * sizeof(struct mkm_event));
+	ABI_EQ(ev[recs - 1].type, MKM_EV_MARK);
+	memset(&c, 0, sizeof(c));
+	c.ring_bytes = 2 * MKM_RING_MIN_BYTES;
+	errno = 0;
+	int rc = ioctl(fd, MKM_IOC_CONFIGURE, &c);
+	int e = errno;
+	if (rc && e != EBUSY)
+		fail_msg("configure: %s", strerror(e));
+	ssize_t n = read(fd, ev, sizeof(ev));
+	if (n != sizeof(struct mkm_event) || ev[0].type != MKM_EV_LOST ||
+	    ev[0].arg0 != 2 * recs)
+		fail_msg("configure %s with %u drops not yet reported; the "
+			 "next read gave %zd bytes (%s of %u), expected their "
+			 "LOST record",
+			 rc ? "refused" : "succeeded", 2 * recs, n,
+			 n > 0 ? abi_type_name(ev[0].type) : "-",
+			 n > 0 ? ev[0].arg0 : 0);
+	if (rc)
+		ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
+	ABI_OK(close(fd));
+}
+
 int main(int argc, char **argv)
 {
 	stress_main(argc, argv, 130);
 	nr_cpus = stress_possible_cpus();
 	const struct CMUnitTest tests[] = {
 		STRESS_TEST(test_loss_accounted_exactly_under_load),
+		STRESS_TEST(test_configure_keeps_unreported_loss),
 		STRESS_TEST(test_kernel_log_clean),
 	};
 	return cmocka_run_group_tests_name("loss", tests, NULL, NULL);
