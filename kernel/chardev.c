@@ -60,6 +60,9 @@ static long ioctl_configure(struct mkm_monitor *mon, void __user *arg)
 
 	if (copy_from_user(&cfg, arg, sizeof(cfg)))
 		return -EFAULT;
+	/* The result must reach the caller: test before applying anything. */
+	if (copy_to_user(arg, &cfg, sizeof(cfg)))
+		return -EFAULT;
 	ret = mkm_monitor_configure(mon, &cfg);
 	if (ret)
 		return ret;

@@ -110,16 +110,20 @@ err_free:
 	return -ENOMEM;
 }
 
-static u64 monitor_buffered(struct mkm_monitor *mon)
+/* Whether a reader has anything left: records, or drops not yet reported. */
+static bool monitor_unread(struct mkm_monitor *mon)
 {
-	u64 n = 0;
 	int cpu;
 
 	if (!mon->cpu)
-		return 0;
-	for_each_possible_cpu(cpu)
-		n += ring_buffered(per_cpu_ptr(mon->cpu, cpu)->ring);
-	return n;
+		return false;
+	for_each_possible_cpu(cpu) {
+		struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
+
+		if (ring_buffered(r) || READ_ONCE(r->lost) != r->read_lost)
+			return true;
+	}
+	return false;
 }
 
 struct mkm_monitor *mkm_monitor_create(void)
@@ -220,7 +224,7 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 
 	mutex_lock(&mon->lock);
 	ret = -EBUSY;
-	if (mon->resumed || monitor_buffered(mon))
+	if (mon->resumed || monitor_unread(mon))
 		goto out;
 	ret = 0;
 	if (capacity != mon->capacity || wakeup != mon->wakeup_records)

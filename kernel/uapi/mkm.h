@@ -31,7 +31,9 @@
  * MKM_IOC_CONFIGURE (struct mkm_config, in/out)
  *	Sets the per-CPU ring size, the event classes and the flags. Only while
  *	suspended (EBUSY otherwise) and while no unread events are buffered
- *	(EBUSY: read them first, no data is dropped by reconfiguring).
+ *	and no drop is still to be reported in a LOST record (EBUSY: read
+ *	them first, no data is dropped by reconfiguring). An argument that
+ *	cannot be written back gives EFAULT and changes nothing.
  *	ring_bytes: requested bytes per CPU, rounded up to a power-of-two
  *	number of records, at least MKM_RING_MIN_BYTES; 0 or more than
  *	MKM_RING_MAX_BYTES gives EINVAL. On return ring_bytes holds the size

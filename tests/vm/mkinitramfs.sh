@@ -63,7 +63,8 @@ add_libs() {
 		copy_lib "$lib"
 	done < <(ldd "$f")
 	# glibc dlopens libgcc_s for pthread_cancel and unwinding.
-	lib=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
+	# No early exit in awk: ldconfig would die of SIGPIPE under pipefail.
+	lib=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ && !f { print $NF; f = 1 }')
 	[ -z "$lib" ] || copy_lib "$lib"
 }
 

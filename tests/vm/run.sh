@@ -105,10 +105,12 @@ fi
 # tsc=reliable: under TCG the guest would mark its TSC unstable, and then its
 # sched_clock (schedstat, ftrace) and CLOCK_MONOTONIC (mkm) drift apart
 # whenever the host deschedules a virtual CPU; on the TSC, both agree.
+# printk.time=1: the splat patterns match timestamped kernel lines, and the
+# debug kernel (tinyconfig) does not stamp them by default.
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem"
 	-nodefaults -no-user-config -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initramfs"
-	-append "console=ttyS0 panic=-1 tsc=reliable mkm_mode=$mode mkm_test_timeout=$test_timeout $append")
+	-append "console=ttyS0 panic=-1 tsc=reliable printk.time=1 mkm_mode=$mode mkm_test_timeout=$test_timeout $append")
 
 if [ -n "$shell" ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial null "$@"
