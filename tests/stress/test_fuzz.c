@@ -340,9 +340,7 @@ static unsigned int random_cmd(struct stress_rng *r)
  * Makes the argument of one mkm call; returns the errno expected, 0 for
  * success, -1 when either success or EBUSY is right (configure of a
  * suspended monitor whose rings may hold events), -2 for success or the
- * documented errors of thread_monitor/unmonitor (it depends on the tid),
- * -3 for EFAULT or EBUSY (configure of a suspended monitor through a
- * read-only pointer).
+ * documented errors of thread_monitor/unmonitor (it depends on the tid).
  */
 static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		   enum ptr_kind k, void **argp)
@@ -379,9 +377,11 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		}
 		expect = config_verdict(&c, f->resumed, &busy);
 		memcpy(tmp, &c, sizeof(c));
-		/* Applied, but the result cannot be written back. */
-		if (expect == 0 && !wr)
+		/* A result that cannot be written back: refused untouched. */
+		if (!wr) {
 			expect = EFAULT;
+			busy = 0;
+		}
 		break;
 	}
 	case MKM_IOC_THREAD_MONITOR:
@@ -437,8 +437,6 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 	}
 	if (busy && expect == 0)
 		return -1;
-	if (busy && expect == EFAULT)
-		return -3;
 	return expect;
 }
 
@@ -477,8 +475,6 @@ static void fuzz_one(struct stress_rng *r, struct fuzz_fd *f,
 	int good;
 	if (expect == -1)
 		good = e == 0 || e == EBUSY;
-	else if (expect == -3)
-		good = e == EFAULT || e == EBUSY;
 	else if (expect == -2)
 		good = e == 0 ||
 		       stress_errno_in(e, cmd == MKM_IOC_THREAD_MONITOR ?
@@ -501,8 +497,7 @@ static void fuzz_one(struct stress_rng *r, struct fuzz_fd *f,
 		f->resumed = 1;
 	if (rc == 0 && cmd == MKM_IOC_SUSPEND)
 		f->resumed = 0;
-	/* EFAULT too: applied, and only the result could not be written. */
-	if ((rc == 0 || e == EFAULT) && cmd == MKM_IOC_CONFIGURE)
+	if (rc == 0 && cmd == MKM_IOC_CONFIGURE)
 		memset(f->restart, 1, sizeof(f->restart));
 	if (rc == 0 && cmd == MKM_IOC_VERSION) {
 		struct mkm_version v;
