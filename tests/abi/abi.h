@@ -242,6 +242,8 @@ int abi_wait_child(pid_t pid);
 void abi_expect_child_ok(pid_t pid);
 /* Drop to uid/gid (all three ids), no groups, and stay dumpable. */
 int abi_drop_privileges(uid_t uid, gid_t gid);
+/* Copies file from to to, owned by root with mode (setuid bits too). 0 or -1. */
+int abi_install_copy(const char *from, const char *to, mode_t mode);
 /* Make /dev/mkm usable by unprivileged test children. */
 void abi_allow_unprivileged_open(void);
 

@@ -323,26 +323,6 @@ static void test_delete_module_while_open_fails(void **state)
 	ABI_OK(close(fd2));
 }
 
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY);
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-	ssize_t r = 0;
-
-	if (in < 0 || out < 0)
-		return -1;
-	while ((r = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)r) != r)
-			r = -1;
-	close(in);
-	if (fchown(out, 0, 0) || fchmod(out, mode))
-		r = -1;
-	if (close(out))
-		r = -1;
-	return r < 0 ? -1 : 0;
-}
-
 static int suid_go = -1; /* the target execs when this pipe speaks */
 
 static void watch_setuid_exec(long pid)
@@ -407,10 +387,10 @@ static void test_exec_setuid_detaches(void **state)
 
 	/* On the root file system: a /tmp might be mounted nosuid. */
 	snprintf(path, sizeof(path), "/abi-suid-%d", (int)getpid());
-	if (copy_file("/proc/self/exe", path, 04755)) {
+	if (abi_install_copy("/proc/self/exe", path, 04755)) {
 		mkdir("/tmp", 01777);
 		snprintf(path, sizeof(path), "/tmp/abi-suid-%d", (int)getpid());
-		ABI_OK(copy_file("/proc/self/exe", path, 04755));
+		ABI_OK(abi_install_copy("/proc/self/exe", path, 04755));
 	}
 	ABI_OK(pipe(go));
 	pid_t target = fork();

@@ -467,31 +467,11 @@ static void test_nondumpable_own_process_eperm(void **state)
 	in_child(nondumpable_self, 0, 1);
 }
 
-static int install_copy(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-	ssize_t r = 0;
-
-	if (in < 0 || out < 0)
-		return -1;
-	while ((r = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)r) != r)
-			r = -1;
-	close(in);
-	if (fchown(out, 0, 0) || fchmod(out, mode))
-		r = -1;
-	if (close(out))
-		r = -1;
-	return r < 0 ? -1 : 0;
-}
-
 /* A copy of busybox at / (a /tmp might be nosuid), root's, with mode. */
 static void busybox_copy(char *path, size_t size, const char *name, mode_t mode)
 {
 	snprintf(path, size, "/stress-%s-%d", name, (int)getpid());
-	ABI_OK(install_copy("/bin/busybox", path, mode));
+	ABI_OK(abi_install_copy("/bin/busybox", path, mode));
 }
 
 /*
