@@ -3,7 +3,7 @@
 # check, except a smoke run of each with a tiny N.
 #
 #   make bench-vm      cost per context switch in the guest, against ftrace
-#                      [BENCH_ROUNDS=20000 BENCH_RUNS=5]
+#                      [BENCH_ROUNDS=20000 BENCH_RUNS=5 BENCH_CONFIGS=a,b]
 #   make bench-native  the sensor's hot path in userspace: ns per event and
 #                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
 #   make bench-read    read() draining a full ring in the guest
@@ -60,7 +60,8 @@ export BENCH_VM_ARGS
 
 bench-vm: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh switch \
-		-n $(BENCH_ROUNDS) -r $(BENCH_RUNS)
+		-n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
+		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
 
 bench-read: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \

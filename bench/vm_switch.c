@@ -26,6 +26,8 @@
  *   const       a monitor resumed on another, sleeping thread: every switch
  *               pays the "is this thread monitored?" check (MKM Fig. 13)
  *   mon         both threads monitored, default classes (MKM Fig. 12)
+ *   mon-wake    the same and MKM_CLASS_WAKEUP: switches and wakeups, as
+ *               the ftrace configurations record
  *   mon-all     both threads monitored, every class (MKM_CLASS_ALL)
  *   ftrace-pid  ftrace: sched_switch and sched_wakeup, set_event_pid to the
  *               two threads
@@ -58,6 +60,7 @@ enum config {
 	C_SUSPENDED,
 	C_CONST,
 	C_MON,
+	C_MON_WAKE,
 	C_MON_ALL,
 	C_FTRACE_PID,
 	C_FTRACE_ALL,
@@ -65,8 +68,8 @@ enum config {
 };
 
 static const char *const config_name[C_NR] = {
-	"base", "loaded",  "suspended",	 "const",
-	"mon",	"mon-all", "ftrace-pid", "ftrace-all",
+	"base",	    "loaded",  "suspended",  "const",	   "mon",
+	"mon-wake", "mon-all", "ftrace-pid", "ftrace-all",
 };
 
 static const char *module_path = "/mkm.ko";
@@ -188,6 +191,10 @@ static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 		return s->keeper ? 0 : -1;
 	case C_MON:
 		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, true);
+	case C_MON_WAKE:
+		return monitored_start(s, pp, rounds,
+				       MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP,
+				       true);
 	case C_MON_ALL:
 		return monitored_start(s, pp, rounds, MKM_CLASS_ALL, true);
 	case C_FTRACE_PID:
@@ -231,19 +238,33 @@ static void teardown(enum config c, struct setup *s, uint64_t *events,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: vm_switch [-n ROUNDS] [-r RUNS] [-m MODULE] [-o FILE]\n");
+		"usage: vm_switch [-n ROUNDS] [-r RUNS] [-m MODULE] [-o FILE] "
+		"[-c CONFIG,...]\n");
 	exit(2);
+}
+
+/* Whether name is one of the comma-separated list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long rounds = 20000, runs = 5, r;
-	const char *out = "/out/vm_switch.tsv";
+	const char *out = "/out/vm_switch.tsv", *only = NULL;
 	struct pingpong pp;
 	int opt, ret, have_ftrace;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:r:m:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:m:o:c:")) != -1) {
 		if (opt == 'n' && atol(optarg) > 0)
 			rounds = atol(optarg);
 		else if (opt == 'r' && atol(optarg) > 0)
@@ -252,6 +273,8 @@ int main(int argc, char **argv)
 			module_path = optarg;
 		else if (opt == 'o')
 			out = optarg;
+		else if (opt == 'c')
+			only = optarg;
 		else
 			usage();
 	}
@@ -287,6 +310,9 @@ int main(int argc, char **argv)
 				continue;
 			if (!have_ftrace &&
 			    (c == C_FTRACE_PID || c == C_FTRACE_ALL))
+				continue;
+			/* The baseline always: the table needs it. */
+			if (c != C_BASE && only && !listed(only, config_name[c]))
 				continue;
 			if (setup(c, &s, &pp, rounds))
 				return 1;

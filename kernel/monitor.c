@@ -17,8 +17,10 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -413,6 +415,50 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 }
 
 /*
+ * The rings hold the scheduler clock (see sensor.c); user space gets
+ * CLOCK_MONOTONIC. This is the offset between the two for cpu's clock, taken
+ * between two reads of it so that it is centred. Both clocks count the same
+ * cycles, so it moves only as NTP slews CLOCK_MONOTONIC: by nanoseconds
+ * between reads.
+ */
+static s64 monitor_clock_offset(int cpu)
+{
+	unsigned long irqflags;
+	u64 before, mono, after;
+
+	local_irq_save(irqflags);
+	before = sched_clock_cpu(cpu);
+	mono = ktime_get_mono_fast_ns();
+	after = sched_clock_cpu(cpu);
+	local_irq_restore(irqflags);
+	return mono - (before + (after - before) / 2);
+}
+
+/*
+ * Maps n records of one CPU onto CLOCK_MONOTONIC, clamped so that the CPU's
+ * times never go backwards, across reads too. A LOST record takes the time
+ * of the record before it, as the ABI says, or keeps 0 if there was none.
+ * Returns the last time, for cb->last_mono once the records are delivered.
+ */
+static u64 monitor_clock_map(const struct mkm_cpu_buf *cb, s64 offset,
+			     struct mkm_event *ev, u32 n)
+{
+	u64 last = cb->last_mono;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (!ev[i].time_ns)
+			continue;
+		if (ev[i].type == MKM_EV_LOST && last)
+			ev[i].time_ns = last;
+		else
+			ev[i].time_ns = max(ev[i].time_ns + offset, last);
+		last = ev[i].time_ns;
+	}
+	return last;
+}
+
+/*
  * Copies what one ring holds, as far as count allows, through the bounce
  * page. Records are freed only once they reached user space. Returns bytes
  * copied or -EFAULT.
@@ -420,14 +466,17 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 				 char __user *buf, size_t count)
 {
-	struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
+	struct mkm_cpu_buf *cb = per_cpu_ptr(mon->cpu, cpu);
+	struct mkm_ring *r = cb->ring;
 	const u32 page_records = PAGE_SIZE / sizeof(struct mkm_event);
+	s64 offset = monitor_clock_offset(cpu);
 	size_t done = 0;
 
 	for (;;) {
 		size_t room = (count - done) / sizeof(struct mkm_event);
 		struct ring_cursor c;
 		u32 n, bytes;
+		u64 last_mono;
 
 		ring_cursor_start(r, &c);
 		n = ring_peek(r, &c, mon->bounce,
@@ -435,10 +484,12 @@ static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 			      cpu);
 		if (!n)
 			return done;
+		last_mono = monitor_clock_map(cb, offset, mon->bounce, n);
 		bytes = n * sizeof(struct mkm_event);
 		if (copy_to_user(buf + done, mon->bounce, bytes))
 			return done ? done : -EFAULT;
 		ring_consume(r, &c);
+		cb->last_mono = last_mono;
 		done += bytes;
 	}
 }

@@ -14,23 +14,27 @@
  * context-switch probe is registered at all. The tracepoints are found by
  * name: the scheduler's are not exported to modules.
  *
- * Every switch and wakeup of the machine runs the probes while a monitor
+ * Every switch of the machine runs the switch probe while a monitor
  * records, and almost none concern a tracked thread. So each frequent probe
  * is only the filter test (mkm_threads_maybe(), inline, no stack frame) and
  * a tail call to its sensor_*() function, which looks the thread up and
  * writes. A context switch writes both its records on one clock read
  * without touching the interrupt flag, which the scheduler has cleared; and
  * a peer's tid in the initial PID namespace, where most monitors live, is
- * its task->pid, without the namespace walk. docs/performance.md has the
- * figures.
+ * its task->pid, without the namespace walk. The clock is the scheduler's
+ * (local_clock(): a TSC read and a scaling, where CLOCK_MONOTONIC would add
+ * a latch loop and an indirect call); read() maps it onto CLOCK_MONOTONIC.
+ * The default classes need no probe on the wakeup path: a SWITCH_IN says
+ * how long its thread waited runnable, from the kernel's own run_delay
+ * bookkeeping. docs/performance.md has the figures.
  */
 
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <asm/syscall.h>
 
@@ -83,7 +87,7 @@ static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 	/* Interrupts off: a record is never interleaved with another. */
 	local_irq_save(irqflags);
 	sensor_write(mon, tid, unique_id, type, flags, arg0, arg1,
-		     ktime_get_mono_fast_ns());
+		     local_clock());
 	local_irq_restore(irqflags);
 }
 
@@ -151,6 +155,30 @@ static void sensor_name(struct mkm_tracked *t, const char *comm)
 			   name.w[3]);
 }
 
+/*
+ * How long p, switching in now, waited runnable since its last switch-out:
+ * what the kernel added to its run_delay since then, plus the wait still
+ * open, which sched_info_arrive() closes right after this tracepoint.
+ */
+static __always_inline u32 sensor_waited(struct mkm_tracked *t,
+					 struct task_struct *p, u64 now,
+					 u8 *flags)
+{
+#ifdef CONFIG_SCHED_INFO
+	u64 queued = READ_ONCE(p->sched_info.last_queued);
+	u64 wait = READ_ONCE(p->sched_info.run_delay) - t->run_delay;
+
+	if (queued && now > queued)
+		wait += now - queued;
+	if (likely(wait <= U32_MAX))
+		return wait;
+	*flags = MKM_EVF_WAIT_US;
+	return min_t(u64, div_u64(wait, NSEC_PER_USEC), U32_MAX);
+#else
+	return 0;
+#endif
+}
+
 /* A tracked thread leaves or takes the CPU: both records on one time. */
 static noinline void sensor_switch(void *data, bool preempt,
 				   struct task_struct *prev,
@@ -158,7 +186,7 @@ static noinline void sensor_switch(void *data, bool preempt,
 				   unsigned int prev_state)
 {
 	/* First, so that little is live across the call. */
-	u64 now = ktime_get_mono_fast_ns();
+	u64 now = local_clock();
 	struct mkm_tracked *pt = mkm_threads_lookup(prev);
 	struct mkm_tracked *nt = mkm_threads_lookup(next);
 
@@ -179,11 +207,18 @@ static noinline void sensor_switch(void *data, bool preempt,
 		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
 			     MKM_EV_SWITCH_OUT, flags, state,
 			     sensor_tid(pt->mon, next), now);
+#ifdef CONFIG_SCHED_INFO
+		pt->run_delay = READ_ONCE(prev->sched_info.run_delay);
+#endif
 	}
-	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED))
+	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
+		u8 flags = 0;
+		u32 wait = sensor_waited(nt, next, now, &flags);
+
 		sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
-			     MKM_EV_SWITCH_IN, 0, 0, sensor_tid(nt->mon, prev),
-			     now);
+			     MKM_EV_SWITCH_IN, flags, wait,
+			     sensor_tid(nt->mon, prev), now);
+	}
 }
 
 static void probe_sched_switch(void *data, bool preempt,
@@ -208,9 +243,9 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 	u64 now;
 
 	local_irq_save(irqflags);
-	now = ktime_get_mono_fast_ns();
+	now = local_clock();
 	t = mkm_threads_lookup(p);
-	if (t && sensor_recording(t->mon, MKM_CLASS_SCHED))
+	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP))
 		sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id, type,
 			     in_task() ? 0 : MKM_EVF_IN_IRQ,
 			     target ? task_cpu(p) : 0,
@@ -468,8 +503,8 @@ struct sensor_probe {
 	}
 static struct sensor_probe sensor_probes[] = {
 	PROBE(sched_switch, MKM_CLASS_SCHED),
-	PROBE(sched_waking, MKM_CLASS_SCHED),
-	PROBE(sched_wakeup, MKM_CLASS_SCHED),
+	PROBE(sched_waking, MKM_CLASS_WAKEUP),
+	PROBE(sched_wakeup, MKM_CLASS_WAKEUP),
 	PROBE(sched_wakeup_new, MKM_CLASS_SCHED),
 	PROBE(sched_migrate_task, MKM_CLASS_SCHED),
 	PROBE(sched_process_fork, MKM_CLASS_TRACKING),

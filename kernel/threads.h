@@ -39,6 +39,8 @@ struct mkm_tracked {
 	struct mkm_monitor *mon;
 	u32 tid; /* in the monitor's PID namespace */
 	u32 unique_id;
+	/* task's sched_info.run_delay at its last switch-out, by the sensor */
+	u64 run_delay;
 	struct list_head mon_link; /* in mon->threads */
 	struct rcu_head rcu;
 };

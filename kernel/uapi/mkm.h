@@ -121,13 +121,18 @@
  *  |                      arg1 (type-specific)                     | 28
  *  +---------------------------------------------------------------+
  *
+ * time_ns is CLOCK_MONOTONIC, as clock_gettime() gives it. The sensors read
+ * the scheduler's clock (local_clock(), the one schedstat and ftrace use,
+ * cheaper than CLOCK_MONOTONIC), and read() maps it onto CLOCK_MONOTONIC
+ * with the offset between the two at the time of the read; durations are
+ * the scheduler clock's.
  * seq numbers every event a CPU's sensor produced for this monitor, recorded
  * or dropped, so a gap in seq is exactly the number of events lost there.
  * Timestamps of one CPU's records never go backwards.
  *
  * type                 tid/unique_id  flags            arg0          arg1
  * MKM_EV_SWITCH_OUT    the thread     PREEMPTED        MKM_TS_* left in  next tid
- * MKM_EV_SWITCH_IN     the thread     -                -             prev tid
+ * MKM_EV_SWITCH_IN     the thread     WAIT_US          runnable wait prev tid
  * MKM_EV_WAKING        wakee          IN_IRQ           -             waker tid
  * MKM_EV_WAKEUP        wakee          IN_IRQ           target cpu    waker tid
  * MKM_EV_WAKEUP_NEW    new thread     -                target cpu    parent tid
@@ -152,6 +157,13 @@
  * MKM_EVF_PREEMPTED when it stays runnable involuntarily, MKM_TS_RUNNING
  * without it when a signal cut its sleep short (a voluntary switch, the
  * thread still runnable), else the sleep it goes into.
+ * MKM_EV_SWITCH_IN gives in arg0 how long the thread waited runnable on a run
+ * queue since its last SWITCH_OUT (or since it was attached), in ns, or in us
+ * with MKM_EVF_WAIT_US when that is 2^32 ns or more: the kernel's own
+ * figure, which /proc/<tid>/schedstat adds up as run_delay (0 on a kernel
+ * without CONFIG_SCHED_INFO). So the default classes show when a thread
+ * became runnable without a record per wakeup; MKM_CLASS_WAKEUP adds who
+ * woke it, and when, as the wakeup happened.
  * MKM_EV_NAME carries the thread's 16-byte comm in two consecutive records:
  * flags 0 holds bytes 0-7, flags 1 bytes 8-15. It is written at attach, at
  * exec, at fork of an inherited thread and when the thread renames itself.
@@ -167,8 +179,8 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define MKM_ABI_MAJOR 1
-#define MKM_ABI_MINOR 1
+#define MKM_ABI_MAJOR 2
+#define MKM_ABI_MINOR 0
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -177,11 +189,12 @@
 #define MKM_RING_DEFAULT_BYTES (1u << 20)
 
 /* Event classes: what a monitor records. */
-#define MKM_CLASS_SCHED (1u << 0) /* switch out/in, waking, wakeup, migrate */
+#define MKM_CLASS_SCHED (1u << 0) /* switch out/in, wakeup_new, migrate */
 #define MKM_CLASS_LIFECYCLE (1u << 1) /* fork, exec, exit, reap, name */
 #define MKM_CLASS_IRQ (1u << 2) /* irq and softirq entry/exit */
 #define MKM_CLASS_SYSCALL (1u << 3) /* raw syscall entry/exit */
-#define MKM_CLASS_ALL 0xfu
+#define MKM_CLASS_WAKEUP (1u << 4) /* waking, wakeup: who woke whom */
+#define MKM_CLASS_ALL 0x1fu
 #define MKM_CLASS_DEFAULT \
 	(MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE | MKM_CLASS_IRQ)
 
@@ -225,6 +238,7 @@ enum mkm_event_type {
 #define MKM_EVF_IN_IRQ (1u << 1) /* WAKING/WAKEUP: woken from interrupt */
 #define MKM_EVF_THREAD (1u << 2) /* FORK: a thread (CLONE_THREAD) */
 #define MKM_EVF_INHERITED (1u << 3) /* FORK: the child is tracked too */
+#define MKM_EVF_WAIT_US (1u << 4) /* SWITCH_IN: arg0 counts us, not ns */
 
 /* Thread states, in SWITCH_OUT and ATTACH arg0. */
 enum mkm_thread_state {

@@ -702,6 +702,24 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	return &tl->th[i];
 }
 
+/*
+ * A SWITCH_IN says how long its thread waited runnable (the kernel's
+ * run_delay): unless a WAKEUP already said so, it was on the run queue from
+ * then, or since its last known state began if that is later.
+ */
+static void runnable_since(struct tl *tl, struct tl_th *t,
+			   const struct mkm_event *ev, uint64_t now)
+{
+	uint64_t wait = ev->flags & MKM_EVF_WAIT_US ? ev->arg0 * 1000ull :
+						      ev->arg0;
+
+	if (state_on_cpu(t->state) || t->state == TL_RUNQ ||
+	    t->state == TL_ZOMBIE)
+		return;
+	set_state(tl, t, wait < now - t->since ? now - wait : t->since, TL_RUNQ,
+		  ev->cpu);
+}
+
 /* Process one record, in merged time order: one switch on its type. */
 static inline __attribute__((always_inline)) void
 tl_apply_inline(struct tl *tl, const struct mkm_event *ev)
@@ -752,6 +770,8 @@ tl_apply_inline(struct tl *tl, const struct mkm_event *ev)
 		t->irq_depth = 0;
 		t->cpu = (uint16_t)c;
 		cpu->cur = i;
+		if (ev->arg0)
+			runnable_since(tl, t, ev, now);
 		set_state(tl, t, now, run_state(tl, t), c);
 		return;
 	case MKM_EV_SWITCH_OUT:

@@ -570,7 +570,11 @@ bad_size:
 	}
 	if (!abi)
 		return fail(r, -EBADMSG, off, "INFO: no ABI item");
-	if (in->abi_major != MKM_ABI_MAJOR ||
+	/*
+	 * ABI 1 records read the same; only its classes differed (its SCHED
+	 * included the wakeups, which ABI 2 records under MKM_CLASS_WAKEUP).
+	 */
+	if (in->abi_major < 1 || in->abi_major > MKM_ABI_MAJOR ||
 	    in->event_size != sizeof(struct mkm_event))
 		return fail(r, -EPROTO, off,
 			    "records of MKM ABI %u.%u (%u bytes) are unknown "

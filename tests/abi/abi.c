@@ -495,6 +495,11 @@ static void abi_ctxt_path(const char *dir, struct abi_ctxt *c)
 		fail_msg("%s: no ctxt_switches lines", path);
 	c->vol = strtoul(strchr(v, ':') + 1, NULL, 10);
 	c->nonvol = strtoul(strchr(nv, ':') + 1, NULL, 10);
+	/* "<ns on CPU> <ns waiting on a run queue> <times run>" */
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
+	if (abi_read_file(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%*u %" SCNu64, &c->run_delay) != 1)
+		fail_msg("%s: unreadable", path);
 }
 
 static char abi_state_path(const char *dir)

@@ -14,6 +14,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -193,6 +194,7 @@ void abi_dump(const struct abi_trace *t, size_t max);
 /* /proc/self/task/<tid>/status: the kernel's own switch counters. */
 struct abi_ctxt {
 	unsigned long vol, nonvol;
+	uint64_t run_delay; /* ns waiting on a run queue, from schedstat */
 };
 void abi_ctxt(pid_t tid, struct abi_ctxt *c);
 /* State letter from /proc/self/task/<tid>/stat, or 0. */

@@ -83,6 +83,7 @@ static size_t count_types(const struct abi_trace *t, pid_t tid,
 static const int sched_types[] = { MKM_EV_SWITCH_OUT, MKM_EV_SWITCH_IN,
 				   MKM_EV_WAKING,     MKM_EV_WAKEUP,
 				   MKM_EV_WAKEUP_NEW, MKM_EV_MIGRATE };
+static const int wakeup_types[] = { MKM_EV_WAKING, MKM_EV_WAKEUP };
 static const int life_types[] = { MKM_EV_FORK, MKM_EV_EXEC, MKM_EV_EXIT,
 				  MKM_EV_REAP };
 static const int syscall_types[] = { MKM_EV_SYSCALL_ENTRY,
@@ -109,9 +110,25 @@ static void test_configure_classes_sched_only(void **state)
 
 	pid_t tid = run_life(MKM_CLASS_SCHED, NULL, &t);
 	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_OUT) >= SLEEPS);
-	assert_true(abi_count(&t, tid, MKM_EV_WAKEUP) >= SLEEPS);
+	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_IN) >= SLEEPS);
+	ABI_EQ(count_types(&t, tid, wakeup_types, N_OF(wakeup_types)), 0);
 	ABI_EQ(count_types(&t, tid, life_types, N_OF(life_types)), 0);
 	ABI_EQ(count_types(&t, tid, syscall_types, N_OF(syscall_types)), 0);
+	abi_trace_free(&t);
+}
+
+static void test_configure_classes_wakeup_only(void **state)
+{
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	pid_t tid = run_life(MKM_CLASS_WAKEUP, NULL, &t);
+	assert_true(abi_count(&t, tid, MKM_EV_WAKEUP) >= SLEEPS);
+	ABI_EQ(abi_count(&t, tid, MKM_EV_WAKING),
+	       abi_count(&t, tid, MKM_EV_WAKEUP));
+	ABI_EQ(abi_count(&t, tid, MKM_EV_SWITCH_OUT), 0);
+	ABI_EQ(abi_count(&t, tid, MKM_EV_SWITCH_IN), 0);
+	ABI_EQ(count_types(&t, tid, life_types, N_OF(life_types)), 0);
 	abi_trace_free(&t);
 }
 
@@ -149,8 +166,15 @@ static void test_configure_classes_zero_is_default(void **state)
 	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_OUT) >= SLEEPS);
 	ABI_EQ(abi_count(&t, tid, MKM_EV_EXIT), 1);
 	ABI_EQ(abi_count(&t, tid, MKM_EV_REAP), 1);
-	/* Syscalls are not in the default set. */
+	/* Each sleep ends with a run-queue wait, told by its SWITCH_IN. */
+	size_t waited = 0;
+	for (size_t i = 0; i < t.n; i++)
+		waited += t.ev[i].tid == (uint32_t)tid &&
+			  t.ev[i].type == MKM_EV_SWITCH_IN && t.ev[i].arg0;
+	assert_true(waited >= SLEEPS);
+	/* Syscalls and wakeups are not in the default set. */
 	ABI_EQ(count_types(&t, tid, syscall_types, N_OF(syscall_types)), 0);
+	ABI_EQ(count_types(&t, tid, wakeup_types, N_OF(wakeup_types)), 0);
 	abi_trace_free(&t);
 }
 
@@ -251,6 +275,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		ABI_TEST(test_configure_classes_lifecycle_only),
 		ABI_TEST(test_configure_classes_sched_only),
+		ABI_TEST(test_configure_classes_wakeup_only),
 		ABI_TEST(test_configure_classes_syscall_records_syscalls),
 		ABI_TEST(test_configure_classes_zero_is_default),
 		ABI_TEST(test_name_on_rename),

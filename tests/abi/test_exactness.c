@@ -45,7 +45,8 @@ static void exact_run(void)
 	x.d = unmon.b.tid;
 
 	int fd = abi_open();
-	abi_configure(fd, 4u << 20, 0, 0, NULL);
+	abi_configure(fd, 4u << 20, MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP, 0,
+		      NULL);
 	abi_wait_blocked(x.a);
 	abi_wait_blocked(x.b);
 	abi_resume(fd);
@@ -276,6 +277,46 @@ static void test_wakeup_matches_blocking(void **state)
 	check_wakeups(x.b, x.a, &x.b0, &x.b1);
 }
 
+/*
+ * The run-queue waits told by SWITCH_IN add up to what the kernel added to
+ * run_delay (/proc/self/task/<tid>/schedstat) over the window. The kernel
+ * stops each wait at its run-queue clock, read as __schedule() begins;
+ * mkm at the switch tracepoint, a little later: never less, and at most
+ * SLACK_NS more per switch in.
+ */
+#define SLACK_NS 50000ull
+
+static void check_waits(pid_t tid, const struct abi_ctxt *c0,
+			const struct abi_ctxt *c1)
+{
+	uint64_t kernel = c1->run_delay - c0->run_delay, ours = 0;
+	size_t ins = 0;
+
+	for (size_t i = 0; i < x.t.n; i++) {
+		const struct mkm_event *e = &x.t.ev[i];
+		if (e->tid != (uint32_t)tid || e->type != MKM_EV_SWITCH_IN)
+			continue;
+		ins++;
+		ours += e->flags & MKM_EVF_WAIT_US ? e->arg0 * 1000ull :
+						     e->arg0;
+	}
+	printf("# tid %d: %zu switches in, run-queue wait %" PRIu64
+	       " ns by mkm, %" PRIu64 " ns by schedstat\n",
+	       (int)tid, ins, ours, kernel);
+	if (ours < kernel || ours - kernel > ins * SLACK_NS)
+		fail_msg("tid %d: mkm's run-queue wait %" PRIu64
+			 " ns, schedstat's %" PRIu64 " ns over %zu switches",
+			 (int)tid, ours, kernel, ins);
+}
+
+static void test_switch_in_wait_matches_run_delay(void **state)
+{
+	(void)state;
+	exact_run();
+	check_waits(x.a, &x.a0, &x.a1);
+	check_waits(x.b, &x.b0, &x.b1);
+}
+
 static void test_unmonitored_threads_no_events(void **state)
 {
 	(void)state;
@@ -393,6 +434,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_switch_out_followed_by_switch_in_of_next),
 		ABI_TEST(test_switch_out_state_matches_preemption),
 		ABI_TEST(test_wakeup_matches_blocking),
+		ABI_TEST(test_switch_in_wait_matches_run_delay),
 		ABI_TEST(test_unmonitored_threads_no_events),
 		ABI_TEST(test_timestamps_monotonic_within_window),
 		ABI_TEST(test_seq_contiguous_no_lost),

@@ -29,7 +29,8 @@ static void run_monitored(struct abi_worker **w, int n, struct abi_trace *t)
 {
 	int fd = abi_open();
 
-	abi_configure(fd, 1u << 20, 0, 0, NULL);
+	abi_configure(fd, 1u << 20, MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP, 0,
+		      NULL);
 	for (int i = 0; i < n; i++)
 		abi_wait_blocked(w[i]->tid);
 	abi_resume(fd);

@@ -268,6 +268,10 @@ static void watch_own_threads(long unused)
 	int go[2];
 	CHILD_OK(abi_drop_privileges(USER, GROUP));
 	int fd = user_open();
+	struct mkm_config cfg = { .ring_bytes = MKM_RING_DEFAULT_BYTES,
+				  .classes = MKM_CLASS_DEFAULT |
+					     MKM_CLASS_WAKEUP };
+	CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
 	CHILD_OK(pipe2(go, O_CLOEXEC));
 	ring_start(&r, 50, go[0]);
 	const uint32_t ours[] = { 1, (uint32_t)r.tid[0], (uint32_t)r.tid[1] };
@@ -384,6 +388,8 @@ static void test_pidns_outer_monitor_sees_outer_tids(void **state)
 			 status);
 	}
 	int fd = abi_open();
+	abi_configure(fd, MKM_RING_DEFAULT_BYTES,
+		      MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP, 0, NULL);
 	ABI_OK(abi_monitor(fd, outer[0], 200));
 	ABI_OK(abi_monitor(fd, outer[1], 201));
 	abi_resume(fd);

@@ -202,6 +202,39 @@ static void test_tl_feed_syscalls_off_plain_run(void **state)
 	tl_destroy(tl);
 }
 
+/*
+ * Without WAKEUP records, SWITCH_IN's run-queue wait (ns, or us with
+ * WAIT_US) ends the sleep; a wait longer than the sleep is clamped to it,
+ * and a WAKEUP, when there is one, wins.
+ */
+static void test_tl_feed_switch_in_wait(void **state)
+{
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	OUT(&s, 200, 0, T, MKM_TS_INTERRUPTIBLE, 0);
+	evs_add(&s, 500, 0, MKM_EV_SWITCH_IN, T, 120, 0, 0);
+	OUT(&s, 600, 0, T, MKM_TS_UNINTERRUPTIBLE, 0);
+	evs_add(&s, 10600, 1, MKM_EV_SWITCH_IN, T, 3, 0, MKM_EVF_WAIT_US);
+	OUT(&s, 10700, 1, T, MKM_TS_INTERRUPTIBLE, 0);
+	evs_add(&s, 10900, 1, MKM_EV_SWITCH_IN, T, 1000, 0, 0);
+	OUT(&s, 11000, 1, T, MKM_TS_INTERRUPTIBLE, 0);
+	WAKEUP(&s, 11100, 1, T, 1);
+	evs_add(&s, 11300, 1, MKM_EV_SWITCH_IN, T, 50, 0, 0);
+	OUT(&s, 11400, 1, T, MKM_TS_INTERRUPTIBLE, 0);
+	tl = build(&s, MKM_CLASS_DEFAULT, 2);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 380, TL_SLEEP, 0 },
+	       { 380, 500, TL_RUNQ, 0 }, { 500, 600, TL_RUN, 0 },
+	       { 600, 7600, TL_DISK, 0 }, { 7600, 10600, TL_RUNQ, 1 },
+	       { 10600, 10700, TL_RUN, 1 }, { 10700, 10900, TL_RUNQ, 1 },
+	       { 10900, 11000, TL_RUN, 1 }, { 11000, 11100, TL_SLEEP, 1 },
+	       { 11100, 11300, TL_RUNQ, 1 }, { 11300, 11400, TL_RUN, 1 },
+	       { 11400, 11400, TL_SLEEP, 1 });
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_migration(void **state)
 {
 	struct evs s = { 0 };
@@ -1144,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_irq_exit_unmatched),
 		cmocka_unit_test(test_tl_feed_syscalls_refine_run_and_sleep),
 		cmocka_unit_test(test_tl_feed_syscalls_off_plain_run),
+		cmocka_unit_test(test_tl_feed_switch_in_wait),
 		cmocka_unit_test(test_tl_feed_migration),
 		cmocka_unit_test(test_tl_feed_lost_record_makes_unknown),
 		cmocka_unit_test(test_tl_feed_seq_gap_makes_unknown),

@@ -331,6 +331,13 @@ static void test_trace_reader_unknown_abi(void **state)
 	assert_int_equal(trace_reader_open(&r, f.path), -EPROTO);
 	assert_non_null(strstr(trace_reader_error(r, NULL), "ABI"));
 	trace_reader_close(r);
+
+	/* ABI 1's records are ABI 2's: still read. */
+	newer.abi_major = 1;
+	assert_int_equal(trace_writer_open(&w, f.path, &newer), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	trace_reader_close(r);
 	unlink(f.path);
 }
 

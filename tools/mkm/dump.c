@@ -68,7 +68,8 @@ static void print_event(const struct mkm_event *e, uint64_t t0)
 		       e->arg1);
 		break;
 	case MKM_EV_SWITCH_IN:
-		printf(" prev=%u", e->arg1);
+		printf(" prev=%u waited=%u%s", e->arg1, e->arg0,
+		       e->flags & MKM_EVF_WAIT_US ? "us" : "ns");
 		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:

@@ -207,6 +207,7 @@ static uint32_t parse_events(const char *list)
 		{ "lifecycle", MKM_CLASS_LIFECYCLE },
 		{ "irq", MKM_CLASS_IRQ },
 		{ "syscall", MKM_CLASS_SYSCALL },
+		{ "wakeup", MKM_CLASS_WAKEUP },
 		{ "default", MKM_CLASS_DEFAULT },
 		{ "all", MKM_CLASS_ALL },
 	};
@@ -222,7 +223,7 @@ static uint32_t parse_events(const char *list)
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			die_usage(
-				"--events: unknown class '%s' (sched, lifecycle, irq, syscall, default, all)",
+				"--events: unknown class '%s' (sched, lifecycle, irq, syscall, wakeup, default, all)",
 				tok);
 		classes |= names[i].classes;
 	}
