@@ -7,17 +7,16 @@
  * kernel headers: the thread lookup of kernel/threads.h (a 64-bit
  * multiplicative hash of the task pointer, a bit per bucket saying whether
  * any thread hashes there, then the bucket's list), and the clock as
- * ktime_get_mono_fast_ns() reads it (a latched pair of timekeeper copies, the
- * TSC read through the clocksource's function pointer with rdtsc_ordered(),
- * scaled by mult and shift). What the kernel adds and this cannot show: the
- * tracepoint call itself, interrupts disabled around the write, the
- * retpoline on the clocksource's indirect call.
+ * local_clock() reads it on x86 (two calls deep, the TSC scaled by the
+ * CPU's cyc2ns under a latch sequence). What the kernel adds and this
+ * cannot show: the tracepoint call itself, interrupts disabled around the
+ * write, preemption disabled around the cyc2ns read.
  *
  * Cases, each a loop of n events in its own function (named bench_<case>,
  * so that callgrind can count it alone):
  *
  *   rdtsc       a bare rdtsc: the floor
- *   clock       the clock read, as ktime_get_mono_fast_ns()
+ *   clock       the clock read, as local_clock()
  *   miss        the lookup of an untracked task (what every switch pays)
  *   hit         the lookup of a tracked task
  *   ring        ring_reserve + fill + ring_commit, a timestamp given
@@ -88,52 +87,43 @@ static void track(struct tracked *t, const struct task *task, u32 tid)
 	filter[h / 64] |= 1ul << (h % 64);
 }
 
-/* ---- the clock, in ktime_get_mono_fast_ns()'s shape ---- */
+/*
+ * ---- the clock, in local_clock()'s shape on x86 ----
+ * sched_clock_cpu() with a stable clock: sched_clock() plus an offset;
+ * native_sched_clock(): rdtsc, then the CPU's cyc2ns (mul, shift, offset),
+ * read under a latch sequence, as cycles_2_ns() does.
+ */
 
-struct clocksource {
-	u64 (*read)(struct clocksource *cs);
+struct cyc2ns_data {
+	u32 mul, shift;
+	u64 offset;
 };
 
-struct tk_read_base {
-	struct clocksource *clock;
-	u64 mask, cycle_last;
-	u32 mult, shift;
-	u64 xtime_nsec, base;
-};
-
-struct tk_fast {
+struct cyc2ns {
+	struct cyc2ns_data data[2];
 	unsigned int seq;
-	struct tk_read_base base[2];
 };
 
-static u64 read_tsc(struct clocksource *cs)
-{
-	(void)cs;
-	_mm_lfence(); /* rdtsc_ordered() */
-	return __rdtsc();
-}
+static struct cyc2ns cyc2ns;
+static u64 sched_clock_offset;
 
-static struct clocksource tsc_cs = { .read = read_tsc };
-static struct tk_fast tk_fast_mono;
-
-static inline u64 fast_ns(struct tk_fast *tkf)
+static __attribute__((noinline)) u64 sched_clock(void)
 {
-	struct tk_read_base *tkr;
+	struct cyc2ns_data d;
 	unsigned int seq;
-	u64 now;
+	u64 tsc = __rdtsc();
 
 	do {
-		seq = smp_load_acquire(&tkf->seq);
-		tkr = tkf->base + (seq & 1);
-		now = tkr->base;
-		now += (((tkr->clock->read(tkr->clock) - tkr->cycle_last) &
-			 tkr->mask) *
-				tkr->mult +
-			tkr->xtime_nsec) >>
-		       tkr->shift;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (READ_ONCE(tkf->seq) != seq);
-	return now;
+		seq = smp_load_acquire(&cyc2ns.seq);
+		d = cyc2ns.data[seq & 1];
+	} while (READ_ONCE(cyc2ns.seq) != seq);
+	return (u64)(((unsigned __int128)tsc * d.mul) >> d.shift) + d.offset;
+}
+
+/* Not inlined either, as the kernel's exported function is not. */
+static __attribute__((noinline)) u64 local_clock(void)
+{
+	return sched_clock() + sched_clock_offset;
 }
 
 static void clock_init(void)
@@ -141,15 +131,11 @@ static void clock_init(void)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		struct tk_read_base *tkr = &tk_fast_mono.base[i];
-
-		tkr->clock = &tsc_cs;
-		tkr->mask = ~0ull;
-		tkr->cycle_last = __rdtsc();
 		/* About 2.6 GHz, as the kernel would scale it. */
-		tkr->shift = 24;
-		tkr->mult = (u32)((1000ull << 24) / 2600);
+		cyc2ns.data[i].shift = 24;
+		cyc2ns.data[i].mul = (u32)((1000ull << 24) / 2600);
 	}
+	sched_clock_offset = 12345;
 }
 
 /* ---- the cases ---- */
@@ -196,7 +182,7 @@ __attribute__((noinline)) static void bench_clock(u64 n)
 	u64 i, s = 0;
 
 	for (i = 0; i < n; i++)
-		s += fast_ns(&tk_fast_mono);
+		s += local_clock();
 	sink = s;
 }
 
@@ -238,7 +224,7 @@ __attribute__((noinline)) static void bench_event(u64 n)
 
 		if (t)
 			write_event(ring, t->tid, t->unique_id, MKM_EV_WAKEUP,
-				    0, 101, fast_ns(&tk_fast_mono));
+				    0, 101, local_clock());
 		drain_sometimes(i);
 	}
 }
@@ -254,7 +240,7 @@ __attribute__((noinline)) static void bench_switch(u64 n)
 		struct tracked *pt = lookup(prev), *nt = lookup(next);
 
 		if (pt || nt) {
-			u64 now = fast_ns(&tk_fast_mono);
+			u64 now = local_clock();
 
 			if (pt)
 				write_event(ring, pt->tid, pt->unique_id,
@@ -277,7 +263,7 @@ static const struct {
 	const char *what;
 } cases[] = {
 	{ "rdtsc", bench_rdtsc, "bare rdtsc (the floor)" },
-	{ "clock", bench_clock, "clock read, ktime_get_mono_fast_ns shape" },
+	{ "clock", bench_clock, "clock read, local_clock shape" },
 	{ "miss", bench_miss, "lookup, untracked task" },
 	{ "hit", bench_hit, "lookup, tracked task" },
 	{ "ring", bench_ring, "ring_reserve + fill + ring_commit" },

@@ -312,7 +312,8 @@ int main(int argc, char **argv)
 			    (c == C_FTRACE_PID || c == C_FTRACE_ALL))
 				continue;
 			/* The baseline always: the table needs it. */
-			if (c != C_BASE && only && !listed(only, config_name[c]))
+			if (c != C_BASE && only &&
+			    !listed(only, config_name[c]))
 				continue;
 			if (setup(c, &s, &pp, rounds))
 				return 1;

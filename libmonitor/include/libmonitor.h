@@ -272,7 +272,9 @@ MON_API const char *monitor_strerror(int err);
  * event to its end (reap, detach) or to the time processed so far. The
  * rules:
  *  - SWITCH_IN: RUN (RUN_USER / RUN_SYS when the stream has syscall events
- *    and the thread's side is known, else RUN);
+ *    and the thread's side is known, else RUN); before that, RUNQ for the
+ *    run-queue wait it carries, unless a WAKEUP already began one (and no
+ *    earlier than the thread's previous state began);
  *  - SWITCH_OUT: RUNQ when runnable (preempted or yielded), SLEEP for an
  *    interruptible sleep (FUTEX_SLEEP / POLL_SLEEP inside futex / poll,
  *    select, epoll when syscall events say so), DISK for an
