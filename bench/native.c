@@ -159,7 +159,6 @@ static inline void write_event(struct mkm_ring *r, u32 tid, u32 unique_id,
 	if (ev) {
 		ev->tid = tid;
 		ev->unique_id = unique_id;
-		ev->cpu = 0;
 		ev->type = type;
 		ev->flags = 0;
 		ev->arg0 = arg0;

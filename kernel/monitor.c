@@ -399,7 +399,7 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 		if (mon->cpu) {
 			struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
 
-			s.produced = READ_ONCE(r->produced);
+			s.produced = ring_produced(r);
 			s.lost = READ_ONCE(r->lost);
 			s.read = r->read;
 			s.buffered = ring_buffered(r);

@@ -11,11 +11,12 @@
  * release store of head; the reader frees slots with a release store of
  * tail.
  *
- * When the ring is full the event is dropped: produced still counts it and
- * its sequence number (the low 32 bits of produced) is skipped, so the
- * reader sees a gap in seq exactly where events were lost and turns it into
- * an in-band MKM_EV_LOST record. Timestamps are clamped to never go
- * backwards within a ring.
+ * When the ring is full the event is dropped: lost counts it and its
+ * sequence number (the low 32 bits of head + lost, the events produced) is
+ * skipped, so the reader sees a gap in seq exactly where events were lost
+ * and turns it into an in-band MKM_EV_LOST record. The reader fills in each
+ * record's cpu, and clamps timestamps so that they never go backwards: the
+ * writer, which runs on every context switch, does as little as it can.
  *
  * This file builds in the module and in userspace (unit tests, sanitizers,
  * native benchmarks): it uses only the few primitives defined below.
@@ -36,15 +37,13 @@
 struct mkm_ring {
 	/* Written by the ring's CPU only. */
 	u64 head; /* records committed */
-	u64 produced; /* events offered: committed or dropped */
-	u64 lost; /* events dropped */
-	u64 last_ts; /* timestamp of the last record, for clamping */
+	u64 lost; /* events dropped; head + lost were produced */
 
 	/* Written by the reader only, on its own cache line. */
 	u64 tail __aligned(64); /* records consumed */
 	u64 read; /* records delivered (LOST records not counted) */
 	u64 read_lost; /* drops already reported in LOST records */
-	u64 read_ts; /* time of the last record consumed */
+	u64 read_ts; /* time of the last record consumed, clamped */
 	u32 next_seq; /* seq the reader expects next */
 
 	/* Set at creation. */
@@ -67,25 +66,30 @@ static inline void ring_init(struct mkm_ring *r, u32 capacity, u32 wakeup)
 	r->wakeup = wakeup;
 }
 
+/* Events the writer produced: committed or dropped. */
+static inline u64 ring_produced(const struct mkm_ring *r)
+{
+	return READ_ONCE(r->head) + READ_ONCE(r->lost);
+}
+
 /*
  * Writer: returns the slot for the next event, or NULL when the ring is full
  * (the event is counted as lost). The caller fills in everything but
- * time_ns and seq, then calls ring_commit(). Interrupts must be disabled
- * from reserve to commit.
+ * time_ns, seq and cpu, then calls ring_commit(). Interrupts must be
+ * disabled from reserve to commit.
  */
 static inline struct mkm_event *ring_reserve(struct mkm_ring *r)
 {
-	u64 head = r->head, produced = r->produced;
+	u64 head = r->head, lost = r->lost;
 	struct mkm_event *ev;
 
-	WRITE_ONCE(r->produced, produced + 1);
 	/* Acquire pairs with ring_consume(): the reader is done with the slot. */
 	if (unlikely(head - smp_load_acquire(&r->tail) > r->mask)) {
-		WRITE_ONCE(r->lost, r->lost + 1);
+		WRITE_ONCE(r->lost, lost + 1);
 		return NULL;
 	}
 	ev = &r->ev[head & r->mask];
-	ev->seq = (u32)produced;
+	ev->seq = (u32)(head + lost);
 	return ev;
 }
 
@@ -99,9 +103,6 @@ static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
 {
 	u64 head = r->head + 1;
 
-	if (unlikely(now < r->last_ts))
-		now = r->last_ts;
-	r->last_ts = now;
 	ev->time_ns = now;
 	/* Release pairs with the reader's acquire: the record is complete. */
 	smp_store_release(&r->head, head);
@@ -148,10 +149,11 @@ static inline void ring_lost_record(struct mkm_event *dst, u32 count,
 
 /*
  * Reader: copies up to max records (in-band LOST records included) into dst
- * without freeing them, advancing the cursor. quiescent says no writer can
- * be active (the monitor is suspended), so drops after the last record are
- * reported too; otherwise they are reported once a later record shows the
- * gap. Returns the number of records copied.
+ * without freeing them, advancing the cursor, with their cpu filled in and
+ * their time never before the previous record's. quiescent says no writer
+ * can be active (the monitor is suspended), so drops after the last record
+ * are reported too; otherwise they are reported once a later record shows
+ * the gap. Returns the number of records copied.
  */
 static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 			    struct mkm_event *dst, u32 max, bool quiescent,
@@ -173,9 +175,12 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 			c->next_seq = ev->seq;
 			continue;
 		}
-		dst[n++] = *ev;
+		dst[n] = *ev;
+		dst[n].cpu = cpu;
+		if (unlikely(dst[n].time_ns < c->last_ts))
+			dst[n].time_ns = c->last_ts;
+		c->last_ts = dst[n++].time_ns;
 		c->next_seq = ev->seq + 1;
-		c->last_ts = ev->time_ns;
 		c->tail++;
 		c->read++;
 	}

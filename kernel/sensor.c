@@ -65,7 +65,6 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 	if (ev) {
 		ev->tid = tid;
 		ev->unique_id = unique_id;
-		ev->cpu = smp_processor_id();
 		ev->type = type;
 		ev->flags = flags;
 		ev->arg0 = arg0;
@@ -122,7 +121,8 @@ static u32 sensor_dead_state(const struct task_struct *p)
 }
 
 /* Maps a sleeping task's __state bits to MKM_TS_*. */
-static u32 sensor_state(const struct task_struct *p, unsigned int state)
+static noinline u32 sensor_state_slow(const struct task_struct *p,
+				      unsigned int state)
 {
 	if (state & TASK_DEAD)
 		return sensor_dead_state(p);
@@ -137,6 +137,17 @@ static u32 sensor_state(const struct task_struct *p, unsigned int state)
 	if (state & TASK_INTERRUPTIBLE)
 		return MKM_TS_INTERRUPTIBLE;
 	return MKM_TS_PARKED;
+}
+
+/* The same, with the usual sleeps decided inline, on the switch path. */
+static __always_inline u32 sensor_state(const struct task_struct *p,
+					unsigned int state)
+{
+	if (likely(state == TASK_INTERRUPTIBLE))
+		return MKM_TS_INTERRUPTIBLE;
+	if (state == TASK_UNINTERRUPTIBLE)
+		return MKM_TS_UNINTERRUPTIBLE;
+	return sensor_state_slow(p, state);
 }
 
 static void sensor_name(struct mkm_tracked *t, const char *comm)
