@@ -419,7 +419,8 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
  * CLOCK_MONOTONIC. This is the offset between the two for cpu's clock, taken
  * between two reads of it so that it is centred. Both clocks count the same
  * cycles, so it moves only as NTP slews CLOCK_MONOTONIC: by nanoseconds
- * between reads.
+ * between reads. ring_peek() adds it, and keeps each CPU's times from going
+ * backwards across reads.
  */
 static s64 monitor_clock_offset(int cpu)
 {
@@ -435,30 +436,6 @@ static s64 monitor_clock_offset(int cpu)
 }
 
 /*
- * Maps n records of one CPU onto CLOCK_MONOTONIC, clamped so that the CPU's
- * times never go backwards, across reads too. A LOST record takes the time
- * of the record before it, as the ABI says, or keeps 0 if there was none.
- * Returns the last time, for cb->last_mono once the records are delivered.
- */
-static u64 monitor_clock_map(const struct mkm_cpu_buf *cb, s64 offset,
-			     struct mkm_event *ev, u32 n)
-{
-	u64 last = cb->last_mono;
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		if (!ev[i].time_ns)
-			continue;
-		if (ev[i].type == MKM_EV_LOST && last)
-			ev[i].time_ns = last;
-		else
-			ev[i].time_ns = max(ev[i].time_ns + offset, last);
-		last = ev[i].time_ns;
-	}
-	return last;
-}
-
-/*
  * Copies what one ring holds, as far as count allows, through the bounce
  * page. Records are freed only once they reached user space. Returns bytes
  * copied or -EFAULT.
@@ -466,8 +443,7 @@ static u64 monitor_clock_map(const struct mkm_cpu_buf *cb, s64 offset,
 static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 				 char __user *buf, size_t count)
 {
-	struct mkm_cpu_buf *cb = per_cpu_ptr(mon->cpu, cpu);
-	struct mkm_ring *r = cb->ring;
+	struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
 	const u32 page_records = PAGE_SIZE / sizeof(struct mkm_event);
 	s64 offset = monitor_clock_offset(cpu);
 	size_t done = 0;
@@ -476,20 +452,17 @@ static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 		size_t room = (count - done) / sizeof(struct mkm_event);
 		struct ring_cursor c;
 		u32 n, bytes;
-		u64 last_mono;
 
 		ring_cursor_start(r, &c);
 		n = ring_peek(r, &c, mon->bounce,
 			      min_t(size_t, room, page_records), !mon->resumed,
-			      cpu);
+			      cpu, offset);
 		if (!n)
 			return done;
-		last_mono = monitor_clock_map(cb, offset, mon->bounce, n);
 		bytes = n * sizeof(struct mkm_event);
 		if (copy_to_user(buf + done, mon->bounce, bytes))
 			return done ? done : -EFAULT;
 		ring_consume(r, &c);
-		cb->last_mono = last_mono;
 		done += bytes;
 	}
 }

@@ -20,7 +20,6 @@ struct mkm_cpu_buf {
 	struct mkm_ring *ring;
 	struct irq_work wakeup; /* wakes readers from outside the scheduler */
 	struct mkm_monitor *mon;
-	u64 last_mono; /* reader: the last time copied out, CLOCK_MONOTONIC */
 };
 
 struct mkm_monitor {

@@ -15,7 +15,8 @@
  * sequence number (the low 32 bits of head + lost, the events produced) is
  * skipped, so the reader sees a gap in seq exactly where events were lost
  * and turns it into an in-band MKM_EV_LOST record. The reader fills in each
- * record's cpu, and clamps timestamps so that they never go backwards: the
+ * record's cpu, maps its time onto the reader's clock (an offset) and clamps
+ * it so that a ring's times never go backwards, across reads too: the
  * writer, which runs on every context switch, does as little as it can.
  *
  * This file builds in the module and in userspace (unit tests, sanitizers,
@@ -43,7 +44,7 @@ struct mkm_ring {
 	u64 tail __aligned(64); /* records consumed */
 	u64 read; /* records delivered (LOST records not counted) */
 	u64 read_lost; /* drops already reported in LOST records */
-	u64 read_ts; /* time of the last record consumed, clamped */
+	u64 read_ts; /* time of the last record consumed, as delivered */
 	u32 next_seq; /* seq the reader expects next */
 
 	/* Set at creation. */
@@ -150,14 +151,16 @@ static inline void ring_lost_record(struct mkm_event *dst, u32 count,
 /*
  * Reader: copies up to max records (in-band LOST records included) into dst
  * without freeing them, advancing the cursor, with their cpu filled in and
- * their time never before the previous record's. quiescent says no writer
- * can be active (the monitor is suspended), so drops after the last record
- * are reported too; otherwise they are reported once a later record shows
- * the gap. Returns the number of records copied.
+ * clock_offset added to their time, which is never before the previous
+ * record's (a LOST record takes that time, or 0 if there was none).
+ * quiescent says no writer can be active (the monitor is suspended), so
+ * drops after the last record are reported too; otherwise they are
+ * reported once a later record shows the gap. Returns the number of records
+ * copied.
  */
 static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 			    struct mkm_event *dst, u32 max, bool quiescent,
-			    u16 cpu)
+			    u16 cpu, s64 clock_offset)
 {
 	/* Acquire pairs with ring_commit(): records up to head are complete. */
 	u64 head = smp_load_acquire(&r->head);
@@ -177,6 +180,7 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 		}
 		dst[n] = *ev;
 		dst[n].cpu = cpu;
+		dst[n].time_ns += clock_offset;
 		if (unlikely(dst[n].time_ns < c->last_ts))
 			dst[n].time_ns = c->last_ts;
 		c->last_ts = dst[n++].time_ns;

@@ -42,7 +42,7 @@ static u32 drain(struct mkm_ring *r, struct mkm_event *dst, u32 max,
 	u32 n;
 
 	ring_cursor_start(r, &c);
-	n = ring_peek(r, &c, dst, max, quiescent, 3);
+	n = ring_peek(r, &c, dst, max, quiescent, 3, 0);
 	ring_consume(r, &c);
 	return n;
 }
@@ -159,7 +159,7 @@ static void test_ring_peek_without_consume_keeps_records(void **state)
 	put(r, 1, 1);
 	put(r, 2, 2);
 	ring_cursor_start(r, &c);
-	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0), 2);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, 0), 2);
 	/* Not consumed (a failed copy to user space): still there. */
 	assert_int_equal(ring_buffered(r), 2);
 	assert_int_equal(drain(r, ev, 4, false), 2);
@@ -179,6 +179,31 @@ static void test_ring_peek_clamps_time(void **state)
 	assert_int_equal(drain(r, ev, 4, false), 3);
 	assert_int_equal(ev[1].time_ns, 50);
 	assert_int_equal(ev[2].time_ns, 60);
+	free(r);
+}
+
+/* The reader's clock offset moves between reads: times still never go back. */
+static void test_ring_peek_maps_time_across_reads(void **state)
+{
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[4];
+	struct ring_cursor c;
+
+	(void)state;
+	put(r, 100, 1);
+	put(r, 200, 2);
+	ring_cursor_start(r, &c);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, 1000), 2);
+	ring_consume(r, &c);
+	assert_int_equal(ev[0].time_ns, 1100);
+	assert_int_equal(ev[1].time_ns, 1200);
+	put(r, 250, 3);
+	put(r, 400, 4);
+	ring_cursor_start(r, &c);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, 900), 2);
+	ring_consume(r, &c);
+	assert_int_equal(ev[0].time_ns, 1200); /* 1150, clamped */
+	assert_int_equal(ev[1].time_ns, 1300);
 	free(r);
 }
 
@@ -259,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_ring_peek_one_slot_makes_progress),
 		cmocka_unit_test(test_ring_peek_without_consume_keeps_records),
 		cmocka_unit_test(test_ring_peek_clamps_time),
+		cmocka_unit_test(test_ring_peek_maps_time_across_reads),
 		cmocka_unit_test(test_ring_commit_wakeup_once_per_crossing),
 		cmocka_unit_test(test_ring_reserve_wraps_around),
 		cmocka_unit_test(test_ring_peek_gap_across_seq_wrap),
