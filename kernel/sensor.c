@@ -477,6 +477,10 @@ void mkm_sensor_attach(struct mkm_tracked *t)
 		ts = sensor_state(p, state);
 	else if (READ_ONCE(p->on_cpu))
 		on_cpu = task_cpu(p);
+#ifdef CONFIG_SCHED_INFO
+	/* The next SWITCH_IN counts the run-queue wait from here on. */
+	WRITE_ONCE(t->run_delay, READ_ONCE(p->sched_info.run_delay));
+#endif
 	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_ATTACH, 0, ts, on_cpu);
 	sensor_name(t, p->comm);
 }

@@ -25,7 +25,7 @@ struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 	t->tid = tid;
 	t->unique_id = unique_id;
 #ifdef CONFIG_SCHED_INFO
-	/* The first SWITCH_IN counts the run-queue wait from here on. */
+	/* An inherited thread's first wait counts from here (no ATTACH). */
 	t->run_delay = READ_ONCE(task->sched_info.run_delay);
 #endif
 	return t;
