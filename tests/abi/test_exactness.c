@@ -614,15 +614,17 @@ static int cmp_s64(const void *a, const void *b)
 static void test_switches_match_ftrace(void **state)
 {
 	const size_t max = 16 * N;
-	struct switch_seen *ours = calloc(max, sizeof(*ours));
-	struct switch_seen *theirs = calloc(max, sizeof(*theirs));
-	int64_t *delta = calloc(max, sizeof(*delta));
+	struct switch_seen *ours, *theirs;
+	int64_t *delta;
 	size_t n;
 
 	(void)state;
 	exact_run();
 	if (!x.ftrace)
 		skip();
+	ours = calloc(max, sizeof(*ours));
+	theirs = calloc(max, sizeof(*theirs));
+	delta = calloc(max, sizeof(*delta));
 	assert_true(ours && theirs && delta);
 	n = mkm_switches(ours, max);
 	ABI_EQ(ftrace_switches(theirs, max), n);
