@@ -177,7 +177,7 @@ static __always_inline u32 sensor_waited(struct mkm_tracked *t,
 {
 #ifdef CONFIG_SCHED_INFO
 	u64 queued = READ_ONCE(p->sched_info.last_queued);
-	u64 wait = READ_ONCE(p->sched_info.run_delay) - t->run_delay;
+	u64 wait = mkm_task_run_delay(p) - t->run_delay;
 
 	if (queued && now > queued)
 		wait += now - queued;
@@ -218,9 +218,7 @@ static noinline void sensor_switch(void *data, bool preempt,
 		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
 			     MKM_EV_SWITCH_OUT, flags, state,
 			     sensor_tid(pt->mon, next), now);
-#ifdef CONFIG_SCHED_INFO
-		pt->run_delay = READ_ONCE(prev->sched_info.run_delay);
-#endif
+		pt->run_delay = mkm_task_run_delay(prev);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
 		u8 flags = 0;
@@ -477,10 +475,8 @@ void mkm_sensor_attach(struct mkm_tracked *t)
 		ts = sensor_state(p, state);
 	else if (READ_ONCE(p->on_cpu))
 		on_cpu = task_cpu(p);
-#ifdef CONFIG_SCHED_INFO
 	/* The next SWITCH_IN counts the run-queue wait from here on. */
-	WRITE_ONCE(t->run_delay, READ_ONCE(p->sched_info.run_delay));
-#endif
+	WRITE_ONCE(t->run_delay, mkm_task_run_delay(p));
 	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_ATTACH, 0, ts, on_cpu);
 	sensor_name(t, p->comm);
 }

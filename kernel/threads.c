@@ -24,10 +24,8 @@ struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 	t->mon = mon;
 	t->tid = tid;
 	t->unique_id = unique_id;
-#ifdef CONFIG_SCHED_INFO
 	/* An inherited thread's first wait counts from here (no ATTACH). */
-	t->run_delay = READ_ONCE(task->sched_info.run_delay);
-#endif
+	t->run_delay = mkm_task_run_delay(task);
 	return t;
 }
 

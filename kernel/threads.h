@@ -24,10 +24,10 @@
 #include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/rculist.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 
 struct mkm_monitor;
-struct task_struct;
 
 #define MKM_THREADS_HASH_BITS 10
 /* A bound on threads per monitor, against runaway inheritance. */
@@ -39,11 +39,21 @@ struct mkm_tracked {
 	struct mkm_monitor *mon;
 	u32 tid; /* in the monitor's PID namespace */
 	u32 unique_id;
-	/* task's sched_info.run_delay at its last switch-out, by the sensor */
+	/* mkm_task_run_delay() at the last switch-out, attach or fork */
 	u64 run_delay;
 	struct list_head mon_link; /* in mon->threads */
 	struct rcu_head rcu;
 };
+
+/* The ns task has waited on run queues, as schedstat tells; 0 untold. */
+static __always_inline u64 mkm_task_run_delay(const struct task_struct *task)
+{
+#ifdef CONFIG_SCHED_INFO
+	return READ_ONCE(task->sched_info.run_delay);
+#else
+	return 0;
+#endif
+}
 
 extern struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
 extern unsigned long

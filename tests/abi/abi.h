@@ -191,7 +191,7 @@ const char *abi_type_name(unsigned int type);
 /* Print the stream (debugging a failure). */
 void abi_dump(const struct abi_trace *t, size_t max);
 
-/* /proc/self/task/<tid>/status: the kernel's own switch counters. */
+/* /proc/self/task/<tid>/status and schedstat: the kernel's own counters. */
 struct abi_ctxt {
 	unsigned long vol, nonvol;
 	uint64_t run_delay; /* ns waiting on a run queue, from schedstat */
