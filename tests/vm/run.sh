@@ -92,9 +92,15 @@ if [ -n "$script" ] || [ ${#files[@]} -gt 0 ]; then
 fi
 
 accel=${MKM_VM_ACCEL:-tcg,thread=single}
+# la57=off: with 5-level paging, 6.1's identify_cpu() clears the boot CPU's
+# feature words (LA57 among them) with interrupts on, and KASAN, which asks
+# that word how wide addresses are, calls an interrupt handler's access to a
+# 5-level direct-map address wild (BUG: KASAN: wild-memory-access in
+# do_raw_spin_lock, at 0.01 s, now and then). A kernel bug, not ours; the
+# guest gets 4-level paging, like most machines mkm will run on.
 case $accel in
 kvm*) accel=(-accel "$accel" -cpu host) ;;
-*) accel=(-accel "$accel" -cpu max) ;;
+*) accel=(-accel "$accel" -cpu max,la57=off) ;;
 esac
 mode=tests
 [ -z "$script" ] || mode=cmd
