@@ -122,51 +122,72 @@ if [ -n "$shell" ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial null "$@"
 fi
 
-data=$base.out.tar.gz
-rm -f "$data"
-echo "vm: booting $(basename "$kernel") (${accel[1]}, $cpus cpus), log in $log"
-# Stop the guest when the whole run takes too long, or when the console
-# stays silent longer than a test may take: a kernel hung hard prints nothing.
-: >"$log"
-"${qemu[@]}" -serial "file:$log" -serial "file:$data" "$@" </dev/null &
-qpid=$!
-trap 'kill $qpid 2>/dev/null; exit 130' INT TERM
-[ -z "$verbose" ] || tail -n +1 -F --pid=$qpid "$log" 2>/dev/null &
-start=$(date +%s) stopped=
-while kill -0 $qpid 2>/dev/null; do
-	sleep 1
-	now=$(date +%s)
-	if [ $((now - start)) -ge "$timeout" ]; then
-		stopped="the run took $timeout s (-t)"
-	elif [ "$idle" -gt 0 ] && [ $((now - $(stat -c %Y "$log"))) -ge "$idle" ]; then
-		stopped="the console was silent for $idle s (-I)"
-	else
-		continue
+# One boot: run the guest, bring /out back, read the log. Returns 0 if all
+# passed, 3 if the only failures are splats printed before init started
+# (report.awk: the kernel's own boot, before mkm.ko could be loaded), else 1.
+boot() {
+	data=$base.out.tar.gz
+	rm -f "$data"
+	echo "vm: booting $(basename "$kernel") (${accel[1]}, $cpus cpus), log in $log"
+	# Stop the guest when the whole run takes too long, or when the console
+	# stays silent longer than a test may take: a kernel hung hard prints nothing.
+	: >"$log"
+	"${qemu[@]}" -serial "file:$log" -serial "file:$data" "$@" </dev/null &
+	qpid=$!
+	trap 'kill $qpid 2>/dev/null; exit 130' INT TERM
+	[ -z "$verbose" ] || tail -n +1 -F --pid=$qpid "$log" 2>/dev/null &
+	start=$(date +%s) stopped=
+	while kill -0 $qpid 2>/dev/null; do
+		sleep 1
+		now=$(date +%s)
+		if [ $((now - start)) -ge "$timeout" ]; then
+			stopped="the run took $timeout s (-t)"
+		elif [ "$idle" -gt 0 ] && [ $((now - $(stat -c %Y "$log"))) -ge "$idle" ]; then
+			stopped="the console was silent for $idle s (-I)"
+		else
+			continue
+		fi
+		kill $qpid
+		break
+	done
+	qemu_status=0
+	wait $qpid 2>/dev/null || qemu_status=$?
+	took=$(($(date +%s) - start))
+	if [ -n "$stopped" ]; then
+		echo "vm: stopped the guest: $stopped"
+	elif [ $qemu_status -ne 0 ]; then
+		echo "vm: QEMU failed (exit status $qemu_status), see its message above"
 	fi
-	kill $qpid
-	break
+
+	local out_bad=0
+	if [ -n "$outdir" ]; then
+		mkdir -p "$outdir"
+		if [ ! -s "$data" ]; then
+			echo "vm: the guest wrote nothing under /out"
+		elif tar -xz -f "$data" -C "$outdir"; then
+			echo "vm: the guest's /out is in $outdir"
+		else
+			echo "vm: cannot unpack the guest's /out from $data"
+			out_bad=1
+		fi
+	fi
+
+	# Read the log: report tests, find splats, decide.
+	local rc=0
+	awk -v logfile="$log" -v took="$took" -f "$here/report.awk" "$log" || rc=$?
+	[ $out_bad = 0 ] || rc=1
+	return $rc
+}
+
+# A splat while the kernel boots, before init and the module, is not ours:
+# boot again (MKM_VM_BOOT_RETRIES times, default 1) so that an intermittent
+# kernel bug cannot fail a run at random; if it comes back, the run fails.
+# Anything printed after init started always fails the run.
+retries=${MKM_VM_BOOT_RETRIES:-1}
+for ((attempt = 0; ; attempt++)); do
+	status=0
+	boot "$@" || status=$?
+	[ $status = 3 ] && [ $attempt -lt "$retries" ] || break
+	echo "vm: the kernel splatted while booting, before init and mkm.ko: not ours; booting again"
 done
-qemu_status=0
-wait $qpid 2>/dev/null || qemu_status=$?
-took=$(($(date +%s) - start))
-if [ -n "$stopped" ]; then
-	echo "vm: stopped the guest: $stopped"
-elif [ $qemu_status -ne 0 ]; then
-	echo "vm: QEMU failed (exit status $qemu_status), see its message above"
-fi
-
-out_bad=0
-if [ -n "$outdir" ]; then
-	mkdir -p "$outdir"
-	if [ ! -s "$data" ]; then
-		echo "vm: the guest wrote nothing under /out"
-	elif tar -xz -f "$data" -C "$outdir"; then
-		echo "vm: the guest's /out is in $outdir"
-	else
-		echo "vm: cannot unpack the guest's /out from $data"
-		out_bad=1
-	fi
-fi
-
-# Read the log: report tests, find splats, decide.
-awk -v logfile="$log" -v took="$took" -f "$here/report.awk" "$log" && [ $out_bad = 0 ]
+[ $status = 0 ]
