@@ -35,7 +35,7 @@ $(LIBMON_A): $(LIBMON_OBJS)
 $(LIBMON_SO): $(LIBMON_OBJS)
 	$(quiet) LD $@
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBMON_SONAME) \
-		-Wl,--no-undefined -o $@.$(LIBMON_VERSION) $^ -lm
+		-Wl,--no-undefined -o $@.$(LIBMON_VERSION) $^ -lm -pthread
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(LIBMON_DIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $@
 
@@ -58,14 +58,15 @@ install-lib: libmonitor
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/libmonitor.so
 	$(Q)install -m 0644 $(LIBMON_A) $(DESTDIR)$(LIBDIR)/
-	$(Q)install -m 0644 libmonitor/include/libmonitor.h kernel/uapi/mkm.h \
+	$(Q)install -m 0644 libmonitor/include/libmonitor.h \
+		libmonitor/include/mon_pipeline.h kernel/uapi/mkm.h \
 		$(DESTDIR)$(INCLUDEDIR)/
 	$(Q)$(LIBMON_PC_SED) libmonitor/libmonitor.pc.in \
 		>$(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc
 	$(Q)chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc
 
 # Only the public API may be exported by the shared library.
-LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_)
+LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_|mon_)
 check-lib-exports: $(LIBMON_SO)
 	$(quiet) CHECK $<
 	$(Q)bad=$$(nm -D --defined-only $< | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' | \
@@ -78,7 +79,7 @@ BENCH_EVENTS ?= 12000000
 $(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)$(CC) $(CFLAGS) -Ilibmonitor/include -Ilibmonitor/src -o $@ $< \
-		$(LIBMON_A) -lm
+		$(LIBMON_A) -lm -pthread
 
 bench-lib: $(BENCH_LIB)
 	$(Q)$(BENCH_LIB) $(BENCH_EVENTS)

@@ -8,7 +8,8 @@ MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -pthread
 
 all: $(MKM_TOOL)
 
-$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h) viewer/layout.h $(LIBMON_A)
+$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h) viewer/layout.h $(LIBMON_A) \
+		libmonitor/include/mon_pipeline.h
 	$(quiet) CCLD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) -o $@ $(MKM_TOOL_SRCS) $(LIBMON_A) -lm

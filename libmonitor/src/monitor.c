@@ -11,11 +11,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "pipeline_internal.h"
 
 struct monitor {
 	int fd;
 	struct mkm_version version;
+	struct monitor_config cfg; /* as the kernel last confirmed it */
 };
 
 static int mon_ioctl(const struct monitor *mon, unsigned long req, void *arg)
@@ -55,6 +56,7 @@ int monitor_create_at(struct monitor **monp, const char *path,
 		err = -EPROTO;
 		goto err_close;
 	}
+	mon->cfg.classes = MKM_CLASS_DEFAULT; /* the module's, until told */
 	if (cfg) {
 		err = monitor_configure(mon, cfg);
 		if (err)
@@ -113,7 +115,15 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 		return err;
 	cfg->ring_bytes = c.ring_bytes;
 	cfg->total_bytes = c.total_bytes;
+	cfg->classes = c.classes;
+	cfg->wakeup_bytes = c.wakeup_bytes;
+	mon->cfg = *cfg;
 	return 0;
+}
+
+void mon_monitor_config(const struct monitor *mon, struct monitor_config *cfg)
+{
+	*cfg = mon->cfg;
 }
 
 int monitor_resume(struct monitor *mon)

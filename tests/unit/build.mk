@@ -5,11 +5,11 @@
 # (check-fuzz) from CHECK_EXTRA. test_ring.c is built by kernel/build.mk.
 
 TU_DIR := $(BUILD)/tests/unit
-LIBMON_TESTS := test_timeline test_acct test_monitor test_trace
+LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
-TU_LIBS := -lcmocka -lm
+TU_LIBS := -lcmocka -lm -pthread
 # test_monitor replaces the system calls under the MKM calls.
 TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close
 
@@ -17,7 +17,8 @@ UNIT_TESTS += $(LIBMON_TEST_BINS)
 CHECK_EXTRA += check-unit-san
 all: $(LIBMON_TEST_BINS)
 
-$(TU_DIR)/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_A)
+$(TU_DIR)/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_A) \
+		libmonitor/include/mon_pipeline.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) -o $@ $< $(TU_WRAP_test_$*) \
@@ -54,7 +55,7 @@ $(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) libmonitor/src/internal.h \
 	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -Ilibmonitor/include -Ilibmonitor/src \
 		-Ikernel/uapi -fsanitize=fuzzer,address,undefined \
 		-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-		-fno-sanitize-recover=all -o $@ $< $(LIBMON_SRCS) -lm
+		-fno-sanitize-recover=all -o $@ $< $(LIBMON_SRCS) -lm -pthread
 
 $(FUZZ_SEED): tests/unit/fuzz_seed.c $(LIBMON_A)
 	$(quiet) CC $@

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dump.c - mkm dump: every event of a trace, one line each, in time order
- * (like perf script), for reading what the timeline was built from.
+ * (like perf script), for reading what the timeline was built from: a
+ * file source, the order stage, and a sink that prints.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
+#include "util.h"
 
 static const char *const type_names[MKM_EV_TYPE_MAX + 1] = {
 	[MKM_EV_SWITCH_OUT] = "switch_out",
@@ -37,20 +40,6 @@ static const char *const type_names[MKM_EV_TYPE_MAX + 1] = {
 static const char *const state_names[] = {
 	"R", "S", "D", "T", "t", "X", "P", "Z",
 };
-
-struct entry {
-	struct mkm_event ev;
-	size_t order; /* position in the file: ties keep it */
-};
-
-static int by_time(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->ev.time_ns != y->ev.time_ns)
-		return x->ev.time_ns < y->ev.time_ns ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
 
 static void print_event(const struct mkm_event *e, uint64_t t0)
 {
@@ -106,41 +95,53 @@ static void print_event(const struct mkm_event *e, uint64_t t0)
 	printf("  seq=%u\n", e->seq);
 }
 
+struct printer {
+	uint64_t t0; /* the first record's time: times print relative to it */
+	bool started;
+};
+
+static int print_consume(void *priv, const struct mon_msg *msg)
+{
+	struct printer *pr = priv;
+	size_t i;
+
+	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
+		return 0;
+	if (!pr->started) {
+		pr->t0 = msg->events[0].time_ns;
+		pr->started = true;
+	}
+	for (i = 0; i < msg->nr_events; i++)
+		print_event(&msg->events[i], pr->t0);
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static const struct mon_sink_ops print_ops = {
+	.name = "print",
+	.consume = print_consume,
+};
+
 int cmd_dump(int argc, char **argv)
 {
-	struct trace_reader *r = NULL;
-	struct entry *all = NULL;
-	size_t n = 0, cap = 0, i;
-	struct trace_chunk c;
+	struct printer pr = { 0 };
+	struct mon_pipeline *p;
+	struct mon_stage *order;
+	struct mon_sink *print;
 	int ret;
 
 	if (argc != 2 || argv[1][0] == '-')
 		die_usage("usage: mkm dump FILE");
-	ret = trace_reader_open(&r, argv[1]);
+	p = open_trace(argv[1]);
+	ret = mon_stage_order(&order);
+	if (!ret)
+		ret = mon_pipeline_add_stage(p, order);
+	if (!ret)
+		ret = mon_sink_new(&print, &print_ops, &pr);
+	if (!ret)
+		ret = mon_pipeline_add_sink(p, print);
 	if (ret)
-		die("%s: %s", argv[1],
-		    r ? trace_reader_error(r, NULL) : monitor_strerror(ret));
-	while ((ret = trace_reader_next(r, &c)) > 0) {
-		if (c.type != TRACE_CHUNK_EVENTS)
-			continue;
-		if (n + c.nr_events > cap) {
-			cap = (n + c.nr_events) * 2;
-			all = realloc(all, cap * sizeof(*all));
-			if (!all)
-				die("out of memory");
-		}
-		for (i = 0; i < c.nr_events; i++, n++) {
-			all[n].ev = c.events[i];
-			all[n].order = n;
-		}
-	}
-	if (ret < 0)
-		warnx_("%s: %s; showing what precedes it", argv[1],
-		       trace_reader_error(r, NULL));
-	trace_reader_close(r);
-	qsort(all, n, sizeof(*all), by_time);
-	for (i = 0; i < n; i++)
-		print_event(&all[i].ev, all[0].ev.time_ns);
-	free(all);
+		die("%s: %s", argv[1], monitor_strerror(ret));
+	run_trace(p, argv[1]);
+	mon_pipeline_destroy(p);
 	return 0;
 }

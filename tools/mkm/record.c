@@ -2,62 +2,37 @@
 /*
  * record.c - mkm record: monitor a command or running threads into a trace.
  *
- * Three threads. The drain thread sleeps in poll() on the monitor until a
- * ring passes its watermark (or 100 ms pass, to move the horizon on),
- * drains the monitor into batches and hands them to the writer through a
- * liburcu wait-free queue, with an eventfd to wake it. The writer appends
- * them to the trace file as they come, so a crash loses at most the last
- * chunk. The main thread starts the command, waits for it or for Ctrl-C
- * with sigtimedwait(), prints the live status line, and ends the recording:
- * the drain thread suspends the monitor and drains it to the end, LOST
- * records included, before the writer closes the file.
+ * The pipeline "live source -> trace sink": the live source's drain thread
+ * empties the monitor as its rings fill, a runner thread writes what it
+ * queues as it comes (so a crash loses at most the last chunk), and the
+ * main thread starts the command, waits for it or for Ctrl-C with
+ * sigtimedwait(), prints the live status line, and ends the recording by
+ * stopping the source: it suspends the monitor and drains it to the end,
+ * LOST records and the kernel's counts included, before the file closes.
  */
 #define _GNU_SOURCE
-#define _LGPL_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <urcu/compiler.h>
-#include <urcu/wfcqueue.h>
 
-#include "cli.h"
-
-#define BATCH_RECORDS 4096
-/* Records stamped this close to a drain may still be in flight. */
-#define HORIZON_MARGIN_NS 1000000ull
-
-struct batch {
-	struct cds_wfcq_node node;
-	uint64_t horizon; /* every record stamped before it is delivered */
-	size_t n;
-	bool last;
-	struct mkm_event ev[];
-};
+#include "builtin.h"
+#include "util.h"
 
 struct recorder {
 	struct monitor *mon;
-	struct trace_writer *w;
+	struct mon_pipeline *p; /* live source -> trace sink */
 	const char *path;
-	struct __cds_wfcq_head qhead;
-	struct cds_wfcq_tail qtail;
-	int wake_fd; /* eventfd: a batch is queued */
-	atomic_bool stop; /* main -> drain: suspend, drain, finish */
-	atomic_uint_fast64_t events, lost; /* for the status line */
-	int drain_err, write_err;
+	int run_err; /* of the runner thread */
 	/* The threads given with -t / -p, or the command's pid. */
 	pid_t *tids;
 	size_t nr_tids;
@@ -71,127 +46,29 @@ static uint64_t now_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void queue_batch(struct recorder *rec, struct batch *b)
-{
-	uint64_t one = 1;
-
-	cds_wfcq_node_init(&b->node);
-	cds_wfcq_enqueue(&rec->qhead, &rec->qtail, &b->node);
-	if (write(rec->wake_fd, &one, sizeof(one)) != sizeof(one))
-		abort(); /* an eventfd write only fails on overflow */
-}
-
-static struct batch *batch_new(size_t records)
-{
-	struct batch *b = malloc(sizeof(*b) + records * sizeof(b->ev[0]));
-
-	if (!b)
-		die("out of memory");
-	b->horizon = 0;
-	b->n = 0;
-	b->last = false;
-	return b;
-}
-
-/* Moves everything buffered into the queue; returns 0 or a negative errno. */
-static int drain_once(struct recorder *rec, uint64_t horizon)
-{
-	for (;;) {
-		struct batch *b = batch_new(BATCH_RECORDS);
-		size_t i;
-		int ret;
-
-		ret = monitor_read(rec->mon, b->ev, BATCH_RECORDS, &b->n);
-		if (ret || !b->n) {
-			/* Nothing more: the horizon alone. */
-			b->n = 0;
-			b->horizon = ret ? 0 : horizon;
-			queue_batch(rec, b);
-			return ret;
-		}
-		for (i = 0; i < b->n; i++)
-			if (b->ev[i].type == MKM_EV_LOST)
-				atomic_fetch_add(&rec->lost, b->ev[i].arg0);
-			else
-				atomic_fetch_add(&rec->events, 1);
-		queue_batch(rec, b);
-	}
-}
-
-static void *drain_thread(void *arg)
+static void *runner_thread(void *arg)
 {
 	struct recorder *rec = arg;
-	struct pollfd pfd = { .fd = monitor_fd(rec->mon), .events = POLLIN };
-	struct batch *end;
-	int ret = 0;
 
-	while (!atomic_load(&rec->stop) && !ret) {
-		uint64_t before;
-
-		if (poll(&pfd, 1, 100) < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		before = now_ns(CLOCK_MONOTONIC);
-		ret = drain_once(rec, before - HORIZON_MARGIN_NS);
-	}
-	/* Suspended, a monitor's rings end, drops at their tails included. */
-	if (!ret)
-		ret = monitor_suspend(rec->mon);
-	if (!ret)
-		ret = drain_once(rec, now_ns(CLOCK_MONOTONIC));
-	rec->drain_err = ret;
-	end = batch_new(0);
-	end->last = true;
-	queue_batch(rec, end);
-	return NULL;
-}
-
-static void *writer_thread(void *arg)
-{
-	struct recorder *rec = arg;
-	bool last = false;
-
-	while (!last) {
-		struct cds_wfcq_node *node;
-		uint64_t count;
-
-		if (read(rec->wake_fd, &count, sizeof(count)) < 0 &&
-		    errno != EINTR)
-			break;
-		/* One consumer: the lock-free dequeue is enough. */
-		while ((node = __cds_wfcq_dequeue_blocking(&rec->qhead,
-							   &rec->qtail))) {
-			struct batch *b =
-				caa_container_of(node, struct batch, node);
-			int ret = 0;
-
-			if (b->n)
-				ret = trace_writer_events(rec->w, b->ev, b->n);
-			if (!ret && b->horizon)
-				ret = trace_writer_horizon(rec->w, b->horizon);
-			if (ret && !rec->write_err)
-				rec->write_err = ret;
-			last = b->last;
-			free(b);
-		}
-	}
+	rec->run_err = mon_pipeline_run(rec->p);
 	return NULL;
 }
 
 static void status_line(struct recorder *rec, uint64_t start, uint64_t *last_t,
 			uint64_t *last_events, bool final)
 {
-	uint64_t t = now_ns(CLOCK_MONOTONIC), ev = atomic_load(&rec->events);
-	double dt = (t - *last_t) / 1e9,
-	       rate = dt > 0 ? (ev - *last_events) / dt : 0;
+	uint64_t t = now_ns(CLOCK_MONOTONIC), ev = 0, lost = 0;
+	double dt, rate;
 	struct stat st;
+
+	mon_source_live_counts(mon_pipeline_source(rec->p), &ev, &lost);
+	dt = (t - *last_t) / 1e9;
+	rate = dt > 0 ? (ev - *last_events) / dt : 0;
 
 	if (stat(rec->path, &st))
 		st.st_size = 0;
 	fprintf(stderr, "\rmkm: %6.1f s  %8.0f events/s  %llu lost  %.1f MiB%s",
-		(t - start) / 1e9, rate,
-		(unsigned long long)atomic_load(&rec->lost),
+		(t - start) / 1e9, rate, (unsigned long long)lost,
 		st.st_size / 1048576.0, final ? "\n" : "  ");
 	*last_t = t;
 	*last_events = ev;
@@ -347,26 +224,25 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 		die("%s: %s", MKM_DEVICE, monitor_strerror(ret));
 }
 
-static void fill_info(struct trace_info *info, const struct monitor_config *cfg,
-		      struct monitor *mon)
+/* The pipeline: the monitor's records into the file, as they come. */
+static void open_pipeline(struct recorder *rec, const char *out)
 {
-	struct utsname u;
-	unsigned int nr_cpus = 0;
+	struct mon_source *src;
+	struct mon_sink *sink;
+	int ret;
 
-	memset(info, 0, sizeof(*info));
-	monitor_statistics(mon, NULL, &nr_cpus);
-	info->nr_cpus = nr_cpus;
-	info->classes = cfg->classes;
-	info->flags = cfg->flags;
-	info->ring_bytes = cfg->ring_bytes;
-	info->start_mono_ns = now_ns(CLOCK_MONOTONIC);
-	info->start_real_ns = now_ns(CLOCK_REALTIME);
-	if (!uname(&u)) {
-		snprintf(info->hostname, sizeof(info->hostname), "%s",
-			 u.nodename);
-		snprintf(info->kernel, sizeof(info->kernel), "%s", u.release);
-		snprintf(info->machine, sizeof(info->machine), "%s", u.machine);
-	}
+	ret = mon_source_live(&src, rec->mon, NULL);
+	if (ret)
+		die("%s: %s", MKM_DEVICE, monitor_strerror(ret));
+	ret = mon_pipeline_create(&rec->p, src);
+	if (ret)
+		die("%s", monitor_strerror(ret));
+	ret = mon_sink_trace(&sink, out, mon_source_info(src));
+	if (ret)
+		die("%s: %s", out, monitor_strerror(ret));
+	ret = mon_pipeline_add_sink(rec->p, sink);
+	if (ret)
+		die("%s", monitor_strerror(ret));
 }
 
 int cmd_record(int argc, char **argv)
@@ -381,14 +257,13 @@ int cmd_record(int argc, char **argv)
 		{ 0 }
 	};
 	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT };
-	struct recorder rec = { .wake_fd = -1 };
+	struct recorder rec = { 0 };
 	const char *out = NULL;
 	char default_out[256];
-	struct mkm_cpu_stats *stats;
-	struct trace_info info;
-	pthread_t drainer, writer;
-	uint64_t start, last_t, last_ev = 0, lost_stats = 0;
-	unsigned int nr_cpus = 0, i;
+	const struct mon_meta *meta;
+	pthread_t runner;
+	uint64_t start, last_t, last_ev = 0, events = 0;
+	unsigned int i;
 	bool tty = isatty(STDERR_FILENO), stop_asked = false, reaped = false;
 	bool exec_failed = false;
 	int go_fd = -1, err_fd = -1, status = 0, opt, ret;
@@ -449,10 +324,7 @@ int cmd_record(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
 	open_monitor(&rec, &cfg);
-	fill_info(&info, &cfg, rec.mon);
-	ret = trace_writer_open(&rec.w, out, &info);
-	if (ret)
-		die("%s: %s", out, monitor_strerror(ret));
+	open_pipeline(&rec, out);
 
 	if (argc) {
 		child = spawn(argv, &go_fd, &err_fd);
@@ -464,13 +336,8 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		die("resume: %s", monitor_strerror(ret));
 
-	__cds_wfcq_init(&rec.qhead, &rec.qtail);
-	rec.wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (rec.wake_fd < 0)
-		die("eventfd: %s", strerror(errno));
-	if (pthread_create(&drainer, NULL, drain_thread, &rec) ||
-	    pthread_create(&writer, NULL, writer_thread, &rec))
-		die("cannot start threads");
+	if (pthread_create(&runner, NULL, runner_thread, &rec))
+		die("cannot start the writer thread");
 
 	start = last_t = now_ns(CLOCK_MONOTONIC);
 	if (child) {
@@ -506,9 +373,8 @@ int cmd_record(int argc, char **argv)
 		if (tty)
 			status_line(&rec, start, &last_t, &last_ev, false);
 	}
-	atomic_store(&rec.stop, true);
-	pthread_join(drainer, NULL);
-	pthread_join(writer, NULL);
+	mon_source_live_stop(mon_pipeline_source(rec.p));
+	pthread_join(runner, NULL);
 	if (tty)
 		status_line(&rec, start, &last_t, &last_ev, true);
 	if (exec_failed)
@@ -517,31 +383,20 @@ int cmd_record(int argc, char **argv)
 		warnx_("%s (pid %d) still runs, no longer monitored", argv[0],
 		       child);
 
-	monitor_statistics(rec.mon, NULL, &nr_cpus);
-	stats = calloc(nr_cpus, sizeof(*stats));
-	if (stats && !monitor_statistics(rec.mon, stats, &nr_cpus)) {
-		trace_writer_stats(rec.w, stats, nr_cpus);
-		for (i = 0; i < nr_cpus; i++)
-			lost_stats += stats[i].lost;
-	}
-	free(stats);
-	ret = trace_writer_close(rec.w);
-	if (!ret)
-		ret = rec.write_err;
-	if (ret)
+	if (rec.run_err)
 		die("%s: %s: the trace is incomplete", out,
-		    monitor_strerror(ret));
-	if (rec.drain_err)
-		die("reading the monitor: %s", monitor_strerror(rec.drain_err));
-	monitor_terminate(rec.mon);
-
+		    mon_pipeline_error(rec.p, NULL));
+	meta = mon_pipeline_meta(rec.p);
+	mon_source_live_counts(mon_pipeline_source(rec.p), &events, NULL);
 	fprintf(stderr, "mkm: wrote %s: %llu events from %zu thread%s\n", out,
-		(unsigned long long)atomic_load(&rec.events), rec.nr_tids,
+		(unsigned long long)events, rec.nr_tids,
 		rec.nr_tids == 1 ? " and its children" : "s");
-	if (lost_stats)
+	if (meta->lost_by_stats)
 		fprintf(stderr,
 			"mkm: %llu events lost (rings full): shown as UNKNOWN; a larger --buffer-size keeps them\n",
-			(unsigned long long)lost_stats);
+			(unsigned long long)meta->lost_by_stats);
+	mon_pipeline_destroy(rec.p);
+	monitor_terminate(rec.mon);
 	free(rec.tids);
 	return exec_failed ? 127 : 0;
 }

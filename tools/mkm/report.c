@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
+#include "util.h"
 
 /* The columns of the table: microstates grouped as a user thinks of them. */
 enum group {
@@ -64,14 +65,21 @@ static const char *end_name(unsigned int end)
 
 struct report {
 	struct tl *tl;
-	struct trace_info info;
+	struct mon_meta meta;
 	struct tl_stats st;
-	uint64_t lost_stats;
 	size_t nr_threads;
 	unsigned int nr_cpus;
 	struct acct_cpu *cpus; /* per-CPU summaries, nr_cpus of them */
 	uint64_t t0, t1;
 };
+
+/* Events lost: what the kernel counted, or what the stream shows if the
+ * trace has no final counts (a recording cut short). */
+static uint64_t report_lost(const struct report *r)
+{
+	return r->meta.lost_by_stats > r->st.lost ? r->meta.lost_by_stats :
+						    r->st.lost;
+}
 
 static void thread_totals(const struct report *r, size_t th,
 			  uint64_t timers[TL_NR_STATES], uint64_t *life)
@@ -233,12 +241,11 @@ static void print_json(const struct report *r, const char *path,
 	printf("{\"file\":");
 	json_string(path);
 	printf(",\"kernel\":");
-	json_string(r->info.kernel);
+	json_string(r->meta.info.kernel);
 	printf(",\"start_ns\":%llu,\"end_ns\":%llu,\"events\":%llu,\"lost\":%llu,\"gaps\":%llu,\"anomalies\":%llu,\"nr_cpus\":%u,",
 	       (unsigned long long)r->t0, (unsigned long long)r->t1,
 	       (unsigned long long)r->st.events,
-	       (unsigned long long)(r->lost_stats > r->st.lost ? r->lost_stats :
-								 r->st.lost),
+	       (unsigned long long)report_lost(r),
 	       (unsigned long long)r->st.gaps,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
 	printf("\"threads\":[");
@@ -327,7 +334,7 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc - 1)
 		die_usage("report: give one trace file");
 
-	r.tl = load_trace(argv[optind], &r.info, &r.lost_stats);
+	r.tl = load_trace(argv[optind], &r.meta);
 	tl_stats(r.tl, &r.st);
 	r.nr_threads = tl_nr_threads(r.tl);
 	r.nr_cpus = tl_nr_cpus(r.tl);
@@ -355,8 +362,7 @@ int cmd_report(int argc, char **argv)
 		print_json(&r, argv[optind], cells);
 	} else {
 		char d[32];
-		uint64_t lost = r.lost_stats > r.st.lost ? r.lost_stats :
-							   r.st.lost;
+		uint64_t lost = report_lost(&r);
 
 		printf("%s: %s, %zu threads, %u CPUs, %llu events, %llu lost%s\n\n",
 		       argv[optind], fmt_ns(d, sizeof(d), r.t1 - r.t0),

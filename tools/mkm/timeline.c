@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "layout.h"
-#include "cli.h"
+#include "builtin.h"
+#include "util.h"
 
 #define LABEL_WIDTH 24
 
@@ -50,10 +51,10 @@ static void print_axis(uint64_t t0, uint64_t t1, unsigned int width)
 int cmd_timeline(int argc, char **argv)
 {
 	struct layout_cell *cells;
-	struct trace_info info;
+	struct mon_meta meta;
 	struct tl_interval *iv = NULL;
 	unsigned int width = 0, c;
-	uint64_t t0 = UINT64_MAX, t1 = 0, lost;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
 	size_t th, nr, cap = 0;
 	struct tl *tl;
 	int opt;
@@ -77,7 +78,7 @@ int cmd_timeline(int argc, char **argv)
 	if (width > 4000)
 		width = 4000;
 
-	tl = load_trace(argv[optind], &info, &lost);
+	tl = load_trace(argv[optind], &meta);
 	nr = tl_nr_threads(tl);
 	for (th = 0; th < nr; th++) {
 		struct tl_thread t;

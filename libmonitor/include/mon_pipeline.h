@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mon_pipeline.h - libmonitor's event pipeline: every consumer of events is
+ * a sink fed by one source through zero or more stages.
+ *
+ *   source ──► stage ──► stage ──► sink
+ *   (file,       (order,           ├─► sink   (timeline, trace writer,
+ *    live,        filter, ...)     └─► sink    dump, exporters, viewer)
+ *    merge)
+ *
+ * A runner pulls messages from the source and pushes each through the
+ * stages, in the order they were added, into every sink. A message is a
+ * batch: one EVENTS message carries many records, so no indirect call is
+ * made per record. Metadata travels in the same stream, as the trace
+ * file's chunks do (docs/trace-format.md): a source's first message is
+ * INFO, then EVENTS, HORIZON, THREADS, STATS and CALIBRATION in any order,
+ * so a sink never needs to reopen the file.
+ *
+ * Order. Records of one CPU come in time (and seq) order; across CPUs,
+ * only HORIZON promises anything: after HORIZON h, no record stamped
+ * before h follows. The order stage (and the merge source) turn that into
+ * one stream in time order, in bounded memory.
+ *
+ * End of stream and back-pressure are explicit: a source's next() returns
+ * 0 at the end (the runner then calls every stage's and sink's finish()),
+ * a sink's consume() returns MON_DONE when it wants no more (the runner
+ * stops when every sink is done), and a live source's drain thread waits
+ * when its queue holds max_queued_bytes: the kernel's rings then fill and
+ * count what they drop, as MKM did.
+ *
+ * Every function returns 0 or a negative errno, as in libmonitor.h; the
+ * runner's error says which part failed and where in the source
+ * (mon_pipeline_error()). Messages are lent: valid during the call only.
+ */
+#ifndef MON_PIPELINE_H
+#define MON_PIPELINE_H
+
+#include <stdbool.h>
+
+#include "libmonitor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a message carries; the numbers are the trace file's chunk types. */
+enum mon_msg_type {
+	MON_MSG_INFO = TRACE_CHUNK_INFO, /* info: the recording */
+	MON_MSG_EVENTS = TRACE_CHUNK_EVENTS, /* events, nr_events */
+	MON_MSG_HORIZON = TRACE_CHUNK_HORIZON, /* horizon_ns */
+	MON_MSG_THREADS = TRACE_CHUNK_THREADS, /* threads, nr_threads */
+	MON_MSG_STATS = TRACE_CHUNK_STATS, /* stats, nr_stats (by CPU) */
+	MON_MSG_CALIBRATION = TRACE_CHUNK_CALIBRATION, /* calibration, nr_... */
+};
+
+struct mon_msg {
+	uint32_t type; /* enum mon_msg_type */
+	uint32_t source; /* which source, for a merge (0, 1, ...); else 0 */
+	uint64_t offset; /* where it came from: a file's byte offset of the
+			    chunk, a live source's count of records before */
+	const struct trace_info *info;
+	const struct mkm_event *events;
+	size_t nr_events;
+	uint64_t horizon_ns;
+	const struct trace_thread *threads;
+	size_t nr_threads;
+	const struct mkm_cpu_stats *stats;
+	size_t nr_stats;
+	const struct trace_calibration *calibration;
+	size_t nr_calibration;
+};
+
+/* consume() and process() return this when they want no more messages. */
+#define MON_DONE 1
+
+/* ======================================================================
+ * Sources
+ * ======================================================================
+ */
+struct mon_source;
+
+struct mon_source_ops {
+	const char *name; /* "file", "live", ...: in error messages */
+	/* Return 1 and a message, 0 at the end of the stream, or -errno
+	 * (-EAGAIN: nothing yet, from a non-blocking live source). */
+	int (*next)(void *priv, struct mon_msg *msg);
+	/* One line saying what failed and where; may be NULL. */
+	const char *(*error)(void *priv, uint64_t *offset);
+	void (*destroy)(void *priv);
+};
+
+/*
+ * mon_source_new - a source of one's own
+ * @srcp: out
+ * @ops: its functions (kept: must outlive the source)
+ * @priv: handed to them
+ * @info: the recording it describes (copied); its first message
+ *
+ * Return: 0, -EINVAL or -ENOMEM (@priv is not destroyed then).
+ */
+MON_API int mon_source_new(struct mon_source **srcp,
+			   const struct mon_source_ops *ops, void *priv,
+			   const struct trace_info *info);
+
+/*
+ * mon_source_file - the messages of a .mkm trace file
+ * @srcp: out
+ * @path: the file
+ *
+ * A damaged or cut file ends the stream with the reader's error
+ * (-EBADMSG, -ENODATA, ...; mon_source_error() names the offset) after
+ * everything valid before it.
+ *
+ * Return: 0, or as trace_reader_open(); on a header error *@srcp is still
+ * set when the file could be opened, so mon_source_error() can say why
+ * (destroy it with mon_source_destroy()).
+ */
+MON_API int mon_source_file(struct mon_source **srcp, const char *path);
+
+/* mon_source_mem - the same on a trace in memory (kept, not copied). */
+MON_API int mon_source_mem(struct mon_source **srcp, const void *buf,
+			   size_t len);
+
+/* How a live source drains its monitor. Zeroes pick the defaults. */
+struct mon_live_config {
+	size_t batch_records; /* records per monitor_read() (4096) */
+	size_t max_queued_bytes; /* the drain thread waits past this (64 MiB) */
+	unsigned int poll_ms; /* drain at least this often (100); a ring
+				 passing its watermark wakes it earlier */
+	bool nonblock; /* next() returns -EAGAIN instead of waiting */
+	bool no_thread; /* no drain thread: drain only in
+			   mon_source_live_drain() and _stop() */
+};
+
+/*
+ * mon_source_live - the records of a monitor as it runs
+ * @srcp: out
+ * @mon: the monitor (not owned: terminate it after destroying the source)
+ * @cfg: how to drain it (NULL: defaults)
+ *
+ * A drain thread sleeps in poll() on the monitor, drains it into batches
+ * and queues them (a liburcu wait-free queue) for next(), which waits for
+ * one (wake-ups through an eventfd, mon_source_live_fd()). Each drain ends
+ * with a HORIZON 1 ms before it began. The INFO message describes the
+ * monitor as configured (classes, ring size, CPUs, host, kernel, start
+ * times); the stream ends, after mon_source_live_stop(), with the
+ * monitor's STATS.
+ *
+ * Return: 0, -EINVAL, -ENOMEM, or an errno of monitor_statistics(),
+ * eventfd(2) or pthread_create(3).
+ */
+MON_API int mon_source_live(struct mon_source **srcp, struct monitor *mon,
+			    const struct mon_live_config *cfg);
+
+/*
+ * mon_source_live_drain - drain the monitor now, in the caller's thread
+ *
+ * Return: 0, -EINVAL (not a live source, or stopped), or an error of
+ * monitor_read().
+ */
+MON_API int mon_source_live_drain(struct mon_source *src);
+
+/*
+ * mon_source_live_stop - end the recording: suspend the monitor, drain it
+ * to its end (drops at the rings' ends reported), queue its STATS and the
+ * end of the stream. next() returns what was queued, then 0.
+ *
+ * Return: 0, -EINVAL, or the error that ended the drain (also returned by
+ * next() at the end of the stream).
+ */
+MON_API int mon_source_live_stop(struct mon_source *src);
+
+/*
+ * mon_source_live_fd - a file descriptor that polls readable when next()
+ * has something (an eventfd; do not read it). -EINVAL if not live.
+ */
+MON_API int mon_source_live_fd(const struct mon_source *src);
+
+/*
+ * mon_source_live_counts - records and lost events drained so far (any
+ * thread may call it while the source runs)
+ */
+MON_API int mon_source_live_counts(const struct mon_source *src,
+				   uint64_t *events, uint64_t *lost);
+
+/*
+ * mon_source_merge - several sources as one stream in time order
+ * @srcp: out
+ * @srcs: the sources (owned from now on, also on error)
+ * @n: 1 to 64 of them
+ *
+ * Records of every source come out in time order; equal times go in the
+ * order of @srcs, then of CPU ids. A metadata message's source field
+ * says which source it came from; EVENTS mix them (source 0). Seq numbers are made consecutive per CPU over the
+ * merged stream, and each source's own seq gaps become LOST records, so
+ * the timeline accounts losses exactly. INFO is the first source's, with
+ * nr_cpus the largest and the classes of all. Memory is bounded by the
+ * sources' horizons: a source whose records run ahead waits.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+MON_API int mon_source_merge(struct mon_source **srcp,
+			     struct mon_source **srcs, size_t n);
+
+/* mon_source_info - what the source describes (its INFO message). */
+MON_API const struct trace_info *
+mon_source_info(const struct mon_source *src);
+
+/*
+ * mon_source_next - the next message, for a caller that runs no pipeline
+ *
+ * Return: 1, 0 at the end, or -errno (see mon_source_ops.next).
+ */
+MON_API int mon_source_next(struct mon_source *src, struct mon_msg *msg);
+
+/*
+ * mon_source_error - the source's last error as one line ("" if none)
+ * @offset: out (may be NULL): where in the source
+ */
+MON_API const char *mon_source_error(const struct mon_source *src,
+				     uint64_t *offset);
+
+/* mon_source_destroy - stop and free a source; NULL is a no-op. */
+MON_API void mon_source_destroy(struct mon_source *src);
+
+/* ======================================================================
+ * Stages and sinks
+ * ======================================================================
+ */
+struct mon_stage;
+struct mon_sink;
+struct mon_emit; /* where a stage sends its output: the rest of the chain */
+
+/*
+ * mon_emit - send a message down the chain from a stage (to the next
+ * stages, then every sink)
+ *
+ * Return: 0, MON_DONE (every sink is done: stop emitting), or the error
+ * of a later part (return it from process()/finish()).
+ */
+MON_API int mon_emit(struct mon_emit *out, const struct mon_msg *msg);
+
+struct mon_stage_ops {
+	const char *name;
+	/* Handle one message: emit none (drop), it, a changed copy, or
+	 * several; records held back are copied. Return 0, MON_DONE or
+	 * -errno (or what mon_emit() returned). */
+	int (*process)(void *priv, const struct mon_msg *msg,
+		       struct mon_emit *out);
+	/* End of stream: emit what was held back. May be NULL. */
+	int (*finish)(void *priv, struct mon_emit *out);
+	void (*destroy)(void *priv);
+};
+
+struct mon_sink_ops {
+	const char *name;
+	/* Return 0, MON_DONE (wants no more) or -errno. */
+	int (*consume)(void *priv, const struct mon_msg *msg);
+	/* End of stream (also after MON_DONE). Return 0 or -errno. May be
+	 * NULL. */
+	int (*finish)(void *priv);
+	void (*destroy)(void *priv);
+};
+
+/*
+ * mon_stage_new, mon_sink_new - a stage or sink of one's own
+ *
+ * Return: 0, -EINVAL or -ENOMEM (@priv is not destroyed then).
+ */
+MON_API int mon_stage_new(struct mon_stage **stp,
+			  const struct mon_stage_ops *ops, void *priv);
+MON_API int mon_sink_new(struct mon_sink **skp, const struct mon_sink_ops *ops,
+			 void *priv);
+
+/*
+ * mon_stage_order - put records in time order across CPUs: each CPU's
+ * records wait until every CPU's stream (or a HORIZON) has passed their
+ * time; equal times go by CPU id, then arrival. Memory: the records of
+ * one horizon period.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+MON_API int mon_stage_order(struct mon_stage **stp);
+
+/* What mon_stage_filter() keeps. */
+struct mon_filter {
+	const uint32_t *tids; /* records whose tid is one of these */
+	size_t nr_tids; /* 0: every thread */
+	uint64_t from_ns, to_ns; /* records stamped in [from, to); to 0: no
+				    end */
+};
+
+/*
+ * mon_stage_filter - keep the records of some threads or of a time window
+ * (LOST records are always kept: a filter must not hide a loss); other
+ * messages pass unchanged. The filter is copied.
+ *
+ * Return: 0, -EINVAL (from >= to with to set) or -ENOMEM.
+ */
+MON_API int mon_stage_filter(struct mon_stage **stp,
+			     const struct mon_filter *filter);
+
+/*
+ * mon_sink_timeline - feed a timeline: EVENTS to tl_feed(), HORIZON to
+ * tl_advance(), tl_flush() at the end; the timeline is not owned
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+MON_API int mon_sink_timeline(struct mon_sink **skp, struct tl *tl);
+
+/*
+ * mon_sink_trace - write the stream to a trace file, created now with
+ * @info (INFO messages are not written again), closed at the end (the END
+ * chunk); a failed write fails the run
+ *
+ * Return: 0, or as trace_writer_open().
+ */
+MON_API int mon_sink_trace(struct mon_sink **skp, const char *path,
+			   const struct trace_info *info);
+
+/* mon_stage_destroy, mon_sink_destroy - free one not added to a pipeline. */
+MON_API void mon_stage_destroy(struct mon_stage *st);
+MON_API void mon_sink_destroy(struct mon_sink *sk);
+
+/* ======================================================================
+ * The runner
+ * ======================================================================
+ */
+struct mon_pipeline;
+
+/* The metadata that reached the sinks (the last of each kind). */
+struct mon_meta {
+	struct trace_info info;
+	uint64_t lost_by_stats; /* sum of the last STATS of every source */
+	uint64_t events; /* records that reached the sinks, LOST ones not
+			    counted */
+	uint64_t lost; /* events the LOST records that reached them say */
+	uint64_t horizon_ns; /* the last HORIZON */
+	size_t nr_threads; /* names of the last THREADS */
+	size_t nr_calibration; /* entries of the last CALIBRATION */
+};
+
+/*
+ * mon_pipeline_create - a runner for @src (owned from now on, also on
+ * error)
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+MON_API int mon_pipeline_create(struct mon_pipeline **pp,
+				struct mon_source *src);
+
+/* Add a stage (after those added before) or a sink; both owned from now
+ * on, also on error. Return: 0, -EINVAL, -EBUSY (already running) or
+ * -ENOMEM. */
+MON_API int mon_pipeline_add_stage(struct mon_pipeline *p,
+				   struct mon_stage *st);
+MON_API int mon_pipeline_add_sink(struct mon_pipeline *p, struct mon_sink *sk);
+
+/*
+ * mon_pipeline_step - move one message from the source through the chain
+ *
+ * Return: 1 (more may come), 0 (the stream ended, or every sink is done:
+ * the finish() calls have been made), -EAGAIN (a non-blocking source has
+ * nothing yet), or the first error of any part; mon_pipeline_error() says
+ * which part and where in the source. After 0 or an error other than
+ * -EAGAIN, every later call returns the same.
+ */
+MON_API int mon_pipeline_step(struct mon_pipeline *p);
+
+/* mon_pipeline_run - step until the end. Return: 0 or as _step(). */
+MON_API int mon_pipeline_run(struct mon_pipeline *p);
+
+/*
+ * mon_pipeline_error - what failed, as one line naming the part and the
+ * source's offset ("sink trace: No space left on device (source offset
+ * 123456)"), "" if nothing did
+ * @offset: out (may be NULL): the source's offset of the message
+ */
+MON_API const char *mon_pipeline_error(const struct mon_pipeline *p,
+				       uint64_t *offset);
+
+/* mon_pipeline_meta - the metadata that reached the sinks so far. */
+MON_API const struct mon_meta *
+mon_pipeline_meta(const struct mon_pipeline *p);
+
+/* mon_pipeline_source - the pipeline's source (e.g. to stop a live one). */
+MON_API struct mon_source *mon_pipeline_source(const struct mon_pipeline *p);
+
+/* mon_pipeline_destroy - free the runner, its source, stages and sinks. */
+MON_API void mon_pipeline_destroy(struct mon_pipeline *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MON_PIPELINE_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * sink_trace.c - the trace sink: the stream into a .mkm file, message by
+ * message as the chunk of the same type, so a recording, a replay or a
+ * merge is written the same way.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "pipeline_internal.h"
+
+struct trace_sink {
+	struct trace_writer *w; /* NULL once closed */
+};
+
+static int trace_consume(void *priv, const struct mon_msg *msg)
+{
+	struct trace_writer *w = ((struct trace_sink *)priv)->w;
+
+	switch (msg->type) {
+	case MON_MSG_EVENTS:
+		return trace_writer_events(w, msg->events, msg->nr_events);
+	case MON_MSG_HORIZON:
+		return trace_writer_horizon(w, msg->horizon_ns);
+	case MON_MSG_THREADS:
+		return trace_writer_threads(w, msg->threads, msg->nr_threads);
+	case MON_MSG_STATS:
+		return trace_writer_stats(w, msg->stats, msg->nr_stats);
+	case MON_MSG_CALIBRATION:
+		return trace_writer_calibration(w, msg->calibration,
+						msg->nr_calibration);
+	}
+	return 0; /* INFO: written when the file was created */
+}
+
+/* The end of the stream, also after an error upstream: what came is
+ * valid, so the file ends properly (END chunk) and closing errors count. */
+static int trace_finish(void *priv)
+{
+	struct trace_sink *ts = priv;
+	int ret = trace_writer_close(ts->w);
+
+	ts->w = NULL;
+	return ret;
+}
+
+static void trace_destroy(void *priv)
+{
+	struct trace_sink *ts = priv;
+
+	trace_writer_close(ts->w);
+	free(ts);
+}
+
+static const struct mon_sink_ops trace_ops = {
+	.name = "trace",
+	.consume = trace_consume,
+	.finish = trace_finish,
+	.destroy = trace_destroy,
+};
+
+int mon_sink_trace(struct mon_sink **skp, const char *path,
+		   const struct trace_info *info)
+{
+	struct trace_sink *ts;
+	int ret;
+
+	if (!skp || !path || !info)
+		return -EINVAL;
+	ts = calloc(1, sizeof(*ts));
+	if (!ts)
+		return -ENOMEM;
+	ret = trace_writer_open(&ts->w, path, info);
+	if (!ret)
+		ret = mon_sink_new(skp, &trace_ops, ts);
+	if (ret) {
+		trace_writer_close(ts->w);
+		free(ts);
+	}
+	return ret;
+}

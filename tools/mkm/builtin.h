@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* builtin.h - the mkm command's subcommands, one file each (as perf's
+ * builtin-*.c); what they share is in util.h. */
+#ifndef MKM_BUILTIN_H
+#define MKM_BUILTIN_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+#endif /* MKM_BUILTIN_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* util.h - what the mkm subcommands share: messages, parsing, formatting,
+ * and opening a trace through libmonitor's pipeline. */
+#ifndef MKM_UTIL_H
+#define MKM_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libmonitor.h"
+#include "mon_pipeline.h"
+
+/* Prints "mkm: ..." and a newline on stderr. */
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, then exits with status 1 (2 for usage errors: die_usage). */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_usage(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/* Parses a size with an optional K, M or G suffix; -1 if malformed. */
+int64_t parse_size(const char *s);
+
+/* Nanoseconds as a short human string ("12.3 ms") in buf. */
+const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* A pipeline reading the trace file @path; dies with a clear message. */
+struct mon_pipeline *open_trace(const char *path);
+
+/*
+ * Runs @p to its end. A damaged or cut trace is not fatal: it warns,
+ * naming the offset, and what came before it stays (the sinks were
+ * finished); any other failure dies.
+ */
+void run_trace(struct mon_pipeline *p, const char *path);
+
+/* Reads a whole trace into a new timeline (file source -> timeline sink);
+ * @meta gets the trace's metadata. Dies with a clear message. */
+struct tl *load_trace(const char *path, struct mon_meta *meta);
+
+#endif /* MKM_UTIL_H */
