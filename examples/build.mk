@@ -23,3 +23,13 @@ $$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(EXAMPLE_COMMON) \
 		$$(LIBMON_A) -lm
 endef
 $(foreach e,sensor_cost const_overhead ftq,$(eval $(call example_rule,$(e))))
+
+# In check-vm (and check-debug): the examples with tiny sizes.
+EXAMPLES_SMOKE_VM := $(BUILD)/examples/examples_smoke
+$(EXAMPLES_SMOKE_VM): examples/examples_smoke.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+VM_TESTS += $(EXAMPLES_SMOKE_VM)
+VM_FILES += $(BUILD)/examples/ftq:/bin/ftq \
+	$(BUILD)/examples/sensor_cost:/bin/sensor_cost \
+	$(BUILD)/examples/const_overhead:/bin/const_overhead

@@ -113,10 +113,14 @@ static int by_stretch(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	static struct mkm_event ev[8192];
+	/* No drain thread: it would be noise in the measurement itself. */
+	const struct mon_live_config live = { .no_thread = true };
 	unsigned long samples = 2000, iterations = 0;
 	uint64_t min = UINT64_MAX, total = 0, excess = 0, intr = 0, runq = 0;
-	size_t size = 16 << 20, n, i, stretched = 0;
+	size_t size = 16 << 20, i, stretched = 0;
+	struct mon_pipeline *p = NULL;
+	struct mon_source *src;
+	struct mon_sink *to_timeline;
 	struct monitor *mon;
 	struct sample *s;
 	struct tl *tl;
@@ -147,6 +151,14 @@ int main(int argc, char **argv)
 		ret = monitor_resume(mon);
 	if (!ret)
 		ret = tl_create(&tl, NULL);
+	if (!ret)
+		ret = mon_source_live(&src, mon, &live);
+	if (!ret)
+		ret = mon_pipeline_create(&p, src);
+	if (!ret)
+		ret = mon_sink_timeline(&to_timeline, tl);
+	if (!ret)
+		ret = mon_pipeline_add_sink(p, to_timeline);
 	if (ret) {
 		fprintf(stderr, "ftq: %s\n", monitor_strerror(ret));
 		return 1;
@@ -156,13 +168,11 @@ int main(int argc, char **argv)
 		work(iterations);
 		s[i].end = now_ns();
 	}
-	monitor_suspend(mon);
-	do {
-		ret = monitor_read(mon, ev, 8192, &n);
-		if (!ret)
-			ret = tl_feed(tl, ev, n);
-	} while (!ret && n);
-	tl_flush(tl);
+	/* Suspend, drain to the end, then rebuild the timeline. */
+	ret = mon_source_live_stop(src);
+	if (!ret)
+		ret = mon_pipeline_run(p);
+	mon_pipeline_destroy(p);
 	monitor_terminate(mon);
 	th = tl_find(tl, gettid());
 	if (ret || th < 0) {

@@ -18,16 +18,25 @@
 #include "pingpong.h"
 #include "stats.h"
 
-static void drain(struct monitor *mon, uint64_t *events)
+static int count_consume(void *priv, const struct mon_msg *msg)
 {
-	static struct mkm_event ev[4096];
-	size_t n;
+	if (msg->type == MON_MSG_EVENTS)
+		*(uint64_t *)priv += msg->nr_events;
+	return 0;
+}
 
-	do {
-		if (monitor_read(mon, ev, 4096, &n))
-			break;
-		*events += n;
-	} while (n);
+static const struct mon_sink_ops count_ops = {
+	.name = "count",
+	.consume = count_consume,
+};
+
+/* Drains the (suspended) monitor between trials: no drain thread runs
+ * while the ping-pong is timed. */
+static void drain(struct mon_pipeline *p)
+{
+	mon_source_live_drain(mon_pipeline_source(p));
+	while (mon_pipeline_step(p) > 0)
+		;
 }
 
 int main(int argc, char **argv)
@@ -37,6 +46,11 @@ int main(int argc, char **argv)
 	struct sample_stats s;
 	struct pingpong pp;
 	struct keeper *keeper;
+	const struct mon_live_config live = { .no_thread = true,
+					      .nonblock = true };
+	struct mon_pipeline *p = NULL;
+	struct mon_source *src;
+	struct mon_sink *count;
 	struct monitor *mon;
 	size_t size = 16 << 20;
 	uint64_t events = 0, on_switches = 0;
@@ -58,6 +72,14 @@ int main(int argc, char **argv)
 		ret = thread_monitor(mon, 1, pp.main_tid);
 	if (!ret)
 		ret = thread_monitor(mon, 2, pp.peer_tid);
+	if (!ret)
+		ret = mon_source_live(&src, mon, &live);
+	if (!ret)
+		ret = mon_pipeline_create(&p, src);
+	if (!ret)
+		ret = mon_sink_new(&count, &count_ops, &events);
+	if (!ret)
+		ret = mon_pipeline_add_sink(p, count);
 	if (ret) {
 		fprintf(stderr, "sensor_cost: %s\n", monitor_strerror(ret));
 		return 1;
@@ -71,7 +93,7 @@ int main(int argc, char **argv)
 		monitor_suspend(mon);
 		n_on[i] = pingpong_switches(&pp) - sw;
 		on_switches += n_on[i];
-		drain(mon, &events);
+		drain(p);
 
 		sw = pingpong_switches(&pp);
 		t_off[i] = pingpong_run(&pp, rounds) / 1e9;
@@ -79,6 +101,7 @@ int main(int argc, char **argv)
 		fire[i] = (t_on[i] - t_off[i]) / n_on[i];
 	}
 	pingpong_stop(&pp);
+	mon_pipeline_destroy(p);
 	monitor_terminate(mon);
 	keeper_stop(keeper);
 

@@ -20,6 +20,9 @@
  *  acct_*    accounting over a timeline: msa() totals, burst statistics,
  *            the CPU x thread matrix, per-CPU summaries
  *  trace_*   the .mkm trace file, writer and reader (docs/trace-format.md)
+ *  mon_*     the event pipeline: a source (a trace file, a live monitor,
+ *            several merged) through stages into sinks (a timeline, a
+ *            trace file, one's own); <mon_pipeline.h>, included here
  *
  * Events are the kernel's records, struct mkm_event of <mkm.h> (the UAPI
  * header, installed next to this one).
@@ -827,5 +830,8 @@ MON_API void trace_reader_close(struct trace_reader *r);
 #ifdef __cplusplus
 }
 #endif
+
+/* The event pipeline: sources, stages, sinks (mon_*). */
+#include <mon_pipeline.h>
 
 #endif /* LIBMONITOR_H */
