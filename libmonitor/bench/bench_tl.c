@@ -15,6 +15,9 @@
  * as ratios. Since absolute times on a shared machine are noise, each
  * rebuild is paired with a reference pass over the same records (read each
  * one, as any consumer must) and the ratio of the two is printed too.
+ * Each rebuild is then paired with the same batches sent through the
+ * pipeline (a source of these slices -> the timeline sink): the pipeline's
+ * own cost per record is the difference.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -321,12 +324,99 @@ static double rebuild(int ncpu, size_t n, struct tl_stats *st,
 	return t;
 }
 
+/* The same slices as rebuild() feeds, as a pipeline source. */
+struct slices {
+	int ncpu, c;
+	uint64_t w, end;
+	size_t *pos;
+};
+
+static int slices_next(void *priv, struct mon_msg *msg)
+{
+	struct slices *sl = priv;
+
+	while (sl->w < sl->end + WINDOW_NS) {
+		while (sl->c < sl->ncpu) {
+			struct cpu_stream *s = &cpus[sl->c];
+			size_t from = sl->pos[sl->c];
+
+			while (sl->pos[sl->c] < s->n &&
+			       s->ev[sl->pos[sl->c]].time_ns < sl->w)
+				sl->pos[sl->c]++;
+			sl->c++;
+			if (sl->pos[sl->c - 1] > from) {
+				msg->type = MON_MSG_EVENTS;
+				msg->events = s->ev + from;
+				msg->nr_events = sl->pos[sl->c - 1] - from;
+				return 1;
+			}
+		}
+		sl->c = 0;
+		sl->w += WINDOW_NS;
+	}
+	return 0;
+}
+
+static const struct mon_source_ops slices_ops = {
+	.name = "slices",
+	.next = slices_next,
+};
+
+static double rebuild_pipeline(int ncpu, size_t n)
+{
+	struct tl_config cfg = { .nr_cpus = (unsigned int)ncpu,
+				 .classes = MKM_CLASS_ALL };
+	struct trace_info info = { .nr_cpus = (unsigned int)ncpu,
+				   .classes = MKM_CLASS_ALL };
+	struct slices sl = { .ncpu = ncpu, .w = WINDOW_NS };
+	struct mon_pipeline *p;
+	struct mon_source *src;
+	struct mon_sink *to_timeline;
+	struct tl_stats st;
+	struct tl *tl;
+	double t0, t;
+	int c, err;
+
+	sl.pos = calloc((size_t)ncpu, sizeof(*sl.pos));
+	for (c = 0; c < ncpu; c++)
+		if (cpus[c].n && cpus[c].ev[cpus[c].n - 1].time_ns > sl.end)
+			sl.end = cpus[c].ev[cpus[c].n - 1].time_ns;
+	err = tl_create(&tl, &cfg);
+	if (!err)
+		err = mon_source_new(&src, &slices_ops, &sl, &info);
+	if (!err)
+		err = mon_pipeline_create(&p, src);
+	if (!err)
+		err = mon_sink_timeline(&to_timeline, tl);
+	if (!err)
+		err = mon_pipeline_add_sink(p, to_timeline);
+	if (err) {
+		fprintf(stderr, "bench_tl: %s\n", monitor_strerror(err));
+		exit(1);
+	}
+	t0 = now_s();
+	err = mon_pipeline_run(p);
+	t = now_s() - t0;
+	tl_stats(tl, &st);
+	if (err || st.events != n) {
+		fprintf(stderr, "bench_tl: pipeline: %s, %llu events of %zu\n",
+			mon_pipeline_error(p, NULL),
+			(unsigned long long)st.events, n);
+		exit(1);
+	}
+	mon_pipeline_destroy(p);
+	tl_destroy(tl);
+	free(sl.pos);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	size_t want = argc > 1 ? strtoull(argv[1], NULL, 0) : 12000000;
 	int nth = argc > 2 ? atoi(argv[2]) : 64;
 	int ncpu = argc > 3 ? atoi(argv[3]) : 4;
 	double t[REPS], ratio[REPS], med, best, evs_med, evs_best, bpi, bpi_all;
+	double pipe[REPS], pipe_ratio[REPS];
 	struct tl_memory mem;
 	struct tl_stats st;
 	size_t n;
@@ -351,9 +441,13 @@ int main(int argc, char **argv)
 
 		t[i] = rebuild(ncpu, n, &st, &mem);
 		ratio[i] = t[i] / ref;
+		pipe[i] = rebuild_pipeline(ncpu, n);
+		pipe_ratio[i] = pipe[i] / t[i];
 	}
 	qsort(t, REPS, sizeof(t[0]), cmp_double);
 	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
+	qsort(pipe, REPS, sizeof(pipe[0]), cmp_double);
+	qsort(pipe_ratio, REPS, sizeof(pipe_ratio[0]), cmp_double);
 	med = t[REPS / 2];
 	best = t[0];
 	evs_med = (double)n / med;
@@ -371,6 +465,10 @@ int main(int argc, char **argv)
 	printf("  vs one read pass: %.1f x the time of reading every record "
 	       "once (median of %d pairs)\n",
 	       ratio[REPS / 2], REPS);
+	printf("  through pipeline: %.1f M events/s median, %.3f x the direct "
+	       "time (median of %d pairs): %+.2f ns/event for the pipeline\n",
+	       (double)n / pipe[REPS / 2] / 1e6, pipe_ratio[REPS / 2], REPS,
+	       (pipe[REPS / 2] - med) * 1e9 / (double)n);
 	printf("  memory:           %.1f bytes/interval for intervals, "
 	       "%.1f with everything held (queues, threads)\n",
 	       bpi, bpi_all);
