@@ -141,9 +141,17 @@ MON_API int monitor_terminate(struct monitor *mon);
  * @mon: the monitor, suspended and drained
  * @cfg: in/out, as struct monitor_config says
  *
+ * ring_bytes 0 asks for MKM_RING_DEFAULT_BYTES. On success @cfg holds
+ * what the kernel applied: ring_bytes and total_bytes allocated, classes
+ * (0 resolved to MKM_CLASS_DEFAULT) and wakeup_bytes (0 resolved to half a
+ * ring, rounded to whole records).
+ *
  * Return: 0, or -EBUSY (resumed, or unread events buffered: read them
- * first), -EINVAL (size 0 or too large, unknown class or flag bits,
- * wakeup_bytes larger than the ring), -ENOMEM.
+ * first), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
+ * flag bits, wakeup_bytes larger than the ring), -EOPNOTSUPP (a class this
+ * kernel has no tracepoints for), -ENOMEM (the rings cannot be allocated,
+ * or would take more than half the machine's RAM), -EFAULT (the kernel
+ * could not write the result back; nothing changed).
  */
 MON_API int monitor_configure(struct monitor *mon, struct monitor_config *cfg);
 
@@ -191,7 +199,8 @@ MON_API int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
  *
  * Return: 0, or -ESRCH (no such thread), -EPERM (the caller may not trace
  * it), -EBUSY (another monitor tracks it), -EEXIST (this monitor already
- * does), -EINVAL (the thread is exiting, or tid <= 0).
+ * does), -EINVAL (the thread is exiting, or tid <= 0), -ENOSPC (the
+ * monitor tracks its maximum of threads), -ENOMEM.
  */
 MON_API int thread_monitor(struct monitor *mon, uint32_t unique_id, pid_t tid);
 
