@@ -122,6 +122,7 @@ int reorder_push(struct reorder *r, uint32_t group, const struct mkm_event *ev,
 		 size_t n)
 {
 	struct reorder_lane *l = NULL;
+	uint32_t gap;
 	size_t i;
 	int err;
 
@@ -135,23 +136,18 @@ int reorder_push(struct reorder *r, uint32_t group, const struct mkm_event *ev,
 		}
 		/* A jump in this lane's seqs: events lost here. Renumbered
 		 * seqs would hide it, so it becomes a LOST record. */
-		if (r->renumber && l->seq_valid && e->seq != l->next_seq &&
-		    e->seq - l->next_seq < 0x80000000u) {
-			struct mkm_event lost = {
-				.time_ns = l->last,
-				.seq = l->next_seq,
-				.cpu = e->cpu,
-				.type = MKM_EV_LOST,
-				.arg0 = e->seq - l->next_seq,
-			};
+		gap = r->renumber ? seq_gap(&l->seq, e) : 0;
+		if (gap) {
+			struct mkm_event lost = { .time_ns = l->last,
+						  .cpu = e->cpu,
+						  .type = MKM_EV_LOST,
+						  .arg0 = gap };
 
 			err = lane_append(l, &lost);
 			if (err)
 				return err;
 			r->held++;
 		}
-		l->next_seq = e->seq + (e->type == MKM_EV_LOST ? e->arg0 : 1);
-		l->seq_valid = true;
 		err = lane_append(l, e);
 		if (err)
 			return err;
@@ -230,11 +226,8 @@ size_t reorder_pop(struct reorder *r, uint64_t limit, struct mkm_event *out,
 			struct mkm_event *e = &out[n++];
 
 			*e = best->q[best->head++];
-			if (r->renumber) {
-				e->seq = r->out_seq[e->cpu];
-				r->out_seq[e->cpu] +=
-					e->type == MKM_EV_LOST ? e->arg0 : 1;
-			}
+			if (r->renumber)
+				seq_assign(&r->out_seq[e->cpu], e);
 			r->held--;
 		} while (n < max && best->head < best->tail &&
 			 best->q[best->head].time_ns < second &&

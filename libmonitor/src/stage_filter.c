@@ -28,9 +28,8 @@ struct filter {
 };
 
 struct cpu_seq {
-	uint32_t in; /* the next seq expected from upstream */
+	struct seq_track in; /* from upstream */
 	uint32_t out; /* the next seq given */
-	bool valid;
 };
 
 static int by_tid(const void *a, const void *b)
@@ -76,6 +75,7 @@ static int renumber(struct filter *f, struct mkm_event *e,
 		    const struct mon_msg *msg, struct mon_emit *out)
 {
 	struct cpu_seq *s;
+	uint32_t gap;
 	int ret;
 
 	if (e->cpu >= f->nr_seq) {
@@ -89,25 +89,21 @@ static int renumber(struct filter *f, struct mkm_event *e,
 		f->nr_seq = n;
 	}
 	s = &f->seq[e->cpu];
-	if (s->valid && e->seq != s->in && e->seq - s->in < 0x80000000u &&
-	    e->type != MKM_EV_LOST) {
+	gap = seq_gap(&s->in, e);
+	if (gap) {
 		struct mkm_event lost = { .time_ns = e->time_ns,
-					  .seq = s->out,
 					  .cpu = e->cpu,
 					  .type = MKM_EV_LOST,
-					  .arg0 = e->seq - s->in };
+					  .arg0 = gap };
 
-		s->out += lost.arg0;
+		seq_assign(&s->out, &lost);
 		ret = put(f, &lost, msg, out);
 		if (ret)
 			return ret;
 	}
-	s->in = e->seq + (e->type == MKM_EV_LOST ? e->arg0 : 1);
-	s->valid = true;
 	if (!keep(f, e))
 		return 0;
-	e->seq = s->out;
-	s->out += e->type == MKM_EV_LOST ? e->arg0 : 1;
+	seq_assign(&s->out, e);
 	return put(f, e, msg, out);
 }
 
