@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* layout.c - intervals to timeline columns (see layout.h). */
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,22 +55,33 @@ void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
 
 char layout_glyph(struct layout_cell cell)
 {
-	static const char glyphs[TL_NR_STATES] = {
-		[TL_UNKNOWN] = '?',	[TL_RUN] = '#',
-		[TL_RUN_USER] = '#',	[TL_RUN_SYS] = '=',
-		[TL_TRAP] = 't',	[TL_INTERRUPTED] = '!',
-		[TL_RUNQ] = '-',	[TL_SLEEP] = '.',
-		[TL_FUTEX_SLEEP] = 'f', [TL_POLL_SLEEP] = 'p',
-		[TL_DISK] = 'D',	[TL_PAGING_SLEEP] = 'P',
-		[TL_STOPPED] = 'T',	[TL_ZOMBIE] = 'z',
-	};
-
 	if (cell.state >= TL_NR_STATES)
 		return ' ';
-	return cell.mixed ? '~' : glyphs[cell.state];
+	return cell.mixed ? LAYOUT_MIXED : tl_state_desc(cell.state)->glyph;
 }
 
 const char *layout_legend(void)
 {
-	return "# running  = in syscall  ! interrupted  - run queue  . sleeping  f futex  p poll  D disk  T stopped  z zombie  ? unknown  ~ too fine to show";
+	static char legend[512];
+	size_t len = 0;
+	unsigned int s, k;
+
+	if (legend[0])
+		return legend;
+	/* Running states first, UNKNOWN last; one entry per glyph. */
+	for (k = 1; k <= TL_NR_STATES; k++) {
+		const struct tl_state_desc *d = tl_state_desc(k % TL_NR_STATES);
+		bool seen = false;
+
+		for (s = 1; s < k; s++)
+			seen |= tl_state_desc(s % TL_NR_STATES)->glyph ==
+				d->glyph;
+		if (!seen)
+			len += (size_t)snprintf(legend + len,
+						sizeof(legend) - len, "%c %s  ",
+						d->glyph, d->legend);
+	}
+	snprintf(legend + len, sizeof(legend) - len, "%c too fine to show",
+		 LAYOUT_MIXED);
+	return legend;
 }

@@ -14,6 +14,8 @@
 
 /* A column with no interval of the thread: before its birth, after its end. */
 #define LAYOUT_NONE 0xff
+/* The glyph of a column where no state holds most of the time. */
+#define LAYOUT_MIXED '~'
 
 struct layout_cell {
 	uint8_t state; /* the state that holds most of the column, or NONE */
@@ -32,7 +34,7 @@ struct layout_cell {
 void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
 		uint64_t t1, unsigned int width, struct layout_cell *cells);
 
-/* The character a cell is drawn with ('#' running, '.' sleeping, ...). */
+/* The character a cell is drawn with: its state's glyph, or LAYOUT_MIXED. */
 char layout_glyph(struct layout_cell cell);
 
 /* A one-line legend of the glyphs. */

@@ -137,7 +137,7 @@
  * MKM_EV_WAKEUP        wakee          IN_IRQ           target cpu    waker tid
  * MKM_EV_WAKEUP_NEW    new thread     -                target cpu    parent tid
  * MKM_EV_MIGRATE       the thread     -                dest cpu      orig cpu
- * MKM_EV_FORK          parent         THREAD,INHERITED child tid     child uid
+ * MKM_EV_FORK          parent         THREAD,INHERITED child tid     child unique_id
  * MKM_EV_EXEC          the thread     -                old tid       -
  * MKM_EV_EXIT          the thread     -                exit code     -
  * MKM_EV_REAP          the thread     -                -             -

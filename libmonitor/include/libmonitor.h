@@ -524,6 +524,51 @@ MON_API int tl_mark(const struct tl *tl, size_t i, struct tl_mark *out);
 /* tl_state_name - "RUN_USER", ...; "?" for a value out of range. */
 MON_API const char *tl_state_name(unsigned int state);
 
+/* The groups of microstates a user thinks in: the report's columns. */
+enum tl_group {
+	TL_GROUP_RUN, /* RUN, RUN_USER, RUN_SYS, TRAP */
+	TL_GROUP_INTR, /* INTERRUPTED */
+	TL_GROUP_RUNQ, /* RUNQ */
+	TL_GROUP_SLEEP, /* SLEEP, FUTEX_SLEEP, POLL_SLEEP */
+	TL_GROUP_DISK, /* DISK, PAGING_SLEEP */
+	TL_GROUP_STOP, /* STOPPED */
+	TL_GROUP_ZOMB, /* ZOMBIE */
+	TL_GROUP_UNKN, /* UNKNOWN */
+	TL_NR_GROUPS
+};
+
+/*
+ * How a microstate is named and drawn: one table for the report, the text
+ * timeline, the viewer, the pictures and the exporters.
+ */
+struct tl_state_desc {
+	const char *name; /* "RUN_USER", as tl_state_name() */
+	const char *legend; /* a word or two for legends: "in user mode" */
+	const char *glyph_utf8; /* one cell where the terminal has UTF-8 */
+	uint32_t rgb; /* its colour, 0xRRGGBB */
+	char glyph; /* one ASCII cell: '#' */
+	uint8_t group; /* enum tl_group */
+	uint8_t on_cpu; /* the thread holds a CPU in this state */
+};
+
+/*
+ * tl_state_desc - the description of @state; out of range, an entry named
+ * "?" in group TL_GROUP_UNKN. Never NULL.
+ */
+MON_API const struct tl_state_desc *tl_state_desc(unsigned int state);
+
+/* tl_group_name - "RUN", "INTR", ...; "?" for a value out of range. */
+MON_API const char *tl_group_name(unsigned int group);
+
+/* mon_event_name - "switch_out", ... (MKM_EV_*); "?" if unknown. */
+MON_API const char *mon_event_name(unsigned int type);
+
+/*
+ * mon_task_state_name - a MKM_TS_* value as ps(1) prints it ("R", "S",
+ * "D", ...); "?" if unknown.
+ */
+MON_API const char *mon_task_state_name(unsigned int task_state);
+
 /* ======================================================================
  * Accounting (acct_)
  * ======================================================================
@@ -820,18 +865,6 @@ MON_API int trace_reader_next(struct trace_reader *r,
  */
 MON_API const char *trace_reader_error(const struct trace_reader *r,
 				       uint64_t *offset);
-
-/*
- * trace_reader_replay - feed the rest of the trace to a timeline: EVENTS
- * chunks to tl_feed(), HORIZON chunks to tl_advance(), then tl_flush()
- * (also after an error, so everything valid before it is in @tl)
- * @r: the reader
- * @tl: the timeline, best created with nr_cpus and classes from
- *      trace_reader_info()
- *
- * Return: 0, or the error of trace_reader_next() or tl_feed().
- */
-MON_API int trace_reader_replay(struct trace_reader *r, struct tl *tl);
 
 /* trace_reader_close - free the reader; NULL is a no-op. */
 MON_API void trace_reader_close(struct trace_reader *r);

@@ -11,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 struct monitor {
 	int fd;

@@ -270,7 +270,7 @@ long abi_wait_event(int fd, struct abi_trace *t, long tid, int type)
 			return i;
 		if (abi_now_ns() > deadline)
 			fail_msg("no %s of tid %ld within %d s",
-				 abi_type_name((unsigned int)type), tid,
+				 mon_event_name((unsigned int)type), tid,
 				 ABI_WAIT_TIMEOUT);
 		abi_sleep_ms(10);
 	}
@@ -383,7 +383,7 @@ void abi_check_stream(const struct abi_trace *t, unsigned int nr_cpus,
 				fail_msg(
 					"cpu %u event %zu (%s): seq %u, expected "
 					"%u",
-					cpu, i, abi_type_name(e->type), e->seq,
+					cpu, i, mon_event_name(e->type), e->seq,
 					next_seq);
 			have_seq = 1;
 			if (e->type == MKM_EV_LOST) {
@@ -410,7 +410,7 @@ void abi_check_stream(const struct abi_trace *t, unsigned int nr_cpus,
 				fail_msg(
 					"cpu %u event %zu (%s): time %llu went "
 					"back from %llu",
-					cpu, i, abi_type_name(e->type),
+					cpu, i, mon_event_name(e->type),
 					(unsigned long long)e->time_ns,
 					(unsigned long long)last_time);
 			have_rec = 1;
@@ -425,37 +425,6 @@ void abi_check_stream(const struct abi_trace *t, unsigned int nr_cpus,
 	}
 }
 
-const char *abi_type_name(unsigned int type)
-{
-	static const char *const names[] = {
-		[MKM_EV_SWITCH_OUT] = "SWITCH_OUT",
-		[MKM_EV_SWITCH_IN] = "SWITCH_IN",
-		[MKM_EV_WAKING] = "WAKING",
-		[MKM_EV_WAKEUP] = "WAKEUP",
-		[MKM_EV_WAKEUP_NEW] = "WAKEUP_NEW",
-		[MKM_EV_MIGRATE] = "MIGRATE",
-		[MKM_EV_FORK] = "FORK",
-		[MKM_EV_EXEC] = "EXEC",
-		[MKM_EV_EXIT] = "EXIT",
-		[MKM_EV_REAP] = "REAP",
-		[MKM_EV_IRQ_ENTRY] = "IRQ_ENTRY",
-		[MKM_EV_IRQ_EXIT] = "IRQ_EXIT",
-		[MKM_EV_SOFTIRQ_ENTRY] = "SOFTIRQ_ENTRY",
-		[MKM_EV_SOFTIRQ_EXIT] = "SOFTIRQ_EXIT",
-		[MKM_EV_SYSCALL_ENTRY] = "SYSCALL_ENTRY",
-		[MKM_EV_SYSCALL_EXIT] = "SYSCALL_EXIT",
-		[MKM_EV_MARK] = "MARK",
-		[MKM_EV_ATTACH] = "ATTACH",
-		[MKM_EV_DETACH] = "DETACH",
-		[MKM_EV_NAME] = "NAME",
-		[MKM_EV_LOST] = "LOST",
-	};
-
-	if (type < sizeof(names) / sizeof(names[0]) && names[type])
-		return names[type];
-	return "?";
-}
-
 void abi_dump(const struct abi_trace *t, size_t max)
 {
 	for (size_t i = 0; i < t->n && i < max; i++) {
@@ -463,7 +432,7 @@ void abi_dump(const struct abi_trace *t, size_t max)
 		printf("# %5zu cpu%u seq %u t %llu tid %u uid %u %s f %#x "
 		       "a0 %#x a1 %#x\n",
 		       i, e->cpu, e->seq, (unsigned long long)e->time_ns,
-		       e->tid, e->unique_id, abi_type_name(e->type), e->flags,
+		       e->tid, e->unique_id, mon_event_name(e->type), e->flags,
 		       e->arg0, e->arg1);
 	}
 }

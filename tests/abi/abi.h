@@ -31,6 +31,8 @@
 #include <cmocka.h>
 
 #include "mkm.h"
+/* For its names of event types (mon_event_name) alone. */
+#include "libmonitor.h"
 
 /* Seconds a single test may take in the (emulated, slow) guest. */
 #define ABI_TEST_TIMEOUT 30
@@ -187,7 +189,6 @@ size_t abi_cpu_events(const struct abi_trace *t, unsigned int cpu,
  */
 void abi_check_stream(const struct abi_trace *t, unsigned int nr_cpus,
 		      uint64_t *records, uint64_t *lost);
-const char *abi_type_name(unsigned int type);
 /* Print the stream (debugging a failure). */
 void abi_dump(const struct abi_trace *t, size_t max);
 

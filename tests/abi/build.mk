@@ -8,14 +8,15 @@ ABI_DIR := $(BUILD)/tests/abi
 ABI_TESTS := $(ABI_AREAS:%=$(ABI_DIR)/test_%)
 ABI_OBJS := $(ABI_AREAS:%=$(ABI_DIR)/test_%.o) $(ABI_DIR)/abi.o
 
-$(ABI_OBJS): $(ABI_DIR)/%.o: tests/abi/%.c tests/abi/abi.h kernel/uapi/mkm.h
+$(ABI_OBJS): $(ABI_DIR)/%.o: tests/abi/%.c tests/abi/abi.h kernel/uapi/mkm.h \
+		libmonitor/include/libmonitor.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -pthread -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) -Ilibmonitor/include -pthread -c -o $@ $<
 
-$(ABI_TESTS): $(ABI_DIR)/%: $(ABI_DIR)/%.o $(ABI_DIR)/abi.o
+$(ABI_TESTS): $(ABI_DIR)/%: $(ABI_DIR)/%.o $(ABI_DIR)/abi.o $(LIBMON_A)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $^ -lcmocka
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $^ -lcmocka -lm
 
 VM_TESTS += $(ABI_TESTS)
 all: $(ABI_TESTS)

@@ -220,8 +220,8 @@ static void check_alternation(pid_t tid)
 			continue;
 		if (e->type != expect)
 			fail_msg("tid %d: event %zu is %s, expected %s",
-				 (int)tid, i, abi_type_name(e->type),
-				 abi_type_name((unsigned int)expect));
+				 (int)tid, i, mon_event_name(e->type),
+				 mon_event_name((unsigned int)expect));
 		expect = expect == MKM_EV_SWITCH_IN ? MKM_EV_SWITCH_OUT :
 						      MKM_EV_SWITCH_IN;
 		n++;
@@ -332,7 +332,7 @@ static void check_wakeups(pid_t tid, pid_t partner, const struct abi_ctxt *c0,
 			/* A local wakeup from a pipe write, in a syscall. */
 			if (e->flags & MKM_EVF_IN_IRQ)
 				fail_msg("event %zu: %s by %u flagged IN_IRQ",
-					 i, abi_type_name(e->type), e->arg1);
+					 i, mon_event_name(e->type), e->arg1);
 			continue;
 		}
 		/*
@@ -415,7 +415,7 @@ static void test_unmonitored_threads_no_events(void **state)
 		const struct mkm_event *e = &x.t.ev[i];
 		if (!monitored(e->tid))
 			fail_msg("event %zu (%s) of unmonitored tid %u", i,
-				 abi_type_name(e->type), e->tid);
+				 mon_event_name(e->type), e->tid);
 		uint32_t uid = e->tid == (uint32_t)x.a ? 1001 : 1002;
 		if (e->unique_id != uid)
 			fail_msg(
@@ -475,7 +475,7 @@ static void check_attach(pid_t tid, const char *name)
 		if (x.t.ev[k].tid == (uint32_t)tid &&
 		    x.t.ev[k].time_ns < x.t.ev[i].time_ns)
 			fail_msg("event %zu (%s) before the ATTACH of %d", k,
-				 abi_type_name(x.t.ev[k].type), (int)tid);
+				 mon_event_name(x.t.ev[k].type), (int)tid);
 }
 
 static void test_attach_reports_blocked_thread(void **state)
@@ -496,7 +496,7 @@ static void test_switch_events_on_pinned_cpu(void **state)
 		     e->type == MKM_EV_SWITCH_OUT) &&
 		    e->cpu != x.cpu)
 			fail_msg("event %zu: %s on cpu %u, pinned to %d", i,
-				 abi_type_name(e->type), e->cpu, x.cpu);
+				 mon_event_name(e->type), e->cpu, x.cpu);
 	}
 	ABI_EQ(abi_count(&x.t, x.a, MKM_EV_MIGRATE), 0);
 	ABI_EQ(abi_count(&x.t, x.b, MKM_EV_MIGRATE), 0);

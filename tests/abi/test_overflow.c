@@ -128,8 +128,9 @@ static void test_stats_marks_overflow_accounted(void **state)
 			    ev[j].tid != (uint32_t)w[i].tid)
 				fail_msg("cpu %d record %zu: %s value %u, "
 					 "expected mark %zu",
-					 w[i].cpu, j, abi_type_name(ev[j].type),
-					 ev[j].arg0, j);
+					 w[i].cpu, j,
+					 mon_event_name(ev[j].type), ev[j].arg0,
+					 j);
 		}
 		ABI_EQ(ev[k - 1].type, MKM_EV_LOST);
 		ABI_EQ(ev[k - 1].arg0, per_cpu - (k - 1));

@@ -45,7 +45,7 @@ static void check_died(const struct abi_trace *t, pid_t tid, uint32_t dead)
 		if (e->tid == (uint32_t)tid &&
 		    e->time_ns > t->ev[last].time_ns && e->type != MKM_EV_REAP)
 			fail_msg("event %zu: %s of %d after its last switch", i,
-				 abi_type_name(e->type), (int)tid);
+				 mon_event_name(e->type), (int)tid);
 	}
 }
 
@@ -253,7 +253,7 @@ static void test_unmonitor_stops_events(void **state)
 		if (t.ev[i].tid == (uint32_t)w.tid &&
 		    t.ev[i].time_ns > t.ev[d].time_ns)
 			fail_msg("event %zu: %s after DETACH", i,
-				 abi_type_name(t.ev[i].type));
+				 mon_event_name(t.ev[i].type));
 	/* And it can be tracked again. */
 	ABI_OK(abi_monitor(fd, w.tid, 6));
 	abi_trace_free(&t);
@@ -432,7 +432,7 @@ static void check_inherited(const struct abi_trace *t, pid_t parent,
 		if (t->ev[i].tid == (uint32_t)child &&
 		    t->ev[i].type != MKM_EV_NAME)
 			fail_msg("event %ld: %s of the child before its FORK",
-				 i, abi_type_name(t->ev[i].type));
+				 i, mon_event_name(t->ev[i].type));
 }
 
 static void test_inherit_pthread_create_tracked(void **state)

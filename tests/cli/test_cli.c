@@ -94,7 +94,9 @@ static struct accounting mkm_until(const struct tl *tl, unsigned int tid,
 
 static void test_record_matches_schedstat(void **state)
 {
-	struct trace_reader *r;
+	struct mon_pipeline *p;
+	struct mon_source *src;
+	struct mon_sink *sink;
 	struct tl *tl;
 	char line[256];
 	FILE *f;
@@ -105,10 +107,13 @@ static void test_record_matches_schedstat(void **state)
 	assert_int_equal(
 		sh("mkm record -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/w.err"),
 		0);
-	assert_int_equal(trace_reader_open(&r, "/tmp/w.mkm"), 0);
+	assert_int_equal(mon_source_file(&src, "/tmp/w.mkm"), 0);
+	assert_int_equal(mon_pipeline_create(&p, src), 0);
 	assert_int_equal(tl_create(&tl, NULL), 0);
-	assert_int_equal(trace_reader_replay(r, tl), 0);
-	trace_reader_close(r);
+	assert_int_equal(mon_sink_timeline(&sink, tl), 0);
+	assert_int_equal(mon_pipeline_add_sink(p, sink), 0);
+	assert_int_equal(mon_pipeline_run(p), 0);
+	mon_pipeline_destroy(p);
 
 	f = fopen("/tmp/w.ss", "r");
 	assert_non_null(f);

@@ -21,15 +21,15 @@ STRESS_OBJS := $(STRESS_AREAS:%=$(STRESS_DIR)/test_%.o) \
 	$(STRESS_DIR)/stress.o
 
 $(STRESS_OBJS): $(STRESS_DIR)/%.o: tests/stress/%.c tests/stress/stress.h \
-		tests/abi/abi.h kernel/uapi/mkm.h
+		tests/abi/abi.h kernel/uapi/mkm.h libmonitor/include/libmonitor.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -Itests/abi $(CFLAGS) -pthread -c -o $@ $<
+	$(Q)$(CC) -Itests/abi -Ilibmonitor/include $(CFLAGS) -pthread -c -o $@ $<
 
 $(STRESS_TESTS): $(STRESS_DIR)/%: $(STRESS_DIR)/%.o $(STRESS_DIR)/stress.o \
-		$(ABI_DIR)/abi.o
+		$(ABI_DIR)/abi.o $(LIBMON_A)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $^ -lcmocka
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $^ -lcmocka -lm
 
 VM_TESTS += $(STRESS_TESTS)
 all: $(STRESS_TESTS)

@@ -181,8 +181,8 @@ int stress_checker_feed(struct stress_checker *c, const struct mkm_event *ev,
 				snprintf(msg, msg_size,
 					 "cpu %u record %zu (%s): seq %u, "
 					 "expected %s%u",
-					 cpu, i, abi_type_name(e->type), e->seq,
-					 exact ? "" : "at least ",
+					 cpu, i, mon_event_name(e->type),
+					 e->seq, exact ? "" : "at least ",
 					 c->next_seq[cpu]);
 				return -1;
 			}
@@ -207,7 +207,7 @@ int stress_checker_feed(struct stress_checker *c, const struct mkm_event *ev,
 			snprintf(msg, msg_size,
 				 "cpu %u record %zu (%s): time %llu went back "
 				 "from %llu",
-				 cpu, i, abi_type_name(e->type),
+				 cpu, i, mon_event_name(e->type),
 				 (unsigned long long)e->time_ns,
 				 (unsigned long long)c->last_ts[cpu]);
 			return -1;

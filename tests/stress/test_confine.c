@@ -66,7 +66,7 @@ static size_t child_wait_event(int fd, struct mkm_event *ev, size_t *n,
 		abi_sleep_ms(10);
 	}
 	fprintf(stderr, "child %d: no %s of unique_id %u within %d s\n",
-		(int)getpid(), abi_type_name((unsigned int)type), unique_id,
+		(int)getpid(), mon_event_name((unsigned int)type), unique_id,
 		CHILD_WAIT);
 	_exit(1);
 }
@@ -296,7 +296,7 @@ static void watch_own_threads(long unused)
 			fprintf(stderr,
 				"event %zu (%s): tid %u, not one of "
 				"ours (1, %u, %u)\n",
-				i, abi_type_name(e->type), e->tid, ours[1],
+				i, mon_event_name(e->type), e->tid, ours[1],
 				ours[2]);
 			_exit(1);
 		}
@@ -309,7 +309,7 @@ static void watch_own_threads(long unused)
 			fprintf(stderr,
 				"event %zu (%s of %u): peer tid %u "
 				"outside the namespace's view\n",
-				i, abi_type_name(e->type), e->tid, e->arg1);
+				i, mon_event_name(e->type), e->tid, e->arg1);
 			_exit(1);
 		}
 		/* Whichever of the two went to sleep, the other woke it. */
@@ -412,7 +412,7 @@ static void test_pidns_outer_monitor_sees_outer_tids(void **state)
 		if (k < 0)
 			fail_msg("event %zu (%s): tid %u, expected the outer "
 				 "tid %d or %d",
-				 i, abi_type_name(e->type), e->tid, outer[0],
+				 i, mon_event_name(e->type), e->tid, outer[0],
 				 outer[1]);
 		woken += e->type == MKM_EV_WAKING &&
 			 e->arg1 == (uint32_t)outer[!k];
@@ -645,7 +645,7 @@ static void watch_setuid_exec_suspended(long unused)
 	for (size_t i = 0; i < n; i++)
 		if (ev[i].unique_id == 41 || ev[i].tid == (uint32_t)xt.pid) {
 			fprintf(stderr, "event %zu: %s of tid %u uid %u\n", i,
-				abi_type_name(ev[i].type), ev[i].tid,
+				mon_event_name(ev[i].type), ev[i].tid,
 				ev[i].unique_id);
 			_exit(1);
 		}

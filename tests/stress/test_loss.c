@@ -317,7 +317,7 @@ static void test_configure_keeps_unreported_loss(void **state)
 			 "next read gave %zd bytes (%s of %u), expected their "
 			 "LOST record",
 			 rc ? "refused" : "succeeded", 2 * recs, n,
-			 n > 0 ? abi_type_name(ev[0].type) : "-",
+			 n > 0 ? mon_event_name(ev[0].type) : "-",
 			 n > 0 ? ev[0].arg0 : 0);
 	if (rc)
 		ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));

@@ -195,7 +195,7 @@ static void owner_main(struct pipes *p, uid_t uid)
 			fprintf(stderr,
 				"event %zu after the reap: %s tid %u "
 				"unique_id %#x\n",
-				k, abi_type_name(ev[k].type), ev[k].tid,
+				k, mon_event_name(ev[k].type), ev[k].tid,
 				ev[k].unique_id);
 			_exit(1);
 		}

@@ -26,7 +26,7 @@ $(TU_DIR)/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_A) \
 
 # The sanitizer build compiles the library sources in, instrumented.
 $(TU_DIR)/san/test_%: tests/unit/test_%.c tests/unit/evstream.h \
-		$(LIBMON_SRCS) libmonitor/src/internal.h \
+		$(LIBMON_SRCS) $(LIBMON_HDRS) \
 		libmonitor/include/libmonitor.h
 	$(quiet) CC-SAN $@
 	$(Q)mkdir -p $(@D)
@@ -48,7 +48,7 @@ FUZZ_TIME ?= 20
 FUZZ_CC ?= clang
 CHECK_EXTRA += check-fuzz
 
-$(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) libmonitor/src/internal.h \
+$(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) $(LIBMON_HDRS) \
 		libmonitor/include/libmonitor.h
 	$(quiet) FUZZ-CC $@
 	$(Q)mkdir -p $(@D)

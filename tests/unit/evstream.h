@@ -145,6 +145,24 @@ static inline void expect_timeline(const struct tl *tl, int64_t th,
 /* The latest timeline of tid. */
 #define EXPECT(tl, tid, ...) EXPECT_TH(tl, tl_find(tl, tid), __VA_ARGS__)
 
+/*
+ * Replay a source into tl through the pipeline (source -> timeline sink);
+ * the run's result. The source is owned by the call.
+ */
+static inline int replay(struct mon_source *src, struct tl *tl)
+{
+	struct mon_pipeline *p;
+	struct mon_sink *sink;
+	int err;
+
+	assert_int_equal(mon_pipeline_create(&p, src), 0);
+	assert_int_equal(mon_sink_timeline(&sink, tl), 0);
+	assert_int_equal(mon_pipeline_add_sink(p, sink), 0);
+	err = mon_pipeline_run(p);
+	mon_pipeline_destroy(p);
+	return err;
+}
+
 /* A timeline of the whole stream, fed at once and flushed. */
 static inline struct tl *build(const struct evs *s, uint32_t classes,
 			       unsigned int nr_cpus)

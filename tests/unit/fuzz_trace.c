@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_trace.c - libFuzzer target: the .mkm reader on arbitrary bytes, and
- * whatever records it yields (or the raw bytes taken as records) through
- * the timeline builder and accounting, checking the timeline invariants.
+ * whatever records it yields, through a memory source and a timeline sink
+ * (or the raw bytes taken as records, fed directly), into the timeline
+ * builder and accounting, checking the timeline invariants.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,22 +49,40 @@ static void check(const struct tl *tl)
 			abort();
 }
 
+/* A trace through the pipeline (memory source -> timeline sink). */
+static void replay(struct mon_source *src, struct tl *tl)
+{
+	struct mon_pipeline *p;
+	struct mon_sink *sink;
+
+	if (mon_pipeline_create(&p, src))
+		abort();
+	if (mon_sink_timeline(&sink, tl) || mon_pipeline_add_sink(p, sink))
+		abort();
+	if (mon_pipeline_run(p) && !mon_pipeline_error(p, NULL)[0])
+		abort(); /* every error must say why */
+	mon_pipeline_destroy(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct trace_reader *r;
+	struct mon_source *src = NULL;
 	struct tl *tl;
 	int err;
 
 	if (tl_create(&tl, NULL))
 		return 0;
-	err = trace_reader_open_mem(&r, data, size);
+	err = mon_source_mem(&src, data, size);
 	if (!err) {
-		trace_reader_replay(r, tl);
+		replay(src, tl);
 	} else {
 		/* Not a trace: the bytes as a raw record stream. */
 		size_t n = size / sizeof(struct mkm_event);
 		struct mkm_event *ev = malloc(n * sizeof(*ev) + 1);
 
+		if (src && !mon_source_error(src, NULL)[0])
+			abort(); /* every error must say why */
+		mon_source_destroy(src);
 		if (ev) {
 			memcpy(ev, data, n * sizeof(*ev));
 			tl_feed(tl, ev, n / 2);
@@ -73,9 +92,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(ev);
 		}
 	}
-	if (trace_reader_error(r, NULL)[0] == 0 && err)
-		abort(); /* every error must say why */
-	trace_reader_close(r);
 	check(tl);
 	tl_destroy(tl);
 	return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_timeline.c - unit tests of libmonitor/src/timeline.c: synthetic
+ * test_timeline.c - unit tests of libmonitor/src/timeline/: synthetic
  * event streams against hand-checked timelines.
  */
 #include <errno.h>
@@ -883,6 +883,42 @@ static void test_tl_create_invalid(void **state)
 	tl_destroy(NULL);
 }
 
+/* The one table of states and names: complete, distinct, consistent. */
+static void test_state_and_event_names(void **state)
+{
+	unsigned int s, k;
+
+	(void)state;
+	for (s = 0; s < TL_NR_STATES; s++) {
+		const struct tl_state_desc *d = tl_state_desc(s);
+
+		assert_string_equal(d->name, tl_state_name(s));
+		assert_true(d->legend[0] && d->glyph_utf8[0]);
+		assert_true(d->glyph > ' ' && d->glyph < 127);
+		assert_true(d->group < TL_NR_GROUPS);
+		assert_true(d->rgb <= 0xffffff);
+		/* On a CPU exactly in the running and interrupted groups. */
+		assert_int_equal(d->on_cpu, d->group == TL_GROUP_RUN ||
+						    d->group == TL_GROUP_INTR);
+		for (k = 0; k < s; k++)
+			assert_string_not_equal(d->name, tl_state_name(k));
+	}
+	assert_string_equal(tl_state_desc(TL_NR_STATES)->name, "?");
+	assert_int_equal(tl_state_desc(TL_RUN_SYS)->group, TL_GROUP_RUN);
+	assert_int_equal(tl_state_desc(TL_PAGING_SLEEP)->group, TL_GROUP_DISK);
+	for (k = 0; k < TL_NR_GROUPS; k++)
+		assert_string_not_equal(tl_group_name(k), "?");
+	assert_string_equal(tl_group_name(TL_NR_GROUPS), "?");
+	for (k = 1; k <= MKM_EV_TYPE_MAX; k++)
+		assert_string_not_equal(mon_event_name(k), "?");
+	assert_string_equal(mon_event_name(0), "?");
+	assert_string_equal(mon_event_name(MKM_EV_TYPE_MAX + 1), "?");
+	assert_string_equal(mon_event_name(MKM_EV_SWITCH_OUT), "switch_out");
+	assert_string_equal(mon_task_state_name(MKM_TS_UNINTERRUPTIBLE), "D");
+	assert_string_equal(mon_task_state_name(MKM_TS_ZOMBIE), "Z");
+	assert_string_equal(mon_task_state_name(8), "?");
+}
+
 static void test_tl_feed_many_intervals_cross_blocks(void **state)
 {
 	struct tl_config cfg = { .nr_cpus = 1 };
@@ -1204,6 +1240,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_lost_keeps_zombies),
 		cmocka_unit_test(test_tl_set_callback_detach_closes_last),
 		cmocka_unit_test(test_tl_create_invalid),
+		cmocka_unit_test(test_state_and_event_names),
 		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
 		cmocka_unit_test(test_tl_feed_random_batches_match_whole),
 		cmocka_unit_test(test_tl_feed_random_batches_many_cpus),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_trace.c - unit tests of libmonitor/src/trace.c: round trips, and
+ * test_trace.c - unit tests of libmonitor/src/trace/: round trips, and
  * every truncation and a corruption of a real file, which must give a
  * clear error at the right offset with everything before it readable.
  */
@@ -372,10 +372,10 @@ static void test_trace_reader_crash_loses_only_unflushed(void **state)
 	drop(&f);
 }
 
-static void test_trace_reader_replay_matches_direct(void **state)
+static void test_trace_replay_matches_direct(void **state)
 {
 	struct tl_config cfg = { .nr_cpus = 2 };
-	struct trace_reader *r;
+	struct mon_source *src;
 	struct trace_writer *w;
 	struct tl *direct, *replayed;
 	struct evs s = { 0 };
@@ -399,9 +399,8 @@ static void test_trace_reader_replay_matches_direct(void **state)
 	assert_int_equal(trace_writer_close(w), 0);
 	direct = build(&s, 0, 2);
 	assert_int_equal(tl_create(&replayed, &cfg), 0);
-	assert_int_equal(trace_reader_open(&r, f.path), 0);
-	assert_int_equal(trace_reader_replay(r, replayed), 0);
-	trace_reader_close(r);
+	assert_int_equal(mon_source_file(&src, f.path), 0);
+	assert_int_equal(replay(src, replayed), 0);
 	assert_int_equal(tl_nr_threads(replayed), tl_nr_threads(direct));
 	for (th = 0; th < tl_nr_threads(direct); th++) {
 		struct tl_thread a, b;
@@ -421,10 +420,10 @@ static void test_trace_reader_replay_matches_direct(void **state)
 	unlink(f.path);
 }
 
-static void test_trace_reader_replay_keeps_valid_prefix(void **state)
+static void test_trace_replay_keeps_valid_prefix(void **state)
 {
 	uint64_t off[16], before[16];
-	struct trace_reader *r;
+	struct mon_source *src;
 	struct tl_stats st;
 	struct file f;
 	struct tl *tl;
@@ -434,9 +433,8 @@ static void test_trace_reader_replay_keeps_valid_prefix(void **state)
 	chunk_offsets(&f, off, before, 15);
 	assert_int_equal(tl_create(&tl, NULL), 0);
 	/* Cut inside the second EVENTS chunk. */
-	assert_int_equal(trace_reader_open_mem(&r, f.data, off[2] - 5), 0);
-	assert_int_equal(trace_reader_replay(r, tl), -ENODATA);
-	trace_reader_close(r);
+	assert_int_equal(mon_source_mem(&src, f.data, off[2] - 5), 0);
+	assert_int_equal(replay(src, tl), -ENODATA);
 	assert_int_equal(tl_nr_marks(tl), 2048);
 	assert_int_equal(tl_stats(tl, &st), 0);
 	assert_int_equal(st.pending, 0);
@@ -672,8 +670,8 @@ int main(void)
 		cmocka_unit_test(test_trace_reader_bad_header),
 		cmocka_unit_test(test_trace_reader_unknown_abi),
 		cmocka_unit_test(test_trace_reader_crash_loses_only_unflushed),
-		cmocka_unit_test(test_trace_reader_replay_matches_direct),
-		cmocka_unit_test(test_trace_reader_replay_keeps_valid_prefix),
+		cmocka_unit_test(test_trace_replay_matches_direct),
+		cmocka_unit_test(test_trace_replay_keeps_valid_prefix),
 		cmocka_unit_test(test_trace_writer_errors),
 		cmocka_unit_test(test_trace_reader_skips_newer_minor),
 		cmocka_unit_test(test_trace_reader_malformed_payloads),

@@ -13,46 +13,15 @@
 #include "builtin.h"
 #include "util.h"
 
-static const char *const type_names[MKM_EV_TYPE_MAX + 1] = {
-	[MKM_EV_SWITCH_OUT] = "switch_out",
-	[MKM_EV_SWITCH_IN] = "switch_in",
-	[MKM_EV_WAKING] = "waking",
-	[MKM_EV_WAKEUP] = "wakeup",
-	[MKM_EV_WAKEUP_NEW] = "wakeup_new",
-	[MKM_EV_MIGRATE] = "migrate",
-	[MKM_EV_FORK] = "fork",
-	[MKM_EV_EXEC] = "exec",
-	[MKM_EV_EXIT] = "exit",
-	[MKM_EV_REAP] = "reap",
-	[MKM_EV_IRQ_ENTRY] = "irq_entry",
-	[MKM_EV_IRQ_EXIT] = "irq_exit",
-	[MKM_EV_SOFTIRQ_ENTRY] = "softirq_entry",
-	[MKM_EV_SOFTIRQ_EXIT] = "softirq_exit",
-	[MKM_EV_SYSCALL_ENTRY] = "syscall_entry",
-	[MKM_EV_SYSCALL_EXIT] = "syscall_exit",
-	[MKM_EV_MARK] = "mark",
-	[MKM_EV_ATTACH] = "attach",
-	[MKM_EV_DETACH] = "detach",
-	[MKM_EV_NAME] = "name",
-	[MKM_EV_LOST] = "LOST",
-};
-
-static const char *const state_names[] = {
-	"R", "S", "D", "T", "t", "X", "P", "Z",
-};
-
 static void print_event(const struct mkm_event *e, uint64_t t0)
 {
-	const char *name = e->type <= MKM_EV_TYPE_MAX && type_names[e->type] ?
-				   type_names[e->type] :
-				   "?";
+	const char *name = mon_event_name(e->type);
 
 	printf("%14.6f ms cpu%-2u %7u %-13s", (e->time_ns - t0) / 1e6, e->cpu,
 	       e->tid, name);
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
-		printf(" %s%s next=%u",
-		       e->arg0 < 8 ? state_names[e->arg0] : "?",
+		printf(" %s%s next=%u", mon_task_state_name(e->arg0),
 		       e->flags & MKM_EVF_PREEMPTED ? " preempted" : "",
 		       e->arg1);
 		break;
@@ -83,7 +52,7 @@ static void print_event(const struct mkm_event *e, uint64_t t0)
 		break;
 	}
 	case MKM_EV_ATTACH:
-		printf(" %s cpu=%d", e->arg0 < 8 ? state_names[e->arg0] : "?",
+		printf(" %s cpu=%d", mon_task_state_name(e->arg0),
 		       (int)e->arg1);
 		break;
 	case MKM_EV_LOST:

@@ -11,50 +11,6 @@
 #include "builtin.h"
 #include "util.h"
 
-/* The columns of the table: microstates grouped as a user thinks of them. */
-enum group {
-	G_RUN,
-	G_INTR,
-	G_RUNQ,
-	G_SLEEP,
-	G_DISK,
-	G_STOP,
-	G_ZOMB,
-	G_UNKN,
-	G_NR
-};
-static const char *const group_names[G_NR] = {
-	"RUN", "INTR", "RUNQ", "SLEEP", "DISK", "STOP", "ZOMB", "UNKN",
-};
-
-static enum group group_of(unsigned int state)
-{
-	switch (state) {
-	case TL_RUN:
-	case TL_RUN_USER:
-	case TL_RUN_SYS:
-	case TL_TRAP:
-		return G_RUN;
-	case TL_INTERRUPTED:
-		return G_INTR;
-	case TL_RUNQ:
-		return G_RUNQ;
-	case TL_SLEEP:
-	case TL_FUTEX_SLEEP:
-	case TL_POLL_SLEEP:
-		return G_SLEEP;
-	case TL_DISK:
-	case TL_PAGING_SLEEP:
-		return G_DISK;
-	case TL_STOPPED:
-		return G_STOP;
-	case TL_ZOMBIE:
-		return G_ZOMB;
-	default:
-		return G_UNKN;
-	}
-}
-
 static const char *end_name(unsigned int end)
 {
 	static const char *const names[] = { "alive", "reaped", "detached",
@@ -99,11 +55,12 @@ static void print_threads(const struct report *r)
 
 	printf("Microstates per thread, %% of its observed life (like prstat -m)\n");
 	printf("%7s %-16s %10s", "TID", "NAME", "LIFE");
-	for (g = 0; g < G_NR; g++)
-		printf(" %5s", group_names[g]);
+	for (g = 0; g < TL_NR_GROUPS; g++)
+		printf(" %5s", tl_group_name(g));
 	printf(" %7s %5s\n", "SWITCH", "FLUT");
 	for (th = 0; th < r->nr_threads; th++) {
-		uint64_t timers[TL_NR_STATES], groups[G_NR] = { 0 }, life;
+		uint64_t timers[TL_NR_STATES], groups[TL_NR_GROUPS] = { 0 },
+					       life;
 		struct tl_thread t;
 		char buf[32];
 		unsigned int s;
@@ -111,10 +68,10 @@ static void print_threads(const struct report *r)
 		tl_thread(r->tl, th, &t);
 		thread_totals(r, th, timers, &life);
 		for (s = 0; s < TL_NR_STATES; s++)
-			groups[group_of(s)] += timers[s];
+			groups[tl_state_desc(s)->group] += timers[s];
 		printf("%7u %-16.16s %10s", t.tid, t.name[0] ? t.name : "?",
 		       fmt_ns(buf, sizeof(buf), life));
-		for (g = 0; g < G_NR; g++)
+		for (g = 0; g < TL_NR_GROUPS; g++)
 			printf(" %5.1f", life ? 100.0 * groups[g] / life : 0.0);
 		printf(" %7llu %5llu\n", (unsigned long long)t.switches,
 		       (unsigned long long)t.flutters);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 #define OUT_BATCH 4096
 #define MAX_MERGE 64

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 struct trace_sink {
 	struct trace_writer *w; /* NULL once closed */

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 static int file_next(void *priv, struct mon_msg *msg)
 {

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 #define OUT_BATCH 4096
 

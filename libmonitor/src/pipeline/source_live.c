@@ -31,7 +31,7 @@
 #include <urcu/compiler.h>
 #include <urcu/wfcqueue.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 /* Records stamped this close to a drain may still be in flight. */
 #define HORIZON_MARGIN_NS 1000000ull

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 static int timeline_consume(void *priv, const struct mon_msg *msg)
 {

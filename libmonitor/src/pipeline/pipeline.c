@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 #define MAX_SOURCES 64
 

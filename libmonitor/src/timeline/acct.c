@@ -10,12 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "timeline/timeline.h"
 
 static bool on_cpu_run(unsigned int s)
 {
-	return s == TL_RUN || s == TL_RUN_USER || s == TL_RUN_SYS ||
-	       s == TL_TRAP;
+	return tl_state_desc(s)->group == TL_GROUP_RUN;
 }
 
 /* Is thread i a descendant of thread anc (by fork)? */

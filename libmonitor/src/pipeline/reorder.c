@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline_internal.h"
+#include "pipeline/pipeline_internal.h"
 
 int reorder_init(struct reorder *r, uint32_t nr_groups, bool renumber)
 {

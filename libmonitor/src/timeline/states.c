@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * states.c - the state machine: each record, in merged time order, moves
+ * its thread (and for a LOST record, every thread) between microstates.
+ *
+ * Lost events. A MKM_EV_LOST record, or a jump in a CPU's seq numbers
+ * (synthesised into a LOST record by merge.c), opens a gap at the time of
+ * the last record before it. The lost records may have been any thread's
+ * switch or wakeup, so every thread becomes UNKNOWN there, except threads
+ * running on another CPU (that CPU's stream shows them still running) and
+ * zombies; each one's next state-fixing event ends its UNKNOWN interval.
+ *
+ * Hot path. Records of the thread that last had one on the same CPU skip
+ * the tid map (a per-CPU cache, invalidated by a generation count when a
+ * timeline ends or changes tid); the open interval's start and slot are
+ * kept in the thread, so a transition touches the thread and one 16-byte
+ * slot. A transition at the very instant the open interval began rewrites
+ * that interval instead of leaving one of zero length.
+ *
+ * Flutter (MKM 3.2): a thread switched out to the idle task and switched
+ * back in from the idle task on the same CPU with no monitored thread in
+ * between. The kernel's sched_switch does not fire when the scheduler
+ * picks the same task again, so only idle can be "nothing run between".
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "timeline/timeline.h"
+
+#define CPU_NONE 0xffffffffu
+
+static bool state_on_cpu(unsigned int s)
+{
+	return mon_states[s].on_cpu;
+}
+
+/*
+ * Move thread t into (state, cpu) at time now. Returns -ENOMEM only; the
+ * state is changed even then, the interval is lost. Inlined: it runs for
+ * nearly every record.
+ */
+static inline __attribute__((always_inline)) int
+set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
+	  unsigned int cpu)
+{
+	struct tl_iv *last = t->last;
+
+	if (likely(last)) {
+		if (state == t->state && cpu == t->ivcpu)
+			return 0;
+		t->state = (uint8_t)state;
+		t->ivcpu = (uint16_t)cpu;
+		if (unlikely(t->since >= now)) {
+			last->state = (uint8_t)state;
+			last->cpu = (uint16_t)cpu;
+			return 0;
+		}
+		if (unlikely(tl->cb != NULL))
+			tl_iv_report(tl, (size_t)(t - tl->th), last, now);
+	} else {
+		t->state = (uint8_t)state;
+		t->ivcpu = (uint16_t)cpu;
+	}
+	return tl_iv_append(tl, t, now, state, cpu);
+}
+
+/* ---- the state machine ------------------------------------------------ */
+
+static unsigned int run_state(const struct tl *tl, const struct tl_th *t)
+{
+	if (t->irq_depth)
+		return TL_INTERRUPTED;
+	if (!tl->syscalls || t->sys == SYS_UNKNOWN)
+		return TL_RUN;
+	return t->sys == SYS_IN ? TL_RUN_SYS : TL_RUN_USER;
+}
+
+static bool sys_is_futex(uint32_t nr)
+{
+	switch (nr) {
+#ifdef SYS_futex
+	case SYS_futex:
+#endif
+#ifdef SYS_futex_waitv
+	case SYS_futex_waitv:
+#endif
+		return true;
+	}
+	return false;
+}
+
+static bool sys_is_poll(uint32_t nr)
+{
+	switch (nr) {
+#ifdef SYS_poll
+	case SYS_poll:
+#endif
+#ifdef SYS_ppoll
+	case SYS_ppoll:
+#endif
+#ifdef SYS_select
+	case SYS_select:
+#endif
+#ifdef SYS_pselect6
+	case SYS_pselect6:
+#endif
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait:
+#endif
+#ifdef SYS_epoll_pwait
+	case SYS_epoll_pwait:
+#endif
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+		return true;
+	}
+	return false;
+}
+
+/* The state a thread is in after leaving its CPU in kernel state ts. */
+static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
+				uint32_t ts)
+{
+	switch (ts) {
+	case MKM_TS_RUNNING:
+		return TL_RUNQ;
+	case MKM_TS_INTERRUPTIBLE:
+		if (tl->syscalls && t->sys == SYS_IN) {
+			if (sys_is_futex(t->sysnr))
+				return TL_FUTEX_SLEEP;
+			if (sys_is_poll(t->sysnr))
+				return TL_POLL_SLEEP;
+		}
+		return TL_SLEEP;
+	case MKM_TS_UNINTERRUPTIBLE:
+		return TL_DISK;
+	case MKM_TS_STOPPED:
+	case MKM_TS_TRACED:
+		return TL_STOPPED;
+	case MKM_TS_DEAD: /* released at exit (ATTACH of a dying thread) */
+	case MKM_TS_ZOMBIE: /* waits for its parent's wait() */
+		return TL_ZOMBIE;
+	case MKM_TS_PARKED:
+		return TL_SLEEP;
+	}
+	return TL_UNKNOWN;
+}
+
+/* The event proves t is on CPU c now: make it so, counting a correction. */
+static inline __attribute__((always_inline)) int
+ensure_running(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int c)
+{
+	if (likely(state_on_cpu(t->state) && t->ivcpu == c))
+		return 0;
+	if (t->state != TL_UNKNOWN) {
+		t->anomalies++;
+		tl->stats.anomalies++;
+	}
+	t->cpu = (uint16_t)c;
+	tl->cpus[c].cur = t - tl->th;
+	return set_state(tl, t, now, run_state(tl, t), c);
+}
+
+static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
+{
+	size_t i;
+
+	tl->cpus[c].events--; /* merge counted it: not an event */
+	tl->cpus[c].out = NO_THREAD;
+	tl->cpus[c].cur = NO_THREAD;
+	tl->cpus[c].cache_tid = 0;
+	for (i = 0; i < tl->nr_th; i++) {
+		struct tl_th *t = &tl->th[i];
+
+		if (t->ended || t->state == TL_ZOMBIE)
+			continue;
+		if (state_on_cpu(t->state) && t->ivcpu != c)
+			continue;
+		t->irq_depth = 0;
+		t->sys = SYS_UNKNOWN;
+		if (tl->cpus[t->cpu].cur == (int64_t)i)
+			tl->cpus[t->cpu].cur = NO_THREAD;
+		set_state(tl, t, now, TL_UNKNOWN, t->cpu);
+	}
+}
+
+static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
+{
+	struct tl_mark *m;
+
+	if (tl->nr_marks == tl->cap_marks) {
+		size_t cap = tl->cap_marks ? tl->cap_marks * 2 : 16;
+
+		m = realloc(tl->marks, cap * sizeof(*m));
+		if (!m)
+			return;
+		tl->marks = m;
+		tl->cap_marks = cap;
+	}
+	m = &tl->marks[tl->nr_marks++];
+	m->time_ns = now;
+	m->value = (uint64_t)ev->arg0 | (uint64_t)ev->arg1 << 32;
+	m->tid = ev->tid;
+	m->cpu = ev->cpu;
+}
+
+static unsigned int cpu_arg(const struct tl *tl, uint32_t arg,
+			    unsigned int dflt)
+{
+	return arg < tl->max_cpu ? arg : dflt;
+}
+
+/*
+ * A non-leader thread exec'd (de_thread): it takes the leader's tid, and
+ * the old leader's timeline, if monitored, ends.
+ */
+static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
+{
+	int64_t old = tl_thread_lookup(tl, ev->arg0);
+	int64_t leader = tl_thread_lookup(tl, ev->tid);
+
+	if (old == NO_THREAD)
+		return;
+	if (leader != NO_THREAD && leader != old)
+		tl_thread_end(tl, &tl->th[leader], now, TL_REPLACED);
+	tl->th[old].tid = ev->tid;
+	tl_map_set(tl, ev->tid, old);
+	tl->gen++;
+}
+
+/*
+ * The thread an event is about: the per-CPU cache, else the tid map; a new
+ * timeline for an unknown tid when create.
+ */
+static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
+				   const struct mkm_event *ev, uint64_t now,
+				   bool create)
+{
+	int64_t i;
+
+	if (unlikely(!ev->tid))
+		return NULL;
+	if (likely(cpu->cache_gen == tl->gen && cpu->cache_tid == ev->tid))
+		return &tl->th[cpu->cache_th];
+	i = tl_thread_lookup(tl, ev->tid);
+	if (i == NO_THREAD) {
+		if (!create)
+			return NULL;
+		i = tl_thread_new(tl, ev->tid, ev->unique_id, now, ev->cpu);
+		if (i < 0)
+			return NULL;
+	}
+	cpu->cache_tid = ev->tid;
+	cpu->cache_th = i;
+	cpu->cache_gen = tl->gen;
+	return &tl->th[i];
+}
+
+/*
+ * A SWITCH_IN says how long its thread waited runnable (the kernel's
+ * run_delay): unless a WAKEUP already said so, it was on the run queue from
+ * then, or since its last known state began if that is later.
+ */
+static void runnable_since(struct tl *tl, struct tl_th *t,
+			   const struct mkm_event *ev, uint64_t now)
+{
+	uint64_t wait = ev->flags & MKM_EVF_WAIT_US ? ev->arg0 * 1000ull :
+						      ev->arg0;
+
+	if (state_on_cpu(t->state) || t->state == TL_RUNQ ||
+	    t->state == TL_ZOMBIE)
+		return;
+	set_state(tl, t, wait < now - t->since ? now - wait : t->since, TL_RUNQ,
+		  ev->cpu);
+}
+
+/* Process one record, in merged time order: one switch on its type. */
+static inline __attribute__((always_inline)) void
+apply(struct tl *tl, const struct mkm_event *ev)
+{
+	unsigned int c = ev->cpu, type = ev->type, ns;
+	struct tl_cpu *cpu = &tl->cpus[c];
+	uint64_t now = ev->time_ns;
+	struct tl_th *t;
+	int64_t i;
+
+	if (unlikely(now < tl->now)) {
+		tl->stats.late++;
+		now = tl->now;
+	}
+	tl->now = now;
+
+	switch (type) {
+	case MKM_EV_LOST:
+		lost_gap(tl, c, now);
+		return;
+	case MKM_EV_MARK:
+		add_mark(tl, ev, now);
+		return;
+	case MKM_EV_SWITCH_IN:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
+		if (cpu->out == i && ev->arg1 == 0) {
+			t->flutters++;
+			cpu->flutters++;
+		}
+		cpu->out = NO_THREAD;
+		if (cpu->cur != NO_THREAD && cpu->cur != i) {
+			/* Its switch-out was not seen: it is off CPU now. */
+			struct tl_th *o = &tl->th[cpu->cur];
+
+			if (!o->ended && state_on_cpu(o->state) &&
+			    o->ivcpu == c) {
+				o->anomalies++;
+				tl->stats.anomalies++;
+				o->irq_depth = 0;
+				set_state(tl, o, now, TL_UNKNOWN, c);
+			}
+		}
+		t->switches++;
+		cpu->switches++;
+		t->irq_depth = 0;
+		t->cpu = (uint16_t)c;
+		cpu->cur = i;
+		if (ev->arg0)
+			runnable_since(tl, t, ev, now);
+		set_state(tl, t, now, run_state(tl, t), c);
+		return;
+	case MKM_EV_SWITCH_OUT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
+		if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
+			t->anomalies++;
+			tl->stats.anomalies++;
+		}
+		t->irq_depth = 0;
+		t->cpu = (uint16_t)c;
+		if (cpu->cur == i)
+			cpu->cur = NO_THREAD;
+		cpu->out = ev->arg1 == 0 ? i : NO_THREAD;
+		/*
+		 * Released at exit (a thread, or a process nobody waits
+		 * for): gone now, not a zombie until the late REAP, which
+		 * comes after an RCU grace period and finds it ended.
+		 */
+		if (ev->arg0 == MKM_TS_DEAD) {
+			tl_thread_end(tl, t, now, TL_REAPED);
+			return;
+		}
+		set_state(tl, t, now, state_after(tl, t, ev->arg0), c);
+		return;
+	case MKM_EV_WAKEUP:
+	case MKM_EV_WAKEUP_NEW:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
+		if (type == MKM_EV_WAKEUP_NEW && t->parent == NO_THREAD) {
+			int64_t p = tl_thread_lookup(tl, ev->arg1);
+
+			if (p != i)
+				t->parent = p;
+		}
+		/*
+		 * A wakeup of a thread still on its CPU, or already runnable,
+		 * changes nothing.
+		 */
+		if (state_on_cpu(t->state) || t->state == TL_ZOMBIE ||
+		    (t->state == TL_RUNQ && type == MKM_EV_WAKEUP))
+			return;
+		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
+		set_state(tl, t, now, TL_RUNQ, t->cpu);
+		return;
+	case MKM_EV_WAKING:
+		return;
+	case MKM_EV_MIGRATE:
+		t = th_get(tl, cpu, ev, now, false);
+		if (!t)
+			return;
+		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
+		if (t->state == TL_RUNQ)
+			set_state(tl, t, now, TL_RUNQ, t->cpu);
+		return;
+	case MKM_EV_FORK:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
+		ensure_running(tl, t, now, c);
+		if (ev->flags & MKM_EVF_INHERITED && ev->arg0) {
+			int64_t ch = tl_thread_lookup(tl, ev->arg0);
+
+			if (ch == NO_THREAD) {
+				ch = tl_thread_new(tl, ev->arg0, ev->arg1, now,
+						   c);
+				if (ch < 0)
+					return;
+				t = &tl->th[i]; /* tl->th may have moved */
+				set_state(tl, &tl->th[ch], now, TL_RUNQ, c);
+			}
+			if (ch != i && tl->th[ch].parent == NO_THREAD)
+				tl->th[ch].parent = i;
+		}
+		return;
+	case MKM_EV_EXEC:
+		if (ev->arg0 != ev->tid) {
+			do_exec(tl, ev, now);
+			cpu->cache_tid = 0;
+		}
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		ensure_running(tl, t, now, c);
+		return;
+	case MKM_EV_EXIT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		t->exited = 1;
+		ensure_running(tl, t, now, c);
+		return;
+	case MKM_EV_REAP:
+		t = th_get(tl, cpu, ev, now, false);
+		if (!t)
+			return;
+		if (t->state != TL_ZOMBIE) {
+			/* Its last switch-out was not seen. */
+			set_state(tl, t, now, TL_ZOMBIE, t->cpu);
+		}
+		tl_thread_end(tl, t, now, TL_REAPED);
+		cpu->cache_tid = 0;
+		return;
+	case MKM_EV_DETACH:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		tl_thread_end(tl, t, now, TL_DETACHED);
+		cpu->cache_tid = 0;
+		return;
+	case MKM_EV_IRQ_ENTRY:
+	case MKM_EV_SOFTIRQ_ENTRY:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		ensure_running(tl, t, now, c);
+		if (t->irq_depth < UINT8_MAX)
+			t->irq_depth++;
+		set_state(tl, t, now, TL_INTERRUPTED, c);
+		return;
+	case MKM_EV_IRQ_EXIT:
+	case MKM_EV_SOFTIRQ_EXIT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		if (t->irq_depth) {
+			t->irq_depth--;
+		} else if (t->state != TL_UNKNOWN) {
+			/* Entered before the stream began, or lost. */
+			t->anomalies++;
+			tl->stats.anomalies++;
+		}
+		ensure_running(tl, t, now, c);
+		set_state(tl, t, now, run_state(tl, t), c);
+		return;
+	case MKM_EV_SYSCALL_ENTRY:
+	case MKM_EV_SYSCALL_EXIT:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		t->sys = type == MKM_EV_SYSCALL_ENTRY ? SYS_IN : SYS_USER;
+		t->sysnr = ev->arg0;
+		ensure_running(tl, t, now, c);
+		set_state(tl, t, now, run_state(tl, t), c);
+		return;
+	case MKM_EV_ATTACH: {
+		unsigned int on = ev->arg1 == CPU_NONE ?
+					  CPU_NONE :
+					  cpu_arg(tl, ev->arg1, c);
+
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		i = t - tl->th;
+		t->irq_depth = 0;
+		if (ev->arg0 == MKM_TS_RUNNING && on != CPU_NONE) {
+			t->cpu = (uint16_t)on;
+			tl->cpus[on].cur = i;
+			set_state(tl, t, now, run_state(tl, t), on);
+			return;
+		}
+		ns = state_after(tl, t, ev->arg0);
+		set_state(tl, t, now, ns, t->cpu);
+		return;
+	}
+	case MKM_EV_NAME:
+		t = th_get(tl, cpu, ev, now, true);
+		if (!t)
+			return;
+		memcpy(t->name + (ev->flags ? 8 : 0), &ev->arg0, 4);
+		memcpy(t->name + (ev->flags ? 12 : 4), &ev->arg1, 4);
+		return;
+	}
+}
+
+void tl_apply(struct tl *tl, const struct mkm_event *ev)
+{
+	apply(tl, ev);
+}
+
+/*
+ * The earliest of width heads, without branches (width is a constant once
+ * inlined, so the scan unrolls), record by record up to lim.
+ */
+static inline __attribute__((always_inline)) void
+merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
+{
+	for (;;) {
+		uint64_t best = src[0].t;
+		const struct mkm_event *p;
+		unsigned int b = 0, k;
+
+		for (k = 1; k < width; k++) {
+			uint64_t h = src[k].t;
+			bool lt = h < best;
+
+			best = lt ? h : best;
+			b = lt ? k : b;
+		}
+		if (best > lim)
+			break;
+		p = src[b].p;
+		apply(tl, p);
+		src[b].p = ++p;
+		src[b].t = p->time_ns;
+	}
+}
+
+/*
+ * merge.c's loop for a few CPUs, here so that the state machine inlines
+ * into it: a call per record costs a tenth of the rebuild.
+ */
+void tl_apply_earliest(struct tl *tl, struct tl_src *src, unsigned int width,
+		       uint64_t lim)
+{
+	if (width == 4)
+		merge_small(tl, src, 4, lim);
+	else
+		merge_small(tl, src, TL_MERGE_SMALL, lim);
+}

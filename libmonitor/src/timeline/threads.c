@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * threads.c - the thread table: one entry per timeline (a tid reused after
+ * a reap starts a new one), found by tid through an open hash.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline/timeline.h"
+
+/* ---- tid -> thread map (open addressing, linear probing) ---------------- */
+
+static inline size_t map_slot(uint32_t tid, size_t cap)
+{
+	return (size_t)((tid * 0x9E3779B1u) & (cap - 1));
+}
+
+static int map_grow(struct tl *tl)
+{
+	size_t cap = tl->map_cap ? tl->map_cap * 2 : 64, i, s;
+	uint32_t *key = calloc(cap, sizeof(*key));
+	int64_t *val = malloc(cap * sizeof(*val));
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -ENOMEM;
+	}
+	for (i = 0; i < tl->map_cap; i++) {
+		if (!tl->map_key[i])
+			continue;
+		s = map_slot(tl->map_key[i], cap);
+		while (key[s])
+			s = (s + 1) & (cap - 1);
+		key[s] = tl->map_key[i];
+		val[s] = tl->map_val[i];
+	}
+	free(tl->map_key);
+	free(tl->map_val);
+	tl->map_key = key;
+	tl->map_val = val;
+	tl->map_cap = cap;
+	return 0;
+}
+
+/* tid 0 is never a key (no thread). */
+int tl_map_set(struct tl *tl, uint32_t tid, int64_t th)
+{
+	size_t s;
+	int err;
+
+	if ((tl->map_used + 1) * 4 > tl->map_cap * 3) {
+		err = map_grow(tl);
+		if (err)
+			return err;
+	}
+	s = map_slot(tid, tl->map_cap);
+	while (tl->map_key[s] && tl->map_key[s] != tid)
+		s = (s + 1) & (tl->map_cap - 1);
+	if (!tl->map_key[s])
+		tl->map_used++;
+	tl->map_key[s] = tid;
+	tl->map_val[s] = th;
+	return 0;
+}
+
+int64_t tl_map_get(const struct tl *tl, uint32_t tid)
+{
+	size_t s;
+
+	if (!tl->map_cap || !tid)
+		return NO_THREAD;
+	s = map_slot(tid, tl->map_cap);
+	while (tl->map_key[s]) {
+		if (tl->map_key[s] == tid)
+			return tl->map_val[s];
+		s = (s + 1) & (tl->map_cap - 1);
+	}
+	return NO_THREAD;
+}
+
+/* The live thread with this tid, or NO_THREAD. */
+int64_t tl_thread_lookup(const struct tl *tl, uint32_t tid)
+{
+	int64_t i = tl_map_get(tl, tid);
+
+	if (i == NO_THREAD || tl->th[i].tid != tid || tl->th[i].ended)
+		return NO_THREAD;
+	return i;
+}
+
+/* ---- timelines ------------------------------------------------------- */
+
+void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
+		   enum tl_end how)
+{
+	size_t th = (size_t)(t - tl->th);
+	unsigned int k;
+
+	if (t->ended)
+		return;
+	t->ended = (uint8_t)how;
+	t->end = now;
+	tl->gen++;
+	if (tl->cb && t->last && t->last->start < now)
+		tl_iv_report(tl, th, t->last, now);
+	for (k = 0; k < tl->nr_seen; k++) {
+		struct tl_cpu *c = &tl->cpus[tl->seen[k]];
+
+		if (c->cur == (int64_t)th)
+			c->cur = NO_THREAD;
+		if (c->out == (int64_t)th)
+			c->out = NO_THREAD;
+	}
+	/* ATTACH may name a CPU not seen yet. */
+	if (t->cpu < tl->nr_cpus && tl->cpus[t->cpu].cur == (int64_t)th)
+		tl->cpus[t->cpu].cur = NO_THREAD;
+}
+
+/* A new timeline for tid, starting UNKNOWN at now. */
+int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
+		      uint64_t now, unsigned int cpu)
+{
+	struct tl_th *t;
+	int64_t i;
+
+	if (tl->nr_th == tl->cap_th) {
+		size_t cap = tl->cap_th ? tl->cap_th * 2 : 16;
+		struct tl_th *n = realloc(tl->th, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		tl->th = n;
+		tl->cap_th = cap;
+	}
+	i = (int64_t)tl->nr_th;
+	if (tl_map_set(tl, tid, i))
+		return -ENOMEM;
+	t = &tl->th[i];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->unique_id = unique_id;
+	t->parent = NO_THREAD;
+	t->first = now;
+	t->cpu = (uint16_t)cpu;
+	t->ivcpu = (uint16_t)cpu;
+	t->state = TL_UNKNOWN;
+	tl->nr_th++;
+	tl->stats.threads = tl->nr_th;
+	if (tl_iv_append(tl, t, now, TL_UNKNOWN, cpu)) {
+		/* Keep the thread: an empty timeline is still consistent. */
+		return i;
+	}
+	return i;
+}

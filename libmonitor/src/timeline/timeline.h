@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * timeline/timeline.h - the timeline builder's insides, shared by its parts
+ * and by acct.c; nothing here is exported:
+ *
+ *   timeline.c   the object: create, destroy, queries
+ *   threads.c    the thread table and its tid map
+ *   intervals.c  where each thread's intervals are stored
+ *   states.c     the state machine: one record in, state transitions out
+ *   merge.c      per-CPU reorder queues merged in time order
+ */
+#ifndef MON_TIMELINE_H
+#define MON_TIMELINE_H
+
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define TL_MAX_CPUS 8192u /* Linux x86 NR_CPUS at most (MAXSMP) */
+#define NO_THREAD ((int64_t)-1)
+/* Up to this many CPUs with records: the merge's branch-free path. */
+#define TL_MERGE_SMALL 8
+
+/* A thread's intervals are kept in blocks of this many, never moved. */
+#define TL_BLOCK_SHIFT 9
+#define TL_BLOCK_LEN (1u << TL_BLOCK_SHIFT)
+
+/* One stored interval: its end is the next one's start (16 bytes). */
+struct tl_iv {
+	uint64_t start;
+	uint16_t cpu;
+	uint8_t state;
+	uint8_t reserved[5];
+};
+
+enum tl_sys {
+	SYS_UNKNOWN = 0, /* no syscall events yet, or lost */
+	SYS_USER,
+	SYS_IN,
+};
+
+struct tl_th {
+	uint32_t tid;
+	uint32_t unique_id;
+	int64_t parent;
+	uint64_t first; /* start of the first interval */
+	uint64_t end; /* when ended */
+	uint8_t state; /* of the open interval */
+	uint8_t ended; /* enum tl_end */
+	uint8_t irq_depth;
+	uint8_t sys; /* enum tl_sys */
+	uint16_t ivcpu; /* cpu of the open interval */
+	uint16_t cpu; /* last known cpu */
+	uint32_t sysnr;
+	uint32_t exited;
+	size_t nr_iv;
+	size_t cap_iv; /* entries allocated over all blocks */
+	struct tl_iv *last; /* the open (last) interval, NULL if none */
+	uint64_t since; /* last->start, kept here: no load from the blocks */
+	struct tl_iv **blocks;
+	size_t nr_blocks;
+	size_t cap_blocks;
+	uint64_t switches;
+	uint64_t flutters;
+	uint64_t anomalies;
+	char name[16];
+};
+
+struct tl_cpu {
+	struct mkm_event *q; /* reorder queue [head, tail) */
+	size_t head, tail, cap;
+	uint64_t last_time; /* of the last record fed */
+	uint32_t next_seq;
+	bool seq_valid;
+	bool seen;
+	int64_t cur; /* monitored thread running here, or -1 */
+	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
+	uint32_t cache_tid; /* last thread looked up here */
+	int64_t cache_th;
+	uint64_t cache_gen; /* valid while equal to tl->gen */
+	uint64_t events, lost, switches, flutters;
+	uint64_t first_time, last_done;
+};
+
+/* A CPU's queue while merging. */
+struct tl_src {
+	uint64_t t; /* p->time_ns, kept here for a cache-friendly scan */
+	const struct mkm_event *p; /* head; the queue ends at a sentinel */
+	struct tl_cpu *cpu;
+};
+
+/*
+ * Full-size interval blocks are carved from chunks of 64 KiB, doubling
+ * up to TL_CHUNK_MAX (a huge page).
+ */
+#define TL_CHUNK_MIN (64u << 10)
+#define TL_CHUNK_MAX (2u << 20)
+
+struct tl_chunk {
+	struct tl_chunk *next;
+	size_t size;
+	size_t used; /* bytes carved, this header's line included */
+};
+
+struct tl {
+	struct tl_config cfg;
+	bool syscalls; /* the stream has syscall events */
+	struct tl_cpu *cpus;
+	unsigned int nr_cpus; /* allocated entries */
+	unsigned int max_cpu; /* 1 + highest cpu seen or configured */
+	unsigned int *seen; /* ids of the CPUs seen, in order of appearance */
+	struct tl_src *src; /* merge scratch, one per CPU */
+	unsigned int nr_seen;
+	unsigned int cfg_seen; /* of those, below cfg.nr_cpus */
+	struct tl_th *th;
+	size_t nr_th, cap_th;
+	struct tl_chunk *chunks; /* the current one first */
+	size_t chunk_bytes; /* all chunks */
+	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */
+	int64_t *map_val;
+	size_t map_cap, map_used;
+	struct tl_mark *marks;
+	size_t nr_marks, cap_marks;
+	uint64_t horizon;
+	uint64_t now;
+	uint64_t gen; /* bumped when a tid's live thread changes */
+	size_t pending;
+	struct tl_stats stats;
+	tl_interval_cb cb;
+	void *cb_arg;
+};
+
+static inline struct tl_iv *tl_iv_at(const struct tl_th *t, size_t i)
+{
+	return &t->blocks[i >> TL_BLOCK_SHIFT][i & (TL_BLOCK_LEN - 1)];
+}
+
+/* The end of interval i of thread t. */
+MON_HIDDEN uint64_t tl_iv_end(const struct tl *tl, const struct tl_th *t,
+			      size_t i);
+/* Hand a closed interval of thread th to the callback. */
+MON_HIDDEN void tl_iv_report(struct tl *tl, size_t th, const struct tl_iv *iv,
+			     uint64_t end);
+/* iv_append's rare path: a new block; NULL when out of memory. */
+MON_HIDDEN struct tl_iv *tl_iv_slot_slow(struct tl *tl, struct tl_th *t);
+
+/* Append an interval (start, state, cpu) to t. Inlined: the hot path. */
+static inline __attribute__((always_inline)) int
+tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
+	     unsigned int cpu)
+{
+	struct tl_iv *iv;
+
+	/* Within a block, the next slot follows the open interval. */
+	if (likely(t->nr_iv < t->cap_iv && (t->nr_iv & (TL_BLOCK_LEN - 1)))) {
+		iv = t->last + 1;
+	} else {
+		iv = tl_iv_slot_slow(tl, t);
+		if (!iv)
+			return -ENOMEM;
+	}
+	iv->start = start;
+	iv->cpu = (uint16_t)cpu;
+	iv->state = (uint8_t)state;
+	memset(iv->reserved, 0, sizeof(iv->reserved));
+	t->last = iv;
+	t->since = start;
+	t->nr_iv++;
+	tl->stats.intervals++;
+	return 0;
+}
+
+/* Room for CPUs [0, n). */
+MON_HIDDEN int tl_cpus_grow(struct tl *tl, unsigned int n);
+
+/* The latest thread with this tid (live or ended), or NO_THREAD. */
+MON_HIDDEN int64_t tl_map_get(const struct tl *tl, uint32_t tid);
+MON_HIDDEN int tl_map_set(struct tl *tl, uint32_t tid, int64_t th);
+/* The live thread with this tid, or NO_THREAD. */
+MON_HIDDEN int64_t tl_thread_lookup(const struct tl *tl, uint32_t tid);
+/* A new timeline for tid, UNKNOWN from now: its index, or -ENOMEM. */
+MON_HIDDEN int64_t tl_thread_new(struct tl *tl, uint32_t tid,
+				 uint32_t unique_id, uint64_t now,
+				 unsigned int cpu);
+MON_HIDDEN void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
+			      enum tl_end how);
+
+/* Process one record, in merged time order. */
+MON_HIDDEN void tl_apply(struct tl *tl, const struct mkm_event *ev);
+/*
+ * Process the records of width (4 or TL_MERGE_SMALL) queue heads in time
+ * order, up to time lim; unused heads have t == UINT64_MAX.
+ */
+MON_HIDDEN void tl_apply_earliest(struct tl *tl, struct tl_src *src,
+				  unsigned int width, uint64_t lim);
+
+#endif /* MON_TIMELINE_H */

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * writer.c - writes a .mkm trace. Every chunk goes out with one writev(),
+ * so a crash leaves at most one partial chunk at the end and loses at most
+ * the records still buffered.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace/format.h"
+
+struct trace_writer {
+	int fd;
+	int err; /* first error; sticky */
+	uint32_t index; /* of the next chunk */
+	uint64_t events; /* records written */
+	struct mkm_event *buf;
+	size_t nbuf;
+	uint64_t horizon; /* to write after the buffered records */
+	uint64_t horizon_written;
+};
+
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t r = writev(fd, iov, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n > 0 && (size_t)r >= iov->iov_len) {
+			r -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + r;
+			iov->iov_len -= (size_t)r;
+		}
+	}
+	return 0;
+}
+
+static int write_chunk(struct trace_writer *w, uint32_t type,
+		       const void *payload, size_t len)
+{
+	uint8_t hdr[CHUNK_HDR_SIZE];
+	struct iovec iov[2] = {
+		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)payload, .iov_len = len },
+	};
+
+	if (w->err)
+		return w->err;
+	if (len > CHUNK_MAX)
+		return -EINVAL;
+	put32(hdr, type);
+	put32(hdr + 4, (uint32_t)len);
+	put32(hdr + 8, w->index);
+	put32(hdr + 12, chunk_crc(hdr, payload, len));
+	w->err = write_all(w->fd, iov, len ? 2 : 1);
+	if (!w->err)
+		w->index++;
+	return w->err;
+}
+
+static size_t tlv(uint8_t *p, uint16_t tag, const void *v, size_t len)
+{
+	put16(p, tag);
+	put16(p + 2, (uint16_t)len);
+	memcpy(p + 4, v, len);
+	return 4 + len;
+}
+
+static size_t tlv_str(uint8_t *p, uint16_t tag, const char *s)
+{
+	return tlv(p, tag, s, strnlen(s, 64));
+}
+
+int trace_writer_open(struct trace_writer **wp, const char *path,
+		      const struct trace_info *info)
+{
+	uint8_t hdr[TRACE_HDR_SIZE] = { 0 }, payload[512];
+	struct iovec iov = { .iov_base = hdr, .iov_len = sizeof(hdr) };
+	struct trace_writer *w;
+	uint32_t abi[3], clock;
+	size_t n = 0;
+	int err;
+
+	if (!wp || !path || !info)
+		return -EINVAL;
+	*wp = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->buf = malloc(WRITER_BATCH * sizeof(*w->buf));
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = -errno;
+		goto err_free;
+	}
+	memcpy(hdr, TRACE_MAGIC, 8);
+	put16(hdr + 8, TRACE_MAJOR);
+	put16(hdr + 10, TRACE_MINOR);
+	put32(hdr + 12, TRACE_HDR_SIZE);
+	put32(hdr + 28, mon_crc32c(0, hdr, 28));
+	err = write_all(w->fd, &iov, 1);
+	if (err)
+		goto err_close;
+
+	clock = info->clock ? info->clock : CLOCK_MONOTONIC;
+	abi[0] = info->abi_major ? info->abi_major : MKM_ABI_MAJOR;
+	abi[1] = info->abi_major ? info->abi_minor : MKM_ABI_MINOR;
+	abi[2] = info->event_size ? info->event_size :
+				    (uint32_t)sizeof(struct mkm_event);
+	n += tlv(payload + n, TAG_CLOCK, &clock, 4);
+	n += tlv(payload + n, TAG_ABI, abi, sizeof(abi));
+	n += tlv(payload + n, TAG_NR_CPUS, &info->nr_cpus, 4);
+	n += tlv(payload + n, TAG_CLASSES, &info->classes, 4);
+	n += tlv(payload + n, TAG_FLAGS, &info->flags, 4);
+	n += tlv(payload + n, TAG_RING_BYTES, &info->ring_bytes, 8);
+	n += tlv(payload + n, TAG_START_MONO, &info->start_mono_ns, 8);
+	n += tlv(payload + n, TAG_START_REAL, &info->start_real_ns, 8);
+	n += tlv_str(payload + n, TAG_HOSTNAME, info->hostname);
+	n += tlv_str(payload + n, TAG_KERNEL, info->kernel);
+	n += tlv_str(payload + n, TAG_MACHINE, info->machine);
+	err = write_chunk(w, TRACE_CHUNK_INFO, payload, n);
+	if (err)
+		goto err_close;
+	*wp = w;
+	return 0;
+
+err_close:
+	close(w->fd);
+	unlink(path);
+err_free:
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+static int flush_events(struct trace_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->nbuf) {
+		err = write_chunk(w, TRACE_CHUNK_EVENTS, w->buf,
+				  w->nbuf * sizeof(*w->buf));
+		if (err)
+			return err;
+		w->events += w->nbuf;
+		w->nbuf = 0;
+	}
+	if (w->horizon > w->horizon_written) {
+		err = write_chunk(w, TRACE_CHUNK_HORIZON, &w->horizon,
+				  sizeof(w->horizon));
+		if (err)
+			return err;
+		w->horizon_written = w->horizon;
+	}
+	return 0;
+}
+
+int trace_writer_events(struct trace_writer *w, const struct mkm_event *ev,
+			size_t n)
+{
+	int err;
+
+	if (!w || (n && !ev))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	while (n) {
+		size_t k = WRITER_BATCH - w->nbuf;
+
+		if (k > n)
+			k = n;
+		memcpy(w->buf + w->nbuf, ev, k * sizeof(*ev));
+		w->nbuf += k;
+		ev += k;
+		n -= k;
+		if (w->nbuf == WRITER_BATCH) {
+			err = flush_events(w);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int trace_writer_horizon(struct trace_writer *w, uint64_t t)
+{
+	if (!w)
+		return -EINVAL;
+	if (t > w->horizon)
+		w->horizon = t;
+	return w->err;
+}
+
+static int write_array(struct trace_writer *w, uint32_t type,
+		       const void *prefix, size_t plen, const void *a,
+		       size_t size, size_t n, size_t max)
+{
+	uint8_t *p;
+	int err;
+
+	if (!w || (n && !a) || n > max)
+		return -EINVAL;
+	err = flush_events(w);
+	if (err)
+		return err;
+	p = malloc(plen + n * size + 1);
+	if (!p)
+		return -ENOMEM;
+	if (plen)
+		memcpy(p, prefix, plen);
+	if (n)
+		memcpy(p + plen, a, n * size);
+	err = write_chunk(w, type, p, plen + n * size);
+	free(p);
+	return err;
+}
+
+int trace_writer_threads(struct trace_writer *w, const struct trace_thread *t,
+			 size_t n)
+{
+	return write_array(w, TRACE_CHUNK_THREADS, NULL, 0, t, sizeof(*t), n,
+			   1u << 20);
+}
+
+int trace_writer_stats(struct trace_writer *w, const struct mkm_cpu_stats *s,
+		       size_t nr_cpus)
+{
+	uint32_t hdr[2] = { (uint32_t)nr_cpus, 0 };
+
+	return write_array(w, TRACE_CHUNK_STATS, hdr, sizeof(hdr), s,
+			   sizeof(*s), nr_cpus, 65536);
+}
+
+int trace_writer_calibration(struct trace_writer *w,
+			     const struct trace_calibration *c, size_t n)
+{
+	return write_array(w, TRACE_CHUNK_CALIBRATION, NULL, 0, c, sizeof(*c),
+			   n, 65536);
+}
+
+int trace_writer_flush(struct trace_writer *w, int sync)
+{
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	err = flush_events(w);
+	if (!err && sync && fdatasync(w->fd) < 0)
+		err = w->err = -errno;
+	return err;
+}
+
+int trace_writer_close(struct trace_writer *w)
+{
+	uint64_t end[2];
+	int err;
+
+	if (!w)
+		return 0;
+	err = flush_events(w);
+	if (!err) {
+		end[0] = w->events;
+		end[1] = w->index; /* chunks before END */
+		err = write_chunk(w, TRACE_CHUNK_END, end, sizeof(end));
+	}
+	if (close(w->fd) < 0 && !err)
+		err = -errno;
+	free(w->buf);
+	free(w);
+	return err;
+}
