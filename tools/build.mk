@@ -3,13 +3,17 @@
 # the test VM and on machines where the library is not installed.
 
 MKM_TOOL := $(BUILD)/tools/mkm
-MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c) viewer/layout.c
-MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -pthread
+# The viewer is part of the command; ncursesw is Debian's libncurses-dev.
+MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c)
+MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -pthread \
+	$(shell pkg-config --cflags ncursesw 2>/dev/null)
+MKM_TOOL_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 all: $(MKM_TOOL)
 
-$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h) viewer/layout.h $(LIBMON_A) \
+$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h viewer/*.h) $(LIBMON_A) \
 		libmonitor/include/mon_pipeline.h
 	$(quiet) CCLD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) -o $@ $(MKM_TOOL_SRCS) $(LIBMON_A) -lm
+	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) -o $@ $(MKM_TOOL_SRCS) $(LIBMON_A) \
+		$(MKM_TOOL_LIBS) -lm

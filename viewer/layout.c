@@ -8,25 +8,40 @@
 
 #include "layout.h"
 
-/* Column c starts at t0 + c * span / width, without overflow. */
-static uint64_t column_start(uint64_t t0, uint64_t span, unsigned int width,
+uint64_t layout_column_start(uint64_t t0, uint64_t t1, unsigned int width,
 			     unsigned int c)
 {
-	return t0 + (uint64_t)((unsigned __int128)span * c / width);
+	/* t0 + c * (t1 - t0) / width, without overflow. */
+	return t0 + (uint64_t)((unsigned __int128)(t1 - t0) * c / width);
+}
+
+struct layout_cell layout_cell_of(const uint64_t *time)
+{
+	struct layout_cell cell = { .state = LAYOUT_NONE };
+	uint64_t covered = 0, best = 0;
+	unsigned int s;
+
+	for (s = 0; s < TL_NR_STATES; s++) {
+		covered += time[s];
+		if (time[s] > best) {
+			best = time[s];
+			cell.state = (uint8_t)s;
+		}
+	}
+	cell.mixed = covered && best * 5 < covered * 3;
+	return cell;
 }
 
 void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
 		uint64_t t1, unsigned int width, struct layout_cell *cells)
 {
-	uint64_t span = t1 - t0, time[TL_NR_STATES];
+	uint64_t time[TL_NR_STATES];
 	unsigned int c;
 	size_t i = 0;
 
 	for (c = 0; c < width; c++) {
-		uint64_t lo = column_start(t0, span, width, c);
-		uint64_t hi = column_start(t0, span, width, c + 1);
-		uint64_t covered = 0, best = 0;
-		unsigned int s, best_state = LAYOUT_NONE;
+		uint64_t lo = layout_column_start(t0, t1, width, c);
+		uint64_t hi = layout_column_start(t0, t1, width, c + 1);
 		size_t j;
 
 		memset(time, 0, sizeof(time));
@@ -37,19 +52,10 @@ void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
 			uint64_t a = iv[j].start_ns > lo ? iv[j].start_ns : lo;
 			uint64_t b = iv[j].end_ns < hi ? iv[j].end_ns : hi;
 
-			if (b > a && iv[j].state < TL_NR_STATES) {
+			if (b > a && iv[j].state < TL_NR_STATES)
 				time[iv[j].state] += b - a;
-				covered += b - a;
-			}
 		}
-		for (s = 0; s < TL_NR_STATES; s++) {
-			if (time[s] > best) {
-				best = time[s];
-				best_state = s;
-			}
-		}
-		cells[c].state = best_state;
-		cells[c].mixed = covered && best * 5 < covered * 3;
+		cells[c] = layout_cell_of(time);
 	}
 }
 

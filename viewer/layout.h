@@ -22,6 +22,17 @@ struct layout_cell {
 	uint8_t mixed; /* no state holds most of it: detail too fine to show */
 };
 
+/* The first instant of column @c of @width over [@t0, @t1). */
+uint64_t layout_column_start(uint64_t t0, uint64_t t1, unsigned int width,
+			     unsigned int c);
+
+/*
+ * The cell for a column in which the thread spent @time[s] in state s
+ * (TL_NR_STATES entries): the state holding most of it, mixed when that
+ * is under 60% of the covered time; LAYOUT_NONE if nothing is covered.
+ */
+struct layout_cell layout_cell_of(const uint64_t *time);
+
 /*
  * layout_row - one thread's row
  * @iv: the thread's intervals, in time order, non-overlapping

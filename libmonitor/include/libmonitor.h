@@ -506,6 +506,27 @@ MON_API int64_t tl_find(const struct tl *tl, uint32_t tid);
 MON_API int tl_interval(const struct tl *tl, size_t th, size_t i,
 			struct tl_interval *out);
 
+/*
+ * tl_intervals - copy intervals [@first, @first + @n) of thread @th, or as
+ * many of them as exist, into @out: one call for a run of them (a viewer
+ * reads thousands per frame)
+ *
+ * Return: how many were copied (0 when @first is past the last), or
+ * -EINVAL (NULL), -ENOENT (@th out of range).
+ */
+MON_API ssize_t tl_intervals(const struct tl *tl, size_t th, size_t first,
+			     size_t n, struct tl_interval *out);
+
+/*
+ * tl_interval_at - the interval of thread @th that holds time @t_ns: the
+ * last one starting at or before it (binary search, O(log n))
+ *
+ * Return: its index (>= 0); -ERANGE when @t_ns is before the thread's
+ * first interval (the caller may take 0); -EINVAL, -ENOENT (@th out of
+ * range, or the thread has no interval).
+ */
+MON_API int64_t tl_interval_at(const struct tl *tl, size_t th, uint64_t t_ns);
+
 /* tl_stats - counters of the whole timeline. Return: 0 or -EINVAL. */
 MON_API int tl_stats(const struct tl *tl, struct tl_stats *out);
 

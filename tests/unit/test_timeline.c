@@ -919,19 +919,18 @@ static void test_state_and_event_names(void **state)
 	assert_string_equal(mon_task_state_name(8), "?");
 }
 
-static void test_tl_feed_many_intervals_cross_blocks(void **state)
+/* n switches in and out of one thread on one CPU: 2n intervals, RUN at
+ * 1000 + 20 k, RUNQ at 1010 + 20 k. */
+static struct tl *alternating(size_t n)
 {
 	struct tl_config cfg = { .nr_cpus = 1 };
 	struct mkm_event ev[2];
-	struct tl_interval iv;
-	struct tl_memory mem;
 	struct tl *tl;
 	uint32_t seq = 0;
 	size_t i;
 
-	(void)state;
 	assert_int_equal(tl_create(&tl, &cfg), 0);
-	for (i = 0; i < 5000; i++) {
+	for (i = 0; i < n; i++) {
 		memset(ev, 0, sizeof(ev));
 		ev[0].time_ns = 1000 + i * 20;
 		ev[0].tid = T;
@@ -946,6 +945,16 @@ static void test_tl_feed_many_intervals_cross_blocks(void **state)
 		assert_int_equal(tl_feed(tl, ev, 2), 0);
 	}
 	assert_int_equal(tl_flush(tl), 0);
+	return tl;
+}
+
+static void test_tl_feed_many_intervals_cross_blocks(void **state)
+{
+	struct tl_interval iv;
+	struct tl_memory mem;
+	struct tl *tl = alternating(5000);
+
+	(void)state;
 	check_invariants(tl);
 	assert_int_equal(tl_interval(tl, 0, 9999, &iv), 0);
 	assert_int_equal(iv.state, TL_RUNQ);
@@ -953,6 +962,54 @@ static void test_tl_feed_many_intervals_cross_blocks(void **state)
 	assert_int_equal(tl_interval(tl, 0, 10000, &iv), -ENOENT);
 	assert_int_equal(tl_memory(tl, &mem), 0);
 	assert_true(mem.interval_bytes < 10000 * 32); /* the goal */
+	tl_destroy(tl);
+}
+
+/* Runs of intervals, across blocks, equal one-by-one reads. */
+static void test_tl_intervals_match_tl_interval(void **state)
+{
+	static struct tl_interval run[700];
+	struct tl_interval one;
+	struct tl *tl = alternating(1000);
+	size_t first, i;
+
+	(void)state;
+	for (first = 0; first < 2000; first += 333) {
+		ssize_t n = tl_intervals(tl, 0, first, 700, run);
+
+		assert_int_equal(n, first + 700 <= 2000 ? 700 : 2000 - first);
+		for (i = 0; i < (size_t)n; i++) {
+			assert_int_equal(tl_interval(tl, 0, first + i, &one),
+					 0);
+			assert_memory_equal(&run[i], &one, sizeof(one));
+		}
+	}
+	assert_int_equal(tl_intervals(tl, 0, 2000, 10, run), 0);
+	assert_int_equal(tl_intervals(tl, 1, 0, 10, run), -ENOENT);
+	assert_int_equal(tl_intervals(tl, 0, 0, 10, NULL), -EINVAL);
+	assert_int_equal(tl_intervals(NULL, 0, 0, 10, run), -EINVAL);
+	tl_destroy(tl);
+}
+
+static void test_tl_interval_at_finds_the_holder(void **state)
+{
+	struct tl *tl = alternating(1000);
+	uint64_t k;
+
+	(void)state;
+	assert_int_equal(tl_interval_at(tl, 0, 999), -ERANGE);
+	assert_int_equal(tl_interval_at(tl, 0, 1000), 0);
+	for (k = 0; k < 1000; k++) {
+		assert_int_equal(tl_interval_at(tl, 0, 1000 + 20 * k), 2 * k);
+		assert_int_equal(tl_interval_at(tl, 0, 1009 + 20 * k), 2 * k);
+		assert_int_equal(tl_interval_at(tl, 0, 1010 + 20 * k),
+				 2 * k + 1);
+		assert_int_equal(tl_interval_at(tl, 0, 1019 + 20 * k),
+				 2 * k + 1);
+	}
+	assert_int_equal(tl_interval_at(tl, 0, UINT64_MAX), 1999);
+	assert_int_equal(tl_interval_at(tl, 1, 1000), -ENOENT);
+	assert_int_equal(tl_interval_at(NULL, 0, 1000), -EINVAL);
 	tl_destroy(tl);
 }
 
@@ -1242,6 +1299,8 @@ int main(void)
 		cmocka_unit_test(test_tl_create_invalid),
 		cmocka_unit_test(test_state_and_event_names),
 		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
+		cmocka_unit_test(test_tl_intervals_match_tl_interval),
+		cmocka_unit_test(test_tl_interval_at_finds_the_holder),
 		cmocka_unit_test(test_tl_feed_random_batches_match_whole),
 		cmocka_unit_test(test_tl_feed_random_batches_many_cpus),
 	};

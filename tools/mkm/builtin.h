@@ -8,5 +8,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 #endif /* MKM_BUILTIN_H */

@@ -19,6 +19,8 @@ static const char usage[] =
 	"      the threads' timeline as text, one row per thread\n"
 	"  dump FILE\n"
 	"      every event, one line each, in time order\n"
+	"  view [--ascii] FILE\n"
+	"      the timeline, interactive: zoom, pan, cursor, metering lines\n"
 	"\n"
 	"See mkm(1).\n";
 
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
 		return cmd_timeline(argc - 1, argv + 1);
 	if (!strcmp(cmd, "dump"))
 		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(cmd, "view"))
+		return cmd_view(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		fputs(usage, stdout);
 		return 0;

@@ -194,6 +194,62 @@ int tl_interval(const struct tl *tl, size_t th, size_t i,
 	return 0;
 }
 
+ssize_t tl_intervals(const struct tl *tl, size_t th, size_t first, size_t n,
+		     struct tl_interval *out)
+{
+	const struct tl_th *t;
+	size_t i;
+
+	if (!tl || (n && !out))
+		return -EINVAL;
+	if (th >= tl->nr_th)
+		return -ENOENT;
+	t = &tl->th[th];
+	if (first >= t->nr_iv)
+		return 0;
+	if (n > t->nr_iv - first)
+		n = t->nr_iv - first;
+	for (i = 0; i < n; i++) {
+		const struct tl_iv *iv = tl_iv_at(t, first + i);
+
+		out[i] = (struct tl_interval){
+			.start_ns = iv->start,
+			.end_ns = first + i + 1 < t->nr_iv ?
+					  tl_iv_at(t, first + i + 1)->start :
+					  tl_iv_end(tl, t, first + i),
+			.cpu = iv->cpu,
+			.state = iv->state,
+			.open = first + i + 1 == t->nr_iv && !t->ended,
+		};
+	}
+	return (ssize_t)n;
+}
+
+int64_t tl_interval_at(const struct tl *tl, size_t th, uint64_t t_ns)
+{
+	const struct tl_th *t;
+	size_t lo = 0, hi;
+
+	if (!tl)
+		return -EINVAL;
+	if (th >= tl->nr_th || !tl->th[th].nr_iv)
+		return -ENOENT;
+	t = &tl->th[th];
+	if (t_ns < tl_iv_at(t, 0)->start)
+		return -ERANGE;
+	/* The last interval starting at or before t_ns: in [lo, hi). */
+	hi = t->nr_iv;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl_iv_at(t, mid)->start <= t_ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo;
+}
+
 int tl_stats(const struct tl *tl, struct tl_stats *out)
 {
 	if (!tl || !out)

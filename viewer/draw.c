@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * draw.c - paints the viewer's state with ncurses; decides nothing.
+ *
+ *   header      file, duration, threads, CPUs, lost events, view
+ *   axis        time ticks; below it the cursor (^), metering lines (A, B)
+ *               and marks (v)
+ *   rows        label, then one cell a column: the state holding most of
+ *               it, a squiggle where none holds most (over the dominant
+ *               one's colour)
+ *   detail      the interval under the cursor in the selected row; the
+ *               metering window and the selected thread's time in it
+ *   footer      the time range on screen, the cursor's time, a message
+ */
+#define _XOPEN_SOURCE_EXTENDED
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keys.h"
+#include "layout.h"
+#include "util.h"
+#include "viewer.h"
+
+#define LABEL_W 22
+#define MIN_COLS 40
+#define MIN_LINES 10
+/* Header, axis and marks above the rows; detail (2) and footer below. */
+#define TOP_LINES 3
+#define BOTTOM_LINES 3
+
+/* Colour pairs: state s is pair 1 + s; mixed over state s is PAIR_MIXED +
+ * s; the CPUs view's threads cycle through PAIR_THREAD + k. */
+#define PAIR_MIXED (1 + TL_NR_STATES)
+#define PAIR_THREAD (PAIR_MIXED + TL_NR_STATES)
+#define NR_THREAD_COLOURS 6
+
+static short colour_of(uint32_t rgb)
+{
+	static const uint32_t basic[8] = { 0x000000, 0xcd0000, 0x00cd00,
+					   0xcdcd00, 0x0000ee, 0xcd00cd,
+					   0x00cdcd, 0xe5e5e5 };
+	int r = rgb >> 16, g = (rgb >> 8) & 0xff, b = rgb & 0xff;
+	long best = -1;
+	short k, pick = COLOR_WHITE;
+
+	if (COLORS >= 256) /* xterm's 6x6x6 cube */
+		return (short)(16 + 36 * ((r * 5 + 127) / 255) +
+			       6 * ((g * 5 + 127) / 255) + (b * 5 + 127) / 255);
+	for (k = 1; k < 8; k++) { /* the nearest of 7, black left out */
+		int dr = r - (int)(basic[k] >> 16);
+		int dg = g - (int)((basic[k] >> 8) & 0xff);
+		int db = b - (int)(basic[k] & 0xff);
+		long d = (long)dr * dr + (long)dg * dg + (long)db * db;
+
+		if (best < 0 || d < best) {
+			best = d;
+			pick = k;
+		}
+	}
+	return pick;
+}
+
+int draw_init(struct viewer *w)
+{
+	unsigned int s;
+
+	if (!initscr())
+		return -1;
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED |
+			  BUTTON5_PRESSED,
+		  NULL);
+	w->colour = has_colors() && !getenv("NO_COLOR");
+	if (w->colour) {
+		start_color();
+		use_default_colors();
+		for (s = 0; s < TL_NR_STATES; s++) {
+			short c = colour_of(tl_state_desc(s)->rgb);
+
+			init_pair((short)(1 + s), c, -1);
+			init_pair((short)(PAIR_MIXED + s), COLOR_BLACK, c);
+		}
+		for (s = 0; s < NR_THREAD_COLOURS; s++)
+			init_pair((short)(PAIR_THREAD + s), (short)(1 + s), -1);
+	}
+	return 0;
+}
+
+void draw_end(void)
+{
+	endwin();
+}
+
+static const char *rel(const struct viewer *w, char *buf, size_t len,
+		       uint64_t t)
+{
+	return fmt_ns(buf, len, t - w->view.begin);
+}
+
+static void header(const struct viewer *w)
+{
+	char dur[32];
+
+	mvprintw(0, 0,
+		 "mkm view  %s  %s  %zu threads  %zu CPUs  %llu lost  [%s%s]",
+		 w->file, fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
+		 w->nr_threads, w->nr_cpus,
+		 (unsigned long long)(w->meta.lost > w->meta.lost_by_stats ?
+					      w->meta.lost :
+					      w->meta.lost_by_stats),
+		 w->cpu_view ? "CPUs" : "threads",
+		 w->cpu_view ? "" : (w->sort ? ", sorted" : ""));
+	clrtoeol();
+}
+
+/* Ticks every 16 columns or so, each with its offset from the start. */
+static void axis(const struct viewer *w)
+{
+	const struct view *v = &w->view;
+	unsigned int c;
+	char buf[32];
+	int x0 = LABEL_W + 1;
+	size_t k;
+
+	move(1, 0);
+	clrtoeol();
+	move(2, 0);
+	clrtoeol();
+	for (c = 0; c + 8 < v->cols; c += 16) {
+		mvaddch(1, x0 + (int)c, '|');
+		addstr(rel(w, buf, sizeof(buf), view_col_time(v, c)));
+	}
+	mvprintw(2, 0, "%-*s", LABEL_W, "");
+	for (k = 0; k < tl_nr_marks(w->tl); k++) {
+		struct tl_mark m;
+		int col;
+
+		if (tl_mark(w->tl, k, &m))
+			break;
+		col = view_time_col(v, m.time_ns);
+		if (col >= 0)
+			mvaddch(2, x0 + col, 'v');
+	}
+	for (k = 0; k < 2; k++) {
+		int col = view_time_col(v, v->meter[k]);
+
+		if (v->meter[k] != VIEW_UNSET && col >= 0)
+			mvaddch(2, x0 + col, k ? 'B' : 'A');
+	}
+	if (view_time_col(v, v->cursor) >= 0)
+		mvaddch(2, x0 + view_time_col(v, v->cursor), '^');
+}
+
+static void state_cell(const struct viewer *w, struct layout_cell cell)
+{
+	const struct tl_state_desc *d;
+
+	if (cell.state == LAYOUT_NONE) {
+		addch(' ');
+		return;
+	}
+	d = tl_state_desc(cell.state);
+	if (w->colour)
+		attron(COLOR_PAIR(cell.mixed ? PAIR_MIXED + cell.state :
+					       1 + cell.state));
+	if (cell.mixed)
+		addch(LAYOUT_MIXED);
+	else if (w->utf8)
+		addstr(d->glyph_utf8);
+	else
+		addch((chtype)(unsigned char)d->glyph);
+	if (w->colour)
+		attroff(COLOR_PAIR(cell.mixed ? PAIR_MIXED + cell.state :
+						1 + cell.state));
+}
+
+/* A thread's letter in the CPUs view: its row's place, cycling a-z A-Z. */
+static char thread_glyph(uint32_t th)
+{
+	static const char set[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+	return set[th % (sizeof(set) - 1)];
+}
+
+static void rows(const struct viewer *w)
+{
+	const struct view *v = &w->view;
+	struct layout_cell *cells = calloc(v->cols, sizeof(*cells));
+	uint32_t *who = calloc(v->cols, sizeof(*who));
+	int cur = view_time_col(v, v->cursor);
+	unsigned int r, c;
+
+	for (r = 0; r < v->page; r++) {
+		size_t i = v->top + r;
+		const struct row *row;
+		int y = TOP_LINES + (int)r;
+
+		move(y, 0);
+		clrtoeol();
+		if (i >= w->nr_order || !cells || !who)
+			continue;
+		row = w->cpu_view ? &w->cpus[w->order[i]] :
+				    &w->threads[w->order[i]];
+		if (i == v->sel)
+			attron(A_REVERSE);
+		printw("%-*.*s", LABEL_W, LABEL_W, row->label);
+		if (i == v->sel)
+			attroff(A_REVERSE);
+		addch(' ');
+		if (w->cpu_view) {
+			rows_cpu_cells(w, row->id, who);
+			for (c = 0; c < v->cols; c++) {
+				if (!who[c]) {
+					addch(' ');
+					continue;
+				}
+				if (w->colour)
+					attron(COLOR_PAIR(
+						PAIR_THREAD +
+						(who[c] - 1) %
+							NR_THREAD_COLOURS));
+				addch((chtype)thread_glyph(who[c] - 1));
+				if (w->colour)
+					attroff(COLOR_PAIR(
+						PAIR_THREAD +
+						(who[c] - 1) %
+							NR_THREAD_COLOURS));
+			}
+		} else {
+			lod_row(w->lod, row->id, v->t0, v->t1, v->cols, cells);
+			for (c = 0; c < v->cols; c++)
+				state_cell(w, cells[c]);
+		}
+		/* The cursor's column, in reverse on every row. */
+		if (cur >= 0)
+			mvchgat(y, LABEL_W + 1 + cur, 1, A_REVERSE, 0, NULL);
+	}
+	free(cells);
+	free(who);
+}
+
+/* The interval of thread th under the cursor, as one line. */
+static void detail_thread(const struct viewer *w, size_t th)
+{
+	struct tl_interval iv;
+	struct tl_thread t;
+	char a[32], d[32];
+	int64_t i = tl_interval_at(w->tl, th, w->view.cursor);
+
+	tl_thread(w->tl, th, &t);
+	if (i < 0 || tl_interval(w->tl, th, (size_t)i, &iv) ||
+	    w->view.cursor >= iv.end_ns) {
+		printw("%u %s: no interval here", t.tid, t.name);
+		return;
+	}
+	printw("%u %s: %s from %s for %s on cpu %u (interval %lld of %zu%s)",
+	       t.tid, t.name, tl_state_name(iv.state),
+	       rel(w, a, sizeof(a), iv.start_ns),
+	       fmt_ns(d, sizeof(d), iv.end_ns - iv.start_ns), iv.cpu,
+	       (long long)i + 1, t.nr_intervals, iv.open ? ", open" : "");
+}
+
+static void detail_cpu(const struct viewer *w, size_t cpu)
+{
+	uint32_t *who = calloc(w->view.cols, sizeof(*who));
+	int col = view_time_col(&w->view, w->view.cursor);
+
+	if (!who || col < 0) {
+		free(who);
+		return;
+	}
+	rows_cpu_cells(w, cpu, who);
+	if (who[col])
+		printw("cpu %zu: %s ran here", cpu,
+		       w->threads[who[col] - 1].label);
+	else
+		printw("cpu %zu: no monitored thread ran here", cpu);
+	free(who);
+}
+
+/* Per-group times of thread th in [a, b). */
+static void group_times(const struct viewer *w, size_t th, uint64_t a,
+			uint64_t b, uint64_t *groups)
+{
+	uint64_t time[TL_NR_STATES];
+	unsigned int s;
+
+	memset(groups, 0, TL_NR_GROUPS * sizeof(*groups));
+	if (lod_time(w->lod, th, a, b, time))
+		return;
+	for (s = 0; s < TL_NR_STATES; s++)
+		groups[tl_state_desc(s)->group] += time[s];
+}
+
+static void detail(struct viewer *w)
+{
+	const struct view *v = &w->view;
+	struct row *sel = rows_selected(w);
+	int y = LINES - BOTTOM_LINES;
+	char a[32], b[32], d[32];
+
+	move(y, 0);
+	clrtoeol();
+	if (sel && w->cpu_view)
+		detail_cpu(w, sel->id);
+	else if (sel)
+		detail_thread(w, sel->id);
+	move(y + 1, 0);
+	clrtoeol();
+	if (v->meter[0] == VIEW_UNSET || v->meter[1] == VIEW_UNSET) {
+		printw("metering: %s%s%s (A and B set the lines)",
+		       v->meter[0] == VIEW_UNSET ? "A unset" : "A ",
+		       v->meter[0] == VIEW_UNSET ?
+			       "" :
+			       rel(w, a, sizeof(a), v->meter[0]),
+		       v->meter[1] == VIEW_UNSET ? ", B unset" : ", B set");
+		return;
+	}
+	{
+		uint64_t lo = v->meter[0] < v->meter[1] ? v->meter[0] :
+							  v->meter[1];
+		uint64_t hi = v->meter[0] ^ v->meter[1] ^ lo;
+
+		printw("A %s  B %s  B-A %s", rel(w, a, sizeof(a), v->meter[0]),
+		       rel(w, b, sizeof(b), v->meter[1]),
+		       fmt_ns(d, sizeof(d), hi - lo));
+		if (sel && !w->cpu_view) {
+			uint64_t g[TL_NR_GROUPS];
+			unsigned int k;
+
+			group_times(w, sel->id, lo, hi, g);
+			addstr("  |");
+			for (k = 0; k < TL_NR_GROUPS; k++)
+				if (g[k])
+					printw(" %s %s", tl_group_name(k),
+					       fmt_ns(d, sizeof(d), g[k]));
+		}
+	}
+}
+
+static void footer(struct viewer *w)
+{
+	const struct view *v = &w->view;
+	char a[32], b[32], c[32], s[32];
+
+	move(LINES - 1, 0);
+	clrtoeol();
+	attron(A_REVERSE);
+	printw("[%s .. %s]  cursor %s  %s/col  ", rel(w, a, sizeof(a), v->t0),
+	       rel(w, b, sizeof(b), v->t1), rel(w, c, sizeof(c), v->cursor),
+	       fmt_ns(s, sizeof(s), view_col_span(v)));
+	printw("%s", w->message[0] ? w->message : "? help  q quit");
+	attroff(A_REVERSE);
+}
+
+/* The report's table over the metering window, one line a shown row. */
+static void meter_pane(const struct viewer *w)
+{
+	const struct view *v = &w->view;
+	uint64_t lo = v->meter[0] < v->meter[1] ? v->meter[0] : v->meter[1];
+	uint64_t hi = v->meter[0] ^ v->meter[1] ^ lo;
+	unsigned int r, k;
+	char d[32];
+
+	move(TOP_LINES, 0);
+	clrtoeol();
+	printw("%-*s", LABEL_W, "between A and B");
+	for (k = 0; k < TL_NR_GROUPS; k++)
+		printw(" %9s", tl_group_name(k));
+	for (r = 1; r < v->page; r++) {
+		size_t i = v->top + r - 1;
+		uint64_t g[TL_NR_GROUPS];
+
+		move(TOP_LINES + (int)r, 0);
+		clrtoeol();
+		if (i >= w->nr_order)
+			continue;
+		group_times(w, w->threads[w->order[i]].id, lo, hi, g);
+		printw("%-*.*s", LABEL_W, LABEL_W,
+		       w->threads[w->order[i]].label);
+		for (k = 0; k < TL_NR_GROUPS; k++)
+			printw(" %9s", g[k] ? fmt_ns(d, sizeof(d), g[k]) : "-");
+	}
+}
+
+static void help(void)
+{
+	int y = 0;
+	size_t i;
+
+	erase();
+	mvaddstr(y++, 0, "mkm view: keys (any key closes this)");
+	for (i = 0; i < nr_keys && y < LINES; i++) {
+		size_t j;
+		char names[48] = "";
+
+		if (!keys[i].help)
+			continue;
+		/* The keys of one action, listed together. */
+		for (j = i; j < nr_keys && (j == i || !keys[j].help); j++) {
+			if (j > i)
+				strncat(names, " ",
+					sizeof(names) - strlen(names) - 1);
+			strncat(names, keys[j].name,
+				sizeof(names) - strlen(names) - 1);
+		}
+		mvprintw(y++, 2, "%-16s %s", names, keys[i].help);
+	}
+	if (y < LINES)
+		mvaddstr(y, 2, "mouse: wheel zooms, a click sets the cursor");
+}
+
+void draw(struct viewer *w)
+{
+	if (COLS < MIN_COLS || LINES < MIN_LINES) {
+		erase();
+		mvprintw(0, 0,
+			 "terminal too small (%dx%d): mkm view needs %dx%d",
+			 COLS, LINES, MIN_COLS, MIN_LINES);
+		refresh();
+		return;
+	}
+	view_set_size(&w->view, (unsigned int)(COLS - LABEL_W - 1),
+		      (unsigned int)(LINES - TOP_LINES - BOTTOM_LINES));
+	if (w->help) {
+		help();
+		refresh();
+		return;
+	}
+	header(w);
+	axis(w);
+	if (w->meter_pane && !w->cpu_view && w->view.meter[0] != VIEW_UNSET &&
+	    w->view.meter[1] != VIEW_UNSET)
+		meter_pane(w);
+	else
+		rows(w);
+	detail(w);
+	footer(w);
+	refresh();
+}
+
+bool draw_prompt(const char *prompt, char *buf, size_t len)
+{
+	int ok;
+
+	move(LINES - 1, 0);
+	clrtoeol();
+	addstr(prompt);
+	echo();
+	curs_set(1);
+	ok = getnstr(buf, (int)len - 1);
+	noecho();
+	curs_set(0);
+	return ok != ERR && buf[0];
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rows.c - the viewer's rows: threads or CPUs, sorted, some hidden. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "viewer.h"
+
+static int track_add(struct cpu_track *t, uint64_t start, uint64_t end,
+		     size_t th)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cpu_slice *s = realloc(t->s, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		t->s = s;
+		t->cap = cap;
+	}
+	t->s[t->n++] = (struct cpu_slice){ start, end, (uint32_t)th };
+	return 0;
+}
+
+static int slice_cmp(const void *a, const void *b)
+{
+	const struct cpu_slice *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Each CPU's slices of monitored threads, in time order. */
+static int tracks_build(struct viewer *w)
+{
+	struct tl_interval iv[256];
+	size_t th, c, first;
+	ssize_t n, i;
+
+	w->tracks = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->tracks));
+	if (!w->tracks)
+		return -ENOMEM;
+	for (th = 0; th < w->nr_threads; th++) {
+		for (first = 0;
+		     (n = tl_intervals(w->tl, th, first, 256, iv)) > 0;
+		     first += (size_t)n) {
+			for (i = 0; i < n; i++) {
+				if (!tl_state_desc(iv[i].state)->on_cpu ||
+				    iv[i].cpu >= w->nr_cpus ||
+				    iv[i].end_ns <= iv[i].start_ns)
+					continue;
+				if (track_add(&w->tracks[iv[i].cpu],
+					      iv[i].start_ns, iv[i].end_ns, th))
+					return -ENOMEM;
+			}
+		}
+	}
+	for (c = 0; c < w->nr_cpus; c++)
+		qsort(w->tracks[c].s, w->tracks[c].n, sizeof(struct cpu_slice),
+		      slice_cmp);
+	return 0;
+}
+
+int rows_build(struct viewer *w)
+{
+	uint64_t timers[TL_NR_STATES];
+	size_t th;
+	unsigned int s;
+
+	w->nr_threads = tl_nr_threads(w->tl);
+	w->nr_cpus = tl_nr_cpus(w->tl);
+	w->threads = calloc(w->nr_threads + 1, sizeof(*w->threads));
+	w->cpus = calloc(w->nr_cpus + 1, sizeof(*w->cpus));
+	w->order = calloc(w->nr_threads + w->nr_cpus + 1, sizeof(*w->order));
+	if (!w->threads || !w->cpus || !w->order)
+		return -ENOMEM;
+	for (th = 0; th < w->nr_threads; th++) {
+		struct row *r = &w->threads[th];
+		struct tl_thread t;
+
+		tl_thread(w->tl, th, &t);
+		r->id = th;
+		snprintf(r->label, sizeof(r->label), "%u %s", t.tid,
+			 t.name[0] ? t.name : "?");
+		if (acct_msa(w->tl, ACCT_THREAD, th, TL_NR_STATES, timers))
+			continue;
+		for (s = 0; s < TL_NR_STATES; s++) {
+			unsigned int g = tl_state_desc(s)->group;
+
+			if (g == TL_GROUP_RUN)
+				r->run_ns += timers[s];
+			else if (g == TL_GROUP_RUNQ)
+				r->runq_ns += timers[s];
+		}
+	}
+	for (th = 0; th < w->nr_cpus; th++) {
+		w->cpus[th].id = th;
+		snprintf(w->cpus[th].label, sizeof(w->cpus[th].label),
+			 "cpu %zu", th);
+	}
+	if (tracks_build(w))
+		return -ENOMEM;
+	rows_order(w);
+	return 0;
+}
+
+void rows_free(struct viewer *w)
+{
+	size_t c;
+
+	for (c = 0; w->tracks && c < w->nr_cpus; c++)
+		free(w->tracks[c].s);
+	free(w->tracks);
+	free(w->threads);
+	free(w->cpus);
+	free(w->order);
+}
+
+const char *rows_sort_name(enum rows_sort s)
+{
+	static const char *const names[NR_SORTS] = {
+		[SORT_FIRST] = "first seen", [SORT_NAME] = "name",
+		[SORT_TID] = "tid",	     [SORT_RUN] = "run time",
+		[SORT_RUNQ] = "run queue",
+	};
+
+	return s < NR_SORTS ? names[s] : "?";
+}
+
+/* qsort has no argument: the sort key of the call in progress. */
+static const struct row *sort_rows;
+static enum rows_sort sort_key;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = &sort_rows[*(const size_t *)a];
+	const struct row *y = &sort_rows[*(const size_t *)b];
+	const char *nx = strchr(x->label, ' '), *ny = strchr(y->label, ' ');
+	int c = 0;
+
+	switch (sort_key) {
+	case SORT_NAME:
+		c = strcmp(nx ? nx : x->label, ny ? ny : y->label);
+		break;
+	case SORT_TID:
+		c = atol(x->label) < atol(y->label) ?
+			    -1 :
+			    atol(x->label) > atol(y->label);
+		break;
+	case SORT_RUN: /* the busiest first */
+		c = x->run_ns > y->run_ns ? -1 : x->run_ns < y->run_ns;
+		break;
+	case SORT_RUNQ:
+		c = x->runq_ns > y->runq_ns ? -1 : x->runq_ns < y->runq_ns;
+		break;
+	default:
+		break;
+	}
+	if (!c) /* stable: ties keep the order first seen */
+		c = x->id < y->id ? -1 : x->id > y->id;
+	return c;
+}
+
+void rows_order(struct viewer *w)
+{
+	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
+	size_t n = w->cpu_view ? w->nr_cpus : w->nr_threads, i;
+	struct row *sel = rows_selected(w);
+	size_t sel_id = sel ? sel->id : 0;
+
+	w->nr_order = 0;
+	for (i = 0; i < n; i++)
+		if (!rows[i].hidden)
+			w->order[w->nr_order++] = i;
+	if (!w->cpu_view) {
+		sort_rows = rows;
+		sort_key = w->sort;
+		qsort(w->order, w->nr_order, sizeof(*w->order), row_cmp);
+	}
+	view_set_rows(&w->view, w->nr_order);
+	for (i = 0; sel && i < w->nr_order; i++) {
+		if (rows[w->order[i]].id == sel_id) {
+			view_select(&w->view,
+				    (int64_t)i - (int64_t)w->view.sel);
+			break;
+		}
+	}
+}
+
+struct row *rows_selected(struct viewer *w)
+{
+	struct row *rows = w->cpu_view ? w->cpus : w->threads;
+
+	if (!w->nr_order || w->view.sel >= w->nr_order)
+		return NULL;
+	return &rows[w->order[w->view.sel]];
+}
+
+int64_t rows_find(const struct viewer *w, const char *what)
+{
+	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
+	size_t k;
+
+	for (k = 1; k <= w->nr_order; k++) {
+		size_t i = (w->view.sel + k) % w->nr_order;
+
+		if (strstr(rows[w->order[i]].label, what))
+			return (int64_t)i;
+	}
+	return -1;
+}
+
+/* The first slice of track t that ends after time x (binary search). */
+static size_t first_after(const struct cpu_track *t, uint64_t x)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* Slices of one CPU do not overlap, so their ends are sorted too. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->s[mid].end <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells)
+{
+	const struct cpu_track *t = &w->tracks[cpu];
+	const struct view *v = &w->view;
+	size_t i = first_after(t, v->t0);
+	unsigned int c;
+
+	for (c = 0; c < v->cols; c++) {
+		uint64_t lo = view_col_time(v, c), hi = view_col_time(v, c + 1);
+		uint64_t best = 0;
+		size_t j;
+
+		cells[c] = 0;
+		while (i < t->n && t->s[i].end <= lo)
+			i++;
+		for (j = i; j < t->n && t->s[j].start < hi; j++) {
+			uint64_t a = t->s[j].start > lo ? t->s[j].start : lo;
+			uint64_t b = t->s[j].end < hi ? t->s[j].end : hi;
+
+			if (b > a && b - a > best) {
+				best = b - a;
+				cells[c] = t->s[j].th + 1;
+			}
+		}
+	}
+}

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/* viewer.c - the viewer's loop: a key to an action, an action to the model. */
+
+#define _XOPEN_SOURCE_EXTENDED
+#include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keys.h"
+#include "viewer.h"
+
+#define LABEL_W 22 /* as draw.c: the time area starts after it */
+
+int viewer_open(struct viewer *w, const char *file, struct tl *tl,
+		const struct mon_meta *meta)
+{
+	uint64_t begin = UINT64_MAX, end = 0;
+	size_t th;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->file = file;
+	w->tl = tl;
+	w->meta = *meta;
+	for (th = 0; th < tl_nr_threads(tl); th++) {
+		struct tl_thread t;
+
+		tl_thread(tl, th, &t);
+		if (t.first_ns < begin)
+			begin = t.first_ns;
+		if (t.end_ns > end)
+			end = t.end_ns;
+	}
+	if (begin > end)
+		begin = end = 0;
+	view_init(&w->view, begin, end, 80);
+	err = lod_create(&w->lod, tl);
+	if (!err)
+		err = rows_build(w);
+	return err;
+}
+
+void viewer_close(struct viewer *w)
+{
+	rows_free(w);
+	lod_destroy(w->lod);
+}
+
+static bool on_cpu(const struct tl_interval *iv)
+{
+	return tl_state_desc(iv->state)->on_cpu;
+}
+
+/*
+ * The next (dir > 0) or previous switch of thread th from time t: an
+ * interval start where the thread gets or leaves a CPU. UINT64_MAX if none.
+ */
+static uint64_t find_switch(const struct viewer *w, size_t th, uint64_t t,
+			    int dir)
+{
+	struct tl_interval prev, cur;
+	int64_t i = tl_interval_at(w->tl, th, t);
+	size_t k;
+
+	if (i < 0)
+		i = 0;
+	if (dir > 0) {
+		for (k = (size_t)i + 1; !tl_interval(w->tl, th, k, &cur); k++) {
+			if (tl_interval(w->tl, th, k - 1, &prev))
+				break;
+			if (cur.start_ns > t && on_cpu(&prev) != on_cpu(&cur))
+				return cur.start_ns;
+		}
+		return UINT64_MAX;
+	}
+	for (k = (size_t)i; k > 0; k--) {
+		if (tl_interval(w->tl, th, k, &cur) ||
+		    tl_interval(w->tl, th, k - 1, &prev))
+			continue;
+		if (cur.start_ns < t && on_cpu(&prev) != on_cpu(&cur))
+			return cur.start_ns;
+	}
+	return UINT64_MAX;
+}
+
+/* The start of the next interval after t of thread th that is UNKNOWN
+ * after a known state (a LOST gap), or longer than min_ns if set. */
+static uint64_t find_interval(const struct viewer *w, size_t th, uint64_t t,
+			      uint64_t min_ns)
+{
+	struct tl_interval iv[256];
+	int64_t at = tl_interval_at(w->tl, th, t);
+	size_t first = at < 0 ? 0 : (size_t)at;
+	ssize_t n, j;
+
+	for (; (n = tl_intervals(w->tl, th, first, 256, iv)) > 0;
+	     first += (size_t)n) {
+		for (j = 0; j < n; j++) {
+			if (iv[j].start_ns <= t)
+				continue;
+			if (min_ns ? iv[j].end_ns - iv[j].start_ns > min_ns :
+				     iv[j].state == TL_UNKNOWN &&
+					     first + (size_t)j > 0)
+				return iv[j].start_ns;
+		}
+	}
+	return UINT64_MAX;
+}
+
+/* "5ms", "200 us", "2s", "1500" (ns); 0 if malformed. */
+static uint64_t parse_duration(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+
+	while (*end == ' ')
+		end++;
+	if (v <= 0 || end == s)
+		return 0;
+	if (!*end)
+		return (uint64_t)v;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return (uint64_t)(v * units[i].ns);
+	return 0;
+}
+
+static void jump(struct viewer *w, uint64_t t, const char *none)
+{
+	if (t == UINT64_MAX) {
+		snprintf(w->message, sizeof(w->message), "%s", none);
+		return;
+	}
+	view_set_cursor(&w->view, t);
+}
+
+static void next_lost(struct viewer *w)
+{
+	uint64_t best = UINT64_MAX;
+	size_t th;
+
+	for (th = 0; th < w->nr_threads; th++) {
+		uint64_t t = find_interval(w, th, w->view.cursor, 0);
+
+		if (t < best)
+			best = t;
+	}
+	jump(w, best, "no LOST gap after the cursor");
+}
+
+static void next_mark(struct viewer *w)
+{
+	size_t k;
+
+	for (k = 0; k < tl_nr_marks(w->tl); k++) {
+		struct tl_mark m;
+
+		if (!tl_mark(w->tl, k, &m) && m.time_ns > w->view.cursor) {
+			view_set_cursor(&w->view, m.time_ns);
+			snprintf(w->message, sizeof(w->message),
+				 "mark %llu of tid %u",
+				 (unsigned long long)m.value, m.tid);
+			return;
+		}
+	}
+	jump(w, UINT64_MAX, "no mark after the cursor");
+}
+
+static void search(struct viewer *w)
+{
+	char buf[sizeof(w->search)] = "";
+	int64_t i;
+
+	if (draw_prompt("/", buf, sizeof(buf)))
+		snprintf(w->search, sizeof(w->search), "%s", buf);
+	if (!w->search[0])
+		return;
+	i = rows_find(w, w->search);
+	if (i < 0)
+		snprintf(w->message, sizeof(w->message),
+			 "no row matches \"%s\"", w->search);
+	else
+		view_select(&w->view, i - (int64_t)w->view.sel);
+}
+
+static void next_long(struct viewer *w, const struct row *sel)
+{
+	char buf[32] = "";
+	uint64_t d;
+
+	if (!sel || w->cpu_view ||
+	    !draw_prompt("longer than: ", buf, sizeof(buf)))
+		return;
+	d = parse_duration(buf);
+	if (!d) {
+		snprintf(w->message, sizeof(w->message),
+			 "\"%s\": give a time such as 5ms, 200us or 2s", buf);
+		return;
+	}
+	jump(w, find_interval(w, sel->id, w->view.cursor, d),
+	     "no such interval after the cursor");
+}
+
+static void mouse(struct viewer *w)
+{
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		view_zoom(&w->view, 1, 2);
+	} else if (ev.bstate & BUTTON5_PRESSED) {
+		view_zoom(&w->view, 2, 1);
+	} else if (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)) {
+		if (ev.x > LABEL_W)
+			view_set_cursor(
+				&w->view,
+				view_col_time(
+					&w->view,
+					(unsigned int)(ev.x - LABEL_W - 1)));
+		if (ev.y >= 3)
+			view_select(&w->view, (int64_t)w->view.top + ev.y - 3 -
+						      (int64_t)w->view.sel);
+	}
+}
+
+static void act(struct viewer *w, enum action a)
+{
+	struct view *v = &w->view;
+	struct row *sel = rows_selected(w);
+	int64_t pan = v->cols / 8 ? v->cols / 8 : 1;
+
+	switch (a) {
+	case ACT_NONE:
+	case ACT_REDRAW:
+		break;
+	case ACT_QUIT:
+		w->quit = true;
+		break;
+	case ACT_HELP:
+		w->help = true;
+		break;
+	case ACT_ZOOM_IN:
+		view_zoom(v, 1, 2);
+		break;
+	case ACT_ZOOM_OUT:
+		view_zoom(v, 2, 1);
+		break;
+	case ACT_PAN_LEFT:
+		view_pan(v, -pan);
+		break;
+	case ACT_PAN_RIGHT:
+		view_pan(v, pan);
+		break;
+	case ACT_CURSOR_LEFT:
+		view_move_cursor(v, -1);
+		break;
+	case ACT_CURSOR_RIGHT:
+		view_move_cursor(v, 1);
+		break;
+	case ACT_CURSOR_LEFT_FAST:
+		view_move_cursor(v, -10);
+		break;
+	case ACT_CURSOR_RIGHT_FAST:
+		view_move_cursor(v, 10);
+		break;
+	case ACT_FIT:
+		view_fit(v);
+		break;
+	case ACT_ZOOM_METER:
+		if (v->meter[0] == VIEW_UNSET || v->meter[1] == VIEW_UNSET)
+			snprintf(w->message, sizeof(w->message),
+				 "set the metering lines first (A, B)");
+		else
+			view_zoom_to(v, v->meter[0], v->meter[1]);
+		break;
+	case ACT_START:
+		view_set_cursor(v, v->begin);
+		break;
+	case ACT_END:
+		view_set_cursor(v, v->end - 1);
+		break;
+	case ACT_UP:
+		view_select(v, -1);
+		break;
+	case ACT_DOWN:
+		view_select(v, 1);
+		break;
+	case ACT_PAGE_UP:
+		view_select(v, -(int64_t)v->page);
+		break;
+	case ACT_PAGE_DOWN:
+		view_select(v, v->page);
+		break;
+	case ACT_METER_A:
+	case ACT_METER_B:
+		v->meter[a == ACT_METER_B] = v->cursor;
+		break;
+	case ACT_METER_CLEAR:
+		v->meter[0] = v->meter[1] = VIEW_UNSET;
+		w->meter_pane = false;
+		break;
+	case ACT_METER_PANE:
+		w->meter_pane = !w->meter_pane;
+		if (v->meter[0] == VIEW_UNSET || v->meter[1] == VIEW_UNSET)
+			snprintf(w->message, sizeof(w->message),
+				 "set the metering lines first (A, B)");
+		break;
+	case ACT_NEXT_SWITCH:
+	case ACT_PREV_SWITCH:
+		if (sel && !w->cpu_view)
+			jump(w,
+			     find_switch(w, sel->id, v->cursor,
+					 a == ACT_NEXT_SWITCH ? 1 : -1),
+			     "no switch there");
+		break;
+	case ACT_NEXT_LOST:
+		next_lost(w);
+		break;
+	case ACT_NEXT_MARK:
+		next_mark(w);
+		break;
+	case ACT_NEXT_LONG:
+		next_long(w, sel);
+		break;
+	case ACT_SEARCH:
+		search(w);
+		break;
+	case ACT_HIDE:
+		if (sel && w->nr_order > 1) {
+			sel->hidden = true;
+			rows_order(w);
+		}
+		break;
+	case ACT_SHOW_ALL: {
+		size_t i;
+
+		for (i = 0; i < w->nr_threads; i++)
+			w->threads[i].hidden = false;
+		for (i = 0; i < w->nr_cpus; i++)
+			w->cpus[i].hidden = false;
+		rows_order(w);
+		break;
+	}
+	case ACT_SORT:
+		w->sort = (w->sort + 1) % NR_SORTS;
+		rows_order(w);
+		snprintf(w->message, sizeof(w->message), "sorted by %s",
+			 rows_sort_name(w->sort));
+		break;
+	case ACT_CPUS:
+		w->cpu_view = !w->cpu_view;
+		v->sel = v->top = 0;
+		rows_order(w);
+		break;
+	}
+}
+
+int viewer_run(struct viewer *w)
+{
+	const char *cs;
+
+	cs = nl_langinfo(CODESET);
+	w->utf8 = !w->ascii_only && cs && !strcmp(cs, "UTF-8");
+	if (draw_init(w))
+		return -1;
+	while (!w->quit) {
+		int ch;
+
+		draw(w);
+		ch = getch();
+		w->message[0] = 0;
+		if (ch == ERR)
+			break;
+		if (w->help) {
+			w->help = false;
+			continue;
+		}
+		if (ch == KEY_RESIZE)
+			continue;
+		if (ch == KEY_MOUSE) {
+			mouse(w);
+			continue;
+		}
+		act(w, key_action(ch));
+	}
+	draw_end();
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * viewer.h - mkm view, the ncurses timeline viewer (PIEScope in a
+ * terminal). Its parts, as tig keeps views apart from drawing:
+ *
+ *   model.c   the window, cursor, metering lines and rows (pure)
+ *   layout.c  a time range and a width to cells (pure, shared with
+ *             mkm timeline); lod.c indexes the intervals so a frame costs
+ *             O(rows x columns x log n)
+ *   rows.c    which threads (or CPUs) are rows, their order, hidden ones
+ *   keys.c    one table of keys: what each does, and the help screen
+ *   draw.c    ncurses only paints the state above
+ *   viewer.c  the loop: keys to actions, actions to the model
+ */
+#ifndef MKM_VIEWER_H
+#define MKM_VIEWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libmonitor.h"
+#include "lod.h"
+#include "model.h"
+
+enum rows_sort {
+	SORT_FIRST,
+	SORT_NAME,
+	SORT_TID,
+	SORT_RUN,
+	SORT_RUNQ,
+	NR_SORTS
+};
+
+/* One row: a thread, or in the CPUs view a CPU. */
+struct row {
+	size_t id; /* thread index in the timeline, or CPU number */
+	char label[40];
+	uint64_t run_ns, runq_ns; /* over the whole trace, for sorting */
+	bool hidden;
+};
+
+/* One thread's time on a CPU (the CPUs view). */
+struct cpu_slice {
+	uint64_t start, end;
+	uint32_t th;
+};
+
+struct cpu_track {
+	struct cpu_slice *s;
+	size_t n, cap;
+};
+
+struct viewer {
+	const char *file;
+	struct tl *tl;
+	struct lod *lod;
+	struct mon_meta meta;
+	struct view view;
+	struct row *threads, *cpus; /* all rows of each view */
+	size_t nr_threads, nr_cpus;
+	size_t *order; /* the rows shown, in order: indexes into threads/cpus */
+	size_t nr_order;
+	struct cpu_track *tracks; /* per CPU */
+	enum rows_sort sort;
+	bool cpu_view, help, meter_pane;
+	bool utf8, colour, ascii_only;
+	char search[64];
+	char message[160]; /* one line for the footer, until the next key */
+	bool quit;
+};
+
+/* rows.c */
+int rows_build(struct viewer *w);
+void rows_free(struct viewer *w);
+/* Recompute the shown rows (view, sort, hidden), keeping the selection. */
+void rows_order(struct viewer *w);
+/* The selected row's entry (a thread or a CPU), or NULL if none. */
+struct row *rows_selected(struct viewer *w);
+/* The next shown row after the selection whose label holds @what (a name
+ * or a tid), wrapping; -1 if none. */
+int64_t rows_find(const struct viewer *w, const char *what);
+const char *rows_sort_name(enum rows_sort s);
+/* The cells of CPU @cpu: which thread ran most of each column. Each
+ * cell's value is a thread index + 1, or 0 where none ran. */
+void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
+
+/* draw.c */
+int draw_init(struct viewer *w);
+void draw_end(void);
+void draw(struct viewer *w);
+/* Ask for a line of text at the bottom; false if cancelled. */
+bool draw_prompt(const char *prompt, char *buf, size_t len);
+
+/* viewer.c */
+int viewer_open(struct viewer *w, const char *file, struct tl *tl,
+		const struct mon_meta *meta);
+void viewer_close(struct viewer *w);
+/* Runs until the user quits; 0, or -1 when the terminal cannot. */
+int viewer_run(struct viewer *w);
+
+#endif /* MKM_VIEWER_H */
