@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-# viewer/: the timeline layout (pure, shared with `mkm timeline`) and its
-# unit test.
+# viewer/: mkm view (built into the mkm command, tools/build.mk) and the
+# unit tests of its pure parts: layout, level-of-detail index, model.
 
-LAYOUT_TEST := $(BUILD)/tests/unit/test_layout
-UNIT_TESTS += $(LAYOUT_TEST)
-all: $(LAYOUT_TEST)
+VIEWER_TESTS := test_layout test_lod test_model
+VIEWER_TEST_BINS := $(VIEWER_TESTS:%=$(BUILD)/tests/unit/%)
+UNIT_TESTS += $(VIEWER_TEST_BINS)
+all: $(VIEWER_TEST_BINS)
 
-# The state table comes from libmonitor's sources, built in with the
-# sanitizers like the rest.
-$(LAYOUT_TEST): tests/unit/test_layout.c viewer/layout.c viewer/layout.h \
-		libmonitor/src/names.c libmonitor/include/libmonitor.h
+# Built with the sanitizers, libmonitor's sources compiled in.
+$(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \
+		viewer/layout.c viewer/lod.c viewer/model.c \
+		$(wildcard viewer/*.h) $(LIBMON_SRCS) $(LIBMON_HDRS)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -Iviewer $(CFLAGS) \
-		$(SAN_FLAGS) -o $@ tests/unit/test_layout.c viewer/layout.c \
-		libmonitor/src/names.c -lcmocka
+		$(SAN_FLAGS) -o $@ $< viewer/layout.c viewer/lod.c \
+		viewer/model.c $(LIBMON_SRCS) -lcmocka -lm -pthread

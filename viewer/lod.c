@@ -137,7 +137,9 @@ int lod_update(struct lod *lod)
 static void totals_at(const struct lod *lod, size_t th, uint64_t t,
 		      lod_totals out)
 {
-	const struct lod_thread *lt = &lod->th[th];
+	/* A thread not indexed yet (live) is read from its first interval. */
+	static const struct lod_thread none;
+	const struct lod_thread *lt = th < lod->nr_th ? &lod->th[th] : &none;
 	struct tl_interval iv[LOD_BLOCK];
 	int64_t last = tl_interval_at(lod->tl, th, t);
 	size_t k, from;
@@ -168,7 +170,7 @@ int lod_time(const struct lod *lod, size_t th, uint64_t a, uint64_t b,
 	lod_totals lo, hi;
 	unsigned int s;
 
-	if (th >= lod->nr_th)
+	if (th >= tl_nr_threads(lod->tl))
 		return -ENOENT;
 	totals_at(lod, th, a, lo);
 	totals_at(lod, th, b > a ? b : a, hi);
@@ -183,7 +185,7 @@ int lod_row(const struct lod *lod, size_t th, uint64_t t0, uint64_t t1,
 	lod_totals a, b;
 	unsigned int c, s;
 
-	if (th >= lod->nr_th)
+	if (th >= tl_nr_threads(lod->tl))
 		return -ENOENT;
 	totals_at(lod, th, layout_column_start(t0, t1, width, 0), a);
 	for (c = 0; c < width; c++) {

@@ -18,10 +18,19 @@ uint64_t view_col_time(const struct view *v, unsigned int c)
 
 int view_time_col(const struct view *v, uint64_t t)
 {
+	unsigned int c;
+
 	if (t < v->t0 || t >= v->t1)
 		return -1;
-	return (int)((unsigned __int128)(t - v->t0) * v->cols /
-		     (v->t1 - v->t0));
+	c = (unsigned int)((unsigned __int128)(t - v->t0) * v->cols /
+			   (v->t1 - v->t0));
+	/* Rounding: the column whose range, as view_col_time() cuts them,
+	 * holds t. */
+	while (c + 1 < v->cols && view_col_time(v, c + 1) <= t)
+		c++;
+	while (c > 0 && view_col_time(v, c) > t)
+		c--;
+	return (int)c;
 }
 
 /* The widest window: the whole trace, and never under a ns a column. */
