@@ -53,6 +53,7 @@ include bench/build.mk
 include tests/abi/build.mk
 include tests/cli/build.mk
 include tests/stress/build.mk
+include tests/view/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.
 include tests/vm/build.mk
 include tests/kernel/build.mk

@@ -24,6 +24,7 @@
 #include "viewer.h"
 
 #define LABEL_W 22
+#define PANE_LABEL_W 18 /* the metering table: 8 columns of 10 besides */
 #define MIN_COLS 40
 #define MIN_LINES 10
 /* Header, axis and marks above the rows; detail (2) and footer below. */
@@ -104,14 +105,17 @@ static const char *rel(const struct viewer *w, char *buf, size_t len,
 
 static void header(const struct viewer *w)
 {
+	struct tl_stats st = { 0 };
 	char dur[32];
 
+	/* Lost as the records say (LOST, seq gaps) or as the kernel counted. */
+	tl_stats(w->tl, &st);
 	mvprintw(0, 0,
 		 "mkm view  %s  %s  %zu threads  %zu CPUs  %llu lost  [%s%s]",
 		 w->file, fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
 		 w->nr_threads, w->nr_cpus,
-		 (unsigned long long)(w->meta.lost > w->meta.lost_by_stats ?
-					      w->meta.lost :
+		 (unsigned long long)(st.lost > w->meta.lost_by_stats ?
+					      st.lost :
 					      w->meta.lost_by_stats),
 		 w->cpu_view ? "CPUs" : "threads",
 		 w->cpu_view ? "" : (w->sort ? ", sorted" : ""));
@@ -347,16 +351,28 @@ static void detail(struct viewer *w)
 static void footer(struct viewer *w)
 {
 	const struct view *v = &w->view;
-	char a[32], b[32], c[32], s[32];
+	char a[32], b[32], c[32], s[32], line[160];
+	bool fits;
 
+	snprintf(line, sizeof(line), "[%s .. %s]  cursor %s  %s/col  ",
+		 rel(w, a, sizeof(a), v->t0), rel(w, b, sizeof(b), v->t1),
+		 rel(w, c, sizeof(c), v->cursor),
+		 fmt_ns(s, sizeof(s), view_col_span(v)));
+	fits = strlen(line) + strlen(w->message) <= (size_t)COLS;
 	move(LINES - 1, 0);
 	clrtoeol();
 	attron(A_REVERSE);
-	printw("[%s .. %s]  cursor %s  %s/col  ", rel(w, a, sizeof(a), v->t0),
-	       rel(w, b, sizeof(b), v->t1), rel(w, c, sizeof(c), v->cursor),
-	       fmt_ns(s, sizeof(s), view_col_span(v)));
-	printw("%s", w->message[0] ? w->message : "? help  q quit");
+	printw("%s%s", line,
+	       w->message[0] && fits ? w->message : "? help  q quit");
 	attroff(A_REVERSE);
+	if (w->message[0] && !fits) {
+		/* A long message takes the detail lines for one frame. */
+		move(LINES - BOTTOM_LINES, 0);
+		clrtoeol();
+		move(LINES - BOTTOM_LINES + 1, 0);
+		clrtoeol();
+		mvaddnstr(LINES - BOTTOM_LINES, 0, w->message, 2 * COLS);
+	}
 }
 
 /* The report's table over the metering window, one line a shown row. */
@@ -370,7 +386,7 @@ static void meter_pane(const struct viewer *w)
 
 	move(TOP_LINES, 0);
 	clrtoeol();
-	printw("%-*s", LABEL_W, "between A and B");
+	printw("%-*s", PANE_LABEL_W, "between A and B");
 	for (k = 0; k < TL_NR_GROUPS; k++)
 		printw(" %9s", tl_group_name(k));
 	for (r = 1; r < v->page; r++) {
@@ -382,7 +398,7 @@ static void meter_pane(const struct viewer *w)
 		if (i >= w->nr_order)
 			continue;
 		group_times(w, w->threads[w->order[i]].id, lo, hi, g);
-		printw("%-*.*s", LABEL_W, LABEL_W,
+		printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
 		       w->threads[w->order[i]].label);
 		for (k = 0; k < TL_NR_GROUPS; k++)
 			printw(" %9s", g[k] ? fmt_ns(d, sizeof(d), g[k]) : "-");
@@ -420,9 +436,9 @@ void draw(struct viewer *w)
 {
 	if (COLS < MIN_COLS || LINES < MIN_LINES) {
 		erase();
-		mvprintw(0, 0,
-			 "terminal too small (%dx%d): mkm view needs %dx%d",
-			 COLS, LINES, MIN_COLS, MIN_LINES);
+		/* Short lines: they must fit the screen they complain of. */
+		mvprintw(0, 0, "too small: %dx%d", COLS, LINES);
+		mvprintw(1, 0, "needs: %dx%d", MIN_COLS, MIN_LINES);
 		refresh();
 		return;
 	}

@@ -55,7 +55,8 @@ const struct key keys[] = {
 	{ 'H', "H", ACT_HIDE, "hide the selected row" },
 	{ 'U', "U", ACT_SHOW_ALL, "show every hidden row" },
 	{ 'o', "o", ACT_SORT, "sort: first seen, name, tid, run, run queue" },
-	{ '\t', "Tab", ACT_CPUS, "threads view / CPUs view" },
+	{ '\t', "Tab", ACT_CPUS,
+	  "CPUs view: a letter a thread (the detail line names it)" },
 	{ CTRL('l'), "^L", ACT_REDRAW, "redraw the screen" },
 };
 

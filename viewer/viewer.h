@@ -66,7 +66,8 @@ struct viewer {
 	bool cpu_view, help, meter_pane;
 	bool utf8, colour, ascii_only;
 	char search[64];
-	char message[160]; /* one line for the footer, until the next key */
+	char message[320]; /* for the footer (or the detail lines if long),
+			     until the next key */
 	bool quit;
 };
 

@@ -110,7 +110,7 @@ int cmd_dump(int argc, char **argv)
 		ret = mon_pipeline_add_sink(p, print);
 	if (ret)
 		die("%s: %s", argv[1], monitor_strerror(ret));
-	run_trace(p, argv[1]);
+	run_trace(p, argv[1], NULL, 0);
 	mon_pipeline_destroy(p);
 	return 0;
 }

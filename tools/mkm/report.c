@@ -291,7 +291,7 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc - 1)
 		die_usage("report: give one trace file");
 
-	r.tl = load_trace(argv[optind], &r.meta);
+	r.tl = load_trace(argv[optind], &r.meta, NULL, 0);
 	tl_stats(r.tl, &r.st);
 	r.nr_threads = tl_nr_threads(r.tl);
 	r.nr_cpus = tl_nr_cpus(r.tl);

@@ -78,7 +78,7 @@ int cmd_timeline(int argc, char **argv)
 	if (width > 4000)
 		width = 4000;
 
-	tl = load_trace(argv[optind], &meta);
+	tl = load_trace(argv[optind], &meta, NULL, 0);
 	nr = tl_nr_threads(tl);
 	for (th = 0; th < nr; th++) {
 		struct tl_thread t;

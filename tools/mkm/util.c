@@ -103,19 +103,26 @@ struct mon_pipeline *open_trace(const char *path)
 	return p;
 }
 
-void run_trace(struct mon_pipeline *p, const char *path)
+void run_trace(struct mon_pipeline *p, const char *path, char *damage,
+	       size_t len)
 {
 	int ret = mon_pipeline_run(p);
 	const char *why = mon_pipeline_error(p, NULL);
 
+	if (damage && len)
+		damage[0] = 0;
 	/* A damaged or cut trace: say where, keep what came before. */
-	if (ret == -EBADMSG || ret == -ENODATA)
+	if ((ret == -EBADMSG || ret == -ENODATA) && damage && len)
+		snprintf(damage, len, "%s: %s; showing what precedes it", path,
+			 why);
+	else if (ret == -EBADMSG || ret == -ENODATA)
 		warnx_("%s: %s; showing what precedes it", path, why);
 	else if (ret)
 		die("%s: %s", path, why);
 }
 
-struct tl *load_trace(const char *path, struct mon_meta *meta)
+struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
+		      size_t len)
 {
 	struct mon_pipeline *p = open_trace(path);
 	const struct trace_info *info = mon_source_info(mon_pipeline_source(p));
@@ -132,7 +139,7 @@ struct tl *load_trace(const char *path, struct mon_meta *meta)
 		ret = mon_pipeline_add_sink(p, sink);
 	if (ret)
 		die("%s: %s", path, monitor_strerror(ret));
-	run_trace(p, path);
+	run_trace(p, path, damage, len);
 	*meta = *mon_pipeline_meta(p);
 	mon_pipeline_destroy(p);
 	return tl;

@@ -30,12 +30,16 @@ struct mon_pipeline *open_trace(const char *path);
 /*
  * Runs @p to its end. A damaged or cut trace is not fatal: it warns,
  * naming the offset, and what came before it stays (the sinks were
- * finished); any other failure dies.
+ * finished); any other failure dies. With @damage, the warning goes there
+ * (@len bytes, "" if the trace is whole) instead of to stderr.
  */
-void run_trace(struct mon_pipeline *p, const char *path);
+void run_trace(struct mon_pipeline *p, const char *path, char *damage,
+	       size_t len);
 
 /* Reads a whole trace into a new timeline (file source -> timeline sink);
- * @meta gets the trace's metadata. Dies with a clear message. */
-struct tl *load_trace(const char *path, struct mon_meta *meta);
+ * @meta gets the trace's metadata; @damage as run_trace(). Dies with a
+ * clear message. */
+struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
+		      size_t len);
 
 #endif /* MKM_UTIL_H */

@@ -50,6 +50,7 @@ int cmd_view(int argc, char **argv)
 	};
 	struct viewer w;
 	struct mon_meta meta;
+	char damage[sizeof(w.message)];
 	bool ascii = false;
 	struct tl *tl;
 	int opt, err;
@@ -68,16 +69,21 @@ int cmd_view(int argc, char **argv)
 		die_usage("view: give one trace file");
 	setlocale(LC_ALL, "");
 	check_terminal();
-	tl = load_trace(argv[optind], &meta);
+	tl = load_trace(argv[optind], &meta, damage, sizeof(damage));
 	if (!tl_nr_threads(tl))
-		die("view: %s: no thread timeline in it", argv[optind]);
+		die("view: %s: no thread timeline in it%s%s", argv[optind],
+		    damage[0] ? ": " : "", damage);
 	err = viewer_open(&w, argv[optind], tl, &meta);
 	if (err)
 		die("view: %s", monitor_strerror(err));
 	w.ascii_only = ascii;
+	/* Said on screen, where stderr would be wiped out. */
+	snprintf(w.message, sizeof(w.message), "%s", damage);
 	err = viewer_run(&w);
 	viewer_close(&w);
 	tl_destroy(tl);
+	if (damage[0])
+		warnx_("%s", damage);
 	if (err)
 		die("view: the terminal could not be set up");
 	return 0;

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/view/: mkm view through a real terminal (tmux), against expected
+# screens (check-view, part of check-unit); mktrace writes the traces it
+# opens, and bench-view's.
+
+VIEW_MKTRACE := $(BUILD)/tests/view/mktrace
+all: $(VIEW_MKTRACE)
+CHECK_EXTRA += check-view
+
+$(VIEW_MKTRACE): tests/view/mktrace.c $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lm -pthread
+
+.PHONY: check-view
+check-view: $(MKM_TOOL) $(VIEW_MKTRACE)
+	$(Q)tests/view/test_view.sh $(MKM_TOOL) $(VIEW_MKTRACE) $(BUILD)/tests/view

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mktrace.c - writes the traces the viewer's tests and benchmark open:
+ *
+ *   mktrace small FILE              three threads on two CPUs over 10 ms,
+ *                                   every state, a mark, a LOST gap, an exit
+ *   mktrace big FILE EVENTS THREADS a scheduler's worth of random switches
+ *                                   on 8 CPUs (bench-view)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libmonitor.h"
+
+#define NR_CPUS_SMALL 2
+#define NR_CPUS_BIG 8
+#define T0 1000000000ull /* the traces start at 1 s */
+
+static struct trace_writer *w;
+static uint32_t seq[NR_CPUS_BIG];
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "mktrace: %s: %s\n", what, monitor_strerror(err));
+	exit(1);
+}
+
+static void open_trace(const char *path, unsigned int nr_cpus)
+{
+	struct trace_info info = {
+		.clock = 1,
+		.abi_major = MKM_ABI_MAJOR,
+		.abi_minor = MKM_ABI_MINOR,
+		.event_size = sizeof(struct mkm_event),
+		.nr_cpus = nr_cpus,
+		.classes = MKM_CLASS_DEFAULT,
+		.start_mono_ns = T0,
+	};
+	int err = trace_writer_open(&w, path, &info);
+
+	if (err)
+		die(path, err);
+}
+
+static void emit(unsigned int cpu, uint64_t t, uint32_t tid, unsigned int type,
+		 uint32_t arg0, uint32_t arg1, unsigned int flags)
+{
+	struct mkm_event ev = {
+		.time_ns = t,
+		.seq = seq[cpu]++,
+		.tid = tid,
+		.cpu = (uint16_t)cpu,
+		.type = (uint8_t)type,
+		.flags = (uint8_t)flags,
+		.arg0 = arg0,
+		.arg1 = arg1,
+	};
+	int err = trace_writer_events(w, &ev, 1);
+
+	if (err)
+		die("write", err);
+}
+
+/* A thread's name, in the two NAME records the kernel would send. */
+static void name(unsigned int cpu, uint64_t t, uint32_t tid, const char *s)
+{
+	char n[16] = { 0 };
+	uint32_t part[4];
+
+	strncpy(n, s, sizeof(n) - 1);
+	memcpy(part, n, sizeof(part));
+	emit(cpu, t, tid, MKM_EV_NAME, part[0], part[1], 0);
+	emit(cpu, t, tid, MKM_EV_NAME, part[2], part[3], 1);
+}
+
+#define US(x) (T0 + (uint64_t)((x)*1000))
+
+/*
+ * main (1001) on CPU 0: runs, sleeps 2-5 ms, woken by worker-a, waits on
+ * the run queue, runs to the end, marks at 7 ms. worker-a (1002) on CPU 1:
+ * runs with an IRQ, is preempted, waits on disk 6-8 ms; the records of
+ * 8.5-9 ms are lost. worker-b (1003) runs on CPU 0 while main sleeps,
+ * exits and is reaped.
+ */
+static void small(void)
+{
+	emit(0, US(0), 1001, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
+	name(0, US(0), 1001, "main");
+	emit(1, US(0), 1002, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
+	name(1, US(0), 1002, "worker-a");
+	emit(0, US(0), 1003, MKM_EV_ATTACH, MKM_TS_INTERRUPTIBLE, -1, 0);
+	name(0, US(0), 1003, "worker-b");
+	emit(1, US(1000), 1002, MKM_EV_IRQ_ENTRY, 19, 0, 0);
+	emit(1, US(1100), 1002, MKM_EV_IRQ_EXIT, 19, 1, 0);
+	emit(0, US(2000), 1001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 1003,
+	     0);
+	emit(0, US(2000), 1003, MKM_EV_WAKEUP, 0, 1001, 0);
+	emit(0, US(2200), 1003, MKM_EV_SWITCH_IN, 200, 1001, 0);
+	emit(1, US(3000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_RUNNING, 0,
+	     MKM_EVF_PREEMPTED);
+	emit(1, US(3500), 1002, MKM_EV_SWITCH_IN, 500, 0, 0);
+	emit(0, US(4800), 1003, MKM_EV_EXIT, 0, 0, 0);
+	emit(0, US(4800), 1003, MKM_EV_SWITCH_OUT, MKM_TS_ZOMBIE, 0, 0);
+	emit(1, US(5000), 1001, MKM_EV_WAKEUP, 0, 1002, 0);
+	emit(0, US(5500), 1001, MKM_EV_SWITCH_IN, 500, 0, 0);
+	emit(1, US(6000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_UNINTERRUPTIBLE, 0,
+	     0);
+	emit(0, US(6000), 1003, MKM_EV_REAP, 0, 0, 0);
+	/* A chunk ends here: a trace cut after it keeps the first 6 ms. */
+	trace_writer_horizon(w, US(6000));
+	trace_writer_flush(w, 0);
+	emit(0, US(7000), 1001, MKM_EV_MARK, 42, 0, 0);
+	emit(1, US(8000), 1002, MKM_EV_WAKEUP, 1, 0, 0);
+	emit(1, US(8000), 1002, MKM_EV_SWITCH_IN, 0, 0, 0);
+	seq[1] += 3; /* three records of CPU 1 lost after 8 ms */
+	emit(1, US(9000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_RUNNING, 0,
+	     MKM_EVF_PREEMPTED);
+	emit(1, US(9200), 1002, MKM_EV_SWITCH_IN, 200, 0, 0);
+	emit(0, US(10000), 1001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+	emit(1, US(10000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+}
+
+/*
+ * Random switches: each CPU runs a random thread for 0.2-20 us, which
+ * leaves runnable, sleeping or waiting on disk.
+ */
+static void big(unsigned long long events, unsigned int threads)
+{
+	static const uint32_t leave[] = { MKM_TS_RUNNING, MKM_TS_INTERRUPTIBLE,
+					  MKM_TS_INTERRUPTIBLE,
+					  MKM_TS_UNINTERRUPTIBLE };
+	uint64_t now[NR_CPUS_BIG];
+	unsigned int seed = 1, c, k;
+	unsigned long long n = 0;
+
+	for (c = 0; c < NR_CPUS_BIG; c++)
+		now[c] = US(0);
+	for (k = 0; k < threads; k++) {
+		char s[24];
+
+		snprintf(s, sizeof(s), "thread-%u", k);
+		name(k % NR_CPUS_BIG, US(0), 2000 + k, s);
+		n += 2;
+	}
+	while (n < events) {
+		c = (unsigned int)rand_r(&seed) % NR_CPUS_BIG;
+		k = (unsigned int)rand_r(&seed) % threads;
+		now[c] += 200 + (uint64_t)rand_r(&seed) % 20000;
+		emit(c, now[c], 2000 + k, MKM_EV_SWITCH_IN, 1000, 0, 0);
+		now[c] += 200 + (uint64_t)rand_r(&seed) % 20000;
+		emit(c, now[c], 2000 + k, MKM_EV_SWITCH_OUT,
+		     leave[rand_r(&seed) % 4], 0, 0);
+		n += 2;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int err;
+
+	if (argc == 3 && !strcmp(argv[1], "small")) {
+		open_trace(argv[2], NR_CPUS_SMALL);
+		small();
+	} else if (argc == 5 && !strcmp(argv[1], "big")) {
+		open_trace(argv[2], NR_CPUS_BIG);
+		big(strtoull(argv[3], NULL, 0), (unsigned int)atoi(argv[4]));
+	} else {
+		fprintf(stderr, "usage: mktrace small FILE | "
+				"mktrace big FILE EVENTS THREADS\n");
+		return 2;
+	}
+	err = trace_writer_close(w);
+	if (err)
+		die("close", err);
+	return 0;
+}

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_view.sh - mkm view through a real terminal: tmux runs it at a known
+# size, keys go in with send-keys, and each screen (capture-pane) must
+# equal the expected one in tests/view/screens/. UPDATE=1 writes them
+# instead (then read every one before committing it).
+#
+#   tests/view/test_view.sh MKM MKTRACE WORKDIR
+set -euo pipefail
+
+mkm=$(realpath "$1") mktrace=$(realpath "$2") dir=$3
+here=$(cd "$(dirname "$0")" && pwd)
+screens=$here/screens
+sock=
+mkdir -p "$dir"
+dir=$(realpath "$dir")
+"$mktrace" small "$dir/small.mkm"
+# A trace cut inside its last chunks: what precedes the cut is shown.
+head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mkm"
+
+tmux_() { tmux -L "$sock" -f /dev/null "$@"; }
+trap '[ -z "$sock" ] || tmux_ kill-server 2>/dev/null || true' EXIT
+
+# The screen once it stops changing (the viewer redraws after each key).
+settle() {
+	local a b i
+	a=$(tmux_ capture-pane -p -t t)
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.1
+		b=$(tmux_ capture-pane -p -t t)
+		[ "$a" = "$b" ] && [ -n "$(tr -d ' \n' <<<"$b")" ] && break
+		a=$b
+	done
+	printf '%s\n' "$b"
+}
+
+fail=0 n=0
+# check NAME COLSxLINES FILE [KEYS...]: each KEYS argument is sent, then
+# the screen settles; a "resize:COLSxLINES" argument resizes the window.
+check() {
+	local name=$1 size=$2 file=$3 got
+	shift 3
+	# A server of its own: nothing left over from the screen before.
+	[ -z "$sock" ] || tmux_ kill-server 2>/dev/null || true
+	sock=mkm-view-test-$$-$n
+	tmux_ new-session -d -s t -x "${size%x*}" -y "${size#*x}" \
+		"env LANG=C.UTF-8 TERM=screen $VIEW_ENV $mkm view $file; echo \"exit status \$?\"; sleep 30"
+	settle >/dev/null
+	for k in "$@"; do
+		case $k in
+		resize:*) k=${k#resize:}
+			tmux_ resize-window -t t -x "${k%x*}" -y "${k#*x}" ;;
+		*) tmux_ send-keys -t t "$k" ;;
+		esac
+		settle >/dev/null
+	done
+	got=$(settle | sed 's/[[:space:]]*$//')
+	n=$((n + 1))
+	if [ -n "${UPDATE:-}" ]; then
+		printf '%s\n' "$got" >"$screens/$name.txt"
+		echo "test_view: wrote $name"
+	elif ! diff -u "$screens/$name.txt" - <<<"$got" >"$dir/$name.diff"; then
+		echo "FAIL  view/$name (expected vs got: $dir/$name.diff)"
+		cat "$dir/$name.diff"
+		fail=$((fail + 1))
+	else
+		echo "PASS  view/$name"
+	fi
+}
+
+mkdir -p "$screens"
+cd "$dir"
+VIEW_ENV=
+check open 100x24 small.mkm
+check zoom_in 100x24 small.mkm + +
+check pan 100x24 small.mkm + + d d
+check fit 100x24 small.mkm + + d 0
+check cursor_detail 100x24 small.mkm '>' '>' '>' '>'
+check metering 100x24 small.mkm '>' '>' A '>' '>' '>' B
+check metering_pane 100x24 small.mkm '>' '>' A '>' '>' '>' B m
+check zoom_to_meter 100x24 small.mkm '>' '>' A '>' '>' '>' B z
+check search 100x24 small.mkm / worker-b Enter
+check search_none 100x24 small.mkm / nobody Enter
+check next_switch 100x24 small.mkm j n n
+check prev_switch 100x24 small.mkm j G N
+check next_lost 100x24 small.mkm L
+check next_mark 100x24 small.mkm M
+check longer_than 100x24 small.mkm j T 1.5ms Enter
+check hide_sort 100x24 small.mkm H o o
+check cpus 100x24 small.mkm Tab
+check help 100x40 small.mkm '?'
+check resize 100x24 small.mkm resize:72x16
+check too_small 20x5 small.mkm
+check cut_trace 100x24 cut.mkm
+check ascii 100x24 "--ascii small.mkm"
+VIEW_ENV=TERM=dumb check dumb 100x24 small.mkm
+check quit 100x24 small.mkm q
+
+echo "test_view: $((n - fail)) of $n screens as expected"
+[ "$fail" -eq 0 ]
