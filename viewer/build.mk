@@ -16,3 +16,32 @@ $(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \
 	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -Iviewer $(CFLAGS) \
 		$(SAN_FLAGS) -o $@ $< viewer/layout.c viewer/lod.c \
 		viewer/model.c $(LIBMON_SRCS) -lcmocka -lm -pthread
+
+# make bench-view: the viewer on a generated trace of BENCH_VIEW_EVENTS
+# events and BENCH_VIEW_THREADS threads (time to first frame, frame times
+# at three zooms, index memory); bench-view-smoke, a tiny one, in check.
+BENCH_VIEW := $(BUILD)/viewer/bench_view
+BENCH_VIEW_EVENTS ?= 10000000
+BENCH_VIEW_THREADS ?= 1000
+BENCH_VIEW_TRACE = $(BUILD)/viewer/bench-$(BENCH_VIEW_EVENTS)-$(BENCH_VIEW_THREADS).mkm
+.PHONY: bench-view bench-view-smoke
+CHECK_EXTRA += bench-view-smoke
+
+$(BENCH_VIEW): viewer/bench/bench_view.c $(wildcard viewer/*.c viewer/*.h) \
+		tools/mkm/util.c tools/mkm/util.h $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) -o $@ $< $(wildcard viewer/*.c) \
+		tools/mkm/util.c $(LIBMON_A) $(MKM_TOOL_LIBS) -lm
+
+$(BUILD)/viewer/bench-%.mkm: $(BUILD)/tests/view/mktrace
+	$(quiet) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$< big $@ $(word 1,$(subst -, ,$*)) $(word 2,$(subst -, ,$*))
+
+bench-view: $(BENCH_VIEW) $(BENCH_VIEW_TRACE)
+	$(Q)$(BENCH_VIEW) $(BENCH_VIEW_TRACE)
+
+bench-view-smoke:
+	$(Q)$(MAKE) --no-print-directory bench-view BENCH_VIEW_EVENTS=20000 \
+		BENCH_VIEW_THREADS=50

@@ -192,6 +192,23 @@ static char thread_glyph(uint32_t th)
 	return set[th % (sizeof(set) - 1)];
 }
 
+/* A thread's letter, in its colour; a squiggle where several ran. */
+static void cpu_cell(const struct viewer *w, uint32_t who)
+{
+	uint32_t th = (who & ~CPU_CELL_MIXED) - 1;
+	int pair = PAIR_THREAD + (int)(th % NR_THREAD_COLOURS);
+
+	if (!who) {
+		addch(' ');
+		return;
+	}
+	if (w->colour)
+		attron(COLOR_PAIR(pair));
+	addch(who & CPU_CELL_MIXED ? LAYOUT_MIXED : (chtype)thread_glyph(th));
+	if (w->colour)
+		attroff(COLOR_PAIR(pair));
+}
+
 static void rows(const struct viewer *w)
 {
 	const struct view *v = &w->view;
@@ -219,23 +236,8 @@ static void rows(const struct viewer *w)
 		addch(' ');
 		if (w->cpu_view) {
 			rows_cpu_cells(w, row->id, who);
-			for (c = 0; c < v->cols; c++) {
-				if (!who[c]) {
-					addch(' ');
-					continue;
-				}
-				if (w->colour)
-					attron(COLOR_PAIR(
-						PAIR_THREAD +
-						(who[c] - 1) %
-							NR_THREAD_COLOURS));
-				addch((chtype)thread_glyph(who[c] - 1));
-				if (w->colour)
-					attroff(COLOR_PAIR(
-						PAIR_THREAD +
-						(who[c] - 1) %
-							NR_THREAD_COLOURS));
-			}
+			for (c = 0; c < v->cols; c++)
+				cpu_cell(w, who[c]);
 		} else {
 			lod_row(w->lod, row->id, v->t0, v->t1, v->cols, cells);
 			for (c = 0; c < v->cols; c++)
@@ -281,8 +283,9 @@ static void detail_cpu(const struct viewer *w, size_t cpu)
 	}
 	rows_cpu_cells(w, cpu, who);
 	if (who[col])
-		printw("cpu %zu: %s ran here", cpu,
-		       w->threads[who[col] - 1].label);
+		printw("cpu %zu: %s ran here%s", cpu,
+		       w->threads[(who[col] & ~CPU_CELL_MIXED) - 1].label,
+		       who[col] & CPU_CELL_MIXED ? ", among others" : "");
 	else
 		printw("cpu %zu: no monitored thread ran here", cpu);
 	free(who);

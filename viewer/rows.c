@@ -12,6 +12,11 @@
 static int track_add(struct cpu_track *t, uint64_t start, uint64_t end,
 		     size_t th)
 {
+	/* A thread's running and interrupted intervals make one slice. */
+	if (t->n && t->s[t->n - 1].th == th && t->s[t->n - 1].end == start) {
+		t->s[t->n - 1].end = end;
+		return 0;
+	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		struct cpu_slice *s = realloc(t->s, cap * sizeof(*s));
@@ -84,7 +89,8 @@ int rows_build(struct viewer *w)
 		r->id = th;
 		snprintf(r->label, sizeof(r->label), "%u %s", t.tid,
 			 t.name[0] ? t.name : "?");
-		if (acct_msa(w->tl, ACCT_THREAD, th, TL_NR_STATES, timers))
+		/* From the index: O(log n) a thread, not a walk of all. */
+		if (lod_time(w->lod, th, t.first_ns, t.end_ns, timers))
 			continue;
 		for (s = 0; s < TL_NR_STATES; s++) {
 			unsigned int g = tl_state_desc(s)->group;
@@ -100,8 +106,6 @@ int rows_build(struct viewer *w)
 		snprintf(w->cpus[th].label, sizeof(w->cpus[th].label),
 			 "cpu %zu", th);
 	}
-	if (tracks_build(w))
-		return -ENOMEM;
 	rows_order(w);
 	return 0;
 }
@@ -163,13 +167,16 @@ static int row_cmp(const void *a, const void *b)
 	return c;
 }
 
-void rows_order(struct viewer *w)
+int rows_order(struct viewer *w)
 {
 	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
 	size_t n = w->cpu_view ? w->nr_cpus : w->nr_threads, i;
 	struct row *sel = rows_selected(w);
 	size_t sel_id = sel ? sel->id : 0;
 
+	/* The CPUs' tracks: a walk of every interval, made when first shown. */
+	if (w->cpu_view && !w->tracks && tracks_build(w))
+		return -ENOMEM;
 	w->nr_order = 0;
 	for (i = 0; i < n; i++)
 		if (!rows[i].hidden)
@@ -187,6 +194,7 @@ void rows_order(struct viewer *w)
 			break;
 		}
 	}
+	return 0;
 }
 
 struct row *rows_selected(struct viewer *w)
@@ -212,16 +220,17 @@ int64_t rows_find(const struct viewer *w, const char *what)
 	return -1;
 }
 
-/* The first slice of track t that ends after time x (binary search). */
-static size_t first_after(const struct cpu_track *t, uint64_t x)
+/* The first slice of track t that ends after x (by_end), or that starts
+ * at or after x: binary searches. Slices of one CPU do not overlap, so
+ * their ends are in order as their starts are. */
+static size_t first_slice(const struct cpu_track *t, uint64_t x, bool by_end)
 {
 	size_t lo = 0, hi = t->n;
 
-	/* Slices of one CPU do not overlap, so their ends are sorted too. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->s[mid].end <= x)
+		if (by_end ? t->s[mid].end <= x : t->s[mid].start < x)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -233,25 +242,22 @@ void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells)
 {
 	const struct cpu_track *t = &w->tracks[cpu];
 	const struct view *v = &w->view;
-	size_t i = first_after(t, v->t0);
 	unsigned int c;
 
 	for (c = 0; c < v->cols; c++) {
 		uint64_t lo = view_col_time(v, c), hi = view_col_time(v, c + 1);
-		uint64_t best = 0;
-		size_t j;
+		size_t first = first_slice(t, lo, true);
+		size_t end = first_slice(t, hi, false), mid;
 
-		cells[c] = 0;
-		while (i < t->n && t->s[i].end <= lo)
-			i++;
-		for (j = i; j < t->n && t->s[j].start < hi; j++) {
-			uint64_t a = t->s[j].start > lo ? t->s[j].start : lo;
-			uint64_t b = t->s[j].end < hi ? t->s[j].end : hi;
-
-			if (b > a && b - a > best) {
-				best = b - a;
-				cells[c] = t->s[j].th + 1;
-			}
+		if (end <= first) {
+			cells[c] = 0;
+			continue;
 		}
+		/* Several slices: the one at the column's middle, marked. */
+		mid = first_slice(t, lo + (hi - lo) / 2, true);
+		if (mid >= end)
+			mid = end - 1;
+		cells[c] = (t->s[mid].th + 1) |
+			   (end - first > 1 ? CPU_CELL_MIXED : 0);
 	}
 }

@@ -359,7 +359,12 @@ static void act(struct viewer *w, enum action a)
 	case ACT_CPUS:
 		w->cpu_view = !w->cpu_view;
 		v->sel = v->top = 0;
-		rows_order(w);
+		if (rows_order(w)) {
+			w->cpu_view = false;
+			rows_order(w);
+			snprintf(w->message, sizeof(w->message),
+				 "out of memory for the CPUs view");
+		}
 		break;
 	}
 }

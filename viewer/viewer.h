@@ -74,16 +74,21 @@ struct viewer {
 /* rows.c */
 int rows_build(struct viewer *w);
 void rows_free(struct viewer *w);
-/* Recompute the shown rows (view, sort, hidden), keeping the selection. */
-void rows_order(struct viewer *w);
+/* Recompute the shown rows (view, sort, hidden), keeping the selection.
+ * Return: 0 or -ENOMEM (the CPUs view's tracks). */
+int rows_order(struct viewer *w);
 /* The selected row's entry (a thread or a CPU), or NULL if none. */
 struct row *rows_selected(struct viewer *w);
 /* The next shown row after the selection whose label holds @what (a name
  * or a tid), wrapping; -1 if none. */
 int64_t rows_find(const struct viewer *w, const char *what);
 const char *rows_sort_name(enum rows_sort s);
-/* The cells of CPU @cpu: which thread ran most of each column. Each
- * cell's value is a thread index + 1, or 0 where none ran. */
+/*
+ * The cells of CPU @cpu, in O(log n) each: the thread index + 1 of the
+ * monitored thread that ran there (the one at the column's middle if
+ * several did, with CPU_CELL_MIXED set), or 0 where none ran.
+ */
+#define CPU_CELL_MIXED 0x80000000u
 void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
 
 /* draw.c */
