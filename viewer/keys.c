@@ -57,6 +57,7 @@ const struct key keys[] = {
 	{ 'o', "o", ACT_SORT, "sort: first seen, name, tid, run, run queue" },
 	{ '\t', "Tab", ACT_CPUS,
 	  "CPUs view: a letter a thread (the detail line names it)" },
+	{ 'F', "F", ACT_FOLLOW, "live: follow the newest time (as less +F)" },
 	{ CTRL('l'), "^L", ACT_REDRAW, "redraw the screen" },
 };
 

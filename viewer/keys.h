@@ -43,6 +43,7 @@ enum action {
 	ACT_SHOW_ALL,
 	ACT_SORT,
 	ACT_CPUS,
+	ACT_FOLLOW,
 	ACT_REDRAW,
 };
 

@@ -78,10 +78,15 @@ void view_init(struct view *v, uint64_t begin, uint64_t end, unsigned int cols)
 void view_set_range(struct view *v, uint64_t begin, uint64_t end)
 {
 	uint64_t span = v->t1 - v->t0;
+	bool fitted = v->t0 == v->begin && span == max_span(v);
 
 	v->begin = begin;
 	v->end = end > begin ? end : begin + 1;
-	if (v->follow)
+	/* Following: the whole trace while it is all shown, else the newest
+	 * span's worth of it. */
+	if (v->follow && fitted)
+		view_fit(v);
+	else if (v->follow)
 		place(v, v->end > span ? v->end - span : 0, span);
 	else
 		place(v, v->t0, span);

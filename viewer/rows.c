@@ -37,6 +37,16 @@ static int slice_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static void tracks_free(struct viewer *w)
+{
+	size_t c;
+
+	for (c = 0; w->tracks && c < w->nr_cpus; c++)
+		free(w->tracks[c].s);
+	free(w->tracks);
+	w->tracks = NULL;
+}
+
 /* Each CPU's slices of monitored threads, in time order. */
 static int tracks_build(struct viewer *w)
 {
@@ -68,29 +78,44 @@ static int tracks_build(struct viewer *w)
 	return 0;
 }
 
-int rows_build(struct viewer *w)
+/* Grow an array of rows from n to m entries, zeroing the new ones. */
+static int grow(struct row **rows, size_t n, size_t m)
 {
+	struct row *r = realloc(*rows, (m + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	memset(r + n, 0, (m + 1 - n) * sizeof(*r));
+	*rows = r;
+	return 0;
+}
+
+int rows_update(struct viewer *w)
+{
+	size_t nr_th = tl_nr_threads(w->tl), nr_cpus = tl_nr_cpus(w->tl), i;
 	uint64_t timers[TL_NR_STATES];
-	size_t th;
+	size_t *order;
 	unsigned int s;
 
-	w->nr_threads = tl_nr_threads(w->tl);
-	w->nr_cpus = tl_nr_cpus(w->tl);
-	w->threads = calloc(w->nr_threads + 1, sizeof(*w->threads));
-	w->cpus = calloc(w->nr_cpus + 1, sizeof(*w->cpus));
-	w->order = calloc(w->nr_threads + w->nr_cpus + 1, sizeof(*w->order));
-	if (!w->threads || !w->cpus || !w->order)
+	if (grow(&w->threads, w->nr_threads, nr_th) ||
+	    grow(&w->cpus, w->nr_cpus, nr_cpus))
 		return -ENOMEM;
-	for (th = 0; th < w->nr_threads; th++) {
-		struct row *r = &w->threads[th];
+	order = realloc(w->order, (nr_th + nr_cpus + 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	w->order = order;
+	for (i = 0; i < nr_th; i++) {
+		struct row *r = &w->threads[i];
 		struct tl_thread t;
 
-		tl_thread(w->tl, th, &t);
-		r->id = th;
+		/* Names and totals change while a live trace grows. */
+		tl_thread(w->tl, i, &t);
+		r->id = i;
 		snprintf(r->label, sizeof(r->label), "%u %s", t.tid,
 			 t.name[0] ? t.name : "?");
+		r->run_ns = r->runq_ns = 0;
 		/* From the index: O(log n) a thread, not a walk of all. */
-		if (lod_time(w->lod, th, t.first_ns, t.end_ns, timers))
+		if (lod_time(w->lod, i, t.first_ns, t.end_ns, timers))
 			continue;
 		for (s = 0; s < TL_NR_STATES; s++) {
 			unsigned int g = tl_state_desc(s)->group;
@@ -101,22 +126,21 @@ int rows_build(struct viewer *w)
 				r->runq_ns += timers[s];
 		}
 	}
-	for (th = 0; th < w->nr_cpus; th++) {
-		w->cpus[th].id = th;
-		snprintf(w->cpus[th].label, sizeof(w->cpus[th].label),
-			 "cpu %zu", th);
+	for (i = w->nr_cpus; i < nr_cpus; i++) {
+		w->cpus[i].id = i;
+		snprintf(w->cpus[i].label, sizeof(w->cpus[i].label), "cpu %zu",
+			 i);
 	}
-	rows_order(w);
-	return 0;
+	/* The CPUs' tracks are rebuilt when next shown. */
+	tracks_free(w);
+	w->nr_threads = nr_th;
+	w->nr_cpus = nr_cpus;
+	return rows_order(w);
 }
 
 void rows_free(struct viewer *w)
 {
-	size_t c;
-
-	for (c = 0; w->tracks && c < w->nr_cpus; c++)
-		free(w->tracks[c].s);
-	free(w->tracks);
+	tracks_free(w);
 	free(w->threads);
 	free(w->cpus);
 	free(w->order);

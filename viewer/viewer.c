@@ -14,32 +14,53 @@
 
 #define LABEL_W 22 /* as draw.c: the time area starts after it */
 
+/* The time the timeline covers: its threads' lives. */
+static void time_range(const struct tl *tl, uint64_t *begin, uint64_t *end)
+{
+	size_t th;
+
+	*begin = UINT64_MAX;
+	*end = 0;
+	for (th = 0; th < tl_nr_threads(tl); th++) {
+		struct tl_thread t;
+
+		tl_thread(tl, th, &t);
+		if (t.first_ns < *begin)
+			*begin = t.first_ns;
+		if (t.end_ns > *end)
+			*end = t.end_ns;
+	}
+	if (*begin > *end)
+		*begin = *end = 0;
+}
+
 int viewer_open(struct viewer *w, const char *file, struct tl *tl,
 		const struct mon_meta *meta)
 {
-	uint64_t begin = UINT64_MAX, end = 0;
-	size_t th;
+	uint64_t begin, end;
 	int err;
 
 	memset(w, 0, sizeof(*w));
 	w->file = file;
 	w->tl = tl;
 	w->meta = *meta;
-	for (th = 0; th < tl_nr_threads(tl); th++) {
-		struct tl_thread t;
-
-		tl_thread(tl, th, &t);
-		if (t.first_ns < begin)
-			begin = t.first_ns;
-		if (t.end_ns > end)
-			end = t.end_ns;
-	}
-	if (begin > end)
-		begin = end = 0;
+	time_range(tl, &begin, &end);
 	view_init(&w->view, begin, end, 80);
 	err = lod_create(&w->lod, tl);
 	if (!err)
-		err = rows_build(w);
+		err = rows_update(w);
+	return err;
+}
+
+int viewer_refresh(struct viewer *w)
+{
+	uint64_t begin, end;
+	int err = lod_update(w->lod);
+
+	if (!err)
+		err = rows_update(w);
+	time_range(w->tl, &begin, &end);
+	view_set_range(&w->view, begin, end);
 	return err;
 }
 
@@ -232,12 +253,9 @@ static void mouse(struct viewer *w)
 	}
 }
 
-static void act(struct viewer *w, enum action a)
+static void act_on(struct viewer *w, enum action a, struct view *v,
+		   struct row *sel, int64_t pan)
 {
-	struct view *v = &w->view;
-	struct row *sel = rows_selected(w);
-	int64_t pan = v->cols / 8 ? v->cols / 8 : 1;
-
 	switch (a) {
 	case ACT_NONE:
 	case ACT_REDRAW:
@@ -356,6 +374,10 @@ static void act(struct viewer *w, enum action a)
 		snprintf(w->message, sizeof(w->message), "sorted by %s",
 			 rows_sort_name(w->sort));
 		break;
+	case ACT_FOLLOW:
+		v->follow = true;
+		view_set_range(v, v->begin, v->end);
+		break;
 	case ACT_CPUS:
 		w->cpu_view = !w->cpu_view;
 		v->sel = v->top = 0;
@@ -369,6 +391,19 @@ static void act(struct viewer *w, enum action a)
 	}
 }
 
+static void act(struct viewer *w, enum action a)
+{
+	struct view *v = &w->view;
+	struct row *sel = rows_selected(w);
+	int64_t pan = v->cols / 8 ? v->cols / 8 : 1;
+	uint64_t t0 = v->t0, t1 = v->t1;
+
+	act_on(w, a, v, sel, pan);
+	/* Live: a look elsewhere stops following the newest time. */
+	if (a != ACT_FOLLOW && (v->t0 != t0 || v->t1 != t1))
+		v->follow = false;
+}
+
 int viewer_run(struct viewer *w)
 {
 	const char *cs;
@@ -377,11 +412,17 @@ int viewer_run(struct viewer *w)
 	w->utf8 = !w->ascii_only && cs && !strcmp(cs, "UTF-8");
 	if (draw_init(w))
 		return -1;
+	if (w->tick)
+		timeout(100);
 	while (!w->quit) {
 		int ch;
 
+		if (w->tick)
+			w->tick(w, w->tick_arg);
 		draw(w);
 		ch = getch();
+		if (ch == ERR && w->tick)
+			continue; /* no key: the next tick */
 		w->message[0] = 0;
 		if (ch == ERR)
 			break;

@@ -66,13 +66,18 @@ struct viewer {
 	bool cpu_view, help, meter_pane;
 	bool utf8, colour, ascii_only;
 	char search[64];
+	/* Live: called between frames (at least every 100 ms) to feed the
+	 * timeline; it calls viewer_refresh() when it did. */
+	void (*tick)(struct viewer *w, void *arg);
+	void *tick_arg;
 	char message[320]; /* for the footer (or the detail lines if long),
 			     until the next key */
 	bool quit;
 };
 
 /* rows.c */
-int rows_build(struct viewer *w);
+/* The rows of the timeline's threads and CPUs, new ones added (live). */
+int rows_update(struct viewer *w);
 void rows_free(struct viewer *w);
 /* Recompute the shown rows (view, sort, hidden), keeping the selection.
  * Return: 0 or -ENOMEM (the CPUs view's tracks). */
@@ -102,6 +107,8 @@ bool draw_prompt(const char *prompt, char *buf, size_t len);
 int viewer_open(struct viewer *w, const char *file, struct tl *tl,
 		const struct mon_meta *meta);
 void viewer_close(struct viewer *w);
+/* The timeline grew: index it, add rows, extend the time range. */
+int viewer_refresh(struct viewer *w);
 /* Runs until the user quits; 0, or -1 when the terminal cannot. */
 int viewer_run(struct viewer *w);
 

@@ -152,6 +152,12 @@ static void test_view_follow_keeps_the_newest_time(void **state)
 	v.follow = false;
 	view_set_range(&v, 0, 9000);
 	assert_int_equal(v.t1, 5000);
+	/* Fitted, it stays fitted as the trace grows. */
+	view_fit(&v);
+	v.follow = true;
+	view_set_range(&v, 0, 20000);
+	assert_int_equal(v.t0, 0);
+	assert_int_equal(v.t1, 20000);
 }
 
 int main(void)

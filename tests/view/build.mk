@@ -15,3 +15,12 @@ $(VIEW_MKTRACE): tests/view/mktrace.c $(LIBMON_A)
 .PHONY: check-view
 check-view: $(MKM_TOOL) $(VIEW_MKTRACE)
 	$(Q)tests/view/test_view.sh $(MKM_TOOL) $(VIEW_MKTRACE) $(BUILD)/tests/view
+
+# In check-vm: mkm view --live in the guest, under tmux (Debian's, with
+# the terminfo entry its panes use).
+VIEW_LIVE_VM := $(BUILD)/tests/view/live_vm
+$(VIEW_LIVE_VM): tests/view/live_vm.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+VM_TESTS += $(VIEW_LIVE_VM)
+VM_FILES += /usr/bin/tmux:/bin/tmux /lib/terminfo/s/screen:/lib/terminfo/s/screen

@@ -20,7 +20,9 @@ static const char usage[] =
 	"  dump FILE\n"
 	"      every event, one line each, in time order\n"
 	"  view [--ascii] FILE\n"
-	"      the timeline, interactive: zoom, pan, cursor, metering lines\n"
+	"  view [--ascii] --live [record's options] -- CMD [ARGS...] | -p PID\n"
+	"      the timeline, interactive: zoom, pan, cursor, metering lines;\n"
+	"      --live records and shows at once\n"
 	"\n"
 	"See mkm(1).\n";
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * view.c - mkm view: the interactive timeline viewer on a trace file (the
- * viewer itself is in viewer/).
+ * view.c - mkm view: the interactive timeline viewer on a trace file, or
+ * on a recording as it is made (--live); the viewer itself is in viewer/.
  */
 #include <curses.h>
 #include <getopt.h>
@@ -13,12 +13,87 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "live.h"
+#include "recorder.h"
 #include "util.h"
 #include "viewer.h"
 
 static const char usage[] =
 	"usage: mkm view [--ascii] FILE\n"
-	"  the threads' timeline, interactive; ? lists the keys\n";
+	"       mkm view [--ascii] --live " RECORDER_USAGE "\n"
+	"  the threads' timeline, interactive; ? lists the keys. --live\n"
+	"  records as mkm record does (the trace goes to -o FILE) and shows\n"
+	"  it as it comes\n";
+
+/* A live view: the recording, and the feed from its pipeline. */
+struct live_view {
+	struct recorder rec;
+	struct live_feed *feed;
+	bool recording;
+};
+
+/* Between frames: the recording's state, then what it recorded since. */
+static void live_tick(struct viewer *w, void *arg)
+{
+	struct live_view *lv = arg;
+	uint64_t lost = 0;
+	size_t records;
+	bool ended;
+
+	if (lv->recording && !recorder_wait(&lv->rec, 0)) {
+		recorder_stop(&lv->rec);
+		lv->recording = false;
+		snprintf(w->message, sizeof(w->message),
+			 "recording ended; %s is written", lv->rec.out);
+	}
+	ended = live_feed_apply(lv->feed, w->tl, &records);
+	recorder_counts(&lv->rec, NULL, &lost);
+	w->meta.lost_by_stats = lost;
+	if (records || ended)
+		viewer_refresh(w);
+}
+
+static int view_live(struct live_view *lv, bool ascii)
+{
+	const struct trace_info *info;
+	struct tl_config cfg = { 0 };
+	struct mon_meta meta = { 0 };
+	struct mon_sink *sink;
+	struct viewer w;
+	struct tl *tl;
+	size_t records;
+	int err;
+
+	err = live_feed_create(&lv->feed, &sink);
+	if (err)
+		die("view: %s", monitor_strerror(err));
+	recorder_start(&lv->rec, sink);
+	lv->recording = true;
+	info = mon_source_info(mon_pipeline_source(lv->rec.p));
+	cfg.nr_cpus = info->nr_cpus;
+	cfg.classes = info->classes;
+	meta.info = *info;
+	err = tl_create(&tl, &cfg);
+	if (!err)
+		err = viewer_open(&w, lv->rec.out, tl, &meta);
+	if (err)
+		die("view: %s", monitor_strerror(err));
+	w.ascii_only = ascii;
+	w.view.follow = true;
+	w.tick = live_tick;
+	w.tick_arg = lv;
+	err = viewer_run(&w);
+	/* Quitting ends the recording: the rest is drained into the file. */
+	recorder_stop(&lv->rec);
+	live_feed_apply(lv->feed, tl, &records);
+	viewer_close(&w);
+	tl_destroy(tl);
+	if (err)
+		warnx_("view: the terminal could not be set up");
+	err = recorder_finish(&lv->rec);
+	live_feed_destroy(lv->feed);
+	return err;
+}
 
 /* A terminal that can place the cursor, or a clear reason why not. */
 static void check_terminal(void)
@@ -44,10 +119,14 @@ static void check_terminal(void)
 int cmd_view(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		RECORDER_LONG_OPTS,
 		{ "ascii", no_argument, NULL, 'a' },
+		{ "live", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static struct live_view lv;
+	bool live = false, recording_opts = false;
 	struct viewer w;
 	struct mon_meta meta;
 	char damage[sizeof(w.message)];
@@ -55,9 +134,15 @@ int cmd_view(int argc, char **argv)
 	struct tl *tl;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'a') {
+	recorder_init(&lv.rec);
+	while ((opt = getopt_long(argc, argv, "+" RECORDER_SHORT_OPTS "h", opts,
+				  NULL)) != -1) {
+		if (recorder_option(&lv.rec, opt, optarg)) {
+			recording_opts = true;
+		} else if (opt == 'a') {
 			ascii = true;
+		} else if (opt == 'l') {
+			live = true;
 		} else if (opt == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -65,6 +150,15 @@ int cmd_view(int argc, char **argv)
 			die_usage("view: bad option");
 		}
 	}
+	if (live) {
+		recorder_command(&lv.rec, argc - optind, argv + optind,
+				 "view --live");
+		setlocale(LC_ALL, "");
+		check_terminal();
+		return view_live(&lv, ascii);
+	}
+	if (recording_opts)
+		die_usage("view: -o, -b, -e, -t and -p go with --live");
 	if (optind != argc - 1)
 		die_usage("view: give one trace file");
 	setlocale(LC_ALL, "");

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# live_vm.sh - a VM test (check-vm): mkm view --live under tmux while a
+# workload runs. The screen must update as the workload runs, say when the
+# recording ended, and the trace on disk must be whole: every event the
+# recorder counted, and an END chunk (mkm report reads it without a
+# warning).
+set -eu
+cd /tmp
+export HOME=/tmp TERM=screen
+t() { tmux -f /dev/null "$@"; }
+screen() { t capture-pane -p -t live; }
+
+# 150 short sleeps, each a new process: switches, forks, exits, reaps.
+t new-session -d -s live -x 100 -y 24 \
+	"mkm view --ascii --live -o /tmp/live.mkm -- sh -c 'i=0; while [ \$i -lt 150 ]; do sleep 0.02; i=\$((i+1)); done' 2>/tmp/live.err; echo \"exit \$?\" >/tmp/live.exit; sleep 60"
+i=0
+until screen | grep -q '^mkm view  /tmp/live.mkm'; do
+	i=$((i + 1)); [ $i -lt 100 ] || { screen; echo "live: no viewer"; exit 1; }
+	sleep 0.1
+done
+first=$(screen | head -1)
+sleep 1
+second=$(screen | head -1)
+echo "live: $first"
+echo "live: $second"
+# The header's duration and thread count grow while it records.
+[ "$first" != "$second" ] || { screen; echo "live: the screen did not update"; exit 1; }
+i=0
+until screen | grep -q 'recording ended'; do
+	i=$((i + 1)); [ $i -lt 300 ] || { screen; echo "live: the recording never ended"; exit 1; }
+	sleep 0.1
+done
+screen
+t send-keys -t live q
+i=0
+until [ -s /tmp/live.exit ]; do
+	i=$((i + 1)); [ $i -lt 100 ] || { echo "live: q did not quit"; exit 1; }
+	sleep 0.1
+done
+t kill-server
+cat /tmp/live.err
+grep -q '^exit 0' /tmp/live.exit || { echo "live: mkm view failed"; exit 1; }
+events=$(sed -n 's/^mkm: wrote .*: \([0-9]*\) events.*/\1/p' /tmp/live.err)
+dumped=$(mkm dump /tmp/live.mkm 2>/tmp/dump.err | grep -c ' seq=')
+echo "live: recorder counted $events events, the file holds $dumped"
+[ -s /tmp/dump.err ] && { cat /tmp/dump.err; echo "live: the trace is damaged"; exit 1; }
+[ "$events" = "$dumped" ] || { echo "live: events missing from the file"; exit 1; }
+mkm report /tmp/live.mkm >/tmp/report.out 2>&1
+grep -q 'showing what precedes it' /tmp/report.out && { cat /tmp/report.out; exit 1; }
+head -3 /tmp/report.out
+echo "live: ok"

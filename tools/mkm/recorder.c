@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recorder.c - a recording session (see recorder.h).
+ *
+ * The pipeline "live source -> trace sink": the live source's drain thread
+ * empties the monitor as its rings fill, a runner thread writes what it
+ * queues as it comes (so a crash loses at most the last chunk), and the
+ * caller's thread starts the command, waits for it or for Ctrl-C with
+ * sigtimedwait(), and ends the recording by stopping the source: it
+ * suspends the monitor and drains it to the end, LOST records and the
+ * kernel's counts included, before the file closes.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+static uint32_t parse_events(const char *list)
+{
+	static const struct {
+		const char *name;
+		uint32_t classes;
+	} names[] = {
+		{ "sched", MKM_CLASS_SCHED },
+		{ "lifecycle", MKM_CLASS_LIFECYCLE },
+		{ "irq", MKM_CLASS_IRQ },
+		{ "syscall", MKM_CLASS_SYSCALL },
+		{ "wakeup", MKM_CLASS_WAKEUP },
+		{ "default", MKM_CLASS_DEFAULT },
+		{ "all", MKM_CLASS_ALL },
+	};
+	char *copy = strdup(list), *save = NULL, *tok;
+	uint32_t classes = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(tok, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			die_usage(
+				"--events: unknown class '%s' (sched, lifecycle, irq, syscall, wakeup, default, all)",
+				tok);
+		classes |= names[i].classes;
+	}
+	free(copy);
+	return classes;
+}
+
+static void add_tid(struct recorder *rec, pid_t tid)
+{
+	rec->tids = realloc(rec->tids, (rec->nr_tids + 1) * sizeof(pid_t));
+	if (!rec->tids)
+		die("out of memory");
+	rec->tids[rec->nr_tids++] = tid;
+}
+
+static void parse_tids(struct recorder *rec, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *tok, *end;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long tid = strtol(tok, &end, 10);
+
+		if (*end || tid <= 0)
+			die_usage("-t: '%s' is not a thread id", tok);
+		add_tid(rec, tid);
+	}
+	free(copy);
+}
+
+static void add_process(struct recorder *rec, const char *pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		die("-p %s: no such process", pid);
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			add_tid(rec, atoi(d->d_name));
+	closedir(dir);
+}
+
+static void monitor_or_die(struct recorder *rec, pid_t tid)
+{
+	int ret = thread_monitor(rec->mon, tid, tid);
+
+	if (ret == -EPERM)
+		die("thread %d: not allowed to monitor it: it belongs to another user or is not dumpable (run as its owner, or with CAP_PERFMON)",
+		    tid);
+	if (ret == -EBUSY)
+		die("thread %d: another monitor already tracks it", tid);
+	if (ret && ret != -EEXIST)
+		die("thread %d: %s", tid, monitor_strerror(ret));
+}
+
+/* Starts CMD stopped before exec, so it is monitored from its first step. */
+static pid_t spawn(char **argv, int *go_fd, int *err_fd)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		sigset_t none;
+		char c;
+		int e;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	*go_fd = go[1];
+	*err_fd = err[0];
+	return pid;
+}
+
+static bool any_alive(const struct recorder *rec)
+{
+	size_t i;
+
+	for (i = 0; i < rec->nr_tids; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d", rec->tids[i]);
+		if (!access(path, F_OK))
+			return true;
+	}
+	return false;
+}
+
+static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
+{
+	int ret = monitor_create_at(&rec->mon, NULL, cfg);
+
+	if (ret == -ENOENT)
+		die("%s: no such device: load the module: sudo modprobe mkm",
+		    MKM_DEVICE);
+	if (ret == -EACCES)
+		die("%s: permission denied: check the device's mode (0666 by default)",
+		    MKM_DEVICE);
+	if (ret == -EPROTO)
+		die("%s: the module speaks another ABI version than this mkm: install matching versions",
+		    MKM_DEVICE);
+	if (ret)
+		die("%s: %s", MKM_DEVICE, monitor_strerror(ret));
+}
+
+/* The pipeline: the monitor's records into the file, as they come, and
+ * into the caller's sink. */
+static void open_pipeline(struct recorder *rec, const char *out,
+			  struct mon_sink *extra)
+{
+	struct mon_source *src;
+	struct mon_sink *sink;
+	int ret;
+
+	ret = mon_source_live(&src, rec->mon, NULL);
+	if (ret)
+		die("%s: %s", MKM_DEVICE, monitor_strerror(ret));
+	ret = mon_pipeline_create(&rec->p, src);
+	if (ret)
+		die("%s", monitor_strerror(ret));
+	ret = mon_sink_trace(&sink, out, mon_source_info(src));
+	if (ret)
+		die("%s: %s", out, monitor_strerror(ret));
+	ret = mon_pipeline_add_sink(rec->p, sink);
+	if (!ret && extra)
+		ret = mon_pipeline_add_sink(rec->p, extra);
+	if (ret)
+		die("%s", monitor_strerror(ret));
+}
+
+static void *runner_thread(void *arg)
+{
+	struct recorder *rec = arg;
+
+	rec->run_err = mon_pipeline_run(rec->p);
+	return NULL;
+}
+
+void recorder_init(struct recorder *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->cfg.flags = MKM_CONFIG_INHERIT;
+}
+
+bool recorder_option(struct recorder *rec, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o':
+		rec->out = arg;
+		return true;
+	case 'b':
+		if (parse_size(arg) <= 0)
+			die_usage("--buffer-size: '%s' is not a size (e.g. 4M)",
+				  arg);
+		rec->cfg.ring_bytes = parse_size(arg);
+		return true;
+	case 'e':
+		rec->cfg.classes = parse_events(arg);
+		return true;
+	case 't':
+		parse_tids(rec, arg);
+		return true;
+	case 'p':
+		add_process(rec, arg);
+		return true;
+	}
+	return false;
+}
+
+void recorder_command(struct recorder *rec, int argc, char **argv,
+		      const char *who)
+{
+	if (!argc && !rec->nr_tids)
+		die_usage(
+			"%s: give a command (-- CMD ARGS) or threads (-t, -p)",
+			who);
+	if (argc && rec->nr_tids)
+		die_usage("%s: a command, or -t/-p, not both", who);
+	rec->cmd = argc ? argv : NULL;
+	if (!rec->out) {
+		const char *base = argc ? strrchr(argv[0], '/') : NULL;
+
+		snprintf(rec->default_out, sizeof(rec->default_out), "%s.mkm",
+			 argc ? (base ? base + 1 : argv[0]) : "mkm");
+		rec->out = rec->default_out;
+	}
+}
+
+void recorder_start(struct recorder *rec, struct mon_sink *extra)
+{
+	int go_fd = -1, err_fd = -1, ret;
+	size_t i;
+
+	/* Signals are taken with sigtimedwait() by recorder_wait() only. */
+	sigemptyset(&rec->sigs);
+	sigaddset(&rec->sigs, SIGINT);
+	sigaddset(&rec->sigs, SIGTERM);
+	sigaddset(&rec->sigs, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &rec->sigs, NULL);
+
+	open_monitor(rec, &rec->cfg);
+	open_pipeline(rec, rec->out, extra);
+	if (rec->cmd) {
+		rec->child = spawn(rec->cmd, &go_fd, &err_fd);
+		add_tid(rec, rec->child);
+	}
+	for (i = 0; i < rec->nr_tids; i++)
+		monitor_or_die(rec, rec->tids[i]);
+	ret = monitor_resume(rec->mon);
+	if (ret)
+		die("resume: %s", monitor_strerror(ret));
+	if (pthread_create(&rec->runner, NULL, runner_thread, rec))
+		die("cannot start the writer thread");
+	rec->running = true;
+	if (rec->child) {
+		int e;
+
+		if (write(go_fd, "g", 1) != 1)
+			die("cannot start %s", rec->cmd[0]);
+		close(go_fd);
+		/* The error pipe closes on a successful exec. */
+		if (read(err_fd, &e, sizeof(e)) == sizeof(e)) {
+			warnx_("%s: %s", rec->cmd[0], strerror(e));
+			rec->exec_failed = true;
+		}
+		close(err_fd);
+	}
+}
+
+bool recorder_wait(struct recorder *rec, int ms)
+{
+	struct timespec tick = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	int sig;
+
+	if (rec->exec_failed)
+		return false;
+	sig = sigtimedwait(&rec->sigs, NULL, &tick);
+	if (sig == SIGINT || sig == SIGTERM) {
+		/* Ctrl-C reached the command too; a second one ends us. */
+		if (!rec->child || rec->stop_asked)
+			return false;
+		rec->stop_asked = true;
+		kill(rec->child, sig);
+	}
+	if (rec->child &&
+	    waitpid(rec->child, &rec->status, WNOHANG) == rec->child) {
+		rec->reaped = true;
+		return false;
+	}
+	return rec->child || any_alive(rec);
+}
+
+void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost)
+{
+	mon_source_live_counts(mon_pipeline_source(rec->p), events, lost);
+}
+
+void recorder_stop(struct recorder *rec)
+{
+	if (!rec->running)
+		return;
+	mon_source_live_stop(mon_pipeline_source(rec->p));
+	pthread_join(rec->runner, NULL);
+	rec->running = false;
+}
+
+int recorder_finish(struct recorder *rec)
+{
+	const struct mon_meta *meta;
+	uint64_t events = 0;
+
+	recorder_stop(rec);
+	if (rec->exec_failed)
+		waitpid(rec->child, &rec->status, 0);
+	else if (rec->child && !rec->reaped)
+		warnx_("%s (pid %d) still runs, no longer monitored",
+		       rec->cmd[0], rec->child);
+	if (rec->run_err)
+		die("%s: %s: the trace is incomplete", rec->out,
+		    mon_pipeline_error(rec->p, NULL));
+	meta = mon_pipeline_meta(rec->p);
+	recorder_counts(rec, &events, NULL);
+	fprintf(stderr, "mkm: wrote %s: %llu events from %zu thread%s\n",
+		rec->out, (unsigned long long)events, rec->nr_tids,
+		rec->nr_tids == 1 ? " and its children" : "s");
+	if (meta->lost_by_stats)
+		fprintf(stderr,
+			"mkm: %llu events lost (rings full): shown as UNKNOWN; a larger --buffer-size keeps them\n",
+			(unsigned long long)meta->lost_by_stats);
+	mon_pipeline_destroy(rec->p);
+	monitor_terminate(rec->mon);
+	free(rec->tids);
+	return rec->exec_failed ? 127 : 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * recorder.h - a recording session, shared by mkm record and mkm view
+ * --live: a monitor on a command (started stopped before exec, so it is
+ * monitored from its first step) or on running threads, and the pipeline
+ * "live source -> trace sink (+ the caller's sink)" run by a thread of its
+ * own, so the file keeps up whatever the caller does.
+ *
+ * Signals (SIGINT, SIGTERM, SIGCHLD) are blocked in every thread and taken
+ * by recorder_wait() only: a first Ctrl-C is passed to the command, a
+ * second one (or one without a command) ends the recording.
+ */
+#ifndef MKM_RECORDER_H
+#define MKM_RECORDER_H
+
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+/* The options every recording takes, for getopt_long. */
+#define RECORDER_SHORT_OPTS "o:b:e:t:p:"
+#define RECORDER_LONG_OPTS                                       \
+	{ "output", required_argument, NULL, 'o' },              \
+		{ "buffer-size", required_argument, NULL, 'b' }, \
+		{ "events", required_argument, NULL, 'e' },      \
+		{ "tid", required_argument, NULL, 't' },         \
+	{                                                        \
+		"pid", required_argument, NULL, 'p'              \
+	}
+#define RECORDER_USAGE                                                   \
+	"[-o FILE] [--buffer-size N] [--events LIST] -- CMD [ARGS...]\n" \
+	"       ... [-o FILE] ... -t TID[,TID...] | -p PID"
+
+struct recorder {
+	struct monitor_config cfg;
+	const char *out;
+	char default_out[256];
+	pid_t *tids; /* the threads given with -t / -p, or the command */
+	size_t nr_tids;
+	char **cmd; /* the command, or NULL */
+	struct monitor *mon;
+	struct mon_pipeline *p;
+	pthread_t runner;
+	bool running; /* the runner thread was started */
+	int run_err; /* of the runner thread */
+	pid_t child;
+	int status; /* the command's, once reaped */
+	bool reaped, exec_failed, stop_asked;
+	sigset_t sigs;
+};
+
+/* Defaults: the command's threads and children, the default classes. */
+void recorder_init(struct recorder *rec);
+/* Takes option @opt of RECORDER_SHORT_OPTS; false if it is not one. */
+bool recorder_option(struct recorder *rec, int opt, const char *arg);
+/* The arguments after the options: the command, if any. Dies (usage)
+ * when there is neither a command nor threads, or both. */
+void recorder_command(struct recorder *rec, int argc, char **argv,
+		      const char *who);
+/* Opens the monitor and the pipeline (with @extra, if not NULL, as a
+ * second sink), starts the command, resumes the monitor, and runs the
+ * pipeline in its thread. Dies with a clear message on failure. */
+void recorder_start(struct recorder *rec, struct mon_sink *extra);
+/* Waits up to @ms for a signal or the command's end; false once the
+ * recording should end (the command ended, a second Ctrl-C, the threads
+ * are gone, the command could not be run). */
+bool recorder_wait(struct recorder *rec, int ms);
+/* The monitor's counts so far: records read and lost. */
+void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost);
+/* Ends the recording: drains the monitor to the end, closes the file. */
+void recorder_stop(struct recorder *rec);
+/* Stops if need be, then says what was written (and lost) on stderr and
+ * frees the session. Dies if the trace could not be written. Return: the
+ * exit status for the command line. */
+int recorder_finish(struct recorder *rec);
+
+#endif /* MKM_RECORDER_H */
