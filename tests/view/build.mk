@@ -17,10 +17,11 @@ check-view: $(MKM_TOOL) $(VIEW_MKTRACE)
 	$(Q)tests/view/test_view.sh $(MKM_TOOL) $(VIEW_MKTRACE) $(BUILD)/tests/view
 
 # In check-vm: mkm view --live in the guest, under tmux (Debian's, with
-# the terminfo entry its panes use).
+# the terminfo entry its panes use and the UTF-8 locale it insists on).
 VIEW_LIVE_VM := $(BUILD)/tests/view/live_vm
 $(VIEW_LIVE_VM): tests/view/live_vm.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
 VM_TESTS += $(VIEW_LIVE_VM)
-VM_FILES += /usr/bin/tmux:/bin/tmux /lib/terminfo/s/screen:/lib/terminfo/s/screen
+VM_FILES += /usr/bin/tmux:/bin/tmux /lib/terminfo/s/screen:/lib/terminfo/s/screen \
+	/usr/lib/locale/C.utf8:/usr/lib/locale/C.utf8

@@ -7,16 +7,18 @@
 # warning).
 set -eu
 cd /tmp
-export HOME=/tmp TERM=screen
+# tmux insists on a UTF-8 locale (the image carries C.UTF-8).
+export HOME=/tmp TERM=screen LC_ALL=C.UTF-8
 t() { tmux -f /dev/null "$@"; }
 screen() { t capture-pane -p -t live; }
 
 # 150 short sleeps, each a new process: switches, forks, exits, reaps.
 t new-session -d -s live -x 100 -y 24 \
-	"mkm view --ascii --live -o /tmp/live.mkm -- sh -c 'i=0; while [ \$i -lt 150 ]; do sleep 0.02; i=\$((i+1)); done' 2>/tmp/live.err; echo \"exit \$?\" >/tmp/live.exit; sleep 60"
+	"TERM=screen mkm view --ascii --live -o /tmp/live.mkm -- sh -c 'i=0; while [ \$i -lt 150 ]; do sleep 0.02; i=\$((i+1)); done' 2>/tmp/live.err; echo \"exit \$?\" >/tmp/live.exit; sleep 60"
 i=0
 until screen | grep -q '^mkm view  /tmp/live.mkm'; do
-	i=$((i + 1)); [ $i -lt 100 ] || { screen; echo "live: no viewer"; exit 1; }
+	i=$((i + 1))
+	[ $i -lt 100 ] || { screen; cat /tmp/live.err /tmp/live.exit; echo "live: no viewer"; exit 1; }
 	sleep 0.1
 done
 first=$(screen | head -1)
