@@ -32,6 +32,7 @@ echo
 "$mkm" timeline -w 100 "$out/matmul.mkm"
 echo
 echo "The trace is $out/matmul.mkm. Explore it further:"
+echo "  $mkm view $out/matmul.mkm             the timeline, interactive (? lists the keys)"
 echo "  $mkm report --json $out/matmul.mkm    every figure, per thread and state"
 echo "  $mkm timeline -w 200 $out/matmul.mkm  a wider timeline"
 echo "  examples/matmul/README.md  what to look for"
