@@ -147,8 +147,12 @@ static void axis(const struct viewer *w)
 		if (tl_mark(w->tl, k, &m))
 			break;
 		col = view_time_col(v, m.time_ns);
-		if (col >= 0)
-			mvaddch(2, x0 + col, 'v');
+		if (col < 0)
+			continue;
+		/* The mark and its value, cut where the screen ends. */
+		snprintf(buf, sizeof(buf), "v%llu",
+			 (unsigned long long)m.value);
+		mvaddnstr(2, x0 + col, buf, (int)v->cols - col);
 	}
 	for (k = 0; k < 2; k++) {
 		int col = view_time_col(v, v->meter[k]);
@@ -408,6 +412,38 @@ static void meter_pane(const struct viewer *w)
 	}
 }
 
+/* The events pane: one line a record, > at the first at or after the
+ * cursor. */
+static void events_pane(const struct viewer *w)
+{
+	const struct view *v = &w->view;
+	unsigned int r;
+	char args[96];
+
+	move(TOP_LINES, 0);
+	clrtoeol();
+	printw("events of tid %u in the window on screen, around the cursor "
+	       "(e closes)",
+	       w->events_tid);
+	for (r = 1; r < v->page; r++) {
+		const struct mkm_event *e;
+
+		move(TOP_LINES + (int)r, 0);
+		clrtoeol();
+		if (r - 1 >= w->nr_events) {
+			if (r == 1)
+				addstr("  (none)");
+			continue;
+		}
+		e = &w->events[r - 1];
+		printw("%c %14.6f ms  cpu%-2u %-13s %s",
+		       r - 1 == w->events_before ? '>' : ' ',
+		       (double)(e->time_ns - v->begin) / 1e6, e->cpu,
+		       mon_event_name(e->type),
+		       fmt_event_args(args, sizeof(args), e));
+	}
+}
+
 static void help(void)
 {
 	int y = 0;
@@ -454,8 +490,11 @@ void draw(struct viewer *w)
 	}
 	header(w);
 	axis(w);
-	if (w->meter_pane && !w->cpu_view && w->view.meter[0] != VIEW_UNSET &&
-	    w->view.meter[1] != VIEW_UNSET)
+	if (w->events_pane && !w->cpu_view)
+		events_pane(w);
+	else if (w->meter_pane && !w->cpu_view &&
+		 w->view.meter[0] != VIEW_UNSET &&
+		 w->view.meter[1] != VIEW_UNSET)
 		meter_pane(w);
 	else
 		rows(w);

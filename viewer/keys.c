@@ -45,6 +45,8 @@ const struct key keys[] = {
 	{ 'x', "x", ACT_METER_CLEAR, "clear the metering lines" },
 	{ 'm', "m", ACT_METER_PANE,
 	  "per-state times of every thread between A and B" },
+	{ 'e', "e", ACT_EVENTS,
+	  "the selected thread's events around the cursor (from the file)" },
 	{ 'n', "n", ACT_NEXT_SWITCH, "next switch of the selected thread" },
 	{ 'N', "N", ACT_PREV_SWITCH, "previous switch of the selected thread" },
 	{ 'L', "L", ACT_NEXT_LOST, "next LOST gap (UNKNOWN), any thread" },

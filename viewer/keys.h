@@ -44,6 +44,7 @@ enum action {
 	ACT_SORT,
 	ACT_CPUS,
 	ACT_FOLLOW,
+	ACT_EVENTS,
 	ACT_REDRAW,
 };
 

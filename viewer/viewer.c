@@ -66,6 +66,7 @@ int viewer_refresh(struct viewer *w)
 
 void viewer_close(struct viewer *w)
 {
+	free(w->events);
 	rows_free(w);
 	lod_destroy(w->lod);
 }
@@ -374,6 +375,10 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		snprintf(w->message, sizeof(w->message), "sorted by %s",
 			 rows_sort_name(w->sort));
 		break;
+	case ACT_EVENTS:
+		w->events_pane = !w->events_pane && sel && !w->cpu_view;
+		w->events_tid = 0;
+		break;
 	case ACT_FOLLOW:
 		v->follow = true;
 		view_set_range(v, v->begin, v->end);
@@ -399,6 +404,15 @@ static void act(struct viewer *w, enum action a)
 	uint64_t t0 = v->t0, t1 = v->t1;
 
 	act_on(w, a, v, sel, pan);
+	sel = rows_selected(w);
+	/* The events pane follows the cursor and the selection. */
+	if (w->events_pane && sel && !w->cpu_view) {
+		struct tl_thread t;
+
+		tl_thread(w->tl, sel->id, &t);
+		if (t.tid != w->events_tid || v->cursor != w->events_cursor)
+			events_around(w, t.tid, v->page > 2 ? v->page - 1 : 1);
+	}
 	/* Live: a look elsewhere stops following the newest time. */
 	if (a != ACT_FOLLOW && (v->t0 != t0 || v->t1 != t1))
 		v->follow = false;

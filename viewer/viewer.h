@@ -10,6 +10,9 @@
  *   rows.c    which threads (or CPUs) are rows, their order, hidden ones
  *   keys.c    one table of keys: what each does, and the help screen
  *   draw.c    ncurses only paints the state above
+ *   events.c  the events pane: a thread's records around the cursor,
+ *             read again from the file through a pipeline
+ *   live.c    --live: the recording's records handed to the viewer
  *   viewer.c  the loop: keys to actions, actions to the model
  */
 #ifndef MKM_VIEWER_H
@@ -63,7 +66,11 @@ struct viewer {
 	size_t nr_order;
 	struct cpu_track *tracks; /* per CPU */
 	enum rows_sort sort;
-	bool cpu_view, help, meter_pane;
+	bool cpu_view, help, meter_pane, events_pane;
+	struct mkm_event *events; /* the events pane's records, in time order */
+	size_t nr_events, events_before; /* of those, before the cursor */
+	uint32_t events_tid;
+	uint64_t events_cursor; /* where they were read around */
 	bool utf8, colour, ascii_only;
 	char search[64];
 	/* Live: called between frames (at least every 100 ms) to feed the
@@ -95,6 +102,10 @@ const char *rows_sort_name(enum rows_sort s);
  */
 #define CPU_CELL_MIXED 0x80000000u
 void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
+
+/* events.c: the records of thread @tid around the cursor, within the
+ * window on screen, @max at most; 0 or -errno (w->message says why). */
+int events_around(struct viewer *w, uint32_t tid, size_t max);
 
 /* draw.c */
 int draw_init(struct viewer *w);

@@ -15,53 +15,11 @@
 
 static void print_event(const struct mkm_event *e, uint64_t t0)
 {
-	const char *name = mon_event_name(e->type);
+	char args[96];
 
-	printf("%14.6f ms cpu%-2u %7u %-13s", (e->time_ns - t0) / 1e6, e->cpu,
-	       e->tid, name);
-	switch (e->type) {
-	case MKM_EV_SWITCH_OUT:
-		printf(" %s%s next=%u", mon_task_state_name(e->arg0),
-		       e->flags & MKM_EVF_PREEMPTED ? " preempted" : "",
-		       e->arg1);
-		break;
-	case MKM_EV_SWITCH_IN:
-		printf(" prev=%u waited=%u%s", e->arg1, e->arg0,
-		       e->flags & MKM_EVF_WAIT_US ? "us" : "ns");
-		break;
-	case MKM_EV_WAKING:
-	case MKM_EV_WAKEUP:
-	case MKM_EV_WAKEUP_NEW:
-		printf(" by=%u cpu=%d%s", e->arg1, (int)e->arg0,
-		       e->flags & MKM_EVF_IN_IRQ ? " in_irq" : "");
-		break;
-	case MKM_EV_MIGRATE:
-		printf(" cpu%u->cpu%u", e->arg1, e->arg0);
-		break;
-	case MKM_EV_FORK:
-		printf(" child=%u%s%s", e->arg0,
-		       e->flags & MKM_EVF_THREAD ? " thread" : "",
-		       e->flags & MKM_EVF_INHERITED ? " inherited" : "");
-		break;
-	case MKM_EV_NAME: {
-		char s[9] = { 0 };
-
-		memcpy(s, &e->arg0, 4);
-		memcpy(s + 4, &e->arg1, 4);
-		printf(" part%u \"%s\"", e->flags, s);
-		break;
-	}
-	case MKM_EV_ATTACH:
-		printf(" %s cpu=%d", mon_task_state_name(e->arg0),
-		       (int)e->arg1);
-		break;
-	case MKM_EV_LOST:
-		printf(" %u events", e->arg0);
-		break;
-	default:
-		printf(" %u %u", e->arg0, e->arg1);
-	}
-	printf("  seq=%u\n", e->seq);
+	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
+	       (e->time_ns - t0) / 1e6, e->cpu, e->tid, mon_event_name(e->type),
+	       fmt_event_args(args, sizeof(args), e), e->seq);
 }
 
 struct printer {

@@ -85,6 +85,53 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e)
+{
+	switch (e->type) {
+	case MKM_EV_SWITCH_OUT:
+		snprintf(buf, len, "%s%s next=%u", mon_task_state_name(e->arg0),
+			 e->flags & MKM_EVF_PREEMPTED ? " preempted" : "",
+			 e->arg1);
+		break;
+	case MKM_EV_SWITCH_IN:
+		snprintf(buf, len, "prev=%u waited=%u%s", e->arg1, e->arg0,
+			 e->flags & MKM_EVF_WAIT_US ? "us" : "ns");
+		break;
+	case MKM_EV_WAKING:
+	case MKM_EV_WAKEUP:
+	case MKM_EV_WAKEUP_NEW:
+		snprintf(buf, len, "by=%u cpu=%d%s", e->arg1, (int)e->arg0,
+			 e->flags & MKM_EVF_IN_IRQ ? " in_irq" : "");
+		break;
+	case MKM_EV_MIGRATE:
+		snprintf(buf, len, "cpu%u->cpu%u", e->arg1, e->arg0);
+		break;
+	case MKM_EV_FORK:
+		snprintf(buf, len, "child=%u%s%s", e->arg0,
+			 e->flags & MKM_EVF_THREAD ? " thread" : "",
+			 e->flags & MKM_EVF_INHERITED ? " inherited" : "");
+		break;
+	case MKM_EV_NAME: {
+		char s[9] = { 0 };
+
+		memcpy(s, &e->arg0, 4);
+		memcpy(s + 4, &e->arg1, 4);
+		snprintf(buf, len, "part%u \"%s\"", e->flags, s);
+		break;
+	}
+	case MKM_EV_ATTACH:
+		snprintf(buf, len, "%s cpu=%d", mon_task_state_name(e->arg0),
+			 (int)e->arg1);
+		break;
+	case MKM_EV_LOST:
+		snprintf(buf, len, "%u events", e->arg0);
+		break;
+	default:
+		snprintf(buf, len, "%u %u", e->arg0, e->arg1);
+	}
+	return buf;
+}
+
 struct mon_pipeline *open_trace(const char *path)
 {
 	struct mon_source *src = NULL;

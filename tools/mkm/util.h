@@ -24,6 +24,9 @@ int64_t parse_size(const char *s);
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 
+/* An event's arguments as mkm dump prints them ("S preempted next=12"). */
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e);
+
 /* A pipeline reading the trace file @path; dies with a clear message. */
 struct mon_pipeline *open_trace(const char *path);
 

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events.c - the viewer's events pane: the selected thread's records
+ * around the cursor (who woke it, which IRQ, its migrations), read again
+ * from the trace file through a pipeline: file source -> filter stage
+ * (the thread, the window on screen) -> a sink that keeps the records
+ * just before the cursor and the first ones after it. The timeline keeps
+ * intervals, not records, so this costs a read of the file; it runs when
+ * asked (e), not every frame.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer.h"
+
+struct around {
+	uint64_t cursor;
+	struct mkm_event *ev; /* before: a ring of nb; then after */
+	size_t want_before, want_after;
+	size_t nb, head, na;
+};
+
+static int around_consume(void *priv, const struct mon_msg *msg)
+{
+	struct around *a = priv;
+	size_t i;
+
+	if (msg->type != MON_MSG_EVENTS)
+		return 0;
+	for (i = 0; i < msg->nr_events; i++) {
+		const struct mkm_event *e = &msg->events[i];
+
+		if (e->time_ns < a->cursor) {
+			if (!a->want_before)
+				continue;
+			a->ev[a->head] = *e;
+			a->head = (a->head + 1) % a->want_before;
+			if (a->nb < a->want_before)
+				a->nb++;
+		} else {
+			a->ev[a->want_before + a->na++] = *e;
+			if (a->na == a->want_after)
+				return MON_DONE;
+		}
+	}
+	return 0;
+}
+
+static const struct mon_sink_ops around_ops = {
+	.name = "events pane",
+	.consume = around_consume,
+};
+
+/* The pipeline's parts, or its error as the pane's message. */
+static int run(struct viewer *w, uint32_t tid, struct around *a)
+{
+	struct mon_filter filter = {
+		.tids = &tid,
+		.nr_tids = 1,
+		.from_ns = w->view.t0,
+		.to_ns = w->view.t1,
+	};
+	struct mon_source *src = NULL;
+	struct mon_pipeline *p;
+	struct mon_stage *keep, *order;
+	struct mon_sink *sink;
+	int err = mon_source_file(&src, w->file);
+
+	if (err) {
+		snprintf(w->message, sizeof(w->message), "%s: %s", w->file,
+			 src ? mon_source_error(src, NULL) :
+			       monitor_strerror(err));
+		mon_source_destroy(src);
+		return err;
+	}
+	err = mon_pipeline_create(&p, src);
+	if (err)
+		return err;
+	err = mon_stage_filter(&keep, &filter);
+	if (!err)
+		err = mon_pipeline_add_stage(p, keep);
+	if (!err)
+		err = mon_stage_order(&order);
+	if (!err)
+		err = mon_pipeline_add_stage(p, order);
+	if (!err)
+		err = mon_sink_new(&sink, &around_ops, a);
+	if (!err)
+		err = mon_pipeline_add_sink(p, sink);
+	if (!err)
+		err = mon_pipeline_run(p);
+	/* A cut file (live: still being written) shows what it has. */
+	if (err == -ENODATA || err == -EBADMSG)
+		err = 0;
+	else if (err)
+		snprintf(w->message, sizeof(w->message), "%s",
+			 mon_pipeline_error(p, NULL));
+	mon_pipeline_destroy(p);
+	return err;
+}
+
+int events_around(struct viewer *w, uint32_t tid, size_t max)
+{
+	struct around a = { .cursor = w->view.cursor };
+	struct mkm_event *ev;
+	size_t i, k = 0;
+	int err;
+
+	a.want_before = max / 2;
+	a.want_after = max - a.want_before;
+	ev = calloc(max + 1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	a.ev = ev;
+	err = run(w, tid, &a);
+	free(w->events);
+	w->events = calloc(a.nb + a.na + 1, sizeof(*w->events));
+	w->nr_events = 0;
+	w->events_before = a.nb;
+	if (!w->events) {
+		free(ev);
+		return -ENOMEM;
+	}
+	/* The ring's oldest first. */
+	for (i = 0; i < a.nb; i++)
+		w->events[k++] = ev[(a.head + a.want_before - a.nb + i) %
+				    (a.want_before ? a.want_before : 1)];
+	for (i = 0; i < a.na; i++)
+		w->events[k++] = ev[a.want_before + i];
+	w->nr_events = k;
+	w->events_tid = tid;
+	w->events_cursor = w->view.cursor;
+	free(ev);
+	return err;
+}
