@@ -274,6 +274,10 @@ static void detail_thread(const struct viewer *w, size_t th)
 	       rel(w, a, sizeof(a), iv.start_ns),
 	       fmt_ns(d, sizeof(d), iv.end_ns - iv.start_ns), iv.cpu,
 	       (long long)i + 1, t.nr_intervals, iv.open ? ", open" : "");
+	/* Flutters are counted, not timed: the thread's total. */
+	if (t.flutters)
+		printw("  %llu flutter%s", (unsigned long long)t.flutters,
+		       t.flutters == 1 ? "" : "s");
 }
 
 static void detail_cpu(const struct viewer *w, size_t cpu)
