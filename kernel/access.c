@@ -5,13 +5,21 @@
  * ptrace_may_access() is not exported to modules, so its read-access rule is
  * re-implemented here for the monitor's creator (whose rights the fd
  * carries): a monitor created with CAP_PERFMON or CAP_SYS_ADMIN may track
- * any thread; otherwise the creator's real uid and gid must equal the
- * thread's real, effective and saved ones, the thread must be dumpable, and
- * it must not be a kernel thread. The same rule is applied again when a
- * tracked thread execs, so that a setuid binary drops out of the monitor.
- * LSM hooks (Yama's ptrace_scope) are not consulted.
+ * any thread; otherwise
+ *  - the creator's real uid and gid must equal the thread's real,
+ *    effective and saved ones (__ptrace_may_access),
+ *  - the thread must be in the creator's user namespace and its permitted
+ *    capabilities a subset of the creator's, unless the creator had
+ *    CAP_SYS_PTRACE (cap_ptrace_access_check): a file-capability binary
+ *    run by the same user, or a thread outside a user namespace the
+ *    creator made, is out of reach,
+ *  - the thread must be dumpable and not a kernel thread.
+ * The same rule is applied again when a tracked thread execs, so that a
+ * setuid or file-capability binary drops out of the monitor. LSM hooks
+ * (Yama's ptrace_scope) are not consulted.
  */
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
@@ -21,12 +29,22 @@
 #include "access.h"
 #include "monitor.h"
 
-static bool access_same_owner(const struct mkm_monitor *mon,
-			      const struct cred *tc)
+static bool access_same_owner(const struct cred *c, const struct cred *tc)
 {
-	return uid_eq(mon->uid, tc->uid) && uid_eq(mon->uid, tc->euid) &&
-	       uid_eq(mon->uid, tc->suid) && gid_eq(mon->gid, tc->gid) &&
-	       gid_eq(mon->gid, tc->egid) && gid_eq(mon->gid, tc->sgid);
+	return uid_eq(c->uid, tc->uid) && uid_eq(c->uid, tc->euid) &&
+	       uid_eq(c->uid, tc->suid) && gid_eq(c->gid, tc->gid) &&
+	       gid_eq(c->gid, tc->egid) && gid_eq(c->gid, tc->sgid);
+}
+
+/* No more rights than the creator's, seen from the same user namespace. */
+static bool access_no_more_caps(const struct mkm_monitor *mon,
+				const struct cred *tc)
+{
+	const struct cred *c = mon->creator;
+
+	return mon->ptrace_cap ||
+	       (c->user_ns == tc->user_ns &&
+		cap_issubset(tc->cap_permitted, c->cap_permitted));
 }
 
 /* Returns 0 when mon may track task, -EPERM otherwise. Does not sleep. */
@@ -40,7 +58,8 @@ int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task)
 		return -EPERM;
 
 	rcu_read_lock();
-	ok = access_same_owner(mon, __task_cred(task));
+	ok = access_same_owner(mon->creator, __task_cred(task)) &&
+	     access_no_more_caps(mon, __task_cred(task));
 	rcu_read_unlock();
 	if (!ok)
 		return -EPERM;

@@ -14,11 +14,13 @@
 #include <linux/cred.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
@@ -61,6 +63,47 @@ static void monitor_wakeup(struct irq_work *work)
 	wake_up_interruptible(&cb->mon->readers);
 }
 
+/*
+ * Rings are unswappable kernel memory on a device any user may open. They
+ * are charged to the creator's memory cgroup (GFP_KERNEL_ACCOUNT) and, for
+ * a creator without CAP_PERFMON or CAP_IPC_LOCK, to its user's locked_vm
+ * against max_user_kb, as perf charges its buffers against
+ * perf_event_mlock_kb: N open fds cannot take what the budget does not
+ * allow, whatever the memcg setup.
+ */
+static unsigned int max_user_kb = 65536;
+module_param(max_user_kb, uint, 0644);
+MODULE_PARM_DESC(
+	max_user_kb,
+	"KiB of rings (all CPUs counted) that one user's monitors may hold without CAP_PERFMON or CAP_IPC_LOCK (default 65536)");
+
+/* Pages that rings of capacity records take on every possible CPU. */
+static unsigned long rings_pages(u32 capacity)
+{
+	return num_possible_cpus() *
+	       (PAGE_ALIGN(ring_alloc_size(capacity)) >> PAGE_SHIFT);
+}
+
+static int monitor_charge(struct mkm_monitor *mon, unsigned long pages)
+{
+	struct user_struct *user = mon->creator->user;
+	unsigned long limit = READ_ONCE(max_user_kb) >> (PAGE_SHIFT - 10);
+
+	if (mon->unbudgeted)
+		return 0;
+	if (atomic_long_add_return(pages, &user->locked_vm) > limit) {
+		atomic_long_sub(pages, &user->locked_vm);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void monitor_uncharge(struct mkm_monitor *mon, unsigned long pages)
+{
+	if (!mon->unbudgeted)
+		atomic_long_sub(pages, &mon->creator->user->locked_vm);
+}
+
 static void rings_free(struct mkm_cpu_buf __percpu *bufs)
 {
 	int cpu;
@@ -78,18 +121,25 @@ static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
 			       u32 wakeup)
 {
 	struct mkm_cpu_buf __percpu *bufs, *old;
-	int cpu;
+	unsigned long pages = rings_pages(capacity);
+	int cpu, ret;
 
-	bufs = alloc_percpu(struct mkm_cpu_buf);
-	if (!bufs)
+	/* The new rings are charged before the old ones are given back. */
+	ret = monitor_charge(mon, pages);
+	if (ret)
+		return ret;
+	bufs = alloc_percpu_gfp(struct mkm_cpu_buf, GFP_KERNEL_ACCOUNT);
+	if (!bufs) {
+		monitor_uncharge(mon, pages);
 		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		struct mkm_cpu_buf *cb = per_cpu_ptr(bufs, cpu);
 
 		cb->mon = mon;
 		init_irq_work(&cb->wakeup, monitor_wakeup);
 		cb->ring = kvzalloc_node(ring_alloc_size(capacity),
-					 GFP_KERNEL | __GFP_NOWARN |
+					 GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
 						 __GFP_RETRY_MAYFAIL,
 					 cpu_to_node(cpu));
 		if (!cb->ring)
@@ -102,13 +152,16 @@ static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
 		/* poll() looks at the rings without the mutex, under RCU. */
 		synchronize_rcu();
 		rings_free(old);
+		monitor_uncharge(mon, mon->charged);
 	}
+	mon->charged = pages;
 	mon->capacity = capacity;
 	mon->wakeup_records = wakeup;
 	return 0;
 
 err_free:
 	rings_free(bufs);
+	monitor_uncharge(mon, pages);
 	return -ENOMEM;
 }
 
@@ -142,9 +195,10 @@ struct mkm_monitor *mkm_monitor_create(void)
 	init_waitqueue_head(&mon->readers);
 	INIT_LIST_HEAD(&mon->threads);
 	mon->classes = MKM_CLASS_DEFAULT;
-	mon->uid = current_uid();
-	mon->gid = current_gid();
+	mon->creator = get_current_cred();
 	mon->perfmon = perfmon_capable();
+	mon->ptrace_cap = capable(CAP_SYS_PTRACE);
+	mon->unbudgeted = mon->perfmon || capable(CAP_IPC_LOCK);
 	mon->pid_ns = get_pid_ns(task_active_pid_ns(current));
 
 	mutex_lock(&monitors_lock);
@@ -161,6 +215,7 @@ struct mkm_monitor *mkm_monitor_create(void)
 
 err_put_ns:
 	put_pid_ns(mon->pid_ns);
+	put_cred(mon->creator);
 	free_page((unsigned long)mon->bounce);
 err_free_mon:
 	kfree(mon);
@@ -190,9 +245,12 @@ void mkm_monitor_destroy(struct mkm_monitor *mon)
 	tracepoint_synchronize_unregister();
 	list_for_each_entry_safe(t, next, &gone, mon_link)
 		mkm_threads_free(t);
-	if (mon->cpu)
+	if (mon->cpu) {
 		rings_free(mon->cpu);
+		monitor_uncharge(mon, mon->charged);
+	}
 	put_pid_ns(mon->pid_ns);
+	put_cred(mon->creator);
 	free_page((unsigned long)mon->bounce);
 	kfree(mon);
 }
@@ -322,26 +380,44 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 	task = monitor_find_task(mon, tid);
 	if (!task)
 		return -ESRCH;
-	ret = mkm_access_check(mon, task);
+	/*
+	 * As perf_event_open(): an exec cannot commit new credentials
+	 * between the check and the add (it holds this lock for writing
+	 * across commit_creds()), so a setuid exec either comes before the
+	 * check, which then sees its credentials, or after the add, and its
+	 * exec probe detaches the thread.
+	 */
+	ret = down_read_killable(&task->signal->exec_update_lock);
 	if (ret)
 		goto out_put;
+	ret = mkm_access_check(mon, task);
+	if (ret)
+		goto out_unlock;
 	ret = -EINVAL;
 	if (task->flags & PF_EXITING)
-		goto out_put;
+		goto out_unlock;
 	ret = -ENOMEM;
 	t = mkm_threads_new(task, mon, tid, unique_id, GFP_KERNEL);
 	if (!t)
-		goto out_put;
+		goto out_unlock;
 
 	mutex_lock(&mon->lock);
 	spin_lock_irq(&mkm_threads_lock);
-	ret = mkm_threads_add(t);
+	/*
+	 * A task reaped since the lookup would never see its free probe
+	 * untrack it: refuse it here. One still alive under this lock is
+	 * freed after an RCU grace period that this section holds off, so
+	 * the free probe finds the entry.
+	 */
+	ret = pid_alive(task) ? mkm_threads_add(t) : -ESRCH;
 	if (!ret)
 		mkm_sensor_attach(t);
 	spin_unlock_irq(&mkm_threads_lock);
 	mutex_unlock(&mon->lock);
 	if (ret)
 		mkm_threads_free(t);
+out_unlock:
+	up_read(&task->signal->exec_update_lock);
 out_put:
 	put_task_struct(task);
 	return ret;

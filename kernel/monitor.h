@@ -48,10 +48,15 @@ struct mkm_monitor {
 	unsigned int nr_threads;
 	bool dying; /* being destroyed: add no more threads */
 
-	/* Rights, fixed at creation from the creator's credentials. */
-	kuid_t uid;
-	kgid_t gid;
+	/*
+	 * Rights, fixed at creation: the creator's credentials (a
+	 * reference), and what they allowed then.
+	 */
+	const struct cred *creator;
 	bool perfmon; /* creator had CAP_PERFMON or CAP_SYS_ADMIN */
+	bool ptrace_cap; /* creator had CAP_SYS_PTRACE (initial user ns) */
+	bool unbudgeted; /* creator had CAP_PERFMON or CAP_IPC_LOCK */
+	unsigned long charged; /* pages charged to the creator's user */
 	struct pid_namespace *pid_ns;
 
 	struct list_head link; /* in the list of all monitors */

@@ -39,14 +39,18 @@
  *	MKM_RING_MAX_BYTES gives EINVAL. On return ring_bytes holds the size
  *	allocated per CPU and total_bytes the size over all possible CPUs (MKM's
  *	monitor_create returned the allocated size the same way); ENOMEM if it
- *	cannot be allocated, or would take more than half the machine's RAM.
+ *	cannot be allocated, or would take more than half the machine's RAM;
+ *	EPERM if the creator has neither CAP_PERFMON nor CAP_IPC_LOCK and its
+ *	user's monitors would then hold more than the module parameter
+ *	max_user_kb (KiB over all CPUs, default 65536). Rings are charged to
+ *	the creator's memory cgroup.
  *	classes: a mask of MKM_CLASS_*, 0 meaning MKM_CLASS_DEFAULT; unknown
  *	bits give EINVAL; a class this kernel has no tracepoints for gives
  *	EOPNOTSUPP. flags: MKM_CONFIG_*.
  *	wakeup_bytes: poll() and read() are woken when a ring holds this many
  *	bytes (0: half the ring; larger than the ring: EINVAL).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
- *	default classes.
+ *	default classes (RESUME then fails as CONFIGURE would: ENOMEM, EPERM).
  *
  * MKM_IOC_RESUME, MKM_IOC_SUSPEND (no argument)
  *	Start and stop recording (MKM's monitor_resume and monitor_suspend).
@@ -60,8 +64,10 @@
  *	caller's unique_id, which every event of that thread carries. The
  *	monitor may track a thread when its creator has CAP_PERFMON or
  *	CAP_SYS_ADMIN, or when the creator's real uid equals the thread's real,
- *	effective and saved uids (and gids likewise) and the thread is dumpable;
- *	kernel threads always need CAP_PERFMON. Errors: ESRCH no such tid;
+ *	effective and saved uids (and gids likewise), the thread is in the
+ *	creator's user namespace with no capability the creator lacks (or the
+ *	creator has CAP_SYS_PTRACE), and the thread is dumpable; kernel
+ *	threads always need CAP_PERFMON. Errors: ESRCH no such tid (or reaped);
  *	EPERM not allowed; EBUSY tracked by another monitor (one monitor per
  *	thread, as in MKM); EEXIST already tracked by this monitor; EINVAL the
  *	thread is exiting. The thread's current state is recorded at once in a

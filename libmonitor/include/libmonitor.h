@@ -150,8 +150,10 @@ MON_API int monitor_terminate(struct monitor *mon);
  * first), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
  * flag bits, wakeup_bytes larger than the ring), -EOPNOTSUPP (a class this
  * kernel has no tracepoints for), -ENOMEM (the rings cannot be allocated,
- * or would take more than half the machine's RAM), -EFAULT (the kernel
- * could not write the result back; nothing changed).
+ * or would take more than half the machine's RAM), -EPERM (without
+ * CAP_PERFMON or CAP_IPC_LOCK, the user's monitors would hold more ring
+ * memory than the module's max_user_kb), -EFAULT (the kernel could not
+ * write the result back; nothing changed).
  */
 MON_API int monitor_configure(struct monitor *mon, struct monitor_config *cfg);
 
@@ -159,7 +161,8 @@ MON_API int monitor_configure(struct monitor *mon, struct monitor_config *cfg);
  * monitor_resume - start recording (MKM's monitor_resume); idempotent
  * @mon: the monitor
  *
- * Return: 0, or -ENOMEM (rings could not be allocated at the first resume).
+ * Return: 0, or -ENOMEM (rings could not be allocated at the first resume),
+ * -EPERM (the default rings would exceed the user's max_user_kb).
  */
 MON_API int monitor_resume(struct monitor *mon);
 

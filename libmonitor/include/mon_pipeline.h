@@ -199,12 +199,11 @@ MON_API int mon_source_live_counts(const struct mon_source *src,
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-MON_API int mon_source_merge(struct mon_source **srcp,
-			     struct mon_source **srcs, size_t n);
+MON_API int mon_source_merge(struct mon_source **srcp, struct mon_source **srcs,
+			     size_t n);
 
 /* mon_source_info - what the source describes (its INFO message). */
-MON_API const struct trace_info *
-mon_source_info(const struct mon_source *src);
+MON_API const struct trace_info *mon_source_info(const struct mon_source *src);
 
 /*
  * mon_source_next - the next message, for a caller that runs no pipeline
@@ -380,8 +379,7 @@ MON_API const char *mon_pipeline_error(const struct mon_pipeline *p,
 				       uint64_t *offset);
 
 /* mon_pipeline_meta - the metadata that reached the sinks so far. */
-MON_API const struct mon_meta *
-mon_pipeline_meta(const struct mon_pipeline *p);
+MON_API const struct mon_meta *mon_pipeline_meta(const struct mon_pipeline *p);
 
 /* mon_pipeline_source - the pipeline's source (e.g. to stop a live one). */
 MON_API struct mon_source *mon_pipeline_source(const struct mon_pipeline *p);

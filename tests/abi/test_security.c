@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -25,8 +26,9 @@ struct target {
 	int hold; /* write end: closing it lets the target exit */
 };
 
-static void target_start(struct target *t, uid_t ruid, uid_t euid, uid_t suid,
-			 gid_t gid, int dumpable)
+static void target_start_caps(struct target *t, uid_t ruid, uid_t euid,
+			      uid_t suid, gid_t gid, int dumpable,
+			      int keep_caps)
 {
 	int p[2];
 
@@ -38,6 +40,9 @@ static void target_start(struct target *t, uid_t ruid, uid_t euid, uid_t suid,
 		close(p[1]);
 		CHILD_OK(setgroups(0, NULL));
 		CHILD_OK(setresgid(gid, gid, gid));
+		/* Root's permitted capabilities kept across the uid change,
+		 * as a file-capability binary run by the user would have. */
+		CHILD_OK(prctl(PR_SET_KEEPCAPS, keep_caps, 0, 0, 0));
 		CHILD_OK(setresuid(ruid, euid, suid));
 		CHILD_OK(prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0));
 		while (read(p[0], &c, 1) > 0)
@@ -47,6 +52,12 @@ static void target_start(struct target *t, uid_t ruid, uid_t euid, uid_t suid,
 	close(p[0]);
 	t->hold = p[1];
 	abi_wait_proc_blocked(t->pid);
+}
+
+static void target_start(struct target *t, uid_t ruid, uid_t euid, uid_t suid,
+			 gid_t gid, int dumpable)
+{
+	target_start_caps(t, ruid, euid, suid, gid, dumpable, 0);
 }
 
 static void target_stop(struct target *t)
@@ -197,6 +208,147 @@ static void test_thread_monitor_unpriv_nondumpable_eperm(void **state)
 	target_start(&t, USER, USER, USER, GROUP, 0);
 	as_user(expect_monitor_eperm, t.pid);
 	target_stop(&t);
+}
+
+/*
+ * The same user, dumpable, but holding capabilities the creator lacks
+ * (ptrace's capability subset rule): refused.
+ */
+static void test_thread_monitor_unpriv_more_caps_eperm(void **state)
+{
+	struct target t;
+	(void)state;
+
+	target_start_caps(&t, USER, USER, USER, GROUP, 1, 1);
+	as_user(expect_monitor_eperm, t.pid);
+	target_stop(&t);
+}
+
+/* A creator in a user namespace of its own must not reach a same-user
+ * thread outside it. */
+static void monitor_from_child_userns(long tid)
+{
+	if (unshare(CLONE_NEWUSER)) {
+		fprintf(stderr, "unshare(CLONE_NEWUSER): %s\n",
+			strerror(errno));
+		_exit(77);
+	}
+	expect_monitor_eperm(tid);
+}
+
+static void test_thread_monitor_unpriv_child_userns_eperm(void **state)
+{
+	struct target t;
+	int status;
+	pid_t pid;
+	(void)state;
+
+	target_start(&t, USER, USER, USER, GROUP, 1);
+	/* The same user outside the namespace may. */
+	as_user(expect_monitor_ok, t.pid);
+	abi_allow_unprivileged_open();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHILD_OK(abi_drop_privileges(USER, GROUP));
+		monitor_from_child_userns(t.pid);
+		_exit(0);
+	}
+	status = abi_wait_child(pid);
+	target_stop(&t);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		skip(); /* this kernel refuses unprivileged user namespaces */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("child %d failed (status %#x): see its message above",
+			 (int)pid, status);
+}
+
+/*
+ * Ring memory is charged to the creator's user: past max_user_kb (set low
+ * here) CONFIGURE fails with EPERM, and closing a monitor gives its share
+ * back. Root (CAP_PERFMON) is not budgeted.
+ */
+#define BUDGET_PARAM "/sys/module/mkm/parameters/max_user_kb"
+#define BUDGET_KB 16384
+#define BUDGET_RING (1u << 20)
+
+static int configure_ring(int fd, uint64_t bytes)
+{
+	struct mkm_config cfg = { .ring_bytes = bytes };
+
+	return ioctl(fd, MKM_IOC_CONFIGURE, &cfg);
+}
+
+static void fill_budget(long cpus)
+{
+	/* A ring is its records plus a header page. */
+	long per = cpus * (BUDGET_RING / 4096 + 1);
+	long fit = BUDGET_KB / 4 / per, i;
+	int fd[64], extra;
+
+	CHILD_CHECK(fit > 0 && fit < 64);
+	for (i = 0; i < fit; i++) {
+		fd[i] = user_open();
+		CHILD_OK(configure_ring(fd[i], BUDGET_RING));
+	}
+	extra = user_open();
+	CHILD_ERR(configure_ring(extra, BUDGET_RING), EPERM);
+	/* Closing a monitor gives its share back. */
+	CHILD_OK(close(fd[0]));
+	CHILD_OK(configure_ring(extra, BUDGET_RING));
+	for (i = 1; i < fit; i++)
+		CHILD_OK(close(fd[i]));
+	CHILD_OK(close(extra));
+}
+
+static long possible_cpus(void)
+{
+	char buf[64] = { 0 };
+	long lo, hi, n = 0;
+	char *p = buf;
+	int f = open("/sys/devices/system/cpu/possible", O_RDONLY);
+
+	assert_true(f >= 0);
+	assert_true(read(f, buf, sizeof(buf) - 1) > 0);
+	close(f);
+	/* "0-1,4-7" */
+	while (*p >= '0' && *p <= '9') {
+		lo = hi = strtol(p, &p, 10);
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		n += hi - lo + 1;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+static void write_param(const char *path, const char *value)
+{
+	int f = open(path, O_WRONLY);
+
+	assert_true(f >= 0);
+	assert_int_equal(write(f, value, strlen(value)),
+			 (ssize_t)strlen(value));
+	close(f);
+}
+
+static void test_configure_unpriv_past_user_budget_eperm(void **state)
+{
+	char old[32] = { 0 };
+	int f = open(BUDGET_PARAM, O_RDONLY), fd;
+	(void)state;
+
+	assert_true(f >= 0);
+	assert_true(read(f, old, sizeof(old) - 1) > 0);
+	close(f);
+	write_param(BUDGET_PARAM, "16384");
+	as_user(fill_budget, possible_cpus());
+	/* Root is not budgeted. */
+	fd = abi_open();
+	ABI_OK(configure_ring(fd, (uint64_t)BUDGET_KB << 10));
+	ABI_OK(close(fd));
+	write_param(BUDGET_PARAM, old);
 }
 
 static void monitor_root_with_root_opened_fd(long fd)
@@ -430,6 +582,9 @@ int main(int argc, char **argv)
 			test_thread_monitor_unpriv_effective_uid_differs_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_other_gid_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_nondumpable_eperm),
+		ABI_TEST(test_thread_monitor_unpriv_more_caps_eperm),
+		ABI_TEST(test_thread_monitor_unpriv_child_userns_eperm),
+		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
 		ABI_TEST(test_thread_monitor_rights_are_openers),
 		ABI_TEST(test_thread_monitor_unknown_tid_esrch),
 		ABI_TEST(test_thread_monitor_other_monitor_ebusy),

@@ -187,8 +187,8 @@ static void test_mon_pipeline_sink_error_names_offset(void **state)
 	p = pipeline_of(src, &k);
 	assert_int_equal(mon_pipeline_run(p), -ENOSPC);
 	assert_non_null(strstr(mon_pipeline_error(p, &off), "sink keeper"));
-	assert_non_null(strstr(mon_pipeline_error(p, NULL),
-			       "(source offset 200)"));
+	assert_non_null(
+		strstr(mon_pipeline_error(p, NULL), "(source offset 200)"));
 	assert_int_equal(off, 200);
 	assert_int_equal(k.finishes, 1); /* still finished */
 	assert_int_equal(mon_pipeline_step(p), -ENOSPC);
@@ -384,9 +384,9 @@ static void test_mon_stage_filter_threads(void **state)
 	mon_pipeline_destroy(p);
 	tl_destroy(tl);
 
-	assert_int_equal(mon_stage_filter(&stage, &(struct mon_filter){
-							   .from_ns = 5,
-							   .to_ns = 5 }),
+	assert_int_equal(mon_stage_filter(&stage,
+					  &(struct mon_filter){ .from_ns = 5,
+								.to_ns = 5 }),
 			 -EINVAL);
 	unlink(path);
 }

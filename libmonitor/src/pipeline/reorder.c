@@ -57,7 +57,8 @@ static struct reorder_lane *lane_get(struct reorder *r, uint32_t group,
 	if (!lanes)
 		return NULL;
 	r->lanes = lanes;
-	memmove(&lanes[lo + 1], &lanes[lo], (r->nr_lanes - lo) * sizeof(*lanes));
+	memmove(&lanes[lo + 1], &lanes[lo],
+		(r->nr_lanes - lo) * sizeof(*lanes));
 	memset(&lanes[lo], 0, sizeof(*lanes));
 	lanes[lo].group = group;
 	lanes[lo].cpu = cpu;

@@ -436,4 +436,3 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->buf);
 	free(r);
 }
-
