@@ -77,6 +77,27 @@ MODULE_PARM_DESC(
 	max_user_kb,
 	"KiB of rings (all CPUs counted) that one user's monitors may hold without CAP_PERFMON or CAP_IPC_LOCK (default 65536)");
 
+/*
+ * What a monitor created without CAP_PERFMON learns about other threads,
+ * as perf_event_paranoid does it: 2 (the default) shows a peer (the next
+ * or previous thread of a switch, a waker) only when the monitor tracks
+ * it, and refuses the IRQ class (the timestamped IRQ numbers of every
+ * interrupt that lands on a tracked thread time keystrokes); 1 shows peers
+ * but refuses IRQs; 0 allows both. Taken when a monitor is created.
+ */
+static int paranoid = 2;
+module_param(paranoid, int, 0644);
+MODULE_PARM_DESC(
+	paranoid,
+	"without CAP_PERFMON: 2 hide untracked peers and refuse the IRQ class, 1 refuse the IRQ class, 0 allow both (default 2)");
+
+/* The classes of "0: the default" for this monitor. */
+static u32 monitor_default_classes(const struct mkm_monitor *mon)
+{
+	return mon->no_irq ? MKM_CLASS_DEFAULT & ~MKM_CLASS_IRQ :
+			     MKM_CLASS_DEFAULT;
+}
+
 /* Pages that rings of capacity records take on every possible CPU. */
 static unsigned long rings_pages(u32 capacity)
 {
@@ -194,9 +215,11 @@ struct mkm_monitor *mkm_monitor_create(void)
 	mutex_init(&mon->lock);
 	init_waitqueue_head(&mon->readers);
 	INIT_LIST_HEAD(&mon->threads);
-	mon->classes = MKM_CLASS_DEFAULT;
 	mon->creator = get_current_cred();
 	mon->perfmon = perfmon_capable();
+	mon->hide_peers = !mon->perfmon && READ_ONCE(paranoid) >= 2;
+	mon->no_irq = !mon->perfmon && READ_ONCE(paranoid) >= 1;
+	mon->classes = monitor_default_classes(mon);
 	mon->ptrace_cap = capable(CAP_SYS_PTRACE);
 	mon->unbudgeted = mon->perfmon || capable(CAP_IPC_LOCK);
 	mon->pid_ns = get_pid_ns(task_active_pid_ns(current));
@@ -267,6 +290,8 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		return -EINVAL;
 	if (!cfg->ring_bytes || cfg->ring_bytes > MKM_RING_MAX_BYTES)
 		return -EINVAL;
+	if (cfg->classes & MKM_CLASS_IRQ && mon->no_irq)
+		return -EACCES;
 	if (cfg->classes & ~mkm_sensor_supported())
 		return -EOPNOTSUPP;
 	capacity = roundup_pow_of_two(
@@ -291,7 +316,8 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		ret = monitor_alloc_rings(mon, capacity, wakeup);
 	if (ret)
 		goto out;
-	mon->classes = cfg->classes ? cfg->classes : MKM_CLASS_DEFAULT;
+	mon->classes = cfg->classes ? cfg->classes :
+				      monitor_default_classes(mon);
 	WRITE_ONCE(mon->inherit, cfg->flags & MKM_CONFIG_INHERIT);
 	cfg->classes = mon->classes;
 	cfg->ring_bytes = capacity * sizeof(struct mkm_event);

@@ -32,6 +32,7 @@ struct mkm_monitor {
 	u32 recording;
 	struct mkm_cpu_buf __percpu *cpu;
 	bool inherit;
+	bool hide_peers; /* peers it does not track show as tid 0 (paranoid) */
 
 	/* Configuration and state, under lock. */
 	struct mutex lock; /* serialises ioctls and reads */
@@ -56,6 +57,7 @@ struct mkm_monitor {
 	bool perfmon; /* creator had CAP_PERFMON or CAP_SYS_ADMIN */
 	bool ptrace_cap; /* creator had CAP_SYS_PTRACE (initial user ns) */
 	bool unbudgeted; /* creator had CAP_PERFMON or CAP_IPC_LOCK */
+	bool no_irq; /* the IRQ class is refused (paranoid) */
 	unsigned long charged; /* pages charged to the creator's user */
 	struct pid_namespace *pid_ns;
 

@@ -113,6 +113,28 @@ static __always_inline u32 sensor_tid(struct mkm_monitor *mon,
 	return task_pid_nr_ns(task, mon->pid_ns);
 }
 
+/*
+ * A peer's tid (the other task of a switch, a waker), or 0 where the
+ * monitor hides the peers it does not track (paranoid); peer_t is the
+ * peer's tracking entry, if any.
+ */
+static __always_inline u32 sensor_peer(struct mkm_monitor *mon,
+				       struct task_struct *peer,
+				       const struct mkm_tracked *peer_t)
+{
+	if (unlikely(mon->hide_peers) && (!peer_t || peer_t->mon != mon))
+		return 0;
+	return sensor_tid(mon, peer);
+}
+
+/* The waker (current) as the monitor may see it. */
+static __always_inline u32 sensor_waker(struct mkm_monitor *mon)
+{
+	return sensor_peer(
+		mon, current,
+		unlikely(mon->hide_peers) ? mkm_threads_lookup(current) : NULL);
+}
+
 /* A dead task's state: a thread released at exit, or a zombie. */
 static u32 sensor_dead_state(const struct task_struct *p)
 {
@@ -217,7 +239,7 @@ static noinline void sensor_switch(void *data, bool preempt,
 			state = sensor_state(prev, prev_state);
 		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
 			     MKM_EV_SWITCH_OUT, flags, state,
-			     sensor_tid(pt->mon, next), now);
+			     sensor_peer(pt->mon, next, nt), now);
 		pt->run_delay = mkm_task_run_delay(prev);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
@@ -226,7 +248,7 @@ static noinline void sensor_switch(void *data, bool preempt,
 
 		sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
 			     MKM_EV_SWITCH_IN, flags, wait,
-			     sensor_tid(nt->mon, prev), now);
+			     sensor_peer(nt->mon, prev, pt), now);
 	}
 }
 
@@ -257,8 +279,8 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP))
 		sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id, type,
 			     in_task() ? 0 : MKM_EVF_IN_IRQ,
-			     target ? task_cpu(p) : 0,
-			     sensor_tid(t->mon, current), now);
+			     target ? task_cpu(p) : 0, sensor_waker(t->mon),
+			     now);
 	local_irq_restore(irqflags);
 }
 
@@ -290,7 +312,7 @@ static void probe_sched_wakeup_new(void *data, struct task_struct *p)
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKEUP_NEW, 0,
-				   task_cpu(p), sensor_tid(t->mon, current));
+				   task_cpu(p), sensor_waker(t->mon));
 }
 
 static void probe_sched_migrate_task(void *data, struct task_struct *p,

@@ -46,7 +46,11 @@
  *	the creator's memory cgroup.
  *	classes: a mask of MKM_CLASS_*, 0 meaning MKM_CLASS_DEFAULT; unknown
  *	bits give EINVAL; a class this kernel has no tracepoints for gives
- *	EOPNOTSUPP. flags: MKM_CONFIG_*.
+ *	EOPNOTSUPP. Without CAP_PERFMON and with the module parameter
+ *	paranoid at 1 or 2 (the default), MKM_CLASS_IRQ gives EACCES and the
+ *	default leaves it out; at 2, a peer tid (the other thread of a
+ *	switch, a waker) that this monitor does not track reads as 0.
+ *	flags: MKM_CONFIG_*.
  *	wakeup_bytes: poll() and read() are woken when a ring holds this many
  *	bytes (0: half the ring; larger than the ring: EINVAL).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the

@@ -149,7 +149,9 @@ MON_API int monitor_terminate(struct monitor *mon);
  * Return: 0, or -EBUSY (resumed, or unread events buffered: read them
  * first), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
  * flag bits, wakeup_bytes larger than the ring), -EOPNOTSUPP (a class this
- * kernel has no tracepoints for), -ENOMEM (the rings cannot be allocated,
+ * kernel has no tracepoints for), -EACCES (the IRQ class without
+ * CAP_PERFMON, unless the module's paranoid is 0), -ENOMEM (the rings
+ * cannot be allocated,
  * or would take more than half the machine's RAM), -EPERM (without
  * CAP_PERFMON or CAP_IPC_LOCK, the user's monitors would hold more ring
  * memory than the module's max_user_kb), -EFAULT (the kernel could not

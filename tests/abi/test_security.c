@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -333,15 +334,23 @@ static void write_param(const char *path, const char *value)
 	close(f);
 }
 
-static void test_configure_unpriv_past_user_budget_eperm(void **state)
+static void read_param(const char *path, char *buf, size_t len)
 {
-	char old[32] = { 0 };
-	int f = open(BUDGET_PARAM, O_RDONLY), fd;
-	(void)state;
+	int f = open(path, O_RDONLY);
 
 	assert_true(f >= 0);
-	assert_true(read(f, old, sizeof(old) - 1) > 0);
+	memset(buf, 0, len);
+	assert_true(read(f, buf, len - 1) > 0);
 	close(f);
+}
+
+static void test_configure_unpriv_past_user_budget_eperm(void **state)
+{
+	char old[32];
+	int fd;
+	(void)state;
+
+	read_param(BUDGET_PARAM, old, sizeof(old));
 	write_param(BUDGET_PARAM, "16384");
 	as_user(fill_budget, possible_cpus());
 	/* Root is not budgeted. */
@@ -349,6 +358,118 @@ static void test_configure_unpriv_past_user_budget_eperm(void **state)
 	ABI_OK(configure_ring(fd, (uint64_t)BUDGET_KB << 10));
 	ABI_OK(close(fd));
 	write_param(BUDGET_PARAM, old);
+}
+
+/*
+ * paranoid (default 2): without CAP_PERFMON the IRQ class is refused and
+ * left out of the default classes.
+ */
+static void irq_refused(long arg)
+{
+	struct mkm_config cfg = { .ring_bytes = 65536,
+				  .classes = MKM_CLASS_SCHED | MKM_CLASS_IRQ };
+	int fd = user_open();
+	(void)arg;
+
+	CHILD_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &cfg), EACCES);
+	cfg.classes = 0;
+	CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	CHILD_CHECK(cfg.classes == (MKM_CLASS_DEFAULT & ~MKM_CLASS_IRQ));
+	CHILD_OK(close(fd));
+}
+
+static void test_configure_unpriv_irq_class_eacces(void **state)
+{
+	struct mkm_config cfg = { .ring_bytes = 65536,
+				  .classes = MKM_CLASS_SCHED | MKM_CLASS_IRQ };
+	int fd;
+	(void)state;
+
+	as_user(irq_refused, 0);
+	fd = abi_open();
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	ABI_OK(close(fd));
+}
+
+/* Two threads on CPU 0 in ping-pong; only the first is monitored. */
+struct peers {
+	int ab[2], ba[2];
+	pid_t tid_b;
+};
+
+static void *peers_pong(void *arg)
+{
+	struct peers *p = arg;
+	char c;
+
+	if (abi_pin_self(0))
+		return NULL;
+	p->tid_b = abi_gettid();
+	while (read(p->ab[0], &c, 1) == 1 && write(p->ba[1], &c, 1) == 1)
+		;
+	return NULL;
+}
+
+/* Counts the monitored thread's switches, and those that name its
+ * untracked peer: some if expect_named, none otherwise. */
+static void peers_named(long expect_named)
+{
+	static struct mkm_event ev[4096];
+	struct peers p = { 0 };
+	long sw = 0, named = 0, i;
+	pthread_t b;
+	char c = 'x';
+	int fd;
+
+	CHILD_OK(pipe(p.ab));
+	CHILD_OK(pipe(p.ba));
+	CHILD_OK(abi_pin_self(0));
+	CHILD_OK(pthread_create(&b, NULL, peers_pong, &p));
+	CHILD_CHECK(write(p.ab[1], &c, 1) == 1 && read(p.ba[0], &c, 1) == 1);
+	fd = user_open();
+	CHILD_OK(abi_monitor(fd, abi_gettid(), 1));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	for (i = 0; i < 200; i++)
+		CHILD_CHECK(write(p.ab[1], &c, 1) == 1 &&
+			    read(p.ba[0], &c, 1) == 1);
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	for (;;) {
+		ssize_t r = read(fd, ev, sizeof(ev));
+
+		CHILD_CHECK(r >= 0);
+		if (r == 0)
+			break;
+		for (i = 0; i < r / (ssize_t)sizeof(ev[0]); i++) {
+			if (ev[i].type != MKM_EV_SWITCH_OUT &&
+			    ev[i].type != MKM_EV_SWITCH_IN)
+				continue;
+			sw++;
+			named += ev[i].arg1 == (uint32_t)p.tid_b;
+		}
+	}
+	close(p.ab[1]);
+	pthread_join(b, NULL);
+	CHILD_OK(close(fd));
+	fprintf(stderr, "paranoid: %ld switches, %ld name the peer\n", sw,
+		named);
+	CHILD_CHECK(sw >= 200);
+	CHILD_CHECK(expect_named ? named > 0 : named == 0);
+}
+
+#define PARANOID_PARAM "/sys/module/mkm/parameters/paranoid"
+
+static void test_unpriv_untracked_peers_hidden(void **state)
+{
+	char old[32];
+	(void)state;
+
+	read_param(PARANOID_PARAM, old, sizeof(old));
+	/* 0 shows the peer: the test can see what 2 hides. */
+	write_param(PARANOID_PARAM, "0");
+	as_user(peers_named, 1);
+	write_param(PARANOID_PARAM, "2");
+	as_user(peers_named, 0);
+	write_param(PARANOID_PARAM, old);
 }
 
 static void monitor_root_with_root_opened_fd(long fd)
@@ -585,6 +706,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_unpriv_more_caps_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_child_userns_eperm),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
+		ABI_TEST(test_configure_unpriv_irq_class_eacces),
+		ABI_TEST(test_unpriv_untracked_peers_hidden),
 		ABI_TEST(test_thread_monitor_rights_are_openers),
 		ABI_TEST(test_thread_monitor_unknown_tid_esrch),
 		ABI_TEST(test_thread_monitor_other_monitor_ebusy),

@@ -268,9 +268,11 @@ static void watch_own_threads(long unused)
 	int go[2];
 	CHILD_OK(abi_drop_privileges(USER, GROUP));
 	int fd = user_open();
+	/* Unprivileged: the IRQ class needs CAP_PERFMON (paranoid). */
 	struct mkm_config cfg = { .ring_bytes = MKM_RING_DEFAULT_BYTES,
-				  .classes = MKM_CLASS_DEFAULT |
-					     MKM_CLASS_WAKEUP };
+				  .classes =
+					  (MKM_CLASS_DEFAULT & ~MKM_CLASS_IRQ) |
+					  MKM_CLASS_WAKEUP };
 	CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
 	CHILD_OK(pipe2(go, O_CLOEXEC));
 	ring_start(&r, 50, go[0]);

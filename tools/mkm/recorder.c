@@ -163,6 +163,8 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 	if (ret == -ENOENT)
 		die("%s: no such device: load the module: sudo modprobe mkm",
 		    MKM_DEVICE);
+	if (ret == -EACCES && access(MKM_DEVICE, R_OK | W_OK) == 0)
+		die("--events irq: the IRQ class needs CAP_PERFMON (or the module's paranoid setting at 0)");
 	if (ret == -EACCES)
 		die("%s: permission denied: check the device's mode (0666 by default)",
 		    MKM_DEVICE);
