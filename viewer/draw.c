@@ -507,6 +507,18 @@ void draw(struct viewer *w)
 	refresh();
 }
 
+void draw_locate(const struct viewer *w, int y, int x, int *col, int64_t *row)
+{
+	const struct view *v = &w->view;
+
+	*col = x > LABEL_W && x - LABEL_W - 1 < (int)v->cols ? x - LABEL_W - 1 :
+							       -1;
+	*row = y >= TOP_LINES && y - TOP_LINES < (int)v->page &&
+			       v->top + (size_t)(y - TOP_LINES) < w->nr_order ?
+		       (int64_t)v->top + y - TOP_LINES :
+		       -1;
+}
+
 bool draw_prompt(const char *prompt, char *buf, size_t len)
 {
 	int ok;

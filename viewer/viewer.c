@@ -12,8 +12,6 @@
 #include "keys.h"
 #include "viewer.h"
 
-#define LABEL_W 22 /* as draw.c: the time area starts after it */
-
 /* The time the timeline covers: its threads' lives. */
 static void time_range(const struct tl *tl, uint64_t *begin, uint64_t *end)
 {
@@ -242,15 +240,16 @@ static void mouse(struct viewer *w)
 	} else if (ev.bstate & BUTTON5_PRESSED) {
 		view_zoom(&w->view, 2, 1);
 	} else if (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)) {
-		if (ev.x > LABEL_W)
-			view_set_cursor(
-				&w->view,
-				view_col_time(
-					&w->view,
-					(unsigned int)(ev.x - LABEL_W - 1)));
-		if (ev.y >= 3)
-			view_select(&w->view, (int64_t)w->view.top + ev.y - 3 -
-						      (int64_t)w->view.sel);
+		int col;
+		int64_t row;
+
+		draw_locate(w, ev.y, ev.x, &col, &row);
+		if (col >= 0)
+			view_set_cursor(&w->view,
+					view_col_time(&w->view,
+						      (unsigned int)col));
+		if (row >= 0)
+			view_select(&w->view, row - (int64_t)w->view.sel);
 	}
 }
 

@@ -111,6 +111,9 @@ int events_around(struct viewer *w, uint32_t tid, size_t max);
 int draw_init(struct viewer *w);
 void draw_end(void);
 void draw(struct viewer *w);
+/* What screen position (y, x) shows: the time area's column and the row
+ * index (into the shown rows), each -1 if outside. */
+void draw_locate(const struct viewer *w, int y, int x, int *col, int64_t *row);
 /* Ask for a line of text at the bottom; false if cancelled. */
 bool draw_prompt(const char *prompt, char *buf, size_t len);
 
