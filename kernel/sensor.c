@@ -114,6 +114,17 @@ static __always_inline u32 sensor_tid(struct mkm_monitor *mon,
 }
 
 /*
+ * The entry tracking task, or NULL: the inline filter first, as the switch
+ * probe does, so that an untracked task costs a bit test, not a walk of
+ * its hash bucket, in every probe that fires for any task.
+ */
+static __always_inline struct mkm_tracked *
+sensor_lookup(const struct task_struct *task)
+{
+	return mkm_threads_maybe(task) ? mkm_threads_lookup(task) : NULL;
+}
+
+/*
  * A peer's tid (the other task of a switch, a waker), or 0 where the
  * monitor hides the peers it does not track (paranoid); peer_t is the
  * peer's tracking entry, if any.
@@ -130,9 +141,9 @@ static __always_inline u32 sensor_peer(struct mkm_monitor *mon,
 /* The waker (current) as the monitor may see it. */
 static __always_inline u32 sensor_waker(struct mkm_monitor *mon)
 {
-	return sensor_peer(
-		mon, current,
-		unlikely(mon->hide_peers) ? mkm_threads_lookup(current) : NULL);
+	return sensor_peer(mon, current,
+			   unlikely(mon->hide_peers) ? sensor_lookup(current) :
+						       NULL);
 }
 
 /* A dead task's state: a thread released at exit, or a zombie. */
@@ -308,7 +319,7 @@ static void probe_sched_wakeup(void *data, struct task_struct *p)
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(p);
+	struct mkm_tracked *t = sensor_lookup(p);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_WAKEUP_NEW, 0,
@@ -318,7 +329,7 @@ static void probe_sched_wakeup_new(void *data, struct task_struct *p)
 static void probe_sched_migrate_task(void *data, struct task_struct *p,
 				     int dest_cpu)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(p);
+	struct mkm_tracked *t = sensor_lookup(p);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SCHED, MKM_EV_MIGRATE, 0,
@@ -329,7 +340,7 @@ static void probe_sched_migrate_task(void *data, struct task_struct *p,
 static void probe_sched_process_fork(void *data, struct task_struct *parent,
 				     struct task_struct *child)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(parent), *ct = NULL;
+	struct mkm_tracked *t = sensor_lookup(parent), *ct = NULL;
 	struct mkm_monitor *mon;
 	unsigned long irqflags;
 	u32 ctid, flags;
@@ -385,7 +396,7 @@ static void sensor_untrack(struct task_struct *p, u32 reason, u8 type)
 static void probe_sched_process_exec(void *data, struct task_struct *p,
 				     pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(p);
+	struct mkm_tracked *t = sensor_lookup(p);
 	u32 old_tid;
 
 	if (!t)
@@ -403,7 +414,7 @@ static void probe_sched_process_exec(void *data, struct task_struct *p,
 
 static void probe_sched_process_exit(void *data, struct task_struct *p)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(p);
+	struct mkm_tracked *t = sensor_lookup(p);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXIT, 0,
@@ -413,14 +424,14 @@ static void probe_sched_process_exit(void *data, struct task_struct *p)
 /* The task is reaped: its last event, and the end of its tracking. */
 static void probe_sched_process_free(void *data, struct task_struct *p)
 {
-	if (mkm_threads_lookup(p))
+	if (sensor_lookup(p))
 		sensor_untrack(p, 0, MKM_EV_REAP);
 }
 
 static void probe_task_rename(void *data, struct task_struct *task,
 			      const char *comm)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(task);
+	struct mkm_tracked *t = sensor_lookup(task);
 	char name[TASK_COMM_LEN] = {};
 
 	if (t) {
@@ -432,7 +443,7 @@ static void probe_task_rename(void *data, struct task_struct *task,
 static void probe_irq_handler_entry(void *data, int irq,
 				    struct irqaction *action)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(current);
+	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_IRQ_ENTRY, 0, irq,
@@ -442,7 +453,7 @@ static void probe_irq_handler_entry(void *data, int irq,
 static void probe_irq_handler_exit(void *data, int irq,
 				   struct irqaction *action, int ret)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(current);
+	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_IRQ_EXIT, 0, irq,
@@ -451,7 +462,7 @@ static void probe_irq_handler_exit(void *data, int irq,
 
 static void probe_softirq_entry(void *data, unsigned int vec)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(current);
+	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_SOFTIRQ_ENTRY, 0,
@@ -460,7 +471,7 @@ static void probe_softirq_entry(void *data, unsigned int vec)
 
 static void probe_softirq_exit(void *data, unsigned int vec)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(current);
+	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_SOFTIRQ_EXIT, 0,
@@ -469,7 +480,7 @@ static void probe_softirq_exit(void *data, unsigned int vec)
 
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(current);
+	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_ENTRY,
@@ -478,7 +489,7 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct mkm_tracked *t = mkm_threads_lookup(current);
+	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_EXIT, 0,
