@@ -4,14 +4,14 @@
 
 MKM_TOOL := $(BUILD)/tools/mkm
 # The viewer is part of the command; ncursesw is Debian's libncurses-dev.
-MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c)
-MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -pthread \
+MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c export/*.c)
+MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -Iexport -pthread \
 	$(shell pkg-config --cflags ncursesw 2>/dev/null)
 MKM_TOOL_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 all: $(MKM_TOOL)
 
-$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h viewer/*.h) $(LIBMON_A) \
+$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h viewer/*.h export/*.h) $(LIBMON_A) \
 		libmonitor/include/mon_pipeline.h
 	$(quiet) CCLD $@
 	$(Q)mkdir -p $(@D)

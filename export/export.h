@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * export.h - mkm's exporters: each writes a trace in another tool's format
+ * as a sink of libmonitor's pipeline (mon_pipeline.h), so a trace of any
+ * size exports in bounded memory. Feed them records in time order (the
+ * order stage) starting with the INFO message.
+ *
+ * Every constructor creates its output under a temporary name (OUT.tmp)
+ * and renames it to @path when the stream ends (the sink's finish()); a
+ * sink destroyed before that removes what it wrote, so a failed export
+ * leaves nothing half-written behind.
+ */
+#ifndef MKM_EXPORT_H
+#define MKM_EXPORT_H
+
+#include "libmonitor.h"
+#include "mon_pipeline.h"
+
+/*
+ * export_perfetto - a Perfetto protobuf trace (one file): per-CPU ftrace
+ * event bundles, thread names in process trees, marks as instant track
+ * events.
+ * export_ctf - a CTF 1.8 trace in LTTng-modules' kernel layout (a folder:
+ * metadata and one stream file per CPU), as Trace Compass and babeltrace2
+ * read it.
+ * @skp: out: the sink
+ * @path: the output file or folder
+ *
+ * Return: 0, -EINVAL, -ENOMEM, or the errno of creating @path's
+ * temporary (-EACCES, -ENOENT, ...).
+ */
+int export_perfetto(struct mon_sink **skp, const char *path);
+int export_ctf(struct mon_sink **skp, const char *path);
+
+/* A format mkm export knows. */
+struct export_format {
+	const char *name; /* as -f takes it: "perfetto" */
+	const char *what; /* one line for the list of formats */
+	const char *ext; /* OUT's default: FILE without .mkm, then this */
+	int (*sink)(struct mon_sink **skp, const char *path);
+};
+
+/* export_formats - the formats, ending with an entry whose name is NULL */
+extern const struct export_format export_formats[];
+
+/* export_format_find - the format called @name, or NULL */
+const struct export_format *export_format_find(const char *name);
+
+#endif /* MKM_EXPORT_H */
