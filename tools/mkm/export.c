@@ -176,7 +176,7 @@ int cmd_export(int argc, char **argv)
 		die("%s: %s", in, monitor_strerror(ret));
 	ret = fmt->sink(&sink, out);
 	if (ret)
-		die("%s: cannot write: %s", out, monitor_strerror(ret));
+		die("%s: cannot write: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(p, sink);
 	if (ret)
 		die("%s: %s", out, monitor_strerror(ret));
