@@ -31,6 +31,12 @@
  */
 int export_perfetto(struct mon_sink **skp, const char *path);
 int export_ctf(struct mon_sink **skp, const char *path);
+/*
+ * export_paraver - a Paraver trace: @path's .prv (or @path.prv), .pcf and
+ * .row; the microstates from the timeline builder, which keeps every
+ * interval: this one's memory grows with the trace.
+ */
+int export_paraver(struct mon_sink **skp, const char *path);
 
 /* A format mkm export knows. */
 struct export_format {

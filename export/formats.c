@@ -9,6 +9,8 @@ const struct export_format export_formats[] = {
 	  ".perfetto-trace", export_perfetto },
 	{ "ctf", "CTF 1.8 folder, LTTng kernel layout (Trace Compass)", ".ctf",
 	  export_ctf },
+	{ "paraver", "Paraver .prv, .pcf and .row (BSC's Paraver)", ".prv",
+	  export_paraver },
 	{ 0 }
 };
 

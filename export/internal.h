@@ -62,6 +62,7 @@ struct thread_info {
 	char half[8]; /* the first NAME record's bytes, until the second */
 	bool named; /* set when comm changed: cleared by the caller */
 	bool used; /* the exporter's own flag (e.g. a track emitted) */
+	uint32_t index; /* the exporter's own number for it (0: none) */
 };
 
 struct threads {
@@ -72,6 +73,8 @@ struct threads {
 /* The thread @tid, added (named "", its own group) if new; NULL: ENOMEM.
  * Pointers stay valid until the next threads_get() of a new tid. */
 struct thread_info *threads_get(struct threads *t, uint32_t tid);
+/* The thread @tid if seen, else NULL (nothing added). */
+struct thread_info *threads_find(struct threads *t, uint32_t tid);
 /* Learns from @e (NAME, FORK, EXEC); returns the thread whose name it
  * completed or changed, else NULL. -ENOMEM through @err. */
 struct thread_info *threads_learn(struct threads *t, const struct mkm_event *e,

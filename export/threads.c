@@ -44,15 +44,11 @@ struct thread_info *threads_get(struct threads *t, uint32_t tid)
 {
 	size_t i;
 
+	struct thread_info *ti = threads_find(t, tid);
+
 	/* tid 0 (idle, or a task outside the namespace) is never stored. */
-	if (!tid)
-		return NULL;
-	if (t->cap) {
-		for (i = slot_of(tid, t->cap); t->slot[i].tid;
-		     i = (i + 1) & (t->cap - 1))
-			if (t->slot[i].tid == tid)
-				return &t->slot[i];
-	}
+	if (ti || !tid)
+		return ti;
 	if ((t->nr + 1) * 2 > t->cap && grow(t))
 		return NULL;
 	for (i = slot_of(tid, t->cap); t->slot[i].tid;
@@ -140,19 +136,26 @@ int threads_names(struct threads *t, const struct trace_thread *th, size_t n)
 	return 0;
 }
 
-const char *threads_comm(struct threads *t, uint32_t tid)
+struct thread_info *threads_find(struct threads *t, uint32_t tid)
 {
 	size_t i;
 
-	if (!tid)
-		return "swapper";
-	if (!t->cap)
-		return "";
+	if (!tid || !t->cap)
+		return NULL;
 	for (i = slot_of(tid, t->cap); t->slot[i].tid;
 	     i = (i + 1) & (t->cap - 1))
 		if (t->slot[i].tid == tid)
-			return t->slot[i].comm;
-	return "";
+			return &t->slot[i];
+	return NULL;
+}
+
+const char *threads_comm(struct threads *t, uint32_t tid)
+{
+	struct thread_info *ti = threads_find(t, tid);
+
+	if (!tid)
+		return "swapper";
+	return ti ? ti->comm : "";
 }
 
 void threads_free(struct threads *t)

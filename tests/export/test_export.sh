@@ -5,6 +5,8 @@
 # with mkm dump of the same trace (test_perfetto.py, test_ctf.py); then
 # the cuts (--threads, --from/--to) and bad input: a cut or corrupt trace,
 # an unknown format, an output that cannot be written (nothing left behind).
+# test_paraver.py checks the .prv's grammar and its state totals against
+# mkm report.
 #
 #   tests/export/test_export.sh MKM MKTRACE MKEVENTS WORKDIR
 set -euo pipefail
@@ -43,6 +45,12 @@ for t in small events big cut corrupt; do
 		ok "ctf: $t"
 	else
 		bad "ctf: $t"
+	fi
+	if "$mkm" export -f paraver "$dir/$t.mkm" -o "$dir/$t.prv" 2>"$dir/$t.err" &&
+		$py "$here/test_paraver.py" "$mkm" "$dir/$t.mkm" "$dir/$t.prv"; then
+		ok "paraver: $t"
+	else
+		bad "paraver: $t"
 	fi
 done
 
@@ -101,13 +109,13 @@ unwritable() { # WHAT FORMAT OUT [env...]
 	set -e
 	if [ $st -eq 1 ] && [ "$(wc -l <"$dir/unwritable.err")" -eq 1 ] &&
 		grep -q "^mkm: .*$(basename "$out")" "$dir/unwritable.err" &&
-		[ ! -e "$out" ] && [ ! -e "$out.tmp" ]; then
+		! compgen -G "$out*" >/dev/null; then
 		ok "$what ($fmt): $(cat "$dir/unwritable.err")"
 	else
 		bad "$what ($fmt): exit $st, $(cat "$dir/unwritable.err"); left: $(ls -d "$out"* 2>/dev/null)"
 	fi
 }
-for fmt in perfetto ctf; do
+for fmt in perfetto ctf paraver; do
 	unwritable "no such folder" $fmt "$dir/nosuch/out"
 	unwritable "under a file" $fmt "$dir/small.mkm/out"
 	# a disk that fills up half way (the file size limit: EFBIG)
