@@ -17,3 +17,11 @@ $(EXPORT_MKEVENTS): tests/export/mkevents.c $(LIBMON_A)
 check-export: $(MKM_TOOL) $(VIEW_MKTRACE) $(EXPORT_MKEVENTS)
 	$(Q)tests/export/test_export.sh $(MKM_TOOL) $(VIEW_MKTRACE) \
 		$(EXPORT_MKEVENTS) $(BUILD)/tests/export/work
+
+# make bench-export [BENCH_EXPORT_EVENTS=10000000]: throughput per format
+# and babeltrace2 against mkm report (docs/export.md has the figures).
+BENCH_EXPORT_EVENTS ?= 10000000
+.PHONY: bench-export
+bench-export: $(MKM_TOOL) $(VIEW_MKTRACE)
+	$(Q)tests/export/bench_export.sh $(MKM_TOOL) $(VIEW_MKTRACE) \
+		$(BUILD)/bench/export $(BENCH_EXPORT_EVENTS)
