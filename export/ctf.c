@@ -129,6 +129,7 @@ struct ctf_cpu {
 	uint64_t out_time;
 	uint32_t out_tid, out_next;
 	bool out_valid;
+	struct held_exec exec;
 };
 
 struct ctf {
@@ -292,7 +293,8 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 		return put32(p, ti ? ti->tgid : e->arg0);
 	}
 	case MKM_EV_EXEC:
-		/* mkm records the new comm, not the path it ran */
+		/* mkm records the new comm (held until it came: internal.h),
+		 * not the path it ran */
 		put32(id, EV_SCHED_PROCESS_EXEC);
 		p = put_str(p, threads_comm(&c->threads, e->tid));
 		p = put32(p, e->tid);
@@ -333,12 +335,36 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 	}
 }
 
+/* Adds @e, if it has an LTTng event, to its CPU's packet. */
+static int add_event(struct ctf *c, const struct mkm_event *e)
+{
+	struct ctf_cpu *k = &c->cpu[e->cpu];
+	uint8_t *end = encode(c, k, k->buf + k->len, e);
+
+	if (!end)
+		return 0;
+	if (!k->len)
+		k->begin = e->time_ns;
+	k->end = e->time_ns;
+	k->len = (size_t)(end - k->buf);
+	return k->len >= PACKET_BYTES ? write_packet(c, e->cpu) : 0;
+}
+
+static int release_exec(struct ctf *c, unsigned int cpu)
+{
+	struct ctf_cpu *k = &c->cpu[cpu];
+
+	if (!k->exec.held)
+		return 0;
+	k->exec.held = false;
+	return add_event(c, &k->exec.e);
+}
+
 static int one_event(struct ctf *c, const struct mkm_event *e)
 {
 	struct thread_info *named;
 	struct ctf_cpu *k;
 	uint64_t lost;
-	uint8_t *end;
 	int ret = grow_cpus(c, e->cpu);
 
 	if (!ret)
@@ -346,6 +372,11 @@ static int one_event(struct ctf *c, const struct mkm_event *e)
 	if (ret)
 		return ret;
 	k = &c->cpu[e->cpu];
+	if (exec_release_before(&k->exec, e, lost)) {
+		ret = release_exec(c, e->cpu);
+		if (ret)
+			return ret;
+	}
 	if (lost) {
 		/* The loss falls between this packet and the next. */
 		if (k->len)
@@ -360,14 +391,14 @@ static int one_event(struct ctf *c, const struct mkm_event *e)
 		named->named = false;
 	if (ret)
 		return ret;
-	end = encode(c, k, k->buf + k->len, e);
-	if (!end)
+	if (exec_release_after(&k->exec, e))
+		return release_exec(c, e->cpu);
+	if (e->type == MKM_EV_EXEC) {
+		k->exec.e = *e;
+		k->exec.held = true;
 		return 0;
-	if (!k->len)
-		k->begin = e->time_ns;
-	k->end = e->time_ns;
-	k->len = (size_t)(end - k->buf);
-	return k->len >= PACKET_BYTES ? write_packet(c, e->cpu) : 0;
+	}
+	return add_event(c, e);
 }
 
 static void format_uuid(char *s, const uint8_t *u)
@@ -497,6 +528,9 @@ static int ctf_finish(void *priv)
 	for (cpu = 0; cpu < c->nr_cpus && !ret; cpu++) {
 		struct ctf_cpu *k = &c->cpu[cpu];
 
+		ret = release_exec(c, cpu);
+		if (ret)
+			break;
 		/* A loss after the last event still needs a packet to say
 		 * it: an empty one at the last time known. */
 		if (k->len || k->discarded != k->discarded_written) {

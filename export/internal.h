@@ -105,6 +105,33 @@ int lost_before(struct lost *l, const struct mkm_event *e, uint64_t *n);
 void lost_free(struct lost *l);
 
 /*
+ * An EXEC record comes just before the NAME records that carry the new
+ * comm: an exporter holds it back (one per CPU) until they have come, so
+ * that its exec event names what was executed, and releases it before
+ * anything else of that CPU (or a loss).
+ */
+struct held_exec {
+	struct mkm_event e;
+	bool held;
+};
+
+/* Whether @h must go out before @e (lost events before it: @lost). */
+static inline bool exec_release_before(const struct held_exec *h,
+				       const struct mkm_event *e, uint64_t lost)
+{
+	return h->held &&
+	       (lost || e->type != MKM_EV_NAME || e->tid != h->e.tid);
+}
+
+/* Whether @e, just handled, completed the new name @h waited for. */
+static inline bool exec_release_after(const struct held_exec *h,
+				      const struct mkm_event *e)
+{
+	return h->held && e->type == MKM_EV_NAME && e->flags == 1 &&
+	       e->tid == h->e.tid;
+}
+
+/*
  * A MKM_TS_* as Linux's sched_switch prints prev_state: the TASK_* bits
  * (0 running, 1 S, 2 D, 4 T, 8 t, 16 X, 32 Z, 64 P), as LTTng and
  * Perfetto read it.

@@ -108,6 +108,7 @@ struct cpu_bundle {
 	uint64_t out_time;
 	uint32_t out_tid, out_next;
 	bool out_valid;
+	struct held_exec exec;
 };
 
 struct perfetto {
@@ -380,7 +381,7 @@ static void ftrace_event(struct perfetto *pf, struct cpu_bundle *c,
 		pb_uint(b, 4, e->arg0);
 		pb_end(b, m);
 		break;
-	case MKM_EV_EXEC:
+	case MKM_EV_EXEC: /* held until its new name came (internal.h) */
 		m = pb_begin(b, FE_SCHED_PROCESS_EXEC);
 		pb_string(b, 1, threads_comm(&pf->threads, e->tid));
 		pb_uint(b, 2, e->tid);
@@ -447,6 +448,20 @@ static void ftrace_event(struct perfetto *pf, struct cpu_bundle *c,
 	pb_end(b, ev);
 }
 
+/* Appends the held EXEC to its CPU's bundle. */
+static int release_exec(struct perfetto *pf, unsigned int cpu)
+{
+	struct cpu_bundle *c = &pf->cpu[cpu];
+
+	if (!c->exec.held)
+		return 0;
+	c->exec.held = false;
+	ftrace_event(pf, c, &c->exec.e);
+	if (c->pb.err)
+		return c->pb.err;
+	return c->pb.len >= BUNDLE_BYTES ? flush_bundle(pf, cpu) : 0;
+}
+
 static int one_event(struct perfetto *pf, const struct mkm_event *e)
 {
 	struct thread_info *named;
@@ -459,6 +474,11 @@ static int one_event(struct perfetto *pf, const struct mkm_event *e)
 	if (ret)
 		return ret;
 	c = &pf->cpu[e->cpu];
+	if (exec_release_before(&c->exec, e, lost)) {
+		ret = release_exec(pf, e->cpu);
+		if (ret)
+			return ret;
+	}
 	if (lost) {
 		char name[48];
 
@@ -487,6 +507,13 @@ static int one_event(struct perfetto *pf, const struct mkm_event *e)
 		ret = emit_thread(pf, named, e->time_ns);
 		if (ret)
 			return ret;
+	}
+	if (exec_release_after(&c->exec, e))
+		return release_exec(pf, e->cpu);
+	if (e->type == MKM_EV_EXEC) {
+		c->exec.e = *e;
+		c->exec.held = true;
+		return 0;
 	}
 	if (e->type == MKM_EV_MARK)
 		return emit_mark(pf, e);
@@ -522,8 +549,11 @@ static int pf_finish(void *priv)
 	unsigned int cpu;
 	int ret = 0;
 
-	for (cpu = 0; cpu < pf->nr_cpus && !ret; cpu++)
-		ret = flush_bundle(pf, cpu);
+	for (cpu = 0; cpu < pf->nr_cpus && !ret; cpu++) {
+		ret = release_exec(pf, cpu);
+		if (!ret)
+			ret = flush_bundle(pf, cpu);
+	}
 	if (!ret && !pf->started) { /* an empty trace is still a trace */
 		struct pb *p = packet_begin(pf, 0);
 

@@ -53,6 +53,9 @@ def expected(recs):
     comm, half = {0: "swapper"}, {}
     tgid = {}
     last_out = {}  # cpu -> (t, prev, next): the switch a SWITCH_IN completes
+    # cpu -> (tid, index in out) of an exec whose new name may follow
+    # (the kernel's NAME records come right after EXEC)
+    exec_name = {}
     out = []
 
     def name(tid):
@@ -64,6 +67,8 @@ def expected(recs):
     for r in recs:
         t, c, tid, typ, rest = r["t"], r["cpu"], r["tid"], r["type"], r["rest"]
         words = rest.split()
+        if c in exec_name and (typ != "name" or exec_name[c][0] != tid):
+            del exec_name[c]
         if typ == "name":
             s = re.match(r'part(\d) "(.*)"$', rest)
             if s[1] == "0":
@@ -72,6 +77,8 @@ def expected(recs):
                 # the first half fills 8 bytes before the second counts
                 comm[tid] = (half.get(tid, "") + s[2])[:15] \
                     if len(half.get(tid, "")) == 8 else half.get(tid, "")
+                if c in exec_name:
+                    out[exec_name.pop(c)[1]][3]["filename"] = comm[tid]
             continue
         if typ == "switch_out":
             nxt = int(re.search(r"next=(\d+)", rest)[1])
@@ -102,7 +109,9 @@ def expected(recs):
                parent_comm=name(tid), child_tid=child,
                child_comm=name(child))
         elif typ == "exec":
-            ev(r, "sched_process_exec", tid=tid, old_tid=int(words[0]))
+            ev(r, "sched_process_exec", tid=tid, old_tid=int(words[0]),
+               filename=name(tid))
+            exec_name[c] = (tid, len(out) - 1)
         elif typ == "exit":
             ev(r, "sched_process_exit", tid=tid, comm=name(tid))
         elif typ == "reap":
