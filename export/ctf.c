@@ -138,7 +138,7 @@ struct ctf {
 	struct threads threads;
 	struct lost lost;
 	struct ctf_cpu *cpu;
-	unsigned int nr_cpus;
+	size_t nr_cpus;
 	uint8_t uuid[16];
 	bool committed;
 };
@@ -204,24 +204,17 @@ static int write_packet(struct ctf *c, unsigned int cpu)
 	return 0;
 }
 
-static int grow_cpus(struct ctf *c, unsigned int cpu)
+/* CPU @cpu's state, its packet buffer allocated at first use. */
+static int ctf_cpu(struct ctf *c, unsigned int cpu)
 {
-	unsigned int nr = cpu + 1;
-	struct ctf_cpu *k;
+	int ret = array_grow(&c->cpu, &c->nr_cpus, cpu, sizeof(*c->cpu));
 
-	if (cpu < c->nr_cpus)
-		return 0;
-	k = realloc(c->cpu, nr * sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	memset(k + c->nr_cpus, 0, (nr - c->nr_cpus) * sizeof(*k));
-	c->cpu = k;
-	for (; c->nr_cpus < nr; c->nr_cpus++) {
-		k[c->nr_cpus].buf = malloc(PACKET_BYTES + EVENT_MAX);
-		if (!k[c->nr_cpus].buf)
-			return -ENOMEM;
+	if (!ret && !c->cpu[cpu].buf) {
+		c->cpu[cpu].buf = malloc(PACKET_BYTES + EVENT_MAX);
+		if (!c->cpu[cpu].buf)
+			ret = -ENOMEM;
 	}
-	return 0;
+	return ret;
 }
 
 static uint8_t *task(struct ctf *c, uint8_t *p, uint32_t tid)
@@ -365,7 +358,7 @@ static int one_event(struct ctf *c, const struct mkm_event *e)
 	struct thread_info *named;
 	struct ctf_cpu *k;
 	uint64_t lost;
-	int ret = grow_cpus(c, e->cpu);
+	int ret = ctf_cpu(c, e->cpu);
 
 	if (!ret)
 		ret = lost_before(&c->lost, e, &lost);

@@ -16,6 +16,15 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
+ * array_grow - make room in the array *@arrp (a pointer to the array's
+ * pointer) of *@nr entries of @size bytes for entry @index; new entries
+ * are zeroed and *@nr says how many there are now.
+ *
+ * Return: 0 or -ENOMEM (the array is left as it was).
+ */
+int array_grow(void *arrp, size_t *nr, size_t index, size_t size);
+
+/*
  * An output file written as PATH.tmp and renamed to PATH by outfile_commit();
  * outfile_abort() (or a failed commit) unlinks the temporary.
  */
@@ -95,7 +104,7 @@ struct lost {
 		uint32_t next;
 		bool valid;
 	} * cpu;
-	unsigned int nr_cpus;
+	size_t nr_cpus;
 	uint64_t total;
 };
 

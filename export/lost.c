@@ -17,16 +17,8 @@ int lost_before(struct lost *l, const struct mkm_event *e, uint64_t *n)
 	uint32_t gap;
 
 	*n = 0;
-	if (e->cpu >= l->nr_cpus) {
-		unsigned int nr = e->cpu + 1u;
-		struct lost_cpu *p = realloc(l->cpu, nr * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memset(p + l->nr_cpus, 0, (nr - l->nr_cpus) * sizeof(*p));
-		l->cpu = p;
-		l->nr_cpus = nr;
-	}
+	if (array_grow(&l->cpu, &l->nr_cpus, e->cpu, sizeof(*l->cpu)))
+		return -ENOMEM;
 	c = &l->cpu[e->cpu];
 	gap = c->valid ? e->seq - c->next : 0;
 	if (gap >= 0x80000000u) /* seq going backwards: not a loss */

@@ -87,15 +87,8 @@ static uint32_t pv_thread(struct paraver *pv, uint32_t tid)
 		return 0;
 	if (ti->index)
 		return ti->index;
-	if (pv->nr_th == pv->cap_th) {
-		size_t cap = pv->cap_th ? pv->cap_th * 2 : 64;
-		struct pv_thread *p = realloc(pv->th, cap * sizeof(*p));
-
-		if (!p)
-			return 0;
-		pv->th = p;
-		pv->cap_th = cap;
-	}
+	if (array_grow(&pv->th, &pv->cap_th, pv->nr_th, sizeof(*pv->th)))
+		return 0;
 	i = pv->nr_th++;
 	memset(&pv->th[i], 0, sizeof(pv->th[i]));
 	pv->th[i].tid = tid;
@@ -137,20 +130,12 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 	if (pv->err)
 		return;
 	if (th >= pv->nr_by_tl || !pv->by_tl[th]) {
-		size_t n = th + 1;
 		struct tl_thread t;
 
-		if (n > pv->nr_by_tl) {
-			uint32_t *p = realloc(pv->by_tl, n * 2 * sizeof(*p));
-
-			if (!p) {
-				pv->err = -ENOMEM;
-				return;
-			}
-			memset(p + pv->nr_by_tl, 0,
-			       (n * 2 - pv->nr_by_tl) * sizeof(*p));
-			pv->by_tl = p;
-			pv->nr_by_tl = n * 2;
+		if (array_grow(&pv->by_tl, &pv->nr_by_tl, th,
+			       sizeof(*pv->by_tl))) {
+			pv->err = -ENOMEM;
+			return;
 		}
 		tl_thread(pv->tl, th, &t);
 		pv->by_tl[th] = pv_thread(pv, t.tid);

@@ -116,7 +116,7 @@ struct perfetto {
 	struct threads threads;
 	struct lost lost;
 	struct cpu_bundle *cpu;
-	unsigned int nr_cpus;
+	size_t nr_cpus;
 	struct pb pkt; /* a packet being built */
 	bool started; /* the first packet (clearing the state) is written */
 	bool lost_track; /* the track of lost events is described */
@@ -181,22 +181,6 @@ static int flush_bundle(struct perfetto *pf, unsigned int cpu)
 	c->pb.len = 0;
 	c->lost = false;
 	return ret;
-}
-
-static int grow_cpus(struct perfetto *pf, unsigned int cpu)
-{
-	unsigned int nr = cpu + 1;
-	struct cpu_bundle *c;
-
-	if (cpu < pf->nr_cpus)
-		return 0;
-	c = realloc(pf->cpu, nr * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	memset(c + pf->nr_cpus, 0, (nr - pf->nr_cpus) * sizeof(*c));
-	pf->cpu = c;
-	pf->nr_cpus = nr;
-	return 0;
 }
 
 /* A thread and its process, so that the UI names them. */
@@ -467,7 +451,7 @@ static int one_event(struct perfetto *pf, const struct mkm_event *e)
 	struct thread_info *named;
 	struct cpu_bundle *c;
 	uint64_t lost;
-	int ret = grow_cpus(pf, e->cpu);
+	int ret = array_grow(&pf->cpu, &pf->nr_cpus, e->cpu, sizeof(*pf->cpu));
 
 	if (!ret)
 		ret = lost_before(&pf->lost, e, &lost);

@@ -8,11 +8,10 @@
 # test_paraver.py checks the .prv's grammar and its state totals against
 # mkm report.
 #
-#   tests/export/test_export.sh MKM MKTRACE MKEVENTS WORKDIR
+#   tests/export/test_export.sh MKM MKTRACE WORKDIR
 set -euo pipefail
 
-mkm=$(realpath "$1") mktrace=$(realpath "$2") mkevents=$(realpath "$3")
-dir=$4
+mkm=$(realpath "$1") mktrace=$(realpath "$2") dir=$3
 here=$(cd "$(dirname "$0")" && pwd)
 # Debian's python: python3-bt2 is installed for it, not for another one.
 py=/usr/bin/python3
@@ -25,7 +24,7 @@ ok() { n=$((n + 1)); echo "ok $n - $*"; }
 bad() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
 
 "$mktrace" small "$dir/small.mkm"
-"$mkevents" "$dir/events.mkm"
+"$mktrace" events "$dir/events.mkm"
 "$mktrace" big "$dir/big.mkm" 200000 50
 # A trace cut inside its last chunks, and one with a byte flipped in its
 # second chunk: what precedes the damage is exported.
