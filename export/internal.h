@@ -114,6 +114,23 @@ int lost_before(struct lost *l, const struct mkm_event *e, uint64_t *n);
 void lost_free(struct lost *l);
 
 /*
+ * The stream's microstates (states.c): the timeline builder, calling @cb
+ * with each interval as it closes; states_finish() calls it with those
+ * still open. Set cb and arg, the rest zeroed.
+ */
+struct states {
+	struct tl *tl; /* created at the INFO message */
+	tl_interval_cb cb;
+	void *arg;
+};
+
+/* INFO, EVENTS and HORIZON into the builder. Return: 0 or -errno. */
+int states_consume(struct states *s, const struct mon_msg *msg);
+/* The end: the builder flushed, the open intervals handed over. */
+int states_finish(struct states *s);
+void states_free(struct states *s);
+
+/*
  * An EXEC record comes just before the NAME records that carry the new
  * comm: an exporter holds it back (one per CPU) until they have come, so
  * that its exec event names what was executed, and releases it before

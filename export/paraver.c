@@ -21,10 +21,10 @@
  * thread holds no CPU); state values are enum tl_state + 1 (Paraver keeps
  * 0 for idle).
  *
- * The microstates come from libmonitor's timeline builder (the one state
- * machine; its interval callback writes each interval as it closes). That
- * builder keeps every interval (16 bytes each): memory grows with the
- * trace here, unlike the other formats. Records are written as they come
+ * The microstates come from libmonitor's timeline builder (states.c):
+ * each interval is written as it closes. That builder keeps every
+ * interval (16 bytes each): memory grows with the trace here, unlike
+ * Perfetto's and CTF's. Records are written as they come
  * to a temporary body, then sorted by time with sort(1), which works in
  * bounded memory on a file of any size, behind the header (which needs
  * the trace's length and thread count, known at the end).
@@ -62,7 +62,7 @@ struct pv_thread {
 
 struct paraver {
 	struct outfile prv, pcf, row, body;
-	struct tl *tl;
+	struct states states;
 	struct threads threads; /* tid -> name and Paraver thread (index) */
 	struct lost lost;
 	struct pv_thread *th; /* by Paraver thread - 1 */
@@ -137,7 +137,7 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 			pv->err = -ENOMEM;
 			return;
 		}
-		tl_thread(pv->tl, th, &t);
+		tl_thread(pv->states.tl, th, &t);
 		pv->by_tl[th] = pv_thread(pv, t.tid);
 		if (!pv->by_tl[th]) {
 			pv->err = -ENOMEM;
@@ -243,29 +243,20 @@ static int one_event(struct paraver *pv, const struct mkm_event *e)
 static int pv_consume(void *priv, const struct mon_msg *msg)
 {
 	struct paraver *pv = priv;
-	struct tl_config cfg = { 0 };
 	size_t i;
 	int ret = 0;
 
 	switch (msg->type) {
 	case MON_MSG_INFO:
-		if (pv->tl)
-			return 0;
-		cfg.nr_cpus = msg->info->nr_cpus;
-		cfg.classes = msg->info->classes;
 		pv->nr_cpus = msg->info->nr_cpus;
 		memcpy(pv->host, msg->info->hostname, sizeof(pv->host));
-		ret = tl_create(&pv->tl, &cfg);
-		return ret ? ret : tl_set_callback(pv->tl, on_interval, pv);
+		break;
 	case MON_MSG_THREADS:
 		return threads_names(&pv->threads, msg->threads,
 				     msg->nr_threads);
-	case MON_MSG_HORIZON:
-		ret = pv->tl ? tl_advance(pv->tl, msg->horizon_ns) : 0;
-		return ret ? ret : pv->err;
 	case MON_MSG_EVENTS:
-		if (!pv->tl || !msg->nr_events)
-			return pv->tl ? 0 : -EPROTO;
+		if (!msg->nr_events)
+			return 0;
 		if (!pv->started) {
 			pv->t0 = msg->events[0].time_ns;
 			pv->started = true;
@@ -275,29 +266,11 @@ static int pv_consume(void *priv, const struct mon_msg *msg)
 		 * their intervals. */
 		for (i = 0; i < msg->nr_events && !ret; i++)
 			ret = one_event(pv, &msg->events[i]);
-		if (!ret)
-			ret = tl_feed(pv->tl, msg->events, msg->nr_events);
-		return ret ? ret : pv->err;
-	default:
-		return 0;
+		break;
 	}
-}
-
-/* The intervals still open at the end: the timeline never closes them. */
-static int open_intervals(struct paraver *pv)
-{
-	size_t th, n = tl_nr_threads(pv->tl);
-	struct tl_thread t;
-	struct tl_interval iv;
-
-	for (th = 0; th < n && !pv->err; th++) {
-		if (tl_thread(pv->tl, th, &t) || !t.nr_intervals ||
-		    tl_interval(pv->tl, th, t.nr_intervals - 1, &iv))
-			continue;
-		if (iv.open)
-			on_interval(pv, th, &iv);
-	}
-	return pv->err;
+	if (!ret)
+		ret = states_consume(&pv->states, msg);
+	return ret ? ret : pv->err;
 }
 
 static int write_pcf(struct paraver *pv)
@@ -400,12 +373,10 @@ static int write_prv(struct paraver *pv)
 static int pv_finish(void *priv)
 {
 	struct paraver *pv = priv;
-	int ret = pv->tl ? tl_flush(pv->tl) : 0;
+	int ret = states_finish(&pv->states);
 
 	if (!ret)
 		ret = pv->err;
-	if (!ret && pv->tl)
-		ret = open_intervals(pv);
 	if (!ret)
 		ret = write_pcf(pv);
 	if (!ret)
@@ -438,7 +409,7 @@ static void pv_destroy(void *priv)
 		outfile_abort(&pv->row);
 		outfile_abort(&pv->body);
 	}
-	tl_destroy(pv->tl);
+	states_free(&pv->states);
 	threads_free(&pv->threads);
 	lost_free(&pv->lost);
 	free(pv->th);
@@ -483,6 +454,8 @@ int export_paraver(struct mon_sink **skp, const char *path)
 	pv = calloc(1, sizeof(*pv));
 	if (!pv)
 		return -ENOMEM;
+	pv->states.cb = on_interval;
+	pv->states.arg = pv;
 	out[0] = &pv->prv;
 	out[1] = &pv->pcf;
 	out[2] = &pv->row;
