@@ -77,11 +77,18 @@ struct thread_info {
 struct threads {
 	struct thread_info *slot;
 	size_t nr, cap; /* open addressing, cap a power of two */
+	uint32_t numbered; /* threads_number()'s last number */
 };
 
 /* The thread @tid, added (named "", its own group) if new; NULL: ENOMEM.
  * Pointers stay valid until the next threads_get() of a new tid. */
 struct thread_info *threads_get(struct threads *t, uint32_t tid);
+/* The exporter's number for @tid: 1, 2, ... in the order of the first
+ * calls (Paraver's threads, OTF2's locations); 0 for tid 0 or ENOMEM. */
+uint32_t threads_number(struct threads *t, uint32_t tid);
+/* The numbered threads by number: a new array of t->numbered pointers,
+ * [k - 1] for number k (free() it); NULL: ENOMEM (or none numbered). */
+const struct thread_info **threads_by_number(const struct threads *t);
 /* The thread @tid if seen, else NULL (nothing added). */
 struct thread_info *threads_find(struct threads *t, uint32_t tid);
 /* Learns from @e (NAME, FORK, EXEC); returns the thread whose name it
@@ -122,10 +129,14 @@ struct states {
 	struct tl *tl; /* created at the INFO message */
 	tl_interval_cb cb;
 	void *arg;
+	uint32_t *number; /* timeline thread -> threads_number() */
+	size_t nr_number;
 };
 
 /* INFO, EVENTS and HORIZON into the builder. Return: 0 or -errno. */
 int states_consume(struct states *s, const struct mon_msg *msg);
+/* threads_number() of the timeline's thread @th (0: -ENOMEM). */
+uint32_t states_number(struct states *s, struct threads *t, size_t th);
 /* The end: the builder flushed, the open intervals handed over. */
 int states_finish(struct states *s);
 void states_free(struct states *s);

@@ -52,8 +52,6 @@ enum {
 };
 
 struct pv_thread {
-	uint32_t tid;
-	char comm[16];
 	/* a wakeup waiting for the wakee's next SWITCH_IN */
 	uint64_t wake_time;
 	uint32_t waker; /* Paraver thread (1-based), 0: none pending */
@@ -66,9 +64,7 @@ struct paraver {
 	struct threads threads; /* tid -> name and Paraver thread (index) */
 	struct lost lost;
 	struct pv_thread *th; /* by Paraver thread - 1 */
-	size_t nr_th, cap_th;
-	uint32_t *by_tl; /* timeline thread index -> Paraver thread */
-	size_t nr_by_tl;
+	size_t cap_th;
 	uint64_t t0, t_end;
 	bool started;
 	unsigned int nr_cpus;
@@ -80,20 +76,11 @@ struct paraver {
 /* The Paraver thread (1-based) of @tid, numbered at first sight. */
 static uint32_t pv_thread(struct paraver *pv, uint32_t tid)
 {
-	struct thread_info *ti = threads_get(&pv->threads, tid);
-	size_t i;
+	uint32_t k = threads_number(&pv->threads, tid);
 
-	if (!ti)
+	if (k && array_grow(&pv->th, &pv->cap_th, k - 1, sizeof(*pv->th)))
 		return 0;
-	if (ti->index)
-		return ti->index;
-	if (array_grow(&pv->th, &pv->cap_th, pv->nr_th, sizeof(*pv->th)))
-		return 0;
-	i = pv->nr_th++;
-	memset(&pv->th[i], 0, sizeof(pv->th[i]));
-	pv->th[i].tid = tid;
-	ti->index = (uint32_t)(i + 1);
-	return ti->index;
+	return k;
 }
 
 static uint64_t rel(const struct paraver *pv, uint64_t t)
@@ -129,22 +116,11 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 
 	if (pv->err)
 		return;
-	if (th >= pv->nr_by_tl || !pv->by_tl[th]) {
-		struct tl_thread t;
-
-		if (array_grow(&pv->by_tl, &pv->nr_by_tl, th,
-			       sizeof(*pv->by_tl))) {
-			pv->err = -ENOMEM;
-			return;
-		}
-		tl_thread(pv->states.tl, th, &t);
-		pv->by_tl[th] = pv_thread(pv, t.tid);
-		if (!pv->by_tl[th]) {
-			pv->err = -ENOMEM;
-			return;
-		}
+	k = states_number(&pv->states, &pv->threads, th);
+	if (!k) {
+		pv->err = -ENOMEM;
+		return;
 	}
-	k = pv->by_tl[th];
 	if (iv->end_ns > pv->t_end)
 		pv->t_end = iv->end_ns;
 	if (iv->end_ns > iv->start_ns)
@@ -313,19 +289,21 @@ static int write_pcf(struct paraver *pv)
 
 static int write_row(struct paraver *pv)
 {
+	const struct thread_info **by = threads_by_number(&pv->threads);
 	FILE *f = pv->row.f;
 	unsigned int c;
 	size_t i;
 
+	if (!by)
+		return -ENOMEM;
 	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
 	for (c = 0; c < pv->nr_cpus; c++)
 		fprintf(f, "CPU %u\n", c);
-	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n\nLEVEL THREAD SIZE %zu\n",
-		pv->host[0] ? pv->host : "node", pv->nr_th);
-	for (i = 0; i < pv->nr_th; i++)
-		fprintf(f, "%s [%u]\n",
-			threads_comm(&pv->threads, pv->th[i].tid),
-			pv->th[i].tid);
+	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n\nLEVEL THREAD SIZE %u\n",
+		pv->host[0] ? pv->host : "node", pv->threads.numbered);
+	for (i = 0; i < pv->threads.numbered; i++)
+		fprintf(f, "%s [%u]\n", by[i]->comm, by[i]->tid);
+	free(by);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -348,9 +326,9 @@ static int write_prv(struct paraver *pv)
 	localtime_r(&now, &tm);
 	snprintf(date, sizeof(date), "%02d/%02d/%02d at %02d:%02d", tm.tm_mday,
 		 tm.tm_mon + 1, tm.tm_year % 100, tm.tm_hour, tm.tm_min);
-	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:1(%u):1:1(%zu:1)\n",
+	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:1(%u):1:1(%u:1)\n",
 		date, rel(pv, pv->t_end), pv->nr_cpus ? pv->nr_cpus : 1,
-		pv->nr_th);
+		pv->threads.numbered);
 	if (fflush(pv->prv.f) || fflush(pv->body.f))
 		return errno ? -errno : -EIO;
 	argv[7] = pv->body.tmp;
@@ -413,7 +391,6 @@ static void pv_destroy(void *priv)
 	threads_free(&pv->threads);
 	lost_free(&pv->lost);
 	free(pv->th);
-	free(pv->by_tl);
 	free(pv);
 }
 

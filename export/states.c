@@ -10,6 +10,7 @@
  * memory grows with the trace.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -59,8 +60,24 @@ int states_finish(struct states *s)
 	return ret;
 }
 
+uint32_t states_number(struct states *s, struct threads *t, size_t th)
+{
+	struct tl_thread info;
+
+	/* a lookup per interval would cost a tl_thread() copy: cached */
+	if (th < s->nr_number && s->number[th])
+		return s->number[th];
+	if (array_grow(&s->number, &s->nr_number, th, sizeof(*s->number)) ||
+	    tl_thread(s->tl, th, &info))
+		return 0;
+	s->number[th] = threads_number(t, info.tid);
+	return s->number[th];
+}
+
 void states_free(struct states *s)
 {
 	tl_destroy(s->tl);
+	free(s->number);
 	s->tl = NULL;
+	s->number = NULL;
 }

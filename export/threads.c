@@ -136,6 +136,28 @@ int threads_names(struct threads *t, const struct trace_thread *th, size_t n)
 	return 0;
 }
 
+uint32_t threads_number(struct threads *t, uint32_t tid)
+{
+	struct thread_info *ti = threads_get(t, tid);
+
+	if (!ti)
+		return 0;
+	if (!ti->index)
+		ti->index = ++t->numbered;
+	return ti->index;
+}
+
+const struct thread_info **threads_by_number(const struct threads *t)
+{
+	const struct thread_info **by = calloc(t->numbered + 1, sizeof(*by));
+	size_t i;
+
+	for (i = 0; by && i < t->cap; i++)
+		if (t->slot[i].tid && t->slot[i].index)
+			by[t->slot[i].index - 1] = &t->slot[i];
+	return by;
+}
+
 struct thread_info *threads_find(struct threads *t, uint32_t tid)
 {
 	size_t i;
