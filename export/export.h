@@ -37,6 +37,12 @@ int export_ctf(struct mon_sink **skp, const char *path);
  * interval: this one's memory grows with the trace.
  */
 int export_paraver(struct mon_sink **skp, const char *path);
+/*
+ * export_otf2 - an OTF2 archive (a folder; open its traces.otf2) through
+ * libotf2: a location per thread, microstates as regions, marks and lost
+ * spans as markers; memory as Paraver's. Built when pkg-config finds otf2.
+ */
+int export_otf2(struct mon_sink **skp, const char *path);
 
 /* A format mkm export knows. */
 struct export_format {

@@ -11,6 +11,10 @@ const struct export_format export_formats[] = {
 	  export_ctf },
 	{ "paraver", "Paraver .prv, .pcf and .row (BSC's Paraver)", ".prv",
 	  export_paraver },
+#ifndef MKM_NO_OTF2
+	{ "otf2", "OTF2 archive folder (Vampir, Score-P tools)", ".otf2",
+	  export_otf2 },
+#endif
 	{ 0 }
 };
 

@@ -94,38 +94,78 @@ void outfile_abort(struct outfile *o)
 	outfile_free(o);
 }
 
-/* Whether @name in an export's folder is one of ours (CTF's names). */
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), k = strlen(end);
+
+	return n >= k && !strcmp(s + n - k, end);
+}
+
+/* Whether @de in an export's folder is one of ours: CTF's metadata and
+ * channel files, OTF2's anchor, definition and event files. */
 static bool export_file(const struct dirent *de)
 {
 	return de->d_type == DT_REG && (!strcmp(de->d_name, "metadata") ||
-					!strncmp(de->d_name, "channel", 7));
+					!strncmp(de->d_name, "channel", 7) ||
+					ends_with(de->d_name, ".otf2") ||
+					ends_with(de->d_name, ".def") ||
+					ends_with(de->d_name, ".evt") ||
+					ends_with(de->d_name, ".marker"));
 }
 
-/* Removes the files of folder @path, then the folder; a folder holding
- * anything an export does not write is left alone (-ENOTEMPTY): a mistyped
- * -o must not delete someone's files. Return: 0 or -errno. */
-static int remove_export_dir(const char *path)
+enum tree_op {
+	TREE_CHECK, /* -ENOTEMPTY if anything is not an export's */
+	TREE_REMOVE, /* remove the folder, after TREE_CHECK */
+	TREE_REMOVE_ALL, /* remove our own temporary, whatever it holds */
+};
+
+/*
+ * Walks the folder @path: checks that it holds only an export's files
+ * (and folders of them), or removes them and it. A folder holding
+ * anything else is left alone (-ENOTEMPTY): a mistyped -o must not delete
+ * someone's files. Return: 0 or -errno.
+ */
+static int export_tree(const char *path, enum tree_op op)
 {
+	bool remove = op != TREE_CHECK;
 	DIR *d = opendir(path);
 	struct dirent *de;
 	int ret = 0;
 
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    !export_file(de))
-			ret = -ENOTEMPTY;
-	}
-	rewinddir(d);
 	while (!ret && (de = readdir(d))) {
-		if (de->d_type == DT_REG && unlinkat(dirfd(d), de->d_name, 0))
-			ret = -errno;
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type != DT_DIR) {
+			if (op != TREE_REMOVE_ALL && !export_file(de))
+				ret = -ENOTEMPTY;
+			else if (remove && unlinkat(dirfd(d), de->d_name, 0))
+				ret = -errno;
+			continue;
+		}
+		sub = malloc(strlen(path) + strlen(de->d_name) + 2);
+		if (!sub) {
+			ret = -ENOMEM;
+			break;
+		}
+		sprintf(sub, "%s/%s", path, de->d_name);
+		ret = export_tree(sub, op);
+		free(sub);
 	}
 	closedir(d);
-	if (!ret && rmdir(path))
+	if (!ret && remove && rmdir(path))
 		ret = -errno;
 	return ret;
+}
+
+static int remove_export_dir(const char *path)
+{
+	int ret = export_tree(path, TREE_CHECK);
+
+	return ret ? ret : export_tree(path, TREE_REMOVE);
 }
 
 int outdir_open(struct outdir *d, const char *path)
@@ -138,7 +178,8 @@ int outdir_open(struct outdir *d, const char *path)
 		free(d->tmp);
 		return -ENOMEM;
 	}
-	/* A temporary left by an export that was killed goes first. */
+	/* A temporary left by an export that was killed goes first (if it
+	 * holds only an export's files). */
 	remove_export_dir(d->tmp);
 	if (mkdir(d->tmp, 0777)) {
 		int err = -errno;
@@ -180,7 +221,7 @@ int outdir_commit(struct outdir *d)
 	if (!ret && rename(d->tmp, d->path))
 		ret = -errno;
 	if (ret)
-		remove_export_dir(d->tmp);
+		export_tree(d->tmp, TREE_REMOVE_ALL);
 	free(d->path);
 	free(d->tmp);
 	memset(d, 0, sizeof(*d));
@@ -190,7 +231,7 @@ int outdir_commit(struct outdir *d)
 void outdir_abort(struct outdir *d)
 {
 	if (d->tmp)
-		remove_export_dir(d->tmp);
+		export_tree(d->tmp, TREE_REMOVE_ALL);
 	free(d->path);
 	free(d->tmp);
 	memset(d, 0, sizeof(*d));

@@ -8,6 +8,16 @@ MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c export/*.c)
 MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -Iexport -pthread \
 	$(shell pkg-config --cflags ncursesw 2>/dev/null)
 MKM_TOOL_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+# mkm export -f otf2 needs libotf2 (Debian's libopen-trace-format2-dev,
+# installed by make deps); without it the other formats are built.
+OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)
+ifeq ($(OTF2_LIBS),)
+MKM_TOOL_SRCS := $(filter-out export/otf2.c,$(MKM_TOOL_SRCS))
+MKM_TOOL_CFLAGS += -DMKM_NO_OTF2
+else
+MKM_TOOL_CFLAGS += $(shell pkg-config --cflags otf2)
+MKM_TOOL_LIBS += $(OTF2_LIBS)
+endif
 
 all: $(MKM_TOOL)
 

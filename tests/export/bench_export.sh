@@ -38,13 +38,13 @@ run() {
 echo "bench-export: $events records, $threads threads, 8 CPUs ($(du -h "$trace" | cut -f1) .mkm)"
 run "mkm report" "$mkm" report "$trace"
 run "mkm dump" "$mkm" dump "$trace"
-for f in perfetto ctf paraver; do
+for f in perfetto ctf paraver otf2; do
 	run "mkm export -f $f" "$mkm" export -f "$f" "$trace" -o "$dir/bench.$f"
 done
 run "babeltrace2 (CTF export)" babeltrace2 -o dummy "$dir/bench.ctf"
 awk -v r="${secs[mkm report]}" -v b="${secs[babeltrace2 (CTF export)]}" \
 	'BEGIN { printf "  babeltrace2 / mkm report on the same events: %.1fx\n", b / r }'
-for f in perfetto ctf paraver; do
+for f in perfetto ctf paraver otf2; do
 	awk -v r="${secs[mkm report]}" -v x="${secs[mkm export -f $f]}" -v f="$f" \
 		'BEGIN { printf "  export -f %s / mkm report: %.2fx the time\n", f, x / r }'
 done

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/export/: mkm export's formats read back by their own tools
-# (protoc, babeltrace2 and its Python bindings, installed by make deps)
+# (protoc, babeltrace2 and its Python bindings, otf2-print and otf2-marker,
+# installed by make deps)
 # and compared with mkm dump (check-export, part of check-unit), on the
 # traces tests/view's mktrace writes.
 

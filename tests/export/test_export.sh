@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_export.sh - mkm export, checked by readers nobody here wrote: each
 # format of each test trace is decoded (protoc, babeltrace2) and compared
-# with mkm dump of the same trace (test_perfetto.py, test_ctf.py); then
+# with mkm dump or mkm report of the same trace (test_*.py); then
 # the cuts (--threads, --from/--to) and bad input: a cut or corrupt trace,
 # an unknown format, an output that cannot be written (nothing left behind).
 # test_paraver.py checks the .prv's grammar and its state totals against
-# mkm report.
+# mkm report, test_otf2.py the archive through otf2-print and otf2-marker.
 #
 #   tests/export/test_export.sh MKM MKTRACE WORKDIR
 set -euo pipefail
@@ -21,6 +21,10 @@ dir=$(realpath "$dir")
 rm -rf "${dir:?}"/*
 
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
+# mkm is built without OTF2 where libotf2 is missing (make deps installs it)
+otf2=$("$mkm" export -h | grep -ow otf2 || true)
+[ -n "$otf2" ] || echo "# otf2: not built into mkm (no libotf2): its tests are skipped"
+
 bad() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
 
 "$mktrace" small "$dir/small.mkm"
@@ -50,6 +54,13 @@ for t in small events big cut corrupt; do
 		ok "paraver: $t"
 	else
 		bad "paraver: $t"
+	fi
+	[ -n "$otf2" ] || continue
+	if "$mkm" export -f otf2 "$dir/$t.mkm" -o "$dir/$t.otf2" 2>"$dir/$t.err" &&
+		$py "$here/test_otf2.py" "$mkm" "$dir/$t.mkm" "$dir/$t.otf2"; then
+		ok "otf2: $t"
+	else
+		bad "otf2: $t"
 	fi
 done
 
@@ -114,7 +125,7 @@ unwritable() { # WHAT FORMAT OUT [env...]
 		bad "$what ($fmt): exit $st, $(cat "$dir/unwritable.err"); left: $(ls -d "$out"* 2>/dev/null)"
 	fi
 }
-for fmt in perfetto ctf paraver; do
+for fmt in perfetto ctf paraver $otf2; do
 	unwritable "no such folder" $fmt "$dir/nosuch/out"
 	unwritable "under a file" $fmt "$dir/small.mkm/out"
 	# a disk that fills up half way (the file size limit: EFBIG)
