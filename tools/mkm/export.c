@@ -123,6 +123,8 @@ int cmd_export(int argc, char **argv)
 		case 'o':
 			free(out);
 			out = strdup(optarg);
+			if (!out)
+				die("out of memory");
 			break;
 		case 't':
 			filter.nr_tids = parse_tids(optarg, tids);
@@ -178,8 +180,11 @@ int cmd_export(int argc, char **argv)
 	if (ret)
 		die("%s: cannot write: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(p, sink);
-	if (ret)
+	if (ret) {
+		/* the pipeline owns the sink: destroying it removes OUT.tmp */
+		mon_pipeline_destroy(p);
 		die("%s: %s", out, monitor_strerror(ret));
+	}
 
 	/* A sink that fails must remove its temporary, which it does when
 	 * destroyed: so the failure is handled here, before run_trace() (which
