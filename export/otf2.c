@@ -15,9 +15,9 @@
  * markers too ("mkm"/"lost events", from the record before the gap to the
  * one after it, on the whole trace), high severity.
  *
- * Streaming: libotf2 buffers each location's events in chunks and writes
- * a chunk out when it is full (the flush callbacks below); definitions are
- * written at the end (their number grows with the threads, not the
+ * Streaming: libotf2 buffers each location's events in chunks; a location
+ * may hold POOL_EVENTS of them before they are written out (the memory
+ * and flush callbacks below); definitions are written at the end (their number grows with the threads, not the
  * events). The microstates come from the timeline builder (states.c),
  * which keeps every interval: memory grows with the trace, as Paraver's.
  */
@@ -32,6 +32,7 @@
 
 #define ARCHIVE_NAME "traces"
 #define CHUNK_EVENTS OTF2_CHUNK_SIZE_MIN /* per location: keep it small */
+#define POOL_EVENTS 2 /* chunks a location's events may hold in memory */
 #define MARKER_MARK 0
 #define MARKER_LOST 1
 
@@ -92,6 +93,73 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type,
 static const OTF2_FlushCallbacks flush_callbacks = {
 	.otf2_pre_flush = pre_flush,
 	.otf2_post_flush = post_flush,
+};
+
+/*
+ * libotf2's own pool lets each location's buffer grow to 128 MiB before it
+ * writes anything: ours gives an event buffer POOL_EVENTS chunks, and
+ * when they are used up, libotf2 flushes them (pre_flush) and asks again
+ * after free_all(). Other buffers (definitions, markers) are small: they
+ * get what they ask for.
+ */
+struct pool {
+	void **chunk;
+	size_t n, used;
+};
+
+static void *pool_allocate(void *user, OTF2_FileType type,
+			   OTF2_LocationRef location, void **per_buffer,
+			   uint64_t size)
+{
+	struct pool *p = *per_buffer;
+	void **chunk, *c;
+
+	(void)user, (void)location;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return NULL;
+		*per_buffer = p;
+	}
+	if (type == OTF2_FILETYPE_EVENTS && p->used == POOL_EVENTS)
+		return NULL; /* full: libotf2 flushes */
+	if (p->used < p->n)
+		return p->chunk[p->used++];
+	chunk = realloc(p->chunk, (p->n + 1) * sizeof(*chunk));
+	if (!chunk)
+		return NULL;
+	p->chunk = chunk;
+	c = malloc(size);
+	if (c) {
+		p->chunk[p->n++] = c;
+		p->used++;
+	}
+	return c;
+}
+
+static void pool_free_all(void *user, OTF2_FileType type,
+			  OTF2_LocationRef location, void **per_buffer,
+			  bool final)
+{
+	struct pool *p = *per_buffer;
+	size_t i;
+
+	(void)user, (void)type, (void)location;
+	if (!p)
+		return;
+	p->used = 0; /* written out: the chunks serve again */
+	if (!final)
+		return;
+	for (i = 0; i < p->n; i++)
+		free(p->chunk[i]);
+	free(p->chunk);
+	free(p);
+	*per_buffer = NULL;
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = {
+	.otf2_allocate = pool_allocate,
+	.otf2_free_all = pool_free_all,
 };
 
 /*
@@ -393,6 +461,9 @@ int export_otf2(struct mon_sink **skp, const char *path)
 	err = o->ar ? OTF2_Archive_SetFlushCallbacks(o->ar, &flush_callbacks,
 						     NULL) :
 		      OTF2_ERROR_INVALID;
+	if (!err)
+		err = OTF2_Archive_SetMemoryCallbacks(o->ar, &memory_callbacks,
+						      NULL);
 	if (!err)
 		err = OTF2_Archive_SetSerialCollectiveCallbacks(o->ar);
 	if (!err)
