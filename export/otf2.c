@@ -17,9 +17,11 @@
  *
  * Streaming: libotf2 buffers each location's events in chunks; a location
  * may hold POOL_EVENTS of them before they are written out (the memory
- * and flush callbacks below); definitions are written at the end (their number grows with the threads, not the
- * events). The microstates come from the timeline builder (states.c),
- * which keeps every interval: memory grows with the trace, as Paraver's.
+ * and flush callbacks below), then libotf2's POSIX layer buffers 4 MiB per
+ * location file (its own constant). Definitions are written at the end
+ * (their number grows with the threads, not the events). The microstates
+ * come from the timeline builder (states.c), which keeps every interval:
+ * memory grows with the trace, as Paraver's.
  */
 #include <errno.h>
 #include <inttypes.h>
