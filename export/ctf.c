@@ -141,6 +141,7 @@ struct ctf {
 	size_t nr_cpus;
 	uint8_t uuid[16];
 	bool committed;
+	int *result; /* the caller's: what finish() came to */
 };
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
@@ -512,7 +513,7 @@ static int ctf_consume(void *priv, const struct mon_msg *msg)
 	}
 }
 
-static int ctf_finish(void *priv)
+static int ctf_end(void *priv)
 {
 	struct ctf *c = priv;
 	unsigned int cpu;
@@ -565,6 +566,13 @@ static void ctf_destroy(void *priv)
 	free(c);
 }
 
+static int ctf_finish(void *priv)
+{
+	struct ctf *c = priv;
+
+	return export_done(c->result, ctf_end(priv));
+}
+
 static const struct mon_sink_ops ctf_ops = {
 	.name = "ctf",
 	.consume = ctf_consume,
@@ -572,7 +580,7 @@ static const struct mon_sink_ops ctf_ops = {
 	.destroy = ctf_destroy,
 };
 
-int export_ctf(struct mon_sink **skp, const char *path)
+int export_ctf(struct mon_sink **skp, const char *path, int *result)
 {
 	struct ctf *c;
 	int ret;
@@ -582,6 +590,9 @@ int export_ctf(struct mon_sink **skp, const char *path)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->result = result;
+	if (result)
+		*result = -ECANCELED; /* until finish() says */
 	/* A random (version 4) uuid ties the streams to their metadata. */
 	if (getrandom(c->uuid, sizeof(c->uuid), 0) != sizeof(c->uuid)) {
 		free(c);

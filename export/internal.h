@@ -15,6 +15,14 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A sink's finish(): tells the caller's result what came of it. */
+static inline int export_done(int *result, int ret)
+{
+	if (result)
+		*result = ret;
+	return ret;
+}
+
 /*
  * array_grow - make room in the array *@arrp (a pointer to the array's
  * pointer) of *@nr entries of @size bytes for entry @index; new entries

@@ -75,6 +75,7 @@ struct otf2 {
 	int err; /* the interval callback's */
 	OTF2_ErrorCode lib_err; /* the first error libotf2 reported */
 	bool committed;
+	int *result; /* the caller's: what finish() came to */
 };
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type,
@@ -365,7 +366,7 @@ static int write_definitions(struct otf2 *o)
 	return otf2_err(err);
 }
 
-static int o2_finish(void *priv)
+static int o2_end(void *priv)
 {
 	struct otf2 *o = priv;
 	OTF2_ErrorCode err = OTF2_SUCCESS;
@@ -380,6 +381,9 @@ static int o2_finish(void *priv)
 					 o->span[i].last);
 	if (!ret)
 		ret = check(o, OTF2_SUCCESS);
+	/* OTF2's readers refuse an archive without a location. */
+	if (!ret && !o->threads.numbered)
+		ret = -ENODATA;
 	if (ret)
 		return ret;
 	for (i = 0; i < o->nr_loc; i++) {
@@ -430,6 +434,13 @@ static void o2_destroy(void *priv)
 	free(o);
 }
 
+static int o2_finish(void *priv)
+{
+	struct otf2 *o = priv;
+
+	return export_done(o->result, o2_end(priv));
+}
+
 static const struct mon_sink_ops otf2_ops = {
 	.name = "otf2",
 	.consume = o2_consume,
@@ -437,7 +448,7 @@ static const struct mon_sink_ops otf2_ops = {
 	.destroy = o2_destroy,
 };
 
-int export_otf2(struct mon_sink **skp, const char *path)
+int export_otf2(struct mon_sink **skp, const char *path, int *result)
 {
 	OTF2_ErrorCode err;
 	struct otf2 *o;
@@ -448,6 +459,9 @@ int export_otf2(struct mon_sink **skp, const char *path)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
+	o->result = result;
+	if (result)
+		*result = -ECANCELED; /* until finish() says */
 	o->states.cb = on_interval;
 	o->states.arg = o;
 	OTF2_Error_RegisterCallback(keep_error, o);

@@ -71,6 +71,7 @@ struct paraver {
 	char host[65];
 	int err; /* the interval callback's */
 	bool committed;
+	int *result; /* the caller's: what finish() came to */
 };
 
 /* The Paraver thread (1-based) of @tid, numbered at first sight. */
@@ -153,6 +154,9 @@ static int one_event(struct paraver *pv, const struct mkm_event *e)
 		return ret;
 	if (e->time_ns > pv->t_end)
 		pv->t_end = e->time_ns;
+	/* a header may count fewer CPUs than the records use */
+	if (e->cpu >= pv->nr_cpus)
+		pv->nr_cpus = e->cpu + 1u;
 	/* A loss is told on the thread whose record follows it. */
 	if (lost && th)
 		ret = event(pv, e->cpu, th, e->time_ns, TYPE_LOST, lost);
@@ -224,7 +228,8 @@ static int pv_consume(void *priv, const struct mon_msg *msg)
 
 	switch (msg->type) {
 	case MON_MSG_INFO:
-		pv->nr_cpus = msg->info->nr_cpus;
+		if (msg->info->nr_cpus > pv->nr_cpus)
+			pv->nr_cpus = msg->info->nr_cpus;
 		memcpy(pv->host, msg->info->hostname, sizeof(pv->host));
 		break;
 	case MON_MSG_THREADS:
@@ -296,6 +301,8 @@ static int write_row(struct paraver *pv)
 
 	if (!by)
 		return -ENOMEM;
+	if (!pv->nr_cpus) /* Paraver wants a CPU, even in an empty trace */
+		pv->nr_cpus = 1;
 	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
 	for (c = 0; c < pv->nr_cpus; c++)
 		fprintf(f, "CPU %u\n", c);
@@ -327,8 +334,7 @@ static int write_prv(struct paraver *pv)
 	snprintf(date, sizeof(date), "%02d/%02d/%02d at %02d:%02d", tm.tm_mday,
 		 tm.tm_mon + 1, tm.tm_year % 100, tm.tm_hour, tm.tm_min);
 	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:1(%u):1:1(%u:1)\n",
-		date, rel(pv, pv->t_end), pv->nr_cpus ? pv->nr_cpus : 1,
-		pv->threads.numbered);
+		date, rel(pv, pv->t_end), pv->nr_cpus, pv->threads.numbered);
 	if (fflush(pv->prv.f) || fflush(pv->body.f))
 		return errno ? -errno : -EIO;
 	argv[7] = pv->body.tmp;
@@ -348,7 +354,7 @@ static int write_prv(struct paraver *pv)
 	return 0;
 }
 
-static int pv_finish(void *priv)
+static int pv_end(void *priv)
 {
 	struct paraver *pv = priv;
 	int ret = states_finish(&pv->states);
@@ -394,6 +400,13 @@ static void pv_destroy(void *priv)
 	free(pv);
 }
 
+static int pv_finish(void *priv)
+{
+	struct paraver *pv = priv;
+
+	return export_done(pv->result, pv_end(priv));
+}
+
 static const struct mon_sink_ops paraver_ops = {
 	.name = "paraver",
 	.consume = pv_consume,
@@ -417,7 +430,7 @@ static char *sibling(const char *path, const char *ext)
 	return s;
 }
 
-int export_paraver(struct mon_sink **skp, const char *path)
+int export_paraver(struct mon_sink **skp, const char *path, int *result)
 {
 	static const char *const ext[] = { ".prv", ".pcf", ".row",
 					   ".prv.body" };
@@ -431,6 +444,9 @@ int export_paraver(struct mon_sink **skp, const char *path)
 	pv = calloc(1, sizeof(*pv));
 	if (!pv)
 		return -ENOMEM;
+	pv->result = result;
+	if (result)
+		*result = -ECANCELED; /* until finish() says */
 	pv->states.cb = on_interval;
 	pv->states.arg = pv;
 	out[0] = &pv->prv;

@@ -121,6 +121,7 @@ struct perfetto {
 	bool started; /* the first packet (clearing the state) is written */
 	bool lost_track; /* the track of lost events is described */
 	bool committed;
+	int *result; /* the caller's: what finish() came to */
 };
 
 /* Writes a Trace.packet of @pkt's bytes followed by @tail's (NULL: none). */
@@ -527,7 +528,7 @@ static int pf_consume(void *priv, const struct mon_msg *msg)
 	}
 }
 
-static int pf_finish(void *priv)
+static int pf_end(void *priv)
 {
 	struct perfetto *pf = priv;
 	unsigned int cpu;
@@ -565,6 +566,13 @@ static void pf_destroy(void *priv)
 	free(pf);
 }
 
+static int pf_finish(void *priv)
+{
+	struct perfetto *pf = priv;
+
+	return export_done(pf->result, pf_end(priv));
+}
+
 static const struct mon_sink_ops perfetto_ops = {
 	.name = "perfetto",
 	.consume = pf_consume,
@@ -572,7 +580,7 @@ static const struct mon_sink_ops perfetto_ops = {
 	.destroy = pf_destroy,
 };
 
-int export_perfetto(struct mon_sink **skp, const char *path)
+int export_perfetto(struct mon_sink **skp, const char *path, int *result)
 {
 	struct perfetto *pf;
 	int ret;
@@ -582,6 +590,9 @@ int export_perfetto(struct mon_sink **skp, const char *path)
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		return -ENOMEM;
+	pf->result = result;
+	if (result)
+		*result = -ECANCELED; /* until finish() says */
 	ret = outfile_open(&pf->out, path);
 	if (!ret)
 		ret = mon_sink_new(skp, &perfetto_ops, pf);

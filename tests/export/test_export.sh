@@ -73,6 +73,33 @@ for t in cut corrupt; do
 	fi
 done
 
+# A trace with no valid record: an empty Perfetto, CTF and Paraver trace
+# that their readers open; OTF2 cannot hold one (its readers refuse an
+# archive without a location): a clear failure, nothing left behind.
+head -c 300 "$dir/small.mkm" >"$dir/empty.mkm"
+if "$mkm" export -f perfetto "$dir/empty.mkm" -o "$dir/empty.pf" 2>/dev/null &&
+	protoc --decode_raw <"$dir/empty.pf" >/dev/null &&
+	"$mkm" export -f ctf "$dir/empty.mkm" -o "$dir/empty.ctf" 2>/dev/null &&
+	babeltrace2 "$dir/empty.ctf" >/dev/null &&
+	"$mkm" export -f paraver "$dir/empty.mkm" -o "$dir/empty.prv" 2>/dev/null &&
+	head -1 "$dir/empty.prv" | grep -q '^#Paraver .*:1:1(0:1)$'; then
+	ok "empty trace: Perfetto, CTF and Paraver exports their readers open"
+else
+	bad "empty trace: Perfetto, CTF and Paraver exports their readers open"
+fi
+if [ -n "$otf2" ]; then
+	set +e
+	"$mkm" export -f otf2 "$dir/empty.mkm" -o "$dir/empty.otf2" 2>"$dir/empty.err"
+	st=$?
+	set -e
+	if [ $st -eq 1 ] && grep -q "sink otf2: .*nothing written" "$dir/empty.err" &&
+		! compgen -G "$dir/empty.otf2*" >/dev/null; then
+		ok "empty trace: otf2 fails (after the damage warning), nothing left"
+	else
+		bad "empty trace: otf2: exit $st, $(cat "$dir/empty.err")"
+	fi
+fi
+
 # The default output name: FILE without .mkm, and the format's extension.
 (cd "$dir" && "$mkm" export -f ctf small.mkm 2>/dev/null)
 if [ -f "$dir/small.ctf/metadata" ] && [ ! -e "$dir/small.ctf.tmp" ]; then

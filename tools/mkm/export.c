@@ -113,7 +113,7 @@ int cmd_export(int argc, char **argv)
 	struct mon_sink *sink;
 	char *out = NULL, why[512];
 	uint64_t start;
-	int opt, ret;
+	int opt, ret, written;
 
 	while ((opt = getopt_long(argc, argv, "f:o:t:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -176,7 +176,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (ret)
 		die("%s: %s", in, monitor_strerror(ret));
-	ret = fmt->sink(&sink, out);
+	ret = fmt->sink(&sink, out, &written);
 	if (ret)
 		die("%s: cannot write: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(p, sink);
@@ -189,7 +189,8 @@ int cmd_export(int argc, char **argv)
 	/* A sink that fails must remove its temporary, which it does when
 	 * destroyed: so the failure is handled here, before run_trace() (which
 	 * would exit at once), and run_trace() only says what a damaged input
-	 * kept. The runner returns the same result when asked again. */
+	 * kept. The runner returns the same result when asked again; it keeps
+	 * its first error only, so the sink says whether it wrote. */
 	ret = mon_pipeline_run(p);
 	if (ret && ret != -EBADMSG && ret != -ENODATA) {
 		snprintf(why, sizeof(why), "%s", mon_pipeline_error(p, NULL));
@@ -197,6 +198,11 @@ int cmd_export(int argc, char **argv)
 		die("%s -> %s: %s; nothing written", in, out, why);
 	}
 	run_trace(p, in, NULL, 0);
+	if (written) {
+		mon_pipeline_destroy(p);
+		die("%s -> %s: sink %s: %s; nothing written", in, out,
+		    fmt->name, strerror(-written));
+	}
 	fprintf(stderr, "mkm: wrote %s (%s) from %llu records\n", out,
 		fmt->name, (unsigned long long)mon_pipeline_meta(p)->events);
 	mon_pipeline_destroy(p);
