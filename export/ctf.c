@@ -141,7 +141,6 @@ struct ctf {
 	size_t nr_cpus;
 	uint8_t uuid[16];
 	bool committed;
-	int *result; /* the caller's: what finish() came to */
 };
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
@@ -513,7 +512,7 @@ static int ctf_consume(void *priv, const struct mon_msg *msg)
 	}
 }
 
-static int ctf_end(void *priv)
+static int ctf_finish(void *priv)
 {
 	struct ctf *c = priv;
 	unsigned int cpu;
@@ -566,13 +565,6 @@ static void ctf_destroy(void *priv)
 	free(c);
 }
 
-static int ctf_finish(void *priv)
-{
-	struct ctf *c = priv;
-
-	return export_done(c->result, ctf_end(priv));
-}
-
 static const struct mon_sink_ops ctf_ops = {
 	.name = "ctf",
 	.consume = ctf_consume,
@@ -590,9 +582,6 @@ int export_ctf(struct mon_sink **skp, const char *path, int *result)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->result = result;
-	if (result)
-		*result = -ECANCELED; /* until finish() says */
 	/* A random (version 4) uuid ties the streams to their metadata. */
 	if (getrandom(c->uuid, sizeof(c->uuid), 0) != sizeof(c->uuid)) {
 		free(c);
@@ -602,7 +591,7 @@ int export_ctf(struct mon_sink **skp, const char *path, int *result)
 	c->uuid[8] = (c->uuid[8] & 0x3f) | 0x80;
 	ret = outdir_open(&c->dir, path);
 	if (!ret)
-		ret = mon_sink_new(skp, &ctf_ops, c);
+		ret = export_sink_new(skp, &ctf_ops, c, result);
 	if (ret) {
 		outdir_abort(&c->dir);
 		free(c);

@@ -15,13 +15,13 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* A sink's finish(): tells the caller's result what came of it. */
-static inline int export_done(int *result, int ret)
-{
-	if (result)
-		*result = ret;
-	return ret;
-}
+/*
+ * export_sink_new - mon_sink_new() for an exporter (sink.c): @result, if
+ * not NULL, is -ECANCELED until @ops' finish() returns, then what it
+ * returned (export.h says why).
+ */
+int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *ops,
+		    void *priv, int *result);
 
 /*
  * array_grow - make room in the array *@arrp (a pointer to the array's

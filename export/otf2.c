@@ -75,7 +75,6 @@ struct otf2 {
 	int err; /* the interval callback's */
 	OTF2_ErrorCode lib_err; /* the first error libotf2 reported */
 	bool committed;
-	int *result; /* the caller's: what finish() came to */
 };
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type,
@@ -366,7 +365,7 @@ static int write_definitions(struct otf2 *o)
 	return otf2_err(err);
 }
 
-static int o2_end(void *priv)
+static int o2_finish(void *priv)
 {
 	struct otf2 *o = priv;
 	OTF2_ErrorCode err = OTF2_SUCCESS;
@@ -434,13 +433,6 @@ static void o2_destroy(void *priv)
 	free(o);
 }
 
-static int o2_finish(void *priv)
-{
-	struct otf2 *o = priv;
-
-	return export_done(o->result, o2_end(priv));
-}
-
 static const struct mon_sink_ops otf2_ops = {
 	.name = "otf2",
 	.consume = o2_consume,
@@ -459,9 +451,6 @@ int export_otf2(struct mon_sink **skp, const char *path, int *result)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	o->result = result;
-	if (result)
-		*result = -ECANCELED; /* until finish() says */
 	o->states.cb = on_interval;
 	o->states.arg = o;
 	OTF2_Error_RegisterCallback(keep_error, o);
@@ -501,7 +490,7 @@ int export_otf2(struct mon_sink **skp, const char *path, int *result)
 						       OTF2_SEVERITY_HIGH);
 	ret = otf2_err(err);
 	if (!ret)
-		ret = mon_sink_new(skp, &otf2_ops, o);
+		ret = export_sink_new(skp, &otf2_ops, o, result);
 	if (ret) {
 		if (o->ar)
 			OTF2_Archive_Close(o->ar);

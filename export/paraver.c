@@ -71,7 +71,6 @@ struct paraver {
 	char host[65];
 	int err; /* the interval callback's */
 	bool committed;
-	int *result; /* the caller's: what finish() came to */
 };
 
 /* The Paraver thread (1-based) of @tid, numbered at first sight. */
@@ -354,7 +353,7 @@ static int write_prv(struct paraver *pv)
 	return 0;
 }
 
-static int pv_end(void *priv)
+static int pv_finish(void *priv)
 {
 	struct paraver *pv = priv;
 	int ret = states_finish(&pv->states);
@@ -400,13 +399,6 @@ static void pv_destroy(void *priv)
 	free(pv);
 }
 
-static int pv_finish(void *priv)
-{
-	struct paraver *pv = priv;
-
-	return export_done(pv->result, pv_end(priv));
-}
-
 static const struct mon_sink_ops paraver_ops = {
 	.name = "paraver",
 	.consume = pv_consume,
@@ -444,9 +436,6 @@ int export_paraver(struct mon_sink **skp, const char *path, int *result)
 	pv = calloc(1, sizeof(*pv));
 	if (!pv)
 		return -ENOMEM;
-	pv->result = result;
-	if (result)
-		*result = -ECANCELED; /* until finish() says */
 	pv->states.cb = on_interval;
 	pv->states.arg = pv;
 	out[0] = &pv->prv;
@@ -460,7 +449,7 @@ int export_paraver(struct mon_sink **skp, const char *path, int *result)
 		free(p);
 	}
 	if (!ret)
-		ret = mon_sink_new(skp, &paraver_ops, pv);
+		ret = export_sink_new(skp, &paraver_ops, pv, result);
 	if (ret) {
 		for (i = 0; i < ARRAY_SIZE(ext); i++)
 			outfile_abort(out[i]);

@@ -121,7 +121,6 @@ struct perfetto {
 	bool started; /* the first packet (clearing the state) is written */
 	bool lost_track; /* the track of lost events is described */
 	bool committed;
-	int *result; /* the caller's: what finish() came to */
 };
 
 /* Writes a Trace.packet of @pkt's bytes followed by @tail's (NULL: none). */
@@ -528,7 +527,7 @@ static int pf_consume(void *priv, const struct mon_msg *msg)
 	}
 }
 
-static int pf_end(void *priv)
+static int pf_finish(void *priv)
 {
 	struct perfetto *pf = priv;
 	unsigned int cpu;
@@ -566,13 +565,6 @@ static void pf_destroy(void *priv)
 	free(pf);
 }
 
-static int pf_finish(void *priv)
-{
-	struct perfetto *pf = priv;
-
-	return export_done(pf->result, pf_end(priv));
-}
-
 static const struct mon_sink_ops perfetto_ops = {
 	.name = "perfetto",
 	.consume = pf_consume,
@@ -590,12 +582,9 @@ int export_perfetto(struct mon_sink **skp, const char *path, int *result)
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		return -ENOMEM;
-	pf->result = result;
-	if (result)
-		*result = -ECANCELED; /* until finish() says */
 	ret = outfile_open(&pf->out, path);
 	if (!ret)
-		ret = mon_sink_new(skp, &perfetto_ops, pf);
+		ret = export_sink_new(skp, &perfetto_ops, pf, result);
 	if (ret) {
 		outfile_abort(&pf->out);
 		free(pf);
