@@ -33,7 +33,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -88,25 +87,39 @@ static uint64_t rel(const struct paraver *pv, uint64_t t)
 	return t > pv->t0 ? t - pv->t0 : 0;
 }
 
-static int body(struct paraver *pv, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int body(struct paraver *pv, const char *fmt, ...)
+/*
+ * Writes one record: @n numbers joined by ':'. Formatted by hand: printf
+ * took two thirds of the time of writing the body.
+ */
+static int record(struct paraver *pv, const uint64_t *field, size_t n)
 {
-	va_list ap;
-	int n;
+	char line[16 * 21], *p = line;
+	size_t i;
 
-	va_start(ap, fmt);
-	n = vfprintf(pv->body.f, fmt, ap);
-	va_end(ap);
-	return n < 0 ? (errno ? -errno : -EIO) : 0;
+	for (i = 0; i < n; i++) {
+		char digits[20];
+		uint64_t v = field[i];
+		size_t k = 0;
+
+		do
+			digits[k++] = (char)('0' + v % 10);
+		while ((v /= 10));
+		while (k)
+			*p++ = digits[--k];
+		*p++ = i + 1 < n ? ':' : '\n';
+	}
+	if (fwrite(line, 1, (size_t)(p - line), pv->body.f) !=
+	    (size_t)(p - line))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 static int event(struct paraver *pv, unsigned int cpu, uint32_t th, uint64_t t,
 		 unsigned int type, uint64_t value)
 {
-	return body(pv, "2:%u:1:1:%u:%" PRIu64 ":%u:%" PRIu64 "\n", cpu + 1, th,
-		    rel(pv, t), type, value);
+	const uint64_t f[] = { 2, cpu + 1, 1, 1, th, rel(pv, t), type, value };
+
+	return record(pv, f, ARRAY_SIZE(f));
 }
 
 static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
@@ -123,12 +136,50 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 	}
 	if (iv->end_ns > pv->t_end)
 		pv->t_end = iv->end_ns;
-	if (iv->end_ns > iv->start_ns)
-		pv->err = body(pv, "1:%u:1:1:%u:%" PRIu64 ":%" PRIu64 ":%u\n",
-			       tl_state_desc(iv->state)->on_cpu ? iv->cpu + 1u :
-								  0u,
-			       k, rel(pv, iv->start_ns), rel(pv, iv->end_ns),
-			       iv->state + 1u);
+	if (iv->end_ns > iv->start_ns) {
+		/* the CPU field: the one held, 0 off CPU */
+		const uint64_t f[] = {
+			1,
+			tl_state_desc(iv->state)->on_cpu ? iv->cpu + 1u : 0u,
+			1,
+			1,
+			k,
+			rel(pv, iv->start_ns),
+			rel(pv, iv->end_ns),
+			iv->state + 1u,
+		};
+
+		pv->err = record(pv, f, ARRAY_SIZE(f));
+	}
+}
+
+/* Thread @th switched in by @e: the wakeup it waited for, if a thread of
+ * the trace sent one, is a communication received now. */
+static int received(struct paraver *pv, const struct mkm_event *e, uint32_t th)
+{
+	struct pv_thread *w = &pv->th[th - 1];
+	const uint64_t f[] = {
+		3,
+		w->waker_cpu + 1u,
+		1,
+		1,
+		w->waker,
+		rel(pv, w->wake_time),
+		rel(pv, w->wake_time),
+		e->cpu + 1u,
+		1,
+		1,
+		th,
+		rel(pv, e->time_ns),
+		rel(pv, e->time_ns),
+		1, /* size */
+		1, /* tag: a wakeup */
+	};
+
+	if (!w->waker)
+		return 0;
+	w->waker = 0;
+	return record(pv, f, ARRAY_SIZE(f));
 }
 
 /* The records a state cannot show: events and wakeups. */
@@ -200,20 +251,8 @@ static int one_event(struct paraver *pv, const struct mkm_event *e)
 		}
 		return 0;
 	}
-	case MKM_EV_SWITCH_IN: {
-		struct pv_thread *w = th ? &pv->th[th - 1] : NULL;
-
-		if (!w || !w->waker)
-			return 0;
-		ret = body(pv,
-			   "3:%u:1:1:%u:%" PRIu64 ":%" PRIu64
-			   ":%u:1:1:%u:%" PRIu64 ":%" PRIu64 ":1:1\n",
-			   w->waker_cpu + 1u, w->waker, rel(pv, w->wake_time),
-			   rel(pv, w->wake_time), e->cpu + 1u, th,
-			   rel(pv, e->time_ns), rel(pv, e->time_ns));
-		w->waker = 0;
-		return ret;
-	}
+	case MKM_EV_SWITCH_IN:
+		return th ? received(pv, e, th) : 0;
 	default:
 		return 0;
 	}
