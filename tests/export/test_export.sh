@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # test_export.sh - mkm export, checked by readers nobody here wrote: each
-# format of each test trace is decoded (protoc, babeltrace2) and compared
-# with mkm dump or mkm report of the same trace (test_*.py); then
-# the cuts (--threads, --from/--to) and bad input: a cut or corrupt trace,
-# an unknown format, an output that cannot be written (nothing left behind).
-# test_paraver.py checks the .prv's grammar and its state totals against
-# mkm report, test_otf2.py the archive through otf2-print and otf2-marker.
+# format of each test trace is decoded by its own tools and compared with
+# mkm dump or mkm report of the same trace: test_perfetto.py (protoc),
+# test_ctf.py (babeltrace2's Python bindings), test_paraver.py (the .prv's
+# grammar, state totals against mkm report), test_otf2.py (otf2-print,
+# otf2-marker). Then the cuts (--threads, --from/--to) and bad input: a
+# cut, corrupt or empty trace, an unknown format, an output that cannot be
+# written (nothing left behind).
 #
 #   tests/export/test_export.sh MKM MKTRACE WORKDIR
 set -euo pipefail
@@ -21,11 +22,11 @@ dir=$(realpath "$dir")
 rm -rf "${dir:?}"/*
 
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
+bad() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
+
 # mkm is built without OTF2 where libotf2 is missing (make deps installs it)
 otf2=$("$mkm" export -h | grep -ow otf2 || true)
 [ -n "$otf2" ] || echo "# otf2: not built into mkm (no libotf2): its tests are skipped"
-
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
 
 "$mktrace" small "$dir/small.mkm"
 "$mktrace" events "$dir/events.mkm"
