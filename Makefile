@@ -54,6 +54,7 @@ include tests/abi/build.mk
 include tests/cli/build.mk
 include tests/stress/build.mk
 include tests/view/build.mk
+include tests/export/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.
 include tests/vm/build.mk
 include tests/kernel/build.mk

@@ -6,6 +6,8 @@
  *                                   every state, a mark, a LOST gap, an exit
  *   mktrace big FILE EVENTS THREADS a scheduler's worth of random switches
  *                                   on 8 CPUs (bench-view)
+ *   mktrace events FILE             every event type and both kinds of
+ *                                   loss on two CPUs (the exporters' tests)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +124,73 @@ static void small(void)
 }
 
 /*
+ * Every event type mkm records, for the exporters' tests (tests/export).
+ * parent (501) forks a thread (502) and a process (503, which execs
+ * "child-exec"); wakings, wakeups, a wakeup_new, a migration, IRQs,
+ * softirqs, syscalls, marks; CPU 1 loses 5 events in a LOST record, CPU 0
+ * loses 2 in a hole of its seq numbers; 503 exits and is reaped, 502 is
+ * detached.
+ */
+static void events(void)
+{
+	emit(0, US(0), 501, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
+	name(0, US(0), 501, "parent-process");
+	emit(0, US(10), 501, MKM_EV_SYSCALL_ENTRY, 56, 0, 0);
+	emit(0, US(20), 501, MKM_EV_FORK, 502, 502,
+	     MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	name(0, US(20), 502, "parent-process");
+	emit(0, US(21), 502, MKM_EV_WAKEUP_NEW, 1, 501, 0);
+	emit(0, US(30), 501, MKM_EV_SYSCALL_EXIT, 56, 502, 0);
+	emit(1, US(35), 502, MKM_EV_SWITCH_IN, 14000, 0, 0);
+	emit(1, US(40), 502, MKM_EV_SYSCALL_ENTRY, 157, 0, 0);
+	name(1, US(41), 502, "worker-thread");
+	emit(1, US(42), 502, MKM_EV_SYSCALL_EXIT, 157, (uint32_t)-22, 0);
+	emit(0, US(50), 501, MKM_EV_FORK, 503, 503, MKM_EVF_INHERITED);
+	name(0, US(50), 503, "parent-process");
+	emit(0, US(51), 503, MKM_EV_WAKEUP_NEW, 0, 501, 0);
+	emit(0, US(60), 501, MKM_EV_IRQ_ENTRY, 24, 0, 0);
+	emit(0, US(62), 503, MKM_EV_WAKING, 0, 0, MKM_EVF_IN_IRQ);
+	emit(0, US(63), 501, MKM_EV_IRQ_EXIT, 24, 1, 0);
+	emit(0, US(64), 501, MKM_EV_SOFTIRQ_ENTRY, 3, 0, 0);
+	emit(0, US(66), 501, MKM_EV_SOFTIRQ_EXIT, 3, 0, 0);
+	/* parent sleeps, the child process runs where it was */
+	emit(0, US(70), 501, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 503, 0);
+	emit(0, US(70), 503, MKM_EV_SWITCH_IN, 19000, 501, 0);
+	emit(0, US(75), 503, MKM_EV_EXEC, 503, 0, 0);
+	name(0, US(75), 503, "child-exec");
+	emit(1, US(80), 502, MKM_EV_MARK, 7, 1, 0);
+	emit(1, US(85), 502, MKM_EV_WAKEUP, 0, 502, 0);
+	emit(1, US(90), 502, MKM_EV_SWITCH_OUT, MKM_TS_RUNNING, 0,
+	     MKM_EVF_PREEMPTED);
+	emit(1, US(91), 502, MKM_EV_MIGRATE, 0, 1, 0);
+	/* CPU 1 loses five events, reported in-band */
+	{
+		struct mkm_event lost = {
+			.time_ns = US(91),
+			.seq = seq[1],
+			.cpu = 1,
+			.type = MKM_EV_LOST,
+			.arg0 = 5,
+		};
+
+		seq[1] += 5;
+		int err = trace_writer_events(w, &lost, 1);
+
+		if (err)
+			die("write", err);
+	}
+	emit(1, US(95), 501, MKM_EV_SWITCH_IN, 0, 0, 0);
+	emit(0, US(100), 503, MKM_EV_EXIT, 0, 0, 0);
+	emit(0, US(101), 503, MKM_EV_SWITCH_OUT, MKM_TS_ZOMBIE, 502, 0);
+	emit(0, US(101), 502, MKM_EV_SWITCH_IN, 10000, 503, 0);
+	seq[0] += 2; /* CPU 0 loses two events: a hole in its seq numbers */
+	emit(0, US(110), 503, MKM_EV_REAP, 0, 0, 0);
+	emit(1, US(120), 501, MKM_EV_MARK, 0xffffffffu, 0xffffffffu, 0);
+	emit(0, US(130), 502, MKM_EV_DETACH, MKM_DETACH_UNMONITOR, 0, 0);
+	emit(1, US(140), 501, MKM_EV_SWITCH_OUT, MKM_TS_UNINTERRUPTIBLE, 0, 0);
+}
+
+/*
  * Random switches: each CPU runs a random thread for 0.2-20 us, which
  * leaves runnable, sleeping or waiting on disk.
  */
@@ -162,11 +231,15 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "small")) {
 		open_trace(argv[2], NR_CPUS_SMALL);
 		small();
+	} else if (argc == 3 && !strcmp(argv[1], "events")) {
+		open_trace(argv[2], NR_CPUS_SMALL);
+		events();
 	} else if (argc == 5 && !strcmp(argv[1], "big")) {
 		open_trace(argv[2], NR_CPUS_BIG);
 		big(strtoull(argv[3], NULL, 0), (unsigned int)atoi(argv[4]));
 	} else {
 		fprintf(stderr, "usage: mktrace small FILE | "
+				"mktrace events FILE | "
 				"mktrace big FILE EVENTS THREADS\n");
 		return 2;
 	}

@@ -20,6 +20,8 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio gzip xz-utils   # the VM harness
 	flex bison bc libelf-dev libssl-dev   # the debug kernel (tests/kernel)
 	tmux git ca-certificates   # viewer tests, CI
+	protobuf-compiler babeltrace2 python3-bt2   # exporters' readers (tests/export)
+	otf2-tools libopen-trace-format2-dev
 )
 CACHE=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 

@@ -9,5 +9,6 @@ int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif /* MKM_BUILTIN_H */

@@ -23,6 +23,8 @@ static const char usage[] =
 	"  view [--ascii] --live [record's options] -- CMD [ARGS...] | -p PID\n"
 	"      the timeline, interactive: zoom, pan, cursor, metering lines;\n"
 	"      --live records and shows at once\n"
+	"  export -f FORMAT [-o OUT] [--threads TID,...] [--from T] [--to T] FILE\n"
+	"      the trace in another tool's format (mkm export -h lists them)\n"
 	"\n"
 	"See mkm(1).\n";
 
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(cmd, "view"))
 		return cmd_view(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		fputs(usage, stdout);
 		return 0;

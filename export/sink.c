@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sink.c - what every exporter's sink shares: it tells its caller whether
+ * it wrote its output. The runner keeps only the first error of a run, so
+ * a sink that fails in finish() after the source met a damaged chunk is
+ * not in mon_pipeline_error(): the caller's result is set from finish()
+ * here instead, around the format's own operations.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct export_sink {
+	struct mon_sink_ops ops; /* the runner's: these, by the format's name */
+	const struct mon_sink_ops *format;
+	void *priv;
+	int *result;
+};
+
+static int es_consume(void *p, const struct mon_msg *msg)
+{
+	struct export_sink *s = p;
+
+	return s->format->consume(s->priv, msg);
+}
+
+static int es_finish(void *p)
+{
+	struct export_sink *s = p;
+	int ret = s->format->finish ? s->format->finish(s->priv) : 0;
+
+	if (s->result)
+		*s->result = ret;
+	return ret;
+}
+
+static void es_destroy(void *p)
+{
+	struct export_sink *s = p;
+
+	s->format->destroy(s->priv);
+	free(s);
+}
+
+int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
+		    void *priv, int *result)
+{
+	struct export_sink *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	s->ops.name = format->name;
+	s->ops.consume = es_consume;
+	s->ops.finish = es_finish;
+	s->ops.destroy = es_destroy;
+	s->format = format;
+	s->priv = priv;
+	s->result = result;
+	if (result)
+		*result = -ECANCELED; /* until finish() says */
+	ret = mon_sink_new(skp, &s->ops, s);
+	if (ret)
+		free(s);
+	return ret;
+}

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0
+"""expect.py - what an export of a trace must hold, computed from `mkm dump`
+of the same trace (not from the exporters' code): the tests of each format
+decode the export with a reader nobody here wrote and compare.
+
+Each expected event is (time_ns, cpu, name, fields) with LTTng's event and
+field names; the Perfetto test renames ftrace's (pid -> tid) to match.
+Times in the dump are relative to its first record; the tests check that
+one offset maps every dump time onto every exported time.
+"""
+import re
+import subprocess
+
+LINE = re.compile(r"^\s*(\d+)\.(\d{6}) ms cpu(\d+)\s+(\d+) (\S+)\s*(.*?)\s+seq=(\d+)$")
+# Linux's TASK_* bits for ps(1)'s letters, as sched_switch reports them.
+STATE_BITS = {"R": 0, "S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64}
+
+
+def dump(mkm, trace):
+    """The dump's records: dicts of t (ns from the first), cpu, tid, type,
+    rest (the type's text), seq."""
+    out = subprocess.run([mkm, "dump", trace], check=True, capture_output=True,
+                         text=True).stdout
+    recs = []
+    for line in out.splitlines():
+        m = LINE.match(line)
+        if not m:
+            raise SystemExit("cannot parse dump line: " + line)
+        recs.append(dict(t=int(m[1]) * 1000000 + int(m[2]), cpu=int(m[3]),
+                         tid=int(m[4]), type=m[5], rest=m[6], seq=int(m[7])))
+    return recs
+
+
+def lost_per_cpu(recs):
+    """Events lost per CPU: LOST counts and unannounced seq holes."""
+    nxt, lost = {}, {}
+    for r in recs:
+        c = r["cpu"]
+        gap = r["seq"] - nxt[c] if c in nxt else 0
+        if r["type"] == "LOST":
+            n = int(r["rest"].split()[0])
+            nxt[c] = r["seq"] + n
+            gap += n
+        else:
+            nxt[c] = r["seq"] + 1
+        if gap > 0:
+            lost[c] = lost.get(c, 0) + gap
+    return lost
+
+
+def expected(recs):
+    """The events an export must contain, in the dump's order."""
+    comm, half = {0: "swapper"}, {}
+    tgid = {}
+    last_out = {}  # cpu -> (t, prev, next): the switch a SWITCH_IN completes
+    # cpu -> (tid, index in out) of an exec whose new name may follow
+    # (the kernel's NAME records come right after EXEC)
+    exec_name = {}
+    out = []
+
+    def name(tid):
+        return comm.get(tid, "")
+
+    def ev(r, n, **f):
+        out.append((r["t"], r["cpu"], n, f))
+
+    for r in recs:
+        t, c, tid, typ, rest = r["t"], r["cpu"], r["tid"], r["type"], r["rest"]
+        words = rest.split()
+        if c in exec_name and (typ != "name" or exec_name[c][0] != tid):
+            del exec_name[c]
+        if typ == "name":
+            s = re.match(r'part(\d) "(.*)"$', rest)
+            if s[1] == "0":
+                half[tid] = s[2]
+            else:
+                # the first half fills 8 bytes before the second counts
+                comm[tid] = (half.get(tid, "") + s[2])[:15] \
+                    if len(half.get(tid, "")) == 8 else half.get(tid, "")
+                if c in exec_name:
+                    out[exec_name.pop(c)[1]][3]["filename"] = comm[tid]
+            continue
+        if typ == "switch_out":
+            nxt = int(re.search(r"next=(\d+)", rest)[1])
+            ev(r, "sched_switch", prev_tid=tid, prev_comm=name(tid),
+               prev_state=STATE_BITS[words[0]], next_tid=nxt,
+               next_comm=name(nxt))
+            last_out[c] = (t, tid, nxt)
+        elif typ == "switch_in":
+            prev = int(re.search(r"prev=(\d+)", rest)[1])
+            if last_out.get(c) == (t, prev, tid):
+                continue
+            ev(r, "sched_switch", prev_tid=prev, prev_comm=name(prev),
+               prev_state=0, next_tid=tid, next_comm=name(tid))
+        elif typ in ("waking", "wakeup", "wakeup_new"):
+            target = int(re.search(r"cpu=(-?\d+)", rest)[1])
+            ev(r, "sched_" + typ, tid=tid, comm=name(tid),
+               target_cpu=c if typ == "waking" else target)
+        elif typ == "migrate":
+            o, d = re.match(r"cpu(\d+)->cpu(\d+)", rest).groups()
+            ev(r, "sched_migrate_task", tid=tid, comm=name(tid),
+               orig_cpu=int(o), dest_cpu=int(d))
+        elif typ == "fork":
+            child = int(re.search(r"child=(\d+)", rest)[1])
+            tgid[child] = tgid.get(tid, tid) if " thread" in rest else child
+            if not name(child):
+                comm[child] = name(tid)
+            ev(r, "sched_process_fork", parent_tid=tid,
+               parent_comm=name(tid), child_tid=child,
+               child_comm=name(child))
+        elif typ == "exec":
+            ev(r, "sched_process_exec", tid=tid, old_tid=int(words[0]),
+               filename=name(tid))
+            exec_name[c] = (tid, len(out) - 1)
+        elif typ == "exit":
+            ev(r, "sched_process_exit", tid=tid, comm=name(tid))
+        elif typ == "reap":
+            ev(r, "sched_process_free", tid=tid, comm=name(tid))
+        elif typ == "irq_entry":
+            ev(r, "irq_handler_entry", irq=int(words[0]))
+        elif typ == "irq_exit":
+            ev(r, "irq_handler_exit", irq=int(words[0]), ret=int(words[1]))
+        elif typ in ("softirq_entry", "softirq_exit"):
+            ev(r, typ, vec=int(words[0]))
+        elif typ == "syscall_entry":
+            ev(r, "syscall_entry", tid=tid, id=int(words[0]))
+        elif typ == "syscall_exit":
+            ret = int(words[1])
+            ev(r, "syscall_exit", tid=tid, id=int(words[0]),
+               ret=ret - (1 << 32) if ret >= 1 << 31 else ret)
+        elif typ == "mark":
+            ev(r, "mark", tid=tid, value=int(words[0]) | int(words[1]) << 32)
+        elif typ in ("attach", "detach", "LOST"):
+            continue
+        else:
+            raise SystemExit("the test does not know event type " + typ)
+    return out
+
+
+def compare(exp, got, what):
+    """Every expected event is exported once and nothing else: matched by
+    CPU, name and fields in order per CPU, with one time offset for all.
+    Returns the number matched; raises SystemExit on the first mismatch."""
+    if len(exp) != len(got):
+        raise SystemExit("%s: %d events exported, %d expected from mkm dump"
+                         % (what, len(got), len(exp)))
+    per_cpu = {}
+    for e in got:
+        per_cpu.setdefault(e[1], []).append(e)
+    offset = None
+    idx = {}
+    for e in exp:
+        t, c, n, f = e
+        lst = per_cpu.get(c, [])
+        i = idx.get(c, 0)
+        if i >= len(lst):
+            raise SystemExit("%s: missing on cpu %d: %r" % (what, c, e))
+        g = lst[i]
+        idx[c] = i + 1
+        if offset is None:
+            offset = g[0] - t
+        if g[0] - t != offset:
+            raise SystemExit("%s: time of %r is %d, expected %d"
+                             % (what, e, g[0], t + offset))
+        if g[2] != n:
+            raise SystemExit("%s: %r exported as %r" % (what, e, g))
+        for k, v in f.items():
+            if g[3].get(k) != v:
+                raise SystemExit("%s: field %s of %r is %r, expected %r"
+                                 % (what, k, e, g[3].get(k), v))
+    return len(exp)

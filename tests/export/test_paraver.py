@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""test_paraver.py - an mkm export -f paraver: every line of the .prv
+against the format's grammar (header, state, event and communication
+records, their objects within the header's counts, times within the
+trace, sorted by time), the .pcf's states against the names mkm uses,
+and the per-thread time in each state against `mkm report --json` of the
+same trace.
+
+    test_paraver.py MKM TRACE.mkm OUT.prv
+"""
+import json
+import re
+import subprocess
+import sys
+
+HEADER = re.compile(r"^#Paraver \((\d\d)/(\d\d)/(\d\d) at (\d\d):(\d\d)\):"
+                    r"(\d+)_ns:1\((\d+)\):1:1\((\d+):1\)$")
+N = r"(\d+)"
+STATE = re.compile("^1:" + ":".join([N] * 7) + "$")
+EVENT = re.compile("^2:" + ":".join([N] * 7) + "(?::\\d+:\\d+)*$")
+COMM = re.compile("^3:" + ":".join([N] * 14) + "$")
+
+
+def fail(msg):
+    raise SystemExit("paraver: " + msg)
+
+
+def main():
+    mkm, trace, prv = sys.argv[1:4]
+    base = prv[:-4]
+    with open(base + ".pcf") as f:
+        pcf = f.read()
+    states = dict((int(v), n) for v, n in re.findall(
+        r"^(\d+)\s+(\S+) \(", pcf.split("STATES\n")[1].split("\n\n")[0],
+        re.M))
+    with open(base + ".row") as f:
+        row = f.read()
+    tids = [int(t) for t in re.findall(r"\[(\d+)\]$",
+                                       row.split("LEVEL THREAD")[1], re.M)]
+    totals = {}
+    last = 0
+    with open(prv) as f:
+        head = f.readline().rstrip("\n")
+        m = HEADER.match(head)
+        if not m:
+            fail("bad header: %r" % head)
+        dur, ncpu, nth = int(m[6]), int(m[7]), int(m[8])
+        if nth != len(tids):
+            fail("header says %d threads, .row names %d" % (nth, len(tids)))
+        for no, line in enumerate(f, 2):
+            line = line.rstrip("\n")
+            for rx, kind in ((STATE, 1), (EVENT, 2), (COMM, 3)):
+                m = rx.match(line)
+                if m:
+                    break
+            else:
+                fail("line %d: not a record: %r" % (no, line))
+            v = [int(x) for x in m.groups()]
+            if v[1:3] != [1, 1]:
+                fail("line %d: application/task not 1:1" % no)
+            if not 0 <= v[0] <= ncpu or not 1 <= v[3] <= nth:
+                fail("line %d: cpu or thread out of range: %r" % (no, line))
+            t = v[4]
+            if t < last:
+                fail("line %d: not sorted by time" % no)
+            last = t
+            if kind == 1:
+                b, e, s = v[4], v[5], v[6]
+                if not b < e <= dur or s not in states or s == 0:
+                    fail("line %d: bad state record %r" % (no, line))
+                key = (tids[v[3] - 1], states[s])
+                totals[key] = totals.get(key, 0) + e - b
+            elif kind == 3:
+                # sender cpu:1:1:thread:send:send, receiver likewise
+                if v[7:9] != [1, 1] or not 1 <= v[9] <= nth or \
+                        not v[4] == v[5] <= v[10] == v[11] <= dur or \
+                        not 1 <= v[6] <= ncpu:
+                    fail("line %d: bad communication %r" % (no, line))
+            elif not t <= dur:
+                fail("line %d: event after the end" % no)
+    rep = json.loads(subprocess.run([mkm, "report", "--json", trace],
+                                    check=True, capture_output=True,
+                                    text=True).stdout)
+    want = {}
+    for th in rep["threads"]:
+        for s, ns in th["states"].items():
+            key = (th["tid"], s)
+            want[key] = want.get(key, 0) + ns
+    want = {k: v for k, v in want.items() if v}
+    if totals != want:
+        diff = {k: (totals.get(k), want.get(k))
+                for k in set(totals) | set(want)
+                if totals.get(k) != want.get(k)}
+        fail("state totals (prv, report) differ: %r" % diff)
+    print("paraver: %d lines, %d threads, state totals as mkm report says"
+          " (%s)" % (no if nth else 1, nth, prv))
+
+
+main()
