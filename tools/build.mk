@@ -5,9 +5,11 @@
 MKM_TOOL := $(BUILD)/tools/mkm
 # The viewer is part of the command; ncursesw is Debian's libncurses-dev.
 MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c export/*.c)
+# Pictures (mkm timeline --svg/--png) are drawn with cairo (libcairo2-dev).
 MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -Iexport -pthread \
-	$(shell pkg-config --cflags ncursesw 2>/dev/null)
-MKM_TOOL_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+	$(shell pkg-config --cflags ncursesw cairo 2>/dev/null)
+MKM_TOOL_LIBS := $(shell pkg-config --libs ncursesw cairo 2>/dev/null || \
+	echo -lncursesw -ltinfo -lcairo)
 # mkm export -f otf2 needs libotf2 (Debian's libopen-trace-format2-dev,
 # installed by make deps); without it the other formats are built.
 OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)

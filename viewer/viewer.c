@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "util.h"
 #include "viewer.h"
 
 /* The time the timeline covers: its threads' lives. */
@@ -130,29 +131,6 @@ static uint64_t find_interval(const struct viewer *w, size_t th, uint64_t t,
 	return UINT64_MAX;
 }
 
-/* "5ms", "200 us", "2s", "1500" (ns); 0 if malformed. */
-static uint64_t parse_duration(const char *s)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v = strtod(s, &end);
-	size_t i;
-
-	while (*end == ' ')
-		end++;
-	if (v <= 0 || end == s)
-		return 0;
-	if (!*end)
-		return (uint64_t)v;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return (uint64_t)(v * units[i].ns);
-	return 0;
-}
-
 static void jump(struct viewer *w, uint64_t t, const char *none)
 {
 	if (t == UINT64_MAX) {
@@ -219,7 +197,7 @@ static void next_long(struct viewer *w, const struct row *sel)
 	if (!sel || w->cpu_view ||
 	    !draw_prompt("longer than: ", buf, sizeof(buf)))
 		return;
-	d = parse_duration(buf);
+	d = parse_time(buf) > 0 ? (uint64_t)parse_time(buf) : 0;
 	if (!d) {
 		snprintf(w->message, sizeof(w->message),
 			 "\"%s\": give a time such as 5ms, 200us or 2s", buf);

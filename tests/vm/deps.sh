@@ -22,6 +22,7 @@ PACKAGES=(
 	tmux git ca-certificates   # viewer tests, CI
 	protobuf-compiler babeltrace2 python3-bt2   # exporters' readers (tests/export)
 	otf2-tools libopen-trace-format2-dev
+	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
 )
 CACHE=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 

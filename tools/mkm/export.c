@@ -32,31 +32,6 @@ static void list_formats(FILE *f)
 		fprintf(f, "  %-10s %s\n", fmt->name, fmt->what);
 }
 
-/* "1.5ms" -> ns; -1 if malformed. A bare number is in nanoseconds. */
-static int64_t parse_time(const char *s)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 },
-		      { "us", 1e3 },
-		      { "ms", 1e6 },
-		      { "s", 1e9 },
-		      { "", 1 } };
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return (int64_t)(v * units[i].ns + 0.5);
-	return -1;
-}
-
 static size_t parse_tids(const char *s, uint32_t *tids)
 {
 	size_t n = 0;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timeline.c - mkm timeline: the threads' microstates as text, one row per
- * thread, time across (PIEScope's view, in a terminal or a log).
+ * thread, time across (PIEScope's view, in a terminal or a log); or, with
+ * --svg/--png, the same layout as a picture (viewer/picture.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "layout.h"
+#include "picture.h"
 #include "builtin.h"
 #include "util.h"
 
@@ -48,22 +51,73 @@ static void print_axis(uint64_t t0, uint64_t t1, unsigned int width)
 	printf("%*s %s\n", LABEL_WIDTH, "", line);
 }
 
+static const char usage[] =
+	"usage: mkm timeline [-w WIDTH] FILE\n"
+	"       mkm timeline --svg OUT | --png OUT [-w PIXELS] [--from T --to T] FILE\n"
+	"  T: a time from the trace's start, with a unit (1.5s, 20ms, 300us):\n"
+	"  --from and --to shade that window (A .. B) in the picture\n";
+
+/* The picture of the whole trace, the --from/--to window shaded. */
+static int picture(struct tl *tl, const char *file, const char *out, bool svg,
+		   unsigned int width, int64_t from, int64_t to, uint64_t t0,
+		   uint64_t t1)
+{
+	struct picture_opts o = {
+		.width = width,
+		.t0 = t0,
+		.t1 = t1,
+		.title = file,
+	};
+	int err;
+
+	if (from >= 0 && to >= 0) {
+		o.meter_a = t0 + (uint64_t)from;
+		o.meter_b = t0 + (uint64_t)to;
+	}
+	err = picture_write(tl, &o, out, svg);
+	if (err == -EIO)
+		die("%s: cannot write it", out);
+	if (err)
+		die("%s: %s", out, monitor_strerror(err));
+	return 0;
+}
+
 int cmd_timeline(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "svg", required_argument, NULL, 'S' },
+		{ "png", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct layout_cell *cells;
 	struct mon_meta meta;
 	struct tl_interval *iv = NULL;
 	unsigned int width = 0, c;
 	uint64_t t0 = UINT64_MAX, t1 = 0;
+	int64_t from = -1, to = -1;
+	const char *out = NULL;
+	bool svg = false;
 	size_t th, nr, cap = 0;
 	struct tl *tl;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "w:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "w:h", opts, NULL)) != -1) {
 		if (opt == 'w' && atoi(optarg) > 0) {
 			width = atoi(optarg);
+		} else if (opt == 'S' || opt == 'P') {
+			out = optarg;
+			svg = opt == 'S';
+		} else if (opt == 'F' || opt == 'T') {
+			if (parse_time(optarg) < 0)
+				die_usage(
+					"timeline: '%s' is not a time (e.g. 20ms)",
+					optarg);
+			*(opt == 'F' ? &from : &to) = parse_time(optarg);
 		} else if (opt == 'h') {
-			puts("usage: mkm timeline [-w WIDTH] FILE");
+			fputs(usage, stdout);
 			return 0;
 		} else {
 			die_usage("timeline: bad option");
@@ -71,11 +125,15 @@ int cmd_timeline(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die_usage("timeline: give one trace file");
-	if (!width)
+	if ((from >= 0 || to >= 0) && !out)
+		die_usage("timeline: --from and --to go with --svg or --png");
+	if ((from >= 0) != (to >= 0) || (from >= 0 && to <= from))
+		die_usage("timeline: give --from and --to, --to after --from");
+	if (!width && !out)
 		width = terminal_width() > LABEL_WIDTH + 11 ?
 				terminal_width() - LABEL_WIDTH - 1 :
 				10;
-	if (width > 4000)
+	if (width > 4000 && !out)
 		width = 4000;
 
 	tl = load_trace(argv[optind], &meta, NULL, 0);
@@ -91,6 +149,11 @@ int cmd_timeline(int argc, char **argv)
 	}
 	if (!nr || t1 <= t0) {
 		printf("%s: no thread timeline\n", argv[optind]);
+		tl_destroy(tl);
+		return 0;
+	}
+	if (out) {
+		picture(tl, argv[optind], out, svg, width, from, to, t0, t1);
 		tl_destroy(tl);
 		return 0;
 	}

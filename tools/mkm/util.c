@@ -72,6 +72,32 @@ int64_t parse_size(const char *s)
 	return *end ? -1 : v;
 }
 
+int64_t parse_time(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 },
+		      { "us", 1e3 },
+		      { "ms", 1e6 },
+		      { "s", 1e9 },
+		      { "", 1 } };
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return (int64_t)(v * units[i].ns + 0.5);
+	return -1;
+}
+
 const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 10000)

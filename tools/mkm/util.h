@@ -21,6 +21,10 @@ void die_usage(const char *fmt, ...)
 /* Parses a size with an optional K, M or G suffix; -1 if malformed. */
 int64_t parse_size(const char *s);
 
+/* A time with an optional unit ("1.5ms", "200 us", "2s", "1500" ns) in
+ * nanoseconds; -1 if malformed. */
+int64_t parse_time(const char *s);
+
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 
