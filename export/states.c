@@ -6,8 +6,9 @@
  * exporter through the builder's callback as it closes, and the intervals
  * still open at the end through states_finish().
  *
- * The builder keeps every interval (16 bytes each): these exporters'
- * memory grows with the trace.
+ * The builder streams (TL_STREAMING): it keeps each thread's current
+ * interval only, so these exporters' memory grows with the threads, not
+ * with the trace.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ int states_consume(struct states *s, const struct mon_msg *msg)
 			return 0;
 		cfg.nr_cpus = msg->info->nr_cpus;
 		cfg.classes = msg->info->classes;
+		cfg.flags = TL_STREAMING;
 		ret = tl_create(&s->tl, &cfg);
 		return ret ? ret : tl_set_callback(s->tl, s->cb, s->arg);
 	case MON_MSG_EVENTS:

@@ -368,8 +368,17 @@ struct tl_config {
 	unsigned int nr_cpus;
 	/* MKM_CLASS_* the stream was recorded with (0: MKM_CLASS_DEFAULT). */
 	uint32_t classes;
-	uint32_t flags; /* reserved, 0 */
+	uint32_t flags; /* TL_STREAMING, or 0 */
 };
+
+/*
+ * tl_config.flags: keep only each thread's current interval. Closed
+ * intervals reach the callback (tl_set_callback) and are not stored, so
+ * memory grows with the threads, not with the trace: for sinks that
+ * write intervals as they close (exporters). Queries then see one
+ * interval a thread, the current one, and the accounting covers it only.
+ */
+#define TL_STREAMING (1u << 0)
 
 struct tl_interval {
 	uint64_t start_ns;

@@ -857,7 +857,7 @@ static void test_tl_set_callback_detach_closes_last(void **state)
 
 static void test_tl_create_invalid(void **state)
 {
-	struct tl_config bad = { .flags = 1 };
+	struct tl_config bad = { .flags = 2 }; /* not a flag */
 	struct tl_config cls = { .classes = 0x100 };
 	struct tl_config cpus = { .nr_cpus = 8193 };
 	struct tl_interval iv;
@@ -921,15 +921,17 @@ static void test_state_and_event_names(void **state)
 
 /* n switches in and out of one thread on one CPU: 2n intervals, RUN at
  * 1000 + 20 k, RUNQ at 1010 + 20 k. */
-static struct tl *alternating(size_t n)
+static struct tl *alternating_flags(size_t n, uint32_t flags, tl_interval_cb cb,
+				    void *arg)
 {
-	struct tl_config cfg = { .nr_cpus = 1 };
+	struct tl_config cfg = { .nr_cpus = 1, .flags = flags };
 	struct mkm_event ev[2];
 	struct tl *tl;
 	uint32_t seq = 0;
 	size_t i;
 
 	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_set_callback(tl, cb, arg), 0);
 	for (i = 0; i < n; i++) {
 		memset(ev, 0, sizeof(ev));
 		ev[0].time_ns = 1000 + i * 20;
@@ -946,6 +948,56 @@ static struct tl *alternating(size_t n)
 	}
 	assert_int_equal(tl_flush(tl), 0);
 	return tl;
+}
+
+static struct tl *alternating(size_t n)
+{
+	return alternating_flags(n, 0, NULL, NULL);
+}
+
+struct collected {
+	struct tl_interval iv[12000];
+	size_t n;
+};
+
+static void collect(void *arg, size_t th, const struct tl_interval *iv)
+{
+	struct collected *c = arg;
+
+	(void)th;
+	if (c->n < 12000)
+		c->iv[c->n++] = *iv;
+}
+
+/* Streaming: the same closed intervals reach the callback, and memory
+ * stays one interval a thread. */
+static void test_tl_streaming_reports_the_same_keeps_one(void **state)
+{
+	static struct collected kept, streamed;
+	struct tl_interval cur, last;
+	struct tl_memory mem;
+	struct tl_thread t;
+	struct tl *a, *b;
+	size_t i;
+
+	(void)state;
+	kept.n = streamed.n = 0;
+	a = alternating_flags(5000, 0, collect, &kept);
+	b = alternating_flags(5000, TL_STREAMING, collect, &streamed);
+	assert_int_equal(kept.n, streamed.n);
+	assert_int_equal(kept.n, 9999); /* the last one is still open */
+	for (i = 0; i < kept.n; i++)
+		assert_memory_equal(&kept.iv[i], &streamed.iv[i],
+				    sizeof(kept.iv[i]));
+	assert_int_equal(tl_thread(b, 0, &t), 0);
+	assert_int_equal(t.nr_intervals, 1);
+	assert_int_equal(tl_interval(b, 0, 0, &cur), 0);
+	assert_int_equal(tl_interval(a, 0, 9999, &last), 0);
+	assert_memory_equal(&cur, &last, sizeof(cur));
+	assert_int_equal(tl_memory(b, &mem), 0);
+	assert_true(mem.interval_bytes < 64);
+	tl_destroy(a);
+	tl_destroy(b);
 }
 
 static void test_tl_feed_many_intervals_cross_blocks(void **state)
@@ -1300,6 +1352,7 @@ int main(void)
 		cmocka_unit_test(test_state_and_event_names),
 		cmocka_unit_test(test_tl_feed_many_intervals_cross_blocks),
 		cmocka_unit_test(test_tl_intervals_match_tl_interval),
+		cmocka_unit_test(test_tl_streaming_reports_the_same_keeps_one),
 		cmocka_unit_test(test_tl_interval_at_finds_the_holder),
 		cmocka_unit_test(test_tl_feed_random_batches_match_whole),
 		cmocka_unit_test(test_tl_feed_random_batches_many_cpus),

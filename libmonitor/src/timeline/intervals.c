@@ -55,7 +55,8 @@ static struct tl_iv *block_alloc(struct tl *tl)
 static int iv_grow(struct tl *tl, struct tl_th *t)
 {
 	if (t->cap_iv < TL_BLOCK_LEN) {
-		size_t cap = t->cap_iv ? t->cap_iv * 2 : 8;
+		/* Streaming keeps one slot: a full one sends iv_append here. */
+		size_t cap = t->cap_iv ? t->cap_iv * 2 : tl->streaming ? 1 : 8;
 		struct tl_iv *b;
 
 		if (!t->blocks) {
@@ -92,6 +93,11 @@ static int iv_grow(struct tl *tl, struct tl_th *t)
 
 struct tl_iv *tl_iv_slot_slow(struct tl *tl, struct tl_th *t)
 {
+	if (tl->streaming && t->nr_iv) {
+		/* The closed interval went to the callback: reuse its slot. */
+		t->nr_iv--;
+		return t->last;
+	}
 	if (t->nr_iv == t->cap_iv && iv_grow(tl, t))
 		return NULL;
 	return tl_iv_at(t, t->nr_iv);

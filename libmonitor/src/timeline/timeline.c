@@ -65,13 +65,14 @@ int tl_create(struct tl **tlp, const struct tl_config *cfg)
 	*tlp = NULL;
 	if (!cfg)
 		cfg = &def;
-	if (cfg->flags || (cfg->classes & ~MKM_CLASS_ALL) ||
+	if ((cfg->flags & ~TL_STREAMING) || (cfg->classes & ~MKM_CLASS_ALL) ||
 	    cfg->nr_cpus > TL_MAX_CPUS)
 		return -EINVAL;
 	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return -ENOMEM;
 	tl->cfg = *cfg;
+	tl->streaming = cfg->flags & TL_STREAMING;
 	if (!tl->cfg.classes)
 		tl->cfg.classes = MKM_CLASS_DEFAULT;
 	tl->syscalls = tl->cfg.classes & MKM_CLASS_SYSCALL;

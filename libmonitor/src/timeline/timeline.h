@@ -129,6 +129,7 @@ struct tl {
 	struct tl_stats stats;
 	tl_interval_cb cb;
 	void *cb_arg;
+	bool streaming; /* TL_STREAMING: one stored interval a thread */
 };
 
 static inline struct tl_iv *tl_iv_at(const struct tl_th *t, size_t i)
