@@ -83,8 +83,11 @@ $(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
 	$(Q)$(CC) $(CFLAGS) -Ilibmonitor/include -Ilibmonitor/src -o $@ $< \
 		$(LIBMON_A) -lm -pthread
 
+# The exporters' throughput and memory beside mkm report's, and babeltrace2
+# reading the CTF export, in the same run (tests/export/build.mk).
 bench-lib: $(BENCH_LIB)
 	$(Q)$(BENCH_LIB) $(BENCH_EVENTS)
+	$(Q)$(MAKE) --no-print-directory bench-export
 
 -include $(LIBMON_OBJS:.o=.d)
 
