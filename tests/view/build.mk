@@ -25,3 +25,16 @@ $(VIEW_LIVE_VM): tests/view/live_vm.sh
 VM_TESTS += $(VIEW_LIVE_VM)
 VM_FILES += /usr/bin/tmux:/bin/tmux /lib/terminfo/s/screen:/lib/terminfo/s/screen \
 	/usr/lib/locale/C.utf8:/usr/lib/locale/C.utf8
+
+# make bench-view-live: does the viewer make a recording lose more? The
+# same workload under mkm record and mkm view --live in the guest, with
+# small rings, BENCH_LIVE_RUNS times each [BENCH_LIVE_RING=16K].
+BENCH_LIVE_RUNS ?= 5
+BENCH_LIVE_RING ?= 16K
+.PHONY: bench-view-live
+bench-view-live: $(BUILD)/vm/initramfs.cpio.gz
+	$(Q)printf 'sh /bin/live_loss %s %s\n' $(BENCH_LIVE_RUNS) \
+		$(BENCH_LIVE_RING) >$(BUILD)/vm/live_loss.cmd
+	$(Q)tests/vm/run.sh -c $(BUILD)/vm/live_loss.cmd \
+		-f tests/view/live_loss.sh:/bin/live_loss \
+		-l $(BUILD)/vm/live_loss.log -t 900
