@@ -213,6 +213,50 @@ static void cpu_cell(const struct viewer *w, uint32_t who)
 		attroff(COLOR_PAIR(pair));
 }
 
+/* The first flutter at or after t (they are in time order). */
+static size_t first_flutter(const struct tl *tl, uint64_t t)
+{
+	size_t lo = 0, hi = tl_nr_flutters(tl);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct tl_flutter f;
+
+		tl_flutter(tl, mid, &f);
+		if (f.time_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Flutters on screen, a * in their thread's row: at most a screenful of
+ * them (zoomed out on a long trace they would cover the rows anyway).
+ */
+static void flutter_ticks(const struct viewer *w)
+{
+	const struct view *v = &w->view;
+	size_t i = first_flutter(w->tl, v->t0), n = tl_nr_flutters(w->tl);
+	size_t budget = (size_t)v->cols * v->page, r;
+	struct tl_flutter f;
+
+	for (; i < n && budget--; i++) {
+		int col;
+
+		if (tl_flutter(w->tl, i, &f) || f.time_ns >= v->t1)
+			break;
+		col = view_time_col(v, f.time_ns);
+		for (r = 0; r < v->page && v->top + r < w->nr_order; r++) {
+			if (w->threads[w->order[v->top + r]].id != f.thread)
+				continue;
+			mvaddch(TOP_LINES + (int)r, LABEL_W + 1 + col, '*');
+			break;
+		}
+	}
+}
+
 static void rows(const struct viewer *w)
 {
 	const struct view *v = &w->view;
@@ -253,6 +297,8 @@ static void rows(const struct viewer *w)
 	}
 	free(cells);
 	free(who);
+	if (!w->cpu_view)
+		flutter_ticks(w);
 }
 
 /* The interval of thread th under the cursor, as one line. */

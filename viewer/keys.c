@@ -51,6 +51,8 @@ const struct key keys[] = {
 	{ 'N', "N", ACT_PREV_SWITCH, "previous switch of the selected thread" },
 	{ 'L', "L", ACT_NEXT_LOST, "next LOST gap (UNKNOWN), any thread" },
 	{ 'M', "M", ACT_NEXT_MARK, "next mark (monitor_mark)" },
+	{ ']', "]", ACT_NEXT_FLUTTER,
+	  "next flutter (* in its row), any thread" },
 	{ 'T', "T", ACT_NEXT_LONG,
 	  "next interval of the selected thread longer than..." },
 	{ '/', "/", ACT_SEARCH, "find a thread by name or tid" },

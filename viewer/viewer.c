@@ -172,6 +172,27 @@ static void next_mark(struct viewer *w)
 	jump(w, UINT64_MAX, "no mark after the cursor");
 }
 
+/* The next flutter after the cursor, its thread's row selected. */
+static void next_flutter(struct viewer *w)
+{
+	size_t i, n = tl_nr_flutters(w->tl), k;
+	struct tl_flutter f;
+
+	for (i = 0; i < n; i++) {
+		if (tl_flutter(w->tl, i, &f) || f.time_ns <= w->view.cursor)
+			continue;
+		view_set_cursor(&w->view, f.time_ns);
+		for (k = 0; !w->cpu_view && k < w->nr_order; k++)
+			if (w->threads[w->order[k]].id == f.thread)
+				view_select(&w->view,
+					    (int64_t)k - (int64_t)w->view.sel);
+		snprintf(w->message, sizeof(w->message),
+			 "flutter: back on cpu %u from idle", f.cpu);
+		return;
+	}
+	jump(w, UINT64_MAX, "no flutter after the cursor");
+}
+
 static void search(struct viewer *w)
 {
 	char buf[sizeof(w->search)] = "";
@@ -323,6 +344,9 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		break;
 	case ACT_NEXT_MARK:
 		next_mark(w);
+		break;
+	case ACT_NEXT_FLUTTER:
+		next_flutter(w);
 		break;
 	case ACT_NEXT_LONG:
 		next_long(w, sel);

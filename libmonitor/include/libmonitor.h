@@ -550,6 +550,22 @@ MON_API int tl_memory(const struct tl *tl, struct tl_memory *out);
 /* tl_nr_cpus - 1 + the highest CPU id seen or configured. */
 MON_API unsigned int tl_nr_cpus(const struct tl *tl);
 
+/*
+ * A flutter (MKM 3.2): @thread was switched back in on @cpu at @time_ns
+ * from the idle task it had been switched out to, nothing monitored run
+ * between. In time order.
+ */
+struct tl_flutter {
+	uint64_t time_ns;
+	size_t thread;
+	uint16_t cpu;
+};
+
+/* tl_nr_flutters - flutters seen; tl_flutter - flutter @i. Return: 0,
+ * -EINVAL or -ENOENT. */
+MON_API size_t tl_nr_flutters(const struct tl *tl);
+MON_API int tl_flutter(const struct tl *tl, size_t i, struct tl_flutter *out);
+
 /* tl_nr_marks - number of MKM_EV_MARK records processed. */
 MON_API size_t tl_nr_marks(const struct tl *tl);
 

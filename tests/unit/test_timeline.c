@@ -36,6 +36,18 @@ static void test_tl_feed_sleep_wakeup_flutter(void **state)
 	assert_int_equal(th.unique_id, T + 1000);
 	assert_int_equal(th.end, TL_ALIVE);
 	assert_int_equal(th.anomalies, 0);
+	/* The flutter, timed: when and where the thread came back. */
+	{
+		struct tl_flutter f;
+
+		assert_int_equal(tl_nr_flutters(tl), 1);
+		assert_int_equal(tl_flutter(tl, 0, &f), 0);
+		assert_int_equal(f.time_ns, 6000);
+		assert_int_equal(f.thread, 0);
+		assert_int_equal(f.cpu, 0);
+		assert_int_equal(tl_flutter(tl, 1, &f), -ENOENT);
+		assert_int_equal(tl_flutter(NULL, 0, &f), -EINVAL);
+	}
 	tl_destroy(tl);
 }
 

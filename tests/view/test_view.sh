@@ -85,6 +85,7 @@ check next_switch 100x24 small.mkm j n n
 check prev_switch 100x24 small.mkm j G N
 check next_lost 100x24 small.mkm L
 check next_mark 100x24 small.mkm M
+check next_flutter 100x24 small.mkm ]
 check events 100x24 small.mkm j j '>' '>' '>' '>' '>' '>' e
 check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o

@@ -187,20 +187,29 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 	}
 }
 
+/* Room for one more entry of @size bytes in *arr (n used, *cap held). */
+static void *push(void **arr, size_t n, size_t *cap, size_t size)
+{
+	if (n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		void *p = realloc(*arr, c * size);
+
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = c;
+	}
+	return (char *)*arr + n * size;
+}
+
 static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 {
-	struct tl_mark *m;
+	struct tl_mark *m = push((void **)&tl->marks, tl->nr_marks,
+				 &tl->cap_marks, sizeof(*m));
 
-	if (tl->nr_marks == tl->cap_marks) {
-		size_t cap = tl->cap_marks ? tl->cap_marks * 2 : 16;
-
-		m = realloc(tl->marks, cap * sizeof(*m));
-		if (!m)
-			return;
-		tl->marks = m;
-		tl->cap_marks = cap;
-	}
-	m = &tl->marks[tl->nr_marks++];
+	if (!m)
+		return;
+	tl->nr_marks++;
 	m->time_ns = now;
 	m->value = (uint64_t)ev->arg0 | (uint64_t)ev->arg1 << 32;
 	m->tid = ev->tid;
@@ -306,8 +315,16 @@ apply(struct tl *tl, const struct mkm_event *ev)
 			return;
 		i = t - tl->th;
 		if (cpu->out == i && ev->arg1 == 0) {
+			struct tl_flutter *f =
+				push((void **)&tl->flutters, tl->nr_flutters,
+				     &tl->cap_flutters, sizeof(*f));
+
 			t->flutters++;
 			cpu->flutters++;
+			if (f) {
+				*f = (struct tl_flutter){ now, (size_t)i, c };
+				tl->nr_flutters++;
+			}
 		}
 		cpu->out = NO_THREAD;
 		if (cpu->cur != NO_THREAD && cpu->cur != i) {

@@ -113,6 +113,7 @@ void tl_destroy(struct tl *tl)
 	free(tl->map_key);
 	free(tl->map_val);
 	free(tl->marks);
+	free(tl->flutters);
 	free(tl);
 }
 
@@ -284,7 +285,8 @@ int tl_memory(const struct tl *tl, struct tl_memory *out)
 	out->queue_bytes += tl->nr_cpus * sizeof(struct tl_cpu);
 	out->total_bytes = out->interval_bytes + out->thread_bytes +
 			   out->queue_bytes + sizeof(*tl) +
-			   tl->cap_marks * sizeof(struct tl_mark);
+			   tl->cap_marks * sizeof(struct tl_mark) +
+			   tl->cap_flutters * sizeof(struct tl_flutter);
 	return 0;
 }
 
@@ -300,5 +302,20 @@ int tl_mark(const struct tl *tl, size_t i, struct tl_mark *out)
 	if (i >= tl->nr_marks)
 		return -ENOENT;
 	*out = tl->marks[i];
+	return 0;
+}
+
+size_t tl_nr_flutters(const struct tl *tl)
+{
+	return tl ? tl->nr_flutters : 0;
+}
+
+int tl_flutter(const struct tl *tl, size_t i, struct tl_flutter *out)
+{
+	if (!tl || !out)
+		return -EINVAL;
+	if (i >= tl->nr_flutters)
+		return -ENOENT;
+	*out = tl->flutters[i];
 	return 0;
 }

@@ -122,6 +122,8 @@ struct tl {
 	size_t map_cap, map_used;
 	struct tl_mark *marks;
 	size_t nr_marks, cap_marks;
+	struct tl_flutter *flutters;
+	size_t nr_flutters, cap_flutters;
 	uint64_t horizon;
 	uint64_t now;
 	uint64_t gen; /* bumped when a tid's live thread changes */
