@@ -472,9 +472,14 @@ static void events_pane(const struct viewer *w)
 
 	move(TOP_LINES, 0);
 	clrtoeol();
-	printw("events of tid %u in the window on screen, around the cursor "
-	       "(e closes)",
-	       w->events_tid);
+	if (w->events_cpu >= 0)
+		printw("events on cpu %d in the window on screen, around the "
+		       "cursor (e closes)",
+		       w->events_cpu);
+	else
+		printw("events of tid %u in the window on screen, around the "
+		       "cursor (e closes)",
+		       w->events_tid);
 	for (r = 1; r < v->page; r++) {
 		const struct mkm_event *e;
 
@@ -486,9 +491,9 @@ static void events_pane(const struct viewer *w)
 			continue;
 		}
 		e = &w->events[r - 1];
-		printw("%c %14.6f ms  cpu%-2u %-13s %s",
+		printw("%c %14.6f ms  cpu%-2u %7u %-13s %s",
 		       r - 1 == w->events_before ? '>' : ' ',
-		       (double)(e->time_ns - v->begin) / 1e6, e->cpu,
+		       (double)(e->time_ns - v->begin) / 1e6, e->cpu, e->tid,
 		       mon_event_name(e->type),
 		       fmt_event_args(args, sizeof(args), e));
 	}
@@ -540,7 +545,7 @@ void draw(struct viewer *w)
 	}
 	header(w);
 	axis(w);
-	if (w->events_pane && !w->cpu_view)
+	if (w->events_pane)
 		events_pane(w);
 	else if (w->meter_pane && !w->cpu_view &&
 		 w->view.meter[0] != VIEW_UNSET &&

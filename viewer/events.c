@@ -17,6 +17,7 @@
 
 struct around {
 	uint64_t cursor;
+	int cpu; /* keep this CPU's records only, or -1 */
 	struct mkm_event *ev; /* before: a ring of nb; then after */
 	size_t want_before, want_after;
 	size_t nb, head, na;
@@ -32,6 +33,8 @@ static int around_consume(void *priv, const struct mon_msg *msg)
 	for (i = 0; i < msg->nr_events; i++) {
 		const struct mkm_event *e = &msg->events[i];
 
+		if (a->cpu >= 0 && e->cpu != a->cpu)
+			continue;
 		if (e->time_ns < a->cursor) {
 			if (!a->want_before)
 				continue;
@@ -58,7 +61,7 @@ static int run(struct viewer *w, uint32_t tid, struct around *a)
 {
 	struct mon_filter filter = {
 		.tids = &tid,
-		.nr_tids = 1,
+		.nr_tids = tid ? 1 : 0,
 		.from_ns = w->view.t0,
 		.to_ns = w->view.t1,
 	};
@@ -101,9 +104,9 @@ static int run(struct viewer *w, uint32_t tid, struct around *a)
 	return err;
 }
 
-int events_around(struct viewer *w, uint32_t tid, size_t max)
+int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 {
-	struct around a = { .cursor = w->view.cursor };
+	struct around a = { .cursor = w->view.cursor, .cpu = cpu };
 	struct mkm_event *ev;
 	size_t i, k = 0;
 	int err;
@@ -131,6 +134,7 @@ int events_around(struct viewer *w, uint32_t tid, size_t max)
 		w->events[k++] = ev[a.want_before + i];
 	w->nr_events = k;
 	w->events_tid = tid;
+	w->events_cpu = cpu;
 	w->events_cursor = w->view.cursor;
 	free(ev);
 	return err;

@@ -172,6 +172,39 @@ static void next_mark(struct viewer *w)
 	jump(w, UINT64_MAX, "no mark after the cursor");
 }
 
+/* Hide the threads that neither ran nor waited for a CPU on screen. */
+static void collapse(struct viewer *w)
+{
+	uint64_t time[TL_NR_STATES];
+	size_t i, hidden = 0;
+	unsigned int s;
+
+	if (w->cpu_view)
+		return;
+	for (i = 0; i < w->nr_threads; i++) {
+		uint64_t busy = 0;
+
+		if (w->threads[i].hidden ||
+		    lod_time(w->lod, i, w->view.t0, w->view.t1, time))
+			continue;
+		for (s = 0; s < TL_NR_STATES; s++) {
+			unsigned int g = tl_state_desc(s)->group;
+
+			if (g == TL_GROUP_RUN || g == TL_GROUP_INTR ||
+			    g == TL_GROUP_RUNQ)
+				busy += time[s];
+		}
+		if (!busy && hidden + 1 < w->nr_order) {
+			w->threads[i].hidden = true;
+			hidden++;
+		}
+	}
+	rows_order(w);
+	snprintf(w->message, sizeof(w->message),
+		 "%zu idle thread%s hidden (U shows them)", hidden,
+		 hidden == 1 ? "" : "s");
+}
+
 /* The next flutter after the cursor, its thread's row selected. */
 static void next_flutter(struct viewer *w)
 {
@@ -370,6 +403,9 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		rows_order(w);
 		break;
 	}
+	case ACT_COLLAPSE:
+		collapse(w);
+		break;
 	case ACT_SORT:
 		w->sort = (w->sort + 1) % NR_SORTS;
 		rows_order(w);
@@ -377,8 +413,8 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 			 rows_sort_name(w->sort));
 		break;
 	case ACT_EVENTS:
-		w->events_pane = !w->events_pane && sel && !w->cpu_view;
-		w->events_tid = 0;
+		w->events_pane = !w->events_pane && sel;
+		w->events_cursor = UINT64_MAX; /* read them now */
 		break;
 	case ACT_FOLLOW:
 		v->follow = true;
@@ -407,12 +443,16 @@ static void act(struct viewer *w, enum action a)
 	act_on(w, a, v, sel, pan);
 	sel = rows_selected(w);
 	/* The events pane follows the cursor and the selection. */
-	if (w->events_pane && sel && !w->cpu_view) {
-		struct tl_thread t;
+	if (w->events_pane && sel) {
+		struct tl_thread t = { 0 };
+		int cpu = w->cpu_view ? (int)sel->id : -1;
 
-		tl_thread(w->tl, sel->id, &t);
-		if (t.tid != w->events_tid || v->cursor != w->events_cursor)
-			events_around(w, t.tid, v->page > 2 ? v->page - 1 : 1);
+		if (!w->cpu_view)
+			tl_thread(w->tl, sel->id, &t);
+		if (t.tid != w->events_tid || cpu != w->events_cpu ||
+		    v->cursor != w->events_cursor)
+			events_around(w, t.tid, cpu,
+				      v->page > 2 ? v->page - 1 : 1);
 	}
 	/* Live: a look elsewhere stops following the newest time. */
 	if (a != ACT_FOLLOW && (v->t0 != t0 || v->t1 != t1))

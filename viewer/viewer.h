@@ -69,7 +69,8 @@ struct viewer {
 	bool cpu_view, help, meter_pane, events_pane;
 	struct mkm_event *events; /* the events pane's records, in time order */
 	size_t nr_events, events_before; /* of those, before the cursor */
-	uint32_t events_tid;
+	uint32_t events_tid; /* the pane's thread, or 0 */
+	int events_cpu; /* the pane's CPU (CPUs view), or -1 */
 	uint64_t events_cursor; /* where they were read around */
 	bool utf8, colour, ascii_only;
 	char search[64];
@@ -103,9 +104,10 @@ const char *rows_sort_name(enum rows_sort s);
 #define CPU_CELL_MIXED 0x80000000u
 void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
 
-/* events.c: the records of thread @tid around the cursor, within the
- * window on screen, @max at most; 0 or -errno (w->message says why). */
-int events_around(struct viewer *w, uint32_t tid, size_t max);
+/* events.c: the records of thread @tid (0: any) on CPU @cpu (-1: any)
+ * around the cursor, within the window on screen, @max at most; 0 or
+ * -errno (w->message says why). */
+int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max);
 
 /* draw.c */
 int draw_init(struct viewer *w);
