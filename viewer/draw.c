@@ -326,20 +326,46 @@ static void detail_thread(const struct viewer *w, size_t th)
 		       t.flutters == 1 ? "" : "s");
 }
 
+/* The last task a monitored one switched to on cpu before t, or NULL. */
+static const struct cpu_peer *peer_before(const struct cpu_track *t, uint64_t x)
+{
+	size_t lo = 0, hi = t->nr_peers;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->peers[mid].time <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->peers[lo - 1] : NULL;
+}
+
 static void detail_cpu(const struct viewer *w, size_t cpu)
 {
 	uint32_t *who = calloc(w->view.cols, sizeof(*who));
 	int col = view_time_col(&w->view, w->view.cursor);
+	const struct cpu_peer *p;
+	char a[32];
 
 	if (!who || col < 0) {
 		free(who);
 		return;
 	}
 	rows_cpu_cells(w, cpu, who);
+	p = peer_before(&w->tracks[cpu], w->view.cursor);
 	if (who[col])
 		printw("cpu %zu: %s ran here%s", cpu,
 		       w->threads[(who[col] & ~CPU_CELL_MIXED) - 1].label,
 		       who[col] & CPU_CELL_MIXED ? ", among others" : "");
+	else if (p && p->tid)
+		printw("cpu %zu: no monitored thread; tid %u was switched in "
+		       "at %s",
+		       cpu, p->tid, rel(w, a, sizeof(a), p->time));
+	else if (p)
+		printw("cpu %zu: no monitored thread; idle (or unnamed) from %s",
+		       cpu, rel(w, a, sizeof(a), p->time));
 	else
 		printw("cpu %zu: no monitored thread ran here", cpu);
 	free(who);

@@ -139,3 +139,68 @@ int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 	free(ev);
 	return err;
 }
+
+/* The sink that keeps every SWITCH_OUT's next task, per CPU. */
+static int peers_consume(void *priv, const struct mon_msg *msg)
+{
+	struct viewer *w = priv;
+	size_t i;
+
+	if (msg->type != MON_MSG_EVENTS)
+		return 0;
+	for (i = 0; i < msg->nr_events; i++) {
+		const struct mkm_event *e = &msg->events[i];
+		struct cpu_track *t;
+
+		if (e->type != MKM_EV_SWITCH_OUT || e->cpu >= w->nr_cpus)
+			continue;
+		t = &w->tracks[e->cpu];
+		if (t->nr_peers == t->cap_peers) {
+			size_t cap = t->cap_peers ? t->cap_peers * 2 : 64;
+			struct cpu_peer *p =
+				realloc(t->peers, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			t->peers = p;
+			t->cap_peers = cap;
+		}
+		t->peers[t->nr_peers++] =
+			(struct cpu_peer){ e->time_ns, e->arg1 };
+	}
+	return 0;
+}
+
+static const struct mon_sink_ops peers_ops = {
+	.name = "cpu peers",
+	.consume = peers_consume,
+};
+
+int events_peers(struct viewer *w)
+{
+	struct mon_source *src = NULL;
+	struct mon_pipeline *p;
+	struct mon_stage *order;
+	struct mon_sink *sink;
+	int err = mon_source_file(&src, w->file);
+
+	if (err) {
+		mon_source_destroy(src);
+		return err;
+	}
+	err = mon_pipeline_create(&p, src);
+	if (err)
+		return err;
+	err = mon_stage_order(&order);
+	if (!err)
+		err = mon_pipeline_add_stage(p, order);
+	if (!err)
+		err = mon_sink_new(&sink, &peers_ops, w);
+	if (!err)
+		err = mon_pipeline_add_sink(p, sink);
+	if (!err)
+		err = mon_pipeline_run(p);
+	mon_pipeline_destroy(p);
+	/* A cut file (live: still being written) gives what it has. */
+	return err == -ENODATA || err == -EBADMSG ? 0 : err;
+}

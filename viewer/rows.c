@@ -41,8 +41,10 @@ static void tracks_free(struct viewer *w)
 {
 	size_t c;
 
-	for (c = 0; w->tracks && c < w->nr_cpus; c++)
+	for (c = 0; w->tracks && c < w->nr_cpus; c++) {
 		free(w->tracks[c].s);
+		free(w->tracks[c].peers);
+	}
 	free(w->tracks);
 	w->tracks = NULL;
 }
@@ -75,6 +77,8 @@ static int tracks_build(struct viewer *w)
 	for (c = 0; c < w->nr_cpus; c++)
 		qsort(w->tracks[c].s, w->tracks[c].n, sizeof(struct cpu_slice),
 		      slice_cmp);
+	/* Who ran in the gaps: without it the view still works. */
+	events_peers(w);
 	return 0;
 }
 

@@ -49,9 +49,17 @@ struct cpu_slice {
 	uint32_t th;
 };
 
+/* An unmonitored task switched in by a monitored one (SWITCH_OUT's next). */
+struct cpu_peer {
+	uint64_t time;
+	uint32_t tid; /* 0: idle, or a task the monitor may not name */
+};
+
 struct cpu_track {
 	struct cpu_slice *s;
 	size_t n, cap;
+	struct cpu_peer *peers; /* in time order */
+	size_t nr_peers, cap_peers;
 };
 
 struct viewer {
@@ -108,6 +116,10 @@ void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
  * around the cursor, within the window on screen, @max at most; 0 or
  * -errno (w->message says why). */
 int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max);
+
+/* events.c: the tasks monitored threads switched to, per CPU, into the
+ * CPUs view's tracks (a read of the file); 0 or -errno. */
+int events_peers(struct viewer *w);
 
 /* draw.c */
 int draw_init(struct viewer *w);

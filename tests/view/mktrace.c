@@ -106,7 +106,8 @@ static void small(void)
 	emit(0, US(4800), 1003, MKM_EV_SWITCH_OUT, MKM_TS_ZOMBIE, 0, 0);
 	emit(1, US(5000), 1001, MKM_EV_WAKEUP, 0, 1002, 0);
 	emit(0, US(5500), 1001, MKM_EV_SWITCH_IN, 500, 0, 0);
-	emit(1, US(6000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_UNINTERRUPTIBLE, 0,
+	/* To a task nobody monitors: the CPUs view names it in the gap. */
+	emit(1, US(6000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_UNINTERRUPTIBLE, 4242,
 	     0);
 	emit(0, US(6000), 1003, MKM_EV_REAP, 0, 0, 0);
 	/* A chunk ends here: a trace cut after it keeps the first 6 ms. */

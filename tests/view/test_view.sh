@@ -91,6 +91,7 @@ check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c
 check cpus 100x24 small.mkm Tab
+check cpu_gap 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>'
 check cpu_events 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' e
 check help 100x40 small.mkm '?'
 check resize 100x24 small.mkm resize:72x16
