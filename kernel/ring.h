@@ -28,6 +28,7 @@
 #include "mkm.h" /* the UAPI header: struct mkm_event */
 
 #ifdef __KERNEL__
+#include <linux/limits.h>
 #include <linux/types.h>
 #include <linux/compiler.h>
 #include <asm/barrier.h>
@@ -164,18 +165,36 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 {
 	/* Acquire pairs with ring_commit(): records up to head are complete. */
 	u64 head = smp_load_acquire(&r->head);
+	/* Drops not reported yet, some perhaps after head: a u64 count. */
+	u64 unreported = READ_ONCE(r->lost) - c->read_lost;
 	u32 n = 0;
 
 	while (c->tail != head && n < max) {
 		const struct mkm_event *ev = &r->ev[r->mask & c->tail];
-		u32 gap = ev->seq - c->next_seq;
+		u32 gap32 = ev->seq - c->next_seq;
+		u64 gap = gap32;
 
+		/*
+		 * seq is 32 bits: a run of 2^32 drops or more wraps it. The
+		 * drops seq cannot show are charged to the first gap it does
+		 * show, so the total stays exact; a run of an exact multiple
+		 * of 2^32 shows no gap and is reported later, with the drops
+		 * after the last record.
+		 */
+		if (gap32 && unreported - gap32 > U32_MAX)
+			gap += (unreported - gap32) & ~(u64)U32_MAX;
 		if (gap) {
-			/* The drops come first; the record on the next turn. */
-			ring_lost_record(&dst[n++], gap, c->next_seq,
+			/*
+			 * The drops come first, in LOST records of at most
+			 * U32_MAX each; the record on a later turn.
+			 */
+			u32 count = gap > U32_MAX ? U32_MAX : (u32)gap;
+
+			ring_lost_record(&dst[n++], count, c->next_seq,
 					 c->last_ts, cpu);
-			c->read_lost += gap;
-			c->next_seq = ev->seq;
+			c->read_lost += count;
+			c->next_seq += count;
+			unreported -= count;
 			continue;
 		}
 		dst[n] = *ev;
@@ -188,16 +207,17 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 		c->tail++;
 		c->read++;
 	}
-	if (quiescent && c->tail == head && n < max) {
+	if (quiescent && c->tail == head) {
 		u64 lost = READ_ONCE(r->lost);
 
-		if (lost != c->read_lost) {
-			u32 gap = (u32)(lost - c->read_lost);
+		while (lost != c->read_lost && n < max) {
+			u64 rest = lost - c->read_lost;
+			u32 count = rest > U32_MAX ? U32_MAX : (u32)rest;
 
-			ring_lost_record(&dst[n++], gap, c->next_seq,
+			ring_lost_record(&dst[n++], count, c->next_seq,
 					 c->last_ts, cpu);
-			c->next_seq += gap;
-			c->read_lost = lost;
+			c->next_seq += count;
+			c->read_lost += count;
 		}
 	}
 	return n;

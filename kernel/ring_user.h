@@ -13,6 +13,7 @@ typedef uint32_t u32;
 typedef uint16_t u16;
 typedef uint8_t u8;
 typedef int64_t s64;
+#define U32_MAX UINT32_MAX
 /* The kernel's primitives, as C11 atomics (barrier pairs noted in the code). */
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

@@ -274,6 +274,44 @@ static void test_ring_peek_gap_across_seq_wrap(void **state)
 	free(r);
 }
 
+/* More than 2^32 drops between two records: seq wrapped, the count must
+ * not; LOST records carry it in pieces of at most U32_MAX. */
+static void test_ring_peek_drops_past_2_32_exact(void **state)
+{
+	const u64 run = (1ull << 32) + 5, tail_run = (1ull << 32) + 7;
+	struct mkm_ring *r = ring_new(4, 0);
+	struct mkm_event ev[8];
+	u64 lost = 0;
+	u32 n, i;
+
+	(void)state;
+	put(r, 1, 1);
+	r->lost += run; /* as if the ring had been full that long */
+	put(r, 2, 2);
+	n = drain(r, ev, 8, false);
+	assert_int_equal(n, 4);
+	assert_int_equal(ev[0].type, MKM_EV_SWITCH_IN);
+	for (i = 1; i < 3; i++) {
+		assert_int_equal(ev[i].type, MKM_EV_LOST);
+		lost += ev[i].arg0;
+	}
+	assert_true(lost == run);
+	assert_int_equal(ev[3].tid, 2);
+	assert_int_equal(ev[3].seq, (u32)(1 + run));
+	/* And at the end, suspended: the trailing drops, exact too. */
+	r->lost += tail_run;
+	lost = 0;
+	n = drain(r, ev, 8, true);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(ev[i].type, MKM_EV_LOST);
+		lost += ev[i].arg0;
+	}
+	assert_true(lost == tail_run);
+	assert_true(r->read_lost == r->lost);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_ring_peek_maps_time_across_reads),
 		cmocka_unit_test(test_ring_commit_wakeup_once_per_crossing),
 		cmocka_unit_test(test_ring_reserve_wraps_around),
+		cmocka_unit_test(test_ring_peek_drops_past_2_32_exact),
 		cmocka_unit_test(test_ring_peek_gap_across_seq_wrap),
 	};
 
