@@ -213,24 +213,6 @@ static void cpu_cell(const struct viewer *w, uint32_t who)
 		attroff(COLOR_PAIR(pair));
 }
 
-/* The first flutter at or after t (they are in time order). */
-static size_t first_flutter(const struct tl *tl, uint64_t t)
-{
-	size_t lo = 0, hi = tl_nr_flutters(tl);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct tl_flutter f;
-
-		tl_flutter(tl, mid, &f);
-		if (f.time_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * Flutters on screen, a * in their thread's row: at most a screenful of
  * them (zoomed out on a long trace they would cover the rows anyway).
@@ -238,7 +220,7 @@ static size_t first_flutter(const struct tl *tl, uint64_t t)
 static void flutter_ticks(const struct viewer *w)
 {
 	const struct view *v = &w->view;
-	size_t i = first_flutter(w->tl, v->t0), n = tl_nr_flutters(w->tl);
+	size_t i = viewer_first_flutter(w, v->t0), n = tl_nr_flutters(w->tl);
 	size_t budget = (size_t)v->cols * v->page, r;
 	struct tl_flutter f;
 
@@ -320,7 +302,7 @@ static void detail_thread(const struct viewer *w, size_t th)
 	       rel(w, a, sizeof(a), iv.start_ns),
 	       fmt_ns(d, sizeof(d), iv.end_ns - iv.start_ns), iv.cpu,
 	       (long long)i + 1, t.nr_intervals, iv.open ? ", open" : "");
-	/* Flutters are counted, not timed: the thread's total. */
+	/* The thread's flutters over its whole life (* marks each). */
 	if (t.flutters)
 		printw("  %llu flutter%s", (unsigned long long)t.flutters,
 		       t.flutters == 1 ? "" : "s");
@@ -344,21 +326,19 @@ static const struct cpu_peer *peer_before(const struct cpu_track *t, uint64_t x)
 
 static void detail_cpu(const struct viewer *w, size_t cpu)
 {
-	uint32_t *who = calloc(w->view.cols, sizeof(*who));
 	int col = view_time_col(&w->view, w->view.cursor);
 	const struct cpu_peer *p;
+	uint32_t who;
 	char a[32];
 
-	if (!who || col < 0) {
-		free(who);
+	if (col < 0)
 		return;
-	}
-	rows_cpu_cells(w, cpu, who);
+	who = rows_cpu_cell(w, cpu, (unsigned int)col);
 	p = peer_before(&w->tracks[cpu], w->view.cursor);
-	if (who[col])
+	if (who)
 		printw("cpu %zu: %s ran here%s", cpu,
-		       w->threads[(who[col] & ~CPU_CELL_MIXED) - 1].label,
-		       who[col] & CPU_CELL_MIXED ? ", among others" : "");
+		       w->threads[(who & ~CPU_CELL_MIXED) - 1].label,
+		       who & CPU_CELL_MIXED ? ", among others" : "");
 	else if (p && p->tid)
 		printw("cpu %zu: no monitored thread; tid %u was switched in "
 		       "at %s",
@@ -368,7 +348,6 @@ static void detail_cpu(const struct viewer *w, size_t cpu)
 		       cpu, rel(w, a, sizeof(a), p->time));
 	else
 		printw("cpu %zu: no monitored thread ran here", cpu);
-	free(who);
 }
 
 /* Per-group times of thread th in [a, b). */

@@ -56,15 +56,14 @@ static const struct mon_sink_ops around_ops = {
 	.consume = around_consume,
 };
 
-/* The pipeline's parts, or its error as the pane's message. */
-static int run(struct viewer *w, uint32_t tid, struct around *a)
+/*
+ * Reads the trace file again: file source -> (filter, if given) -> order
+ * stage -> a sink of ops and priv. A cut file (live: still being written)
+ * gives what it has; another error is put in w->message.
+ */
+static int read_file(struct viewer *w, const struct mon_filter *filter,
+		     const struct mon_sink_ops *ops, void *priv)
 {
-	struct mon_filter filter = {
-		.tids = &tid,
-		.nr_tids = tid ? 1 : 0,
-		.from_ns = w->view.t0,
-		.to_ns = w->view.t1,
-	};
 	struct mon_source *src = NULL;
 	struct mon_pipeline *p;
 	struct mon_stage *keep, *order;
@@ -81,20 +80,21 @@ static int run(struct viewer *w, uint32_t tid, struct around *a)
 	err = mon_pipeline_create(&p, src);
 	if (err)
 		return err;
-	err = mon_stage_filter(&keep, &filter);
-	if (!err)
-		err = mon_pipeline_add_stage(p, keep);
+	if (filter) {
+		err = mon_stage_filter(&keep, filter);
+		if (!err)
+			err = mon_pipeline_add_stage(p, keep);
+	}
 	if (!err)
 		err = mon_stage_order(&order);
 	if (!err)
 		err = mon_pipeline_add_stage(p, order);
 	if (!err)
-		err = mon_sink_new(&sink, &around_ops, a);
+		err = mon_sink_new(&sink, ops, priv);
 	if (!err)
 		err = mon_pipeline_add_sink(p, sink);
 	if (!err)
 		err = mon_pipeline_run(p);
-	/* A cut file (live: still being written) shows what it has. */
 	if (err == -ENODATA || err == -EBADMSG)
 		err = 0;
 	else if (err)
@@ -107,6 +107,12 @@ static int run(struct viewer *w, uint32_t tid, struct around *a)
 int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 {
 	struct around a = { .cursor = w->view.cursor, .cpu = cpu };
+	struct mon_filter filter = {
+		.tids = &tid,
+		.nr_tids = tid ? 1 : 0,
+		.from_ns = w->view.t0,
+		.to_ns = w->view.t1,
+	};
 	struct mkm_event *ev;
 	size_t i, k = 0;
 	int err;
@@ -117,7 +123,7 @@ int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 	if (!ev)
 		return -ENOMEM;
 	a.ev = ev;
-	err = run(w, tid, &a);
+	err = read_file(w, &filter, &around_ops, &a);
 	free(w->events);
 	w->events = calloc(a.nb + a.na + 1, sizeof(*w->events));
 	w->nr_events = 0;
@@ -178,29 +184,5 @@ static const struct mon_sink_ops peers_ops = {
 
 int events_peers(struct viewer *w)
 {
-	struct mon_source *src = NULL;
-	struct mon_pipeline *p;
-	struct mon_stage *order;
-	struct mon_sink *sink;
-	int err = mon_source_file(&src, w->file);
-
-	if (err) {
-		mon_source_destroy(src);
-		return err;
-	}
-	err = mon_pipeline_create(&p, src);
-	if (err)
-		return err;
-	err = mon_stage_order(&order);
-	if (!err)
-		err = mon_pipeline_add_stage(p, order);
-	if (!err)
-		err = mon_sink_new(&sink, &peers_ops, w);
-	if (!err)
-		err = mon_pipeline_add_sink(p, sink);
-	if (!err)
-		err = mon_pipeline_run(p);
-	mon_pipeline_destroy(p);
-	/* A cut file (live: still being written) gives what it has. */
-	return err == -ENODATA || err == -EBADMSG ? 0 : err;
+	return read_file(w, NULL, &peers_ops, w);
 }

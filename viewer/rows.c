@@ -266,26 +266,27 @@ static size_t first_slice(const struct cpu_track *t, uint64_t x, bool by_end)
 	return lo;
 }
 
-void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells)
+uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c)
 {
 	const struct cpu_track *t = &w->tracks[cpu];
 	const struct view *v = &w->view;
+	uint64_t lo = view_col_time(v, c), hi = view_col_time(v, c + 1);
+	size_t first = first_slice(t, lo, true);
+	size_t end = first_slice(t, hi, false), mid;
+
+	if (end <= first)
+		return 0;
+	/* Several slices: the one at the column's middle, marked. */
+	mid = first_slice(t, lo + (hi - lo) / 2, true);
+	if (mid >= end)
+		mid = end - 1;
+	return (t->s[mid].th + 1) | (end - first > 1 ? CPU_CELL_MIXED : 0);
+}
+
+void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells)
+{
 	unsigned int c;
 
-	for (c = 0; c < v->cols; c++) {
-		uint64_t lo = view_col_time(v, c), hi = view_col_time(v, c + 1);
-		size_t first = first_slice(t, lo, true);
-		size_t end = first_slice(t, hi, false), mid;
-
-		if (end <= first) {
-			cells[c] = 0;
-			continue;
-		}
-		/* Several slices: the one at the column's middle, marked. */
-		mid = first_slice(t, lo + (hi - lo) / 2, true);
-		if (mid >= end)
-			mid = end - 1;
-		cells[c] = (t->s[mid].th + 1) |
-			   (end - first > 1 ? CPU_CELL_MIXED : 0);
-	}
+	for (c = 0; c < w->view.cols; c++)
+		cells[c] = rows_cpu_cell(w, cpu, c);
 }

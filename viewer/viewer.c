@@ -205,25 +205,41 @@ static void collapse(struct viewer *w)
 		 hidden == 1 ? "" : "s");
 }
 
+/* The first flutter at or after t (they are in time order). */
+size_t viewer_first_flutter(const struct viewer *w, uint64_t t)
+{
+	size_t lo = 0, hi = tl_nr_flutters(w->tl);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct tl_flutter f;
+
+		tl_flutter(w->tl, mid, &f);
+		if (f.time_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The next flutter after the cursor, its thread's row selected. */
 static void next_flutter(struct viewer *w)
 {
-	size_t i, n = tl_nr_flutters(w->tl), k;
+	size_t i = viewer_first_flutter(w, w->view.cursor + 1), k;
 	struct tl_flutter f;
 
-	for (i = 0; i < n; i++) {
-		if (tl_flutter(w->tl, i, &f) || f.time_ns <= w->view.cursor)
-			continue;
-		view_set_cursor(&w->view, f.time_ns);
-		for (k = 0; !w->cpu_view && k < w->nr_order; k++)
-			if (w->threads[w->order[k]].id == f.thread)
-				view_select(&w->view,
-					    (int64_t)k - (int64_t)w->view.sel);
-		snprintf(w->message, sizeof(w->message),
-			 "flutter: back on cpu %u from idle", f.cpu);
+	if (tl_flutter(w->tl, i, &f)) {
+		jump(w, UINT64_MAX, "no flutter after the cursor");
 		return;
 	}
-	jump(w, UINT64_MAX, "no flutter after the cursor");
+	view_set_cursor(&w->view, f.time_ns);
+	for (k = 0; !w->cpu_view && k < w->nr_order; k++)
+		if (w->threads[w->order[k]].id == f.thread)
+			view_select(&w->view,
+				    (int64_t)k - (int64_t)w->view.sel);
+	snprintf(w->message, sizeof(w->message),
+		 "flutter: back on cpu %u from idle", f.cpu);
 }
 
 static void search(struct viewer *w)

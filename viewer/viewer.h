@@ -111,6 +111,8 @@ const char *rows_sort_name(enum rows_sort s);
  */
 #define CPU_CELL_MIXED 0x80000000u
 void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
+/* The same, for column @c alone. */
+uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c);
 
 /* events.c: the records of thread @tid (0: any) on CPU @cpu (-1: any)
  * around the cursor, within the window on screen, @max at most; 0 or
@@ -135,6 +137,8 @@ bool draw_prompt(const char *prompt, char *buf, size_t len);
 int viewer_open(struct viewer *w, const char *file, struct tl *tl,
 		const struct mon_meta *meta);
 void viewer_close(struct viewer *w);
+/* The index of the first flutter at or after t (binary search). */
+size_t viewer_first_flutter(const struct viewer *w, uint64_t t);
 /* The timeline grew: index it, add rows, extend the time range. */
 int viewer_refresh(struct viewer *w);
 /* Runs until the user quits; 0, or -1 when the terminal cannot. */
