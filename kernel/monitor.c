@@ -220,8 +220,13 @@ struct mkm_monitor *mkm_monitor_create(void)
 	mon->hide_peers = !mon->perfmon && READ_ONCE(paranoid) >= 2;
 	mon->no_irq = !mon->perfmon && READ_ONCE(paranoid) >= 1;
 	mon->classes = monitor_default_classes(mon);
-	mon->ptrace_cap = capable(CAP_SYS_PTRACE);
-	mon->unbudgeted = mon->perfmon || capable(CAP_IPC_LOCK);
+	/*
+	 * Asked of every opener, needed or not: no audit record for the many
+	 * that lack them, no PF_SUPERPRIV for those that have them.
+	 */
+	mon->ptrace_cap = has_capability_noaudit(current, CAP_SYS_PTRACE);
+	mon->unbudgeted = mon->perfmon ||
+			  has_capability_noaudit(current, CAP_IPC_LOCK);
 	mon->pid_ns = get_pid_ns(task_active_pid_ns(current));
 
 	mutex_lock(&monitors_lock);
