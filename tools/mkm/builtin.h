@@ -10,5 +10,7 @@ int cmd_timeline(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif /* MKM_BUILTIN_H */

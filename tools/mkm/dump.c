@@ -13,15 +13,6 @@
 #include "builtin.h"
 #include "util.h"
 
-static void print_event(const struct mkm_event *e, uint64_t t0)
-{
-	char args[96];
-
-	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
-	       (e->time_ns - t0) / 1e6, e->cpu, e->tid, mon_event_name(e->type),
-	       fmt_event_args(args, sizeof(args), e), e->seq);
-}
-
 struct printer {
 	uint64_t t0; /* the first record's time: times print relative to it */
 	bool started;
@@ -39,7 +30,7 @@ static int print_consume(void *priv, const struct mon_msg *msg)
 		pr->started = true;
 	}
 	for (i = 0; i < msg->nr_events; i++)
-		print_event(&msg->events[i], pr->t0);
+		print_event_line(&msg->events[i], pr->t0);
 	return ferror(stdout) ? -EIO : 0;
 }
 

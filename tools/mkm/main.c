@@ -12,9 +12,11 @@ static const char usage[] =
 	"  record [-o FILE] [--buffer-size N] [--events LIST] -- CMD [ARGS...]\n"
 	"  record [-o FILE] ... -t TID[,TID...] | -p PID\n"
 	"      monitor CMD and every thread and child it creates, or running\n"
-	"      threads, and write a trace file (default CMD.mkm / mkm.mkm)\n"
-	"  report [--json] FILE\n"
-	"      per-thread microstates, per-CPU summary, bursts, CPU x thread\n"
+	"      threads, and write a trace file (default CMD.mkm / mkm.mkm);\n"
+	"      a short calibration first (--no-calibrate, --calibration FILE)\n"
+	"  report [--json] [--compensated [--calibration FILE]] FILE\n"
+	"      per-thread microstates, per-CPU summary, bursts, CPU x thread;\n"
+	"      --compensated: raw and compensated side by side\n"
 	"  timeline [-w WIDTH] FILE\n"
 	"      the threads' timeline as text, one row per thread\n"
 	"  dump FILE\n"
@@ -25,6 +27,12 @@ static const char usage[] =
 	"      --live records and shows at once\n"
 	"  export -f FORMAT [-o OUT] [--threads TID,...] [--from T] [--to T] FILE\n"
 	"      the trace in another tool's format (mkm export -h lists them)\n"
+	"  calibrate [-o FILE] [-r ROUNDS] [-n TRIALS] [--cpu N]\n"
+	"      what the monitor costs here, per CPU and kind of event\n"
+	"  replay [--calibration FILE] -o OUT FILE\n"
+	"  replay [--calibration FILE] --play [--speed X] FILE\n"
+	"      the trace compensated for the monitor's cost: written, or\n"
+	"      played back in time order\n"
 	"\n"
 	"See mkm(1).\n";
 
@@ -44,6 +52,10 @@ int main(int argc, char **argv)
 		return cmd_view(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(cmd, "calibrate"))
+		return cmd_calibrate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		fputs(usage, stdout);
 		return 0;

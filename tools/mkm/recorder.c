@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,6 +176,68 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 		die("%s: %s", MKM_DEVICE, monitor_strerror(ret));
 }
 
+/*
+ * The short calibration stored with every recording: enough trials for a
+ * figure with its confidence interval in a fraction of a second (mkm
+ * calibrate takes longer for a tighter one).
+ */
+#define QUICK_ROUNDS 300
+#define QUICK_TRIALS 4
+
+static void calibrate(struct recorder *rec)
+{
+	struct mon_calibrate_config quick = { .rounds = QUICK_ROUNDS,
+					      .trials = QUICK_TRIALS };
+	struct trace_info here = { 0 };
+	char model[128];
+	struct utsname u;
+	const char *why;
+	int ret;
+
+	if (rec->no_calibrate)
+		return;
+	if (!rec->cal_file) {
+		ret = mon_calibrate(&rec->cal, &quick);
+		if (ret)
+			warnx_("calibration: %s: recording without one (compensating will need --calibration FILE)",
+			       monitor_strerror(ret));
+		return;
+	}
+	ret = mon_calibration_load(&rec->cal, rec->cal_file);
+	if (ret == -ENOENT)
+		die("%s: no calibration in this file (mkm calibrate -o FILE writes one)",
+		    rec->cal_file);
+	if (ret)
+		die("%s: %s", rec->cal_file, monitor_strerror(ret));
+	if (!uname(&u))
+		snprintf(here.kernel, sizeof(here.kernel), "%s", u.release);
+	mon_cpu_model(model, sizeof(model));
+	why = mon_calibration_check(&rec->cal, &here, model);
+	if (why)
+		warnx_("%s: calibration %s than this machine's: its costs may not apply",
+		       rec->cal_file, why);
+}
+
+/* A stage that puts the calibration right after INFO, so the file carries
+ * it before any event. */
+static int calibration_process(void *priv, const struct mon_msg *msg,
+			       struct mon_emit *out)
+{
+	const struct mon_calibration *cal = priv;
+	struct mon_msg m = { .type = MON_MSG_CALIBRATION,
+			     .calibration_hdr = &cal->hdr,
+			     .calibration = cal->cpu,
+			     .nr_calibration = cal->hdr.nr_cpus };
+	int ret = mon_emit(out, msg);
+
+	return ret || msg->type != MON_MSG_INFO ? ret : mon_emit(out, &m);
+}
+
+static const struct mon_stage_ops calibration_ops = {
+	.name = "calibration",
+	.process = calibration_process,
+};
+
 /* The pipeline: the monitor's records into the file, as they come, and
  * into the caller's sink. */
 static void open_pipeline(struct recorder *rec, const char *out,
@@ -190,6 +253,15 @@ static void open_pipeline(struct recorder *rec, const char *out,
 	ret = mon_pipeline_create(&rec->p, src);
 	if (ret)
 		die("%s", monitor_strerror(ret));
+	if (rec->cal.hdr.nr_cpus) {
+		struct mon_stage *st;
+
+		ret = mon_stage_new(&st, &calibration_ops, &rec->cal);
+		if (!ret)
+			ret = mon_pipeline_add_stage(rec->p, st);
+		if (ret)
+			die("%s", monitor_strerror(ret));
+	}
 	ret = mon_sink_trace(&sink, out, mon_source_info(src));
 	if (ret)
 		die("%s: %s", out, monitor_strerror(ret));
@@ -235,6 +307,12 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 	case 'p':
 		add_process(rec, arg);
 		return true;
+	case 'N':
+		rec->no_calibrate = true;
+		return true;
+	case 'C':
+		rec->cal_file = arg;
+		return true;
 	}
 	return false;
 }
@@ -263,6 +341,9 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	int go_fd = -1, err_fd = -1, ret;
 	size_t i;
 
+	if (rec->no_calibrate && rec->cal_file)
+		die_usage("--no-calibrate or --calibration, not both");
+	calibrate(rec);
 	/* Signals are taken with sigtimedwait() by recorder_wait() only. */
 	sigemptyset(&rec->sigs);
 	sigaddset(&rec->sigs, SIGINT);
@@ -361,6 +442,7 @@ int recorder_finish(struct recorder *rec)
 			(unsigned long long)meta->lost_by_stats);
 	mon_pipeline_destroy(rec->p);
 	monitor_terminate(rec->mon);
+	mon_calibration_free(&rec->cal);
 	free(rec->tids);
 	return rec->exec_failed ? 127 : 0;
 }

@@ -28,15 +28,22 @@
 		{ "buffer-size", required_argument, NULL, 'b' }, \
 		{ "events", required_argument, NULL, 'e' },      \
 		{ "tid", required_argument, NULL, 't' },         \
+		{ "pid", required_argument, NULL, 'p' },         \
+		{ "no-calibrate", no_argument, NULL, 'N' },      \
 	{                                                        \
-		"pid", required_argument, NULL, 'p'              \
+		"calibration", required_argument, NULL, 'C'      \
 	}
 #define RECORDER_USAGE                                                   \
-	"[-o FILE] [--buffer-size N] [--events LIST] -- CMD [ARGS...]\n" \
+	"[-o FILE] [--buffer-size N] [--events LIST]\n"                  \
+	"       [--no-calibrate | --calibration FILE] -- CMD [ARGS...]\n" \
 	"       ... [-o FILE] ... -t TID[,TID...] | -p PID"
 
 struct recorder {
 	struct monitor_config cfg;
+	bool no_calibrate;
+	const char *cal_file; /* --calibration: reused, not measured */
+	struct mon_calibration cal; /* stored after INFO (hdr.nr_cpus 0:
+				       none) */
 	const char *out;
 	char default_out[256];
 	pid_t *tids; /* the threads given with -t / -p, or the command */
@@ -61,9 +68,10 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg);
  * when there is neither a command nor threads, or both. */
 void recorder_command(struct recorder *rec, int argc, char **argv,
 		      const char *who);
-/* Opens the monitor and the pipeline (with @extra, if not NULL, as a
- * second sink), starts the command, resumes the monitor, and runs the
- * pipeline in its thread. Dies with a clear message on failure. */
+/* Calibrates (a short run, unless --no-calibrate or --calibration), opens
+ * the monitor and the pipeline (with @extra, if not NULL, as a second
+ * sink), starts the command, resumes the monitor, and runs the pipeline in
+ * its thread. Dies with a clear message on failure. */
 void recorder_start(struct recorder *rec, struct mon_sink *extra);
 /* Waits up to @ms for a signal or the command's end; false once the
  * recording should end (the command ended, a second Ctrl-C, the threads

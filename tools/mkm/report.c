@@ -27,7 +27,27 @@ struct report {
 	unsigned int nr_cpus;
 	struct acct_cpu *cpus; /* per-CPU summaries, nr_cpus of them */
 	uint64_t t0, t1;
+	uint64_t raw_t0; /* of the raw timeline, with --compensated */
+	struct mon_calibration cal; /* the trace's, or the one applied */
 };
+
+/* The first and last times of @tl's threads (0, 0: none). */
+static void span(const struct tl *tl, uint64_t *t0, uint64_t *t1)
+{
+	size_t th, n = tl_nr_threads(tl);
+
+	*t0 = n ? UINT64_MAX : 0;
+	*t1 = 0;
+	for (th = 0; th < n; th++) {
+		struct tl_thread t;
+
+		tl_thread(tl, th, &t);
+		if (t.first_ns < *t0)
+			*t0 = t.first_ns;
+		if (t.end_ns > *t1)
+			*t1 = t.end_ns;
+	}
+}
 
 /* Events lost: what the kernel counted, or what the stream shows if the
  * trace has no final counts (a recording cut short). */
@@ -188,6 +208,64 @@ static void json_bursts(const struct acct_burst *b)
 	printf("}");
 }
 
+/* Raw against compensated, per thread: when it finished, how long it
+ * ran and waited on a run queue (seeds/004, Figs. 10 and 11). */
+static void print_compensation(const struct report *r, const struct tl *raw)
+{
+	size_t th;
+
+	printf("\nRaw and compensated, per thread (times from the trace's start)\n");
+	printf("%7s %-16s %12s %12s %12s %12s %12s %12s\n", "TID", "NAME",
+	       "END raw", "END comp", "RUN raw", "RUN comp", "RUNQ raw",
+	       "RUNQ comp");
+	for (th = 0; th < r->nr_threads; th++) {
+		uint64_t comp[TL_NR_STATES], was[TL_NR_STATES], life;
+		struct tl_thread t, u;
+		int64_t i;
+		char b[6][32];
+
+		tl_thread(r->tl, th, &t);
+		i = tl_find(raw, t.tid);
+		if (i < 0 || tl_thread(raw, (size_t)i, &u))
+			continue;
+		thread_totals(r, th, comp, &life);
+		acct_msa(raw, ACCT_THREAD, (size_t)i, TL_NR_STATES, was);
+		printf("%7u %-16.16s %12s %12s %12s %12s %12s %12s\n", t.tid,
+		       t.name[0] ? t.name : "?",
+		       fmt_ns(b[0], sizeof(b[0]), u.end_ns - r->raw_t0),
+		       fmt_ns(b[1], sizeof(b[1]), t.end_ns - r->t0),
+		       fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
+		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]),
+		       fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
+		       fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]));
+	}
+}
+
+static void json_calibration(const struct mon_calibration *cal)
+{
+	uint32_t i, k;
+
+	printf(",\"calibration\":{\"kernel\":");
+	json_string(cal->hdr.kernel);
+	printf(",\"cpu_model\":");
+	json_string(cal->hdr.cpu_model);
+	printf(",\"cpus\":[");
+	for (i = 0; i < cal->hdr.nr_cpus; i++) {
+		printf("%s{\"cpu\":%u", i ? "," : "", cal->cpu[i].cpu);
+		for (k = 0; k < MON_COST_NR; k++) {
+			const struct trace_cost *c = &cal->cpu[i].cost[k];
+
+			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s}",
+			       mon_cost_name(k), (double)c->mean_ps / 1000,
+			       (double)c->stddev_ps / 1000,
+			       (double)c->ci99_ps / 1000, c->samples,
+			       c->flags & MON_COST_MEASURED ? "true" : "false");
+		}
+		printf("}");
+	}
+	printf("]}");
+}
+
 static void print_json(const struct report *r, const char *path,
 		       struct acct_cell *cells)
 {
@@ -262,6 +340,11 @@ static void print_json(const struct report *r, const char *path,
 	printf("],\"bursts\":");
 	acct_bursts(r->tl, ACCT_ALL, 0, b);
 	json_bursts(b);
+	printf(",\"compensated\":%s",
+	       r->meta.info.trace_flags & TRACE_F_COMPENSATED ? "true" :
+								 "false");
+	if (r->cal.hdr.nr_cpus)
+		json_calibration(&r->cal);
 	printf("}\n");
 }
 
@@ -269,60 +352,77 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "compensated", no_argument, NULL, 'c' },
+		{ "calibration", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	static const char usage[] =
+		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE";
 	struct report r = { 0 };
 	struct acct_cell *cells;
-	bool json = false;
-	size_t th;
+	const char *cal_file = NULL, *path;
+	struct tl *raw = NULL;
+	bool json = false, compensated = false;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		if (opt == 'j') {
 			json = true;
+		} else if (opt == 'c') {
+			compensated = true;
+		} else if (opt == 'C') {
+			cal_file = optarg;
 		} else if (opt == 'h') {
-			puts("usage: mkm report [--json] FILE");
+			puts(usage);
 			return 0;
 		} else {
-			die_usage("report: bad option");
+			die_usage("%s", usage);
 		}
 	}
 	if (optind != argc - 1)
 		die_usage("report: give one trace file");
+	if (cal_file && !compensated)
+		die_usage("report: --calibration goes with --compensated");
+	path = argv[optind];
 
-	r.tl = load_trace(argv[optind], &r.meta, NULL, 0);
+	if (compensated) {
+		struct mon_meta raw_meta;
+		uint64_t end;
+
+		calibration_for(path, cal_file, &r.cal);
+		raw = load_trace(path, &raw_meta, NULL, 0);
+		span(raw, &r.raw_t0, &end);
+		r.tl = load_trace_compensated(path, &r.cal, &r.meta, NULL, 0);
+	} else {
+		r.tl = load_trace(path, &r.meta, NULL, 0);
+		if (mon_calibration_load(&r.cal, path))
+			memset(&r.cal, 0, sizeof(r.cal));
+	}
 	tl_stats(r.tl, &r.st);
 	r.nr_threads = tl_nr_threads(r.tl);
 	r.nr_cpus = tl_nr_cpus(r.tl);
 	r.cpus = calloc(r.nr_cpus + 1, sizeof(*r.cpus));
 	if (!r.cpus || acct_cpus(r.tl, r.cpus, r.nr_cpus))
 		die("out of memory");
-	r.t0 = UINT64_MAX;
-	for (th = 0; th < r.nr_threads; th++) {
-		struct tl_thread t;
-
-		tl_thread(r.tl, th, &t);
-		if (t.first_ns < r.t0)
-			r.t0 = t.first_ns;
-		if (t.end_ns > r.t1)
-			r.t1 = t.end_ns;
-	}
-	if (!r.nr_threads)
-		r.t0 = 0;
+	span(r.tl, &r.t0, &r.t1);
 	cells = calloc((size_t)r.nr_cpus * r.nr_threads + 1, sizeof(*cells));
 	if (!cells)
 		die("out of memory");
 	acct_matrix(r.tl, cells, r.nr_cpus, r.nr_threads);
 
 	if (json) {
-		print_json(&r, argv[optind], cells);
+		print_json(&r, path, cells);
 	} else {
 		char d[32];
 		uint64_t lost = report_lost(&r);
 
-		printf("%s: %s, %zu threads, %u CPUs, %llu events, %llu lost%s\n\n",
-		       argv[optind], fmt_ns(d, sizeof(d), r.t1 - r.t0),
+		printf("%s%s: %s, %zu threads, %u CPUs, %llu events, %llu lost%s\n\n",
+		       path,
+		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
+			       " (compensated)" :
+			       "",
+		       fmt_ns(d, sizeof(d), r.t1 - r.t0),
 		       r.nr_threads, r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
@@ -330,9 +430,17 @@ int cmd_report(int argc, char **argv)
 		print_cpus(&r);
 		print_bursts(&r);
 		print_matrix(&r, cells);
+		if (raw)
+			print_compensation(&r, raw);
+		if (r.cal.hdr.nr_cpus) {
+			putchar('\n');
+			print_calibration(&r.cal);
+		}
 	}
 	free(cells);
 	free(r.cpus);
 	tl_destroy(r.tl);
+	tl_destroy(raw);
+	mon_calibration_free(&r.cal);
 	return 0;
 }

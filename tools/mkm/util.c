@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -194,18 +195,29 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 		die("%s: %s", path, why);
 }
 
-struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
-		      size_t len)
+/* file source [-> order -> compensate] -> timeline sink */
+static struct tl *load(const char *path, const struct mon_calibration *cal,
+		       struct mon_meta *meta, char *damage, size_t len)
 {
 	struct mon_pipeline *p = open_trace(path);
 	const struct trace_info *info = mon_source_info(mon_pipeline_source(p));
 	struct tl_config cfg = { .nr_cpus = info->nr_cpus,
 				 .classes = info->classes };
+	struct mon_stage *order, *comp;
 	struct mon_sink *sink;
 	struct tl *tl;
 	int ret;
 
 	ret = tl_create(&tl, &cfg);
+	if (!ret && cal) {
+		ret = mon_stage_order(&order);
+		if (!ret)
+			ret = mon_pipeline_add_stage(p, order);
+		if (!ret)
+			ret = mon_stage_compensate(&comp, cal);
+		if (!ret)
+			ret = mon_pipeline_add_stage(p, comp);
+	}
 	if (!ret)
 		ret = mon_sink_timeline(&sink, tl);
 	if (!ret)
@@ -216,4 +228,100 @@ struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 	*meta = *mon_pipeline_meta(p);
 	mon_pipeline_destroy(p);
 	return tl;
+}
+
+struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
+		      size_t len)
+{
+	return load(path, NULL, meta, damage, len);
+}
+
+struct tl *load_trace_compensated(const char *path,
+				  const struct mon_calibration *cal,
+				  struct mon_meta *meta, char *damage,
+				  size_t len)
+{
+	return load(path, cal, meta, damage, len);
+}
+
+void print_event_line(const struct mkm_event *e, uint64_t t0)
+{
+	char args[96];
+
+	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
+	       ((double)e->time_ns - (double)t0) / 1e6, e->cpu, e->tid,
+	       mon_event_name(e->type), fmt_event_args(args, sizeof(args), e),
+	       e->seq);
+}
+
+void print_calibration(const struct mon_calibration *cal)
+{
+	char when[64];
+	time_t t = (time_t)(cal->hdr.taken_real_ns / 1000000000ull);
+	struct tm tm;
+	uint32_t i, k;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+		 localtime_r(&t, &tm));
+	printf("Calibration: %s, kernel %s, %s; %u trials of %u rounds per figure\n",
+	       when, cal->hdr.kernel, cal->hdr.cpu_model[0] ?
+	       cal->hdr.cpu_model : "CPU model unknown",
+	       cal->hdr.trials, cal->hdr.rounds);
+	printf("%4s %-9s %12s %12s %8s %22s\n", "CPU", "COST", "MEAN ns",
+	       "STDDEV ns", "TRIALS", "99% CONFIDENCE (ns)");
+	for (i = 0; i < cal->hdr.nr_cpus; i++)
+		for (k = 0; k < MON_COST_NR; k++) {
+			const struct trace_cost *c = &cal->cpu[i].cost[k];
+			double m = (double)c->mean_ps / 1000,
+			       ci = (double)c->ci99_ps / 1000;
+
+			if (!(c->flags & MON_COST_MEASURED)) {
+				printf("%4u %-9s %12.1f %12s %8s %22s\n",
+				       cal->cpu[i].cpu, mon_cost_name(k), m,
+				       "", "", "(as a switch record)");
+				continue;
+			}
+			printf("%4u %-9s %12.1f %12.1f %8u %10.1f .. %-9.1f\n",
+			       cal->cpu[i].cpu, mon_cost_name(k), m,
+			       (double)c->stddev_ps / 1000, c->samples,
+			       m - ci, m + ci);
+		}
+	printf("(per record; constant: per context switch of unmonitored threads)\n");
+}
+
+void calibration_for(const char *path, const char *cal_file,
+		     struct mon_calibration *cal)
+{
+	struct mon_pipeline *p = open_trace(path);
+	struct trace_info info = *mon_source_info(mon_pipeline_source(p));
+	struct mon_calibration own;
+	const char *why;
+	int ret;
+
+	mon_pipeline_destroy(p);
+	if (info.trace_flags & TRACE_F_COMPENSATED)
+		die("%s: compensated already: compensate the raw trace", path);
+	ret = mon_calibration_load(&own, path);
+	if (ret && ret != -ENOENT)
+		die("%s: %s", path, monitor_strerror(ret));
+	if (!cal_file) {
+		if (ret)
+			die("%s: the trace carries no calibration (recorded with --no-calibrate?): give one with --calibration FILE (mkm calibrate -o FILE writes one)",
+			    path);
+		*cal = own;
+		return;
+	}
+	ret = mon_calibration_load(cal, cal_file);
+	if (ret == -ENOENT)
+		die("%s: no calibration in this file (mkm calibrate -o FILE writes one)",
+		    cal_file);
+	if (ret)
+		die("%s: %s", cal_file, monitor_strerror(ret));
+	why = mon_calibration_check(cal, &info, own.cpu ? own.hdr.cpu_model :
+							  NULL);
+	if (why)
+		warnx_("%s: calibration %s than %s (kernel %s, %s): its costs may not apply",
+		       cal_file, why, path, info.kernel,
+		       own.cpu ? own.hdr.cpu_model : "CPU model not recorded");
+	mon_calibration_free(&own);
 }

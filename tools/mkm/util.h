@@ -31,6 +31,21 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 /* An event's arguments as mkm dump prints them ("S preempted next=12"). */
 const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e);
 
+/* One event as mkm dump prints it: time since @t0, CPU, tid, type, args. */
+void print_event_line(const struct mkm_event *e, uint64_t t0);
+
+/* The calibration table, as mkm calibrate and mkm report print it. */
+void print_calibration(const struct mon_calibration *cal);
+
+/*
+ * The calibration to compensate trace @path with: the one in @cal_file
+ * (NULL: the trace's own). Dies with a clear message when there is none,
+ * or when the trace is compensated already; warns when it was taken on
+ * another kernel release or CPU model than the trace.
+ */
+void calibration_for(const char *path, const char *cal_file,
+		     struct mon_calibration *cal);
+
 /* A pipeline reading the trace file @path; dies with a clear message. */
 struct mon_pipeline *open_trace(const char *path);
 
@@ -48,5 +63,11 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
  * clear message. */
 struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 		      size_t len);
+
+/* The same through the compensation stage, with @cal. */
+struct tl *load_trace_compensated(const char *path,
+				  const struct mon_calibration *cal,
+				  struct mon_meta *meta, char *damage,
+				  size_t len);
 
 #endif /* MKM_UTIL_H */

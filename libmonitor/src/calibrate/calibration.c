@@ -75,12 +75,18 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 
 	e->cpu = cpu;
 	for (i = 0; i < ARRAY_SIZE(measured); i++) {
+		unsigned long rounds = cfg->rounds ? cfg->rounds : 2000;
 		struct mon_trials t;
 
+		/* The constant cost is small against a short trial's noise
+		 * and what a monitor's start leaves behind (it shrinks with
+		 * longer trials): ten times longer ones. */
+		if (measured[i] == MON_COST_CONSTANT)
+			rounds *= 10;
 		if (cfg->progress)
 			cfg->progress(cfg->arg, cpu, measured[i]);
-		ret = mon_calibrate_kind(measured[i], cpu, cfg->rounds,
-					 cfg->trials, &t);
+		ret = mon_calibrate_kind(measured[i], cpu, rounds, cfg->trials,
+					 &t);
 		if (ret == -EACCES || ret == -EOPNOTSUPP)
 			continue; /* a class refused here: left estimated */
 		if (ret)
