@@ -50,6 +50,7 @@ include viewer/build.mk
 include tools/build.mk
 include examples/build.mk
 include bench/build.mk
+include bench/compensation/build.mk
 include tests/abi/build.mk
 include tests/cli/build.mk
 include tests/stress/build.mk
