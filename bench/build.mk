@@ -27,13 +27,13 @@ BENCH_READ_RUNS ?= 3
 .PHONY: bench-vm bench-native bench-read bench-smoke
 all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_NATIVE)
 
-# The guest programs reuse the examples' ping-pong, keeper and libmonitor.
-$(BENCH_SWITCH): bench/vm_switch.c $(EXAMPLE_COMMON) \
-		$(wildcard examples/common/*.h) $(LIBMON_A)
+# The switch benchmark reuses the calibration's ping-pong and keeper
+# (libmonitor's internals: linked statically).
+$(BENCH_SWITCH): bench/vm_switch.c $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(EXAMPLE_CFLAGS) $(CFLAGS) -o $@ $< $(EXAMPLE_COMMON) \
-		$(LIBMON_A) -lm
+	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -pthread $(CFLAGS) \
+		-o $@ $< $(LIBMON_A) -lm
 
 $(BENCH_READ): bench/vm_read.c $(LIBMON_A)
 	$(quiet) CC $@

@@ -49,8 +49,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "keeper.h"
-#include "pingpong.h"
+#include "calibrate/workload.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 
@@ -187,8 +186,7 @@ static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 	case C_SUSPENDED:
 		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, false);
 	case C_CONST:
-		s->keeper = keeper_start();
-		return s->keeper ? 0 : -1;
+		return keeper_start(&s->keeper);
 	case C_MON:
 		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, true);
 	case C_MON_WAKE:

@@ -3,9 +3,7 @@
 # linked statically with libmonitor so they run in the test VM as they are.
 
 EXAMPLES := $(addprefix $(BUILD)/examples/,matmul sensor_cost const_overhead ftq)
-EXAMPLE_COMMON := examples/common/stats.c examples/common/pingpong.c \
-	examples/common/keeper.c
-EXAMPLE_CFLAGS := -Ilibmonitor/include -Iexamples/common -pthread
+EXAMPLE_CFLAGS := -Ilibmonitor/include -pthread
 all: $(EXAMPLES)
 
 $(BUILD)/examples/matmul: examples/matmul/matmul.c
@@ -13,14 +11,12 @@ $(BUILD)/examples/matmul: examples/matmul/matmul.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
-# One rule per example: each is its folder's one .c file plus the common code.
+# One rule per example: each is its folder's one .c file and libmonitor.
 define example_rule
-$$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(EXAMPLE_COMMON) \
-		$$(wildcard examples/common/*.h) $$(LIBMON_A)
+$$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(LIBMON_A)
 	$$(quiet) CC $$@
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(EXAMPLE_CFLAGS) $$(CFLAGS) -o $$@ $$< $$(EXAMPLE_COMMON) \
-		$$(LIBMON_A) -lm
+	$$(Q)$$(CC) $$(EXAMPLE_CFLAGS) $$(CFLAGS) -o $$@ $$< $$(LIBMON_A) -lm
 endef
 $(foreach e,sensor_cost const_overhead ftq,$(eval $(call example_rule,$(e))))
 

@@ -7,65 +7,58 @@
  * pays for looking its threads up and finding nothing) and no monitor at
  * all (no probe registered: the sensors are out of the code, as in the
  * paper's kernel built without them). The constant overhead per context
- * switch is (T_in - T_out) / N_out for each pair of trials.
+ * switch is (T_in - T_out) / N_out for each pair of trials. libmonitor's
+ * calibration (mon_calibrate_kind()) runs the trials; this prints them as
+ * the paper's Table 3.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "keeper.h"
-#include "pingpong.h"
-#include "stats.h"
+#include "libmonitor.h"
+
+static void row(const char *name, const double *x, size_t n, double scale,
+		const char *unit)
+{
+	struct mon_sample_stats s;
+
+	mon_sample_stats(x, n, &s);
+	printf("%-22s %12.3f %-4s %12.3f %-4s %12.3f +- %.3f\n", name,
+	       s.mean * scale, unit, s.stddev * scale, unit, s.mean * scale,
+	       s.ci99 * scale);
+}
 
 int main(int argc, char **argv)
 {
-	unsigned long rounds = 20000, trials = 20, i;
-	double *t_in, *t_out, *n_out, *over;
-	struct sample_stats s;
-	struct pingpong pp;
-	int ret;
+	unsigned long rounds = 20000, trials = 20;
+	struct mon_trials t;
+	int opt, ret;
 
-	pingpong_options(argc, argv, "const_overhead", &rounds, &trials);
-	t_in = calloc(trials, sizeof(double));
-	t_out = calloc(trials, sizeof(double));
-	n_out = calloc(trials, sizeof(double));
-	over = calloc(trials, sizeof(double));
-	if (!t_in || !t_out || !n_out || !over)
-		return 1;
-	ret = pingpong_start(&pp, 0);
+	while ((opt = getopt(argc, argv, "r:n:")) != -1) {
+		if (opt == 'r' && atol(optarg) > 0) {
+			rounds = atol(optarg);
+		} else if (opt == 'n' && atol(optarg) > 1) {
+			trials = atol(optarg);
+		} else {
+			fprintf(stderr,
+				"usage: const_overhead [-r ROUNDS] [-n TRIALS]\n");
+			return 2;
+		}
+	}
+	ret = mon_calibrate_kind(MON_COST_CONSTANT, 0, rounds, trials, &t);
 	if (ret) {
 		fprintf(stderr, "const_overhead: %s\n", monitor_strerror(ret));
 		return 1;
 	}
-	for (i = 0; i < trials; i++) {
-		struct keeper *keeper = keeper_start();
-		uint64_t sw;
-
-		if (!keeper)
-			return 1;
-		t_in[i] = pingpong_run(&pp, rounds) / 1e9;
-		keeper_stop(keeper);
-
-		sw = pingpong_switches(&pp);
-		t_out[i] = pingpong_run(&pp, rounds) / 1e9;
-		n_out[i] = pingpong_switches(&pp) - sw;
-		over[i] = (t_in[i] - t_out[i]) / n_out[i];
-	}
-	pingpong_stop(&pp);
-
 	printf("Constant overhead (MKM Fig. 13 / Table 3): %lu trials of %lu round trips each way\n\n",
 	       trials, rounds);
 	printf("%-22s %17s %17s %s\n", "Statistic", "mean", "std dev",
 	       "99% confidence interval");
-	stats_compute(t_in, trials, &s);
-	stats_print_row("T_sensors-in", &s, 1, "s");
-	stats_compute(t_out, trials, &s);
-	stats_print_row("T_sensors-out", &s, 1, "s");
-	stats_compute(n_out, trials, &s);
-	stats_print_row("N_est", &s, 1, "");
-	stats_compute(over, trials, &s);
-	stats_print_row("T_const-overhead", &s, 1e9, "ns");
+	row("T_sensors-in", t.t_on, t.n, 1, "s");
+	row("T_sensors-out", t.t_off, t.n, 1, "s");
+	row("N_est", t.n_off, t.n, 1, "");
+	row("T_const-overhead", t.cost_ns, t.n, 1, "ns");
 	printf("\nper context switch of an unmonitored thread\n");
+	mon_trials_free(&t);
 	return 0;
 }

@@ -727,7 +727,11 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
  * ====================================================================== */
 
 #define TRACE_MAJOR 1
-#define TRACE_MINOR 0
+#define TRACE_MINOR 1
+
+/* trace_info.trace_flags */
+#define TRACE_F_COMPENSATED (1u << 0) /* times compensated for the monitor's
+					 own cost (mon_stage_compensate()) */
 
 /* What a trace says about its recording (the INFO chunk). */
 struct trace_info {
@@ -737,6 +741,7 @@ struct trace_info {
 	uint32_t nr_cpus; /* possible CPU ids */
 	uint32_t classes; /* MKM_CLASS_* recorded */
 	uint32_t flags; /* MKM_CONFIG_* */
+	uint32_t trace_flags; /* TRACE_F_*: what was done to the records */
 	uint64_t ring_bytes; /* per CPU */
 	uint64_t start_mono_ns; /* CLOCK_MONOTONIC at start */
 	uint64_t start_real_ns; /* CLOCK_REALTIME at the same instant */
@@ -752,12 +757,53 @@ struct trace_thread {
 	char name[16]; /* not necessarily NUL-terminated */
 };
 
-/* Sensor cost measured on the machine (CALIBRATION chunk); placeholder. */
+/*
+ * What the monitor costs, measured on the machine in use (mon_calibrate(),
+ * the CALIBRATION chunk, docs/compensation.md). Each figure is MKM's
+ * (Tables 2 and 3): alternating trials with the sensors on and off, the
+ * difference divided by the events counted, as mean, standard deviation
+ * and 99% confidence interval over the trials.
+ */
+enum mon_cost_kind {
+	MON_COST_SWITCH, /* one SWITCH_OUT or SWITCH_IN record */
+	MON_COST_WAKEUP, /* one WAKING, WAKEUP or WAKEUP_NEW record */
+	MON_COST_MIGRATE, /* one MIGRATE record */
+	MON_COST_IRQ, /* one irq or softirq entry or exit record */
+	MON_COST_SYSCALL, /* one syscall entry or exit record */
+	MON_COST_MARK, /* one MARK record */
+	MON_COST_OTHER, /* lifecycle, attach, detach and name records */
+	MON_COST_CONSTANT, /* a context switch of unmonitored threads while a
+			      monitor is active: the probe's check alone */
+	MON_COST_NR,
+};
+
+/* trace_cost.flags */
+#define MON_COST_MEASURED (1u << 0) /* else estimated: the SWITCH figure,
+				       the kind having no clean workload */
+
+struct trace_cost {
+	int64_t mean_ps; /* per event (noise can make it negative) */
+	uint64_t stddev_ps;
+	uint64_t ci99_ps; /* half-width of the mean's 99% interval */
+	uint32_t samples; /* trials */
+	uint32_t flags; /* MON_COST_* */
+};
+
+/* The figures of one CPU. */
 struct trace_calibration {
 	uint32_t cpu;
 	uint32_t reserved;
-	uint64_t sensor_ns; /* cost of a monitored switch's sensor */
-	uint64_t constant_ns; /* cost of an unmonitored switch's check */
+	struct trace_cost cost[MON_COST_NR]; /* by enum mon_cost_kind */
+};
+
+/* Where and how a calibration was taken; nr_cpus entries follow it. */
+struct trace_calibration_hdr {
+	uint32_t version; /* 1 */
+	uint32_t nr_cpus; /* struct trace_calibration entries */
+	uint64_t taken_real_ns; /* CLOCK_REALTIME when taken */
+	uint32_t rounds, trials; /* per trial, and trials per figure */
+	char kernel[72]; /* uname -r, NUL-terminated */
+	char cpu_model[128]; /* /proc/cpuinfo's model name, NUL-terminated */
 };
 
 enum trace_chunk_type {
@@ -783,7 +829,8 @@ struct trace_chunk {
 	size_t nr_threads;
 	const struct mkm_cpu_stats *stats; /* STATS, indexed by CPU */
 	size_t nr_stats;
-	const struct trace_calibration *calibration; /* CALIBRATION */
+	const struct trace_calibration_hdr *calibration_hdr; /* CALIBRATION */
+	const struct trace_calibration *calibration; /* its entries */
 	size_t nr_calibration;
 };
 
@@ -844,11 +891,15 @@ MON_API int trace_writer_stats(struct trace_writer *w,
 
 /*
  * trace_writer_calibration - write a CALIBRATION chunk
+ * @w: the writer
+ * @hdr: where it was taken; its nr_cpus is set from @n
+ * @c: @n entries, one per CPU
  *
  * Return: 0, or -EINVAL (more than 65536 entries), as
  * trace_writer_events().
  */
 MON_API int trace_writer_calibration(struct trace_writer *w,
+				     const struct trace_calibration_hdr *hdr,
 				     const struct trace_calibration *c,
 				     size_t n);
 
@@ -926,5 +977,7 @@ MON_API void trace_reader_close(struct trace_reader *r);
 
 /* The event pipeline: sources, stages, sinks (mon_*). */
 #include <mon_pipeline.h>
+/* What the monitor costs here: calibration (mon_calibrate*). */
+#include <mon_calibrate.h>
 
 #endif /* LIBMONITOR_H */

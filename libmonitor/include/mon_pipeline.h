@@ -66,6 +66,7 @@ struct mon_msg {
 	size_t nr_threads;
 	const struct mkm_cpu_stats *stats;
 	size_t nr_stats;
+	const struct trace_calibration_hdr *calibration_hdr;
 	const struct trace_calibration *calibration;
 	size_t nr_calibration;
 };
@@ -316,6 +317,31 @@ MON_API int mon_sink_timeline(struct mon_sink **skp, struct tl *tl);
  */
 MON_API int mon_sink_trace(struct mon_sink **skp, const char *path,
 			   const struct trace_info *info);
+
+struct mon_calibration;
+
+/*
+ * mon_stage_compensate - move each record earlier by the monitor's own
+ * cost that delayed it (docs/compensation.md): the sensor cost of every
+ * earlier record on its CPU while the CPU stayed busy, carried from
+ * thread to thread along the wakeups and CPU handovers that the records
+ * prove, and the constant cost of each switch. Never reorders a CPU's or
+ * a thread's records, never moves a record before its cause or below a
+ * horizon already passed on (HORIZONs move back by the largest delay).
+ * Its input must be in time order (after mon_stage_order()). INFO leaves
+ * marked TRACE_F_COMPENSATED.
+ * @stp: out
+ * @cal: the costs (copied; the output's CALIBRATION is this one), or NULL
+ *       for the stream's own CALIBRATION message, which must then come
+ *       before the first EVENTS
+ *
+ * Errors of process(): -EALREADY (the stream is compensated already),
+ * -ENOENT (EVENTS before any calibration), -ENOMEM.
+ *
+ * Return: 0, -EINVAL (@cal with no CPU) or -ENOMEM.
+ */
+MON_API int mon_stage_compensate(struct mon_stage **stp,
+				 const struct mon_calibration *cal);
 
 /* mon_stage_destroy, mon_sink_destroy - free one not added to a pipeline. */
 MON_API void mon_stage_destroy(struct mon_stage *st);

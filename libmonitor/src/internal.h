@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "libmonitor.h"
 
@@ -22,5 +23,13 @@ MON_HIDDEN extern const struct tl_state_desc mon_states[TL_NR_STATES];
 
 /* crc32c (Castagnoli), for trace chunks (trace/crc32c.c). */
 MON_HIDDEN uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len);
+
+static inline uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #endif /* MON_INTERNAL_H */

@@ -5,7 +5,8 @@
 # (check-fuzz) from CHECK_EXTRA. test_ring.c is built by kernel/build.mk.
 
 TU_DIR := $(BUILD)/tests/unit
-LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline
+LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
+	test_compensate
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
 	struct trace_thread th = { 100, 100, "seed" };
 	struct mkm_cpu_stats st[2] = { { 0 } };
 	struct trace_calibration cal = { 0 };
+	struct trace_calibration_hdr calh = { .kernel = "seed" };
 	struct trace_writer *w;
 	int err;
 
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = trace_writer_stats(w, st, 2);
 	if (!err)
-		err = trace_writer_calibration(w, &cal, 1);
+		err = trace_writer_calibration(w, &calh, &cal, 1);
 	if (!err)
 		err = trace_writer_close(w);
 	if (err) {

@@ -81,7 +81,9 @@ static void write_full(struct file *f)
 	struct trace_thread th[2] = { { 100, 1, "main" },
 				      { 101, 2, "0123456789abcdef" } };
 	struct mkm_cpu_stats st[4] = { { 10, 1, 9, 0 } };
-	struct trace_calibration cal = { .cpu = 1, .sensor_ns = 300 };
+	struct trace_calibration cal = { .cpu = 1 };
+	struct trace_calibration_hdr calh = { .rounds = 10,
+					      .kernel = "6.1.0-test" };
 	struct trace_writer *w;
 
 	tmp_path(f);
@@ -92,7 +94,8 @@ static void write_full(struct file *f)
 	assert_int_equal(trace_writer_horizon(w, 500), 0);
 	assert_int_equal(trace_writer_threads(w, th, 2), 0);
 	assert_int_equal(trace_writer_stats(w, st, 4), 0);
-	assert_int_equal(trace_writer_calibration(w, &cal, 1), 0);
+	cal.cost[MON_COST_SWITCH].mean_ps = 300000;
+	assert_int_equal(trace_writer_calibration(w, &calh, &cal, 1), 0);
 	assert_int_equal(trace_writer_close(w), 0);
 	slurp(f);
 }
@@ -163,7 +166,15 @@ static void test_trace_writer_roundtrip(void **state)
 		}
 		if (c.type == TRACE_CHUNK_CALIBRATION) {
 			assert_int_equal(c.nr_calibration, 1);
-			assert_int_equal(c.calibration[0].sensor_ns, 300);
+			assert_int_equal(c.calibration_hdr->version, 1);
+			assert_int_equal(c.calibration_hdr->nr_cpus, 1);
+			assert_int_equal(c.calibration_hdr->rounds, 10);
+			assert_string_equal(c.calibration_hdr->kernel,
+					    "6.1.0-test");
+			assert_int_equal(c.calibration[0].cpu, 1);
+			assert_int_equal(
+				c.calibration[0].cost[MON_COST_SWITCH].mean_ps,
+				300000);
 			break;
 		}
 	}

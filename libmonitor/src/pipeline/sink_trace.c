@@ -27,7 +27,8 @@ static int trace_consume(void *priv, const struct mon_msg *msg)
 	case MON_MSG_STATS:
 		return trace_writer_stats(w, msg->stats, msg->nr_stats);
 	case MON_MSG_CALIBRATION:
-		return trace_writer_calibration(w, msg->calibration,
+		return trace_writer_calibration(w, msg->calibration_hdr,
+						msg->calibration,
 						msg->nr_calibration);
 	}
 	return 0; /* INFO: written when the file was created */

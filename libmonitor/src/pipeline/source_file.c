@@ -37,6 +37,9 @@ static int file_next(void *priv, struct mon_msg *msg)
 			msg->nr_stats = c.nr_stats;
 			return 1;
 		case TRACE_CHUNK_CALIBRATION:
+			if (!c.calibration_hdr)
+				continue; /* a newer layout */
+			msg->calibration_hdr = c.calibration_hdr;
 			msg->calibration = c.calibration;
 			msg->nr_calibration = c.nr_calibration;
 			return 1;

@@ -74,14 +74,6 @@ struct live {
 	int end_err;
 };
 
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static struct item *item_new(uint32_t type, size_t records)
 {
 	struct item *it = calloc(1, sizeof(*it) + records * sizeof(it->ev[0]));

@@ -45,11 +45,14 @@ enum {
 	TAG_HOSTNAME = 9, /* bytes */
 	TAG_KERNEL = 10, /* bytes */
 	TAG_MACHINE = 11, /* bytes */
+	TAG_TRACE_FLAGS = 12, /* u32 */
 };
 
 _Static_assert(sizeof(struct mkm_event) == 32, "record size");
 _Static_assert(sizeof(struct trace_thread) == 24, "thread entry size");
-_Static_assert(sizeof(struct trace_calibration) == 24, "calibration size");
+_Static_assert(sizeof(struct trace_calibration) == 264, "calibration size");
+_Static_assert(sizeof(struct trace_calibration_hdr) == 224,
+	       "calibration header size");
 _Static_assert(sizeof(struct mkm_cpu_stats) == 32, "stats entry size");
 
 static inline void put32(uint8_t *p, uint32_t v)

@@ -116,12 +116,14 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 		case TAG_NR_CPUS:
 		case TAG_CLASSES:
 		case TAG_FLAGS:
+		case TAG_TRACE_FLAGS:
 			if (n != 4)
 				goto bad_size;
 			*(tag == TAG_CLOCK   ? &in->clock :
 			  tag == TAG_NR_CPUS ? &in->nr_cpus :
 			  tag == TAG_CLASSES ? &in->classes :
-					       &in->flags) = get32(v);
+			  tag == TAG_FLAGS   ? &in->flags :
+					       &in->trace_flags) = get32(v);
 			break;
 		case TAG_ABI:
 			if (n != 12)
@@ -232,10 +234,21 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 		c->nr_stats = nr;
 		return 0;
 	case TRACE_CHUNK_CALIBRATION:
-		if (len % sizeof(struct trace_calibration))
+		if (len < sizeof(struct trace_calibration_hdr))
 			goto bad_len;
-		c->calibration = (const struct trace_calibration *)p;
-		c->nr_calibration = len / sizeof(struct trace_calibration);
+		c->calibration_hdr = (const struct trace_calibration_hdr *)p;
+		if (c->calibration_hdr->version != 1) {
+			c->calibration_hdr = NULL; /* a newer layout: skipped */
+			return 0;
+		}
+		nr = c->calibration_hdr->nr_cpus;
+		len -= sizeof(struct trace_calibration_hdr);
+		if (len % sizeof(struct trace_calibration) ||
+		    len / sizeof(struct trace_calibration) != nr)
+			goto bad_len;
+		c->calibration = (const struct trace_calibration *)(
+			p + sizeof(struct trace_calibration_hdr));
+		c->nr_calibration = nr;
 		return 0;
 	case TRACE_CHUNK_END:
 		if (len != 16)

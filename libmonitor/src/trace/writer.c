@@ -131,6 +131,8 @@ int trace_writer_open(struct trace_writer **wp, const char *path,
 	n += tlv(payload + n, TAG_NR_CPUS, &info->nr_cpus, 4);
 	n += tlv(payload + n, TAG_CLASSES, &info->classes, 4);
 	n += tlv(payload + n, TAG_FLAGS, &info->flags, 4);
+	if (info->trace_flags)
+		n += tlv(payload + n, TAG_TRACE_FLAGS, &info->trace_flags, 4);
 	n += tlv(payload + n, TAG_RING_BYTES, &info->ring_bytes, 8);
 	n += tlv(payload + n, TAG_START_MONO, &info->start_mono_ns, 8);
 	n += tlv(payload + n, TAG_START_REAL, &info->start_real_ns, 8);
@@ -253,10 +255,18 @@ int trace_writer_stats(struct trace_writer *w, const struct mkm_cpu_stats *s,
 }
 
 int trace_writer_calibration(struct trace_writer *w,
+			     const struct trace_calibration_hdr *hdr,
 			     const struct trace_calibration *c, size_t n)
 {
-	return write_array(w, TRACE_CHUNK_CALIBRATION, NULL, 0, c, sizeof(*c),
-			   n, 65536);
+	struct trace_calibration_hdr h;
+
+	if (!hdr)
+		return -EINVAL;
+	h = *hdr;
+	h.version = 1;
+	h.nr_cpus = (uint32_t)n;
+	return write_array(w, TRACE_CHUNK_CALIBRATION, &h, sizeof(h), c,
+			   sizeof(*c), n, 65536);
 }
 
 int trace_writer_flush(struct trace_writer *w, int sync)

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mon_calibrate.h - what the monitor costs on the machine in use, measured
+ * as MKM measured it (seeds/004, Figs. 12 and 13, Tables 2 and 3), for the
+ * compensation stage (mon_stage_compensate()) and `mkm calibrate`.
+ *
+ * Each figure comes from trials that alternate the sensors on and off over
+ * the same work pinned to one CPU; the cost of one event is the time the
+ * "on" trial took beyond the "off" one, divided by the events counted:
+ *
+ *   switch    two threads ping-pong a byte over pipes, monitored: resumed
+ *             (records written) against suspended (the probes check and
+ *             return; another monitor keeps them registered)
+ *   wakeup    the same, recording MKM_CLASS_WAKEUP against not
+ *   syscall   getppid() in a loop, recording MKM_CLASS_SYSCALL against not
+ *   mark      monitor_mark() resumed against suspended (refused at once)
+ *   constant  the ping-pong unmonitored, another thread's monitor resumed
+ *             (every switch pays the probe's check) against no monitor at
+ *             all (no probe registered): per context switch
+ *
+ * Migrations, interrupts and the lifecycle records have no workload that
+ * makes them without switches: their figure is the switch record's, marked
+ * estimated (no MON_COST_MEASURED flag). docs/compensation.md says more.
+ *
+ * The calibrating thread's CPU affinity is changed while it runs and put
+ * back before it returns. Every function returns 0 or a negative errno.
+ */
+#ifndef MON_CALIBRATE_H
+#define MON_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "libmonitor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sample statistics as MKM's Tables 2 and 3 give them. */
+struct mon_sample_stats {
+	size_t n;
+	double mean, stddev, min, max;
+	double ci99; /* half-width of the mean's 99% confidence interval
+			(normal approximation, z = 2.576, as the paper's) */
+};
+
+/* mon_sample_stats - the statistics of @x[0 .. @n-1] (all 0 when @n is 0) */
+MON_API void mon_sample_stats(const double *x, size_t n,
+			      struct mon_sample_stats *out);
+
+/* The trials of one figure, for those who print them (the examples). */
+struct mon_trials {
+	size_t n; /* trials: entries of each array */
+	double *t_on, *t_off; /* seconds each trial took */
+	double *n_on, *n_off; /* operations the kernel counted in each:
+				 context switches of the two threads
+				 (/proc/<tid>/status), or loop iterations */
+	double *events; /* records of the kind written in the "on" trial;
+			   for MON_COST_CONSTANT the switches of "off" */
+	double *cost_ns; /* (t_on - t_off) / events, per trial */
+};
+
+/*
+ * mon_calibrate_kind - measure one figure on one CPU
+ * @kind: MON_COST_SWITCH, _WAKEUP, _SYSCALL, _MARK or _CONSTANT
+ * @cpu: the CPU the work is pinned to
+ * @rounds: round trips or loop iterations per trial (0: 2000)
+ * @trials: pairs of trials (0: 10; at least 2)
+ * @out: the trials (free with mon_trials_free())
+ *
+ * Return: 0, or -EINVAL (another kind, @trials 1), -ENOMEM, an errno of
+ * monitor_create() (-ENOENT: no /dev/mkm), thread_monitor(), monitor_
+ * configure() (-EACCES: a class refused), sched_setaffinity() (-EINVAL:
+ * @cpu offline or not allowed), pipe() or pthread_create(); -EOVERFLOW if
+ * the monitor lost records (the figure would be wrong).
+ */
+MON_API int mon_calibrate_kind(enum mon_cost_kind kind, unsigned int cpu,
+			       unsigned long rounds, unsigned long trials,
+			       struct mon_trials *out);
+
+/* mon_trials_free - free the arrays of @t (not @t); NULL is a no-op */
+MON_API void mon_trials_free(struct mon_trials *t);
+
+/* A calibration: where it was taken and one entry per CPU measured. */
+struct mon_calibration {
+	struct trace_calibration_hdr hdr; /* hdr.nr_cpus entries at cpu */
+	struct trace_calibration *cpu;
+};
+
+struct mon_calibrate_config {
+	unsigned long rounds, trials; /* per figure; 0: 2000 and 10 */
+	const unsigned int *cpus; /* the CPUs to measure; NULL: every CPU
+				     the caller may run on */
+	size_t nr_cpus;
+	/* Called before each figure (may be NULL), e.g. for a progress line. */
+	void (*progress)(void *arg, unsigned int cpu, enum mon_cost_kind kind);
+	void *arg;
+};
+
+/*
+ * mon_calibrate - measure every figure on every CPU of @cfg
+ * @out: the calibration (free with mon_calibration_free())
+ * @cfg: NULL for the defaults
+ *
+ * A kind that cannot be measured (e.g. -EACCES) is left estimated, as
+ * those without a workload are; other errors end the calibration.
+ *
+ * Return: 0, or as mon_calibrate_kind().
+ */
+MON_API int mon_calibrate(struct mon_calibration *out,
+			  const struct mon_calibrate_config *cfg);
+
+/*
+ * mon_calibration_set - fill @out from a CALIBRATION chunk or message
+ * (@hdr and @n entries at @cpu, copied)
+ *
+ * Return: 0, or -EINVAL (@n is 0 or differs from hdr->nr_cpus), -ENOMEM.
+ */
+MON_API int mon_calibration_set(struct mon_calibration *out,
+				const struct trace_calibration_hdr *hdr,
+				const struct trace_calibration *cpu, size_t n);
+
+/*
+ * mon_calibration_load - the calibration a trace file carries (one that
+ * `mkm record` or `mkm calibrate -o` wrote)
+ *
+ * Return: 0, or -ENOENT (the file has no CALIBRATION chunk), or as
+ * trace_reader_open() and trace_reader_next() (damage before the chunk).
+ */
+MON_API int mon_calibration_load(struct mon_calibration *out,
+				 const char *path);
+
+/* mon_calibration_free - free what @c holds (not @c); NULL is a no-op */
+MON_API void mon_calibration_free(struct mon_calibration *c);
+
+/*
+ * mon_calibration_cost - ns one event of @kind costs on @cpu: the mean,
+ * or 0 when the mean is negative (noise). A CPU the calibration lacks
+ * takes the mean over the CPUs it has.
+ */
+MON_API double mon_calibration_cost(const struct mon_calibration *c,
+				    unsigned int cpu, enum mon_cost_kind kind);
+
+/*
+ * mon_calibration_check - compare the machine a calibration was taken on
+ * with the one a trace was recorded on
+ *
+ * Return: NULL when the kernel release and CPU model agree (a @cpu_model
+ * NULL or "" is not compared), else a static string saying which differs
+ * (for a warning).
+ */
+MON_API const char *mon_calibration_check(const struct mon_calibration *c,
+					  const struct trace_info *info,
+					  const char *cpu_model);
+
+/* mon_cost_name - "switch", "wakeup", ... ("?" when out of range) */
+MON_API const char *mon_cost_name(unsigned int kind);
+
+/* mon_cpu_model - this machine's CPU model (/proc/cpuinfo), or "" */
+MON_API void mon_cpu_model(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MON_CALIBRATE_H */

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * calibrate/calibration.c - a whole calibration: every figure on every
+ * CPU (mon_calibrate()), and calibrations as traces carry them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "internal.h"
+#include "mon_calibrate.h"
+
+static const char *const cost_names[MON_COST_NR] = {
+	[MON_COST_SWITCH] = "switch",	[MON_COST_WAKEUP] = "wakeup",
+	[MON_COST_MIGRATE] = "migrate", [MON_COST_IRQ] = "irq",
+	[MON_COST_SYSCALL] = "syscall", [MON_COST_MARK] = "mark",
+	[MON_COST_OTHER] = "other",	[MON_COST_CONSTANT] = "constant",
+};
+
+const char *mon_cost_name(unsigned int kind)
+{
+	return kind < MON_COST_NR ? cost_names[kind] : "?";
+}
+
+/* The kinds with a workload of their own (mon_calibrate.h). */
+static const enum mon_cost_kind measured[] = {
+	MON_COST_SWITCH, MON_COST_WAKEUP,  MON_COST_SYSCALL,
+	MON_COST_MARK,	 MON_COST_CONSTANT,
+};
+
+void mon_cpu_model(char *buf, size_t len)
+{
+	char line[256], *v;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (len)
+		buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "model name", 10) || !(v = strchr(line, ':')))
+			continue;
+		v += 1 + (v[1] == ' ');
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static struct trace_cost figure(const struct mon_trials *t)
+{
+	struct mon_sample_stats s;
+
+	mon_sample_stats(t->cost_ns, t->n, &s);
+	return (struct trace_cost){
+		.mean_ps = llround(s.mean * 1000),
+		.stddev_ps = (uint64_t)llround(s.stddev * 1000),
+		.ci99_ps = (uint64_t)llround(s.ci99 * 1000),
+		.samples = (uint32_t)s.n,
+		.flags = MON_COST_MEASURED,
+	};
+}
+
+static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
+			 const struct mon_calibrate_config *cfg)
+{
+	size_t i;
+	int ret;
+
+	e->cpu = cpu;
+	for (i = 0; i < ARRAY_SIZE(measured); i++) {
+		struct mon_trials t;
+
+		if (cfg->progress)
+			cfg->progress(cfg->arg, cpu, measured[i]);
+		ret = mon_calibrate_kind(measured[i], cpu, cfg->rounds,
+					 cfg->trials, &t);
+		if (ret == -EACCES || ret == -EOPNOTSUPP)
+			continue; /* a class refused here: left estimated */
+		if (ret)
+			return ret;
+		e->cost[measured[i]] = figure(&t);
+		mon_trials_free(&t);
+	}
+	/* No workload makes these without switches: as a switch record. */
+	for (i = 0; i < MON_COST_NR; i++)
+		if (!(e->cost[i].flags & MON_COST_MEASURED) &&
+		    i != MON_COST_CONSTANT)
+			e->cost[i] = (struct trace_cost){
+				.mean_ps = e->cost[MON_COST_SWITCH].mean_ps,
+				.stddev_ps = e->cost[MON_COST_SWITCH].stddev_ps,
+				.ci99_ps = e->cost[MON_COST_SWITCH].ci99_ps,
+			};
+	return 0;
+}
+
+int mon_calibrate(struct mon_calibration *out,
+		  const struct mon_calibrate_config *config)
+{
+	struct mon_calibrate_config cfg = config ? *config :
+						   (struct mon_calibrate_config){ 0 };
+	cpu_set_t saved;
+	unsigned int cpu;
+	struct utsname u;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (sched_getaffinity(0, sizeof(saved), &saved))
+		return -errno;
+	out->cpu = calloc(cfg.cpus ? cfg.nr_cpus : (size_t)CPU_COUNT(&saved),
+			  sizeof(*out->cpu));
+	if (!out->cpu)
+		return -ENOMEM;
+	for (cpu = 0; !ret && cpu < CPU_SETSIZE; cpu++) {
+		if (cfg.cpus ? n >= cfg.nr_cpus || cfg.cpus[n] != cpu :
+			       !CPU_ISSET(cpu, &saved))
+			continue;
+		ret = calibrate_cpu(&out->cpu[n++], cpu, &cfg);
+	}
+	if (!ret && cfg.cpus && n < cfg.nr_cpus)
+		ret = -EINVAL; /* not in increasing order, or too large */
+	sched_setaffinity(0, sizeof(saved), &saved);
+	if (ret) {
+		mon_calibration_free(out);
+		return ret;
+	}
+	out->hdr.version = 1;
+	out->hdr.nr_cpus = (uint32_t)n;
+	out->hdr.taken_real_ns = now_ns(CLOCK_REALTIME);
+	out->hdr.rounds = (uint32_t)(cfg.rounds ? cfg.rounds : 2000);
+	out->hdr.trials = (uint32_t)(cfg.trials ? cfg.trials : 10);
+	if (!uname(&u))
+		snprintf(out->hdr.kernel, sizeof(out->hdr.kernel), "%s",
+			 u.release);
+	mon_cpu_model(out->hdr.cpu_model, sizeof(out->hdr.cpu_model));
+	return 0;
+}
+
+int mon_calibration_set(struct mon_calibration *out,
+			const struct trace_calibration_hdr *hdr,
+			const struct trace_calibration *cpu, size_t n)
+{
+	if (!out || !hdr || !cpu || !n || n != hdr->nr_cpus)
+		return -EINVAL;
+	out->cpu = malloc(n * sizeof(*cpu));
+	if (!out->cpu)
+		return -ENOMEM;
+	memcpy(out->cpu, cpu, n * sizeof(*cpu));
+	out->hdr = *hdr;
+	out->hdr.kernel[sizeof(out->hdr.kernel) - 1] = '\0';
+	out->hdr.cpu_model[sizeof(out->hdr.cpu_model) - 1] = '\0';
+	return 0;
+}
+
+int mon_calibration_load(struct mon_calibration *out, const char *path)
+{
+	struct trace_reader *r;
+	struct trace_chunk c;
+	int ret;
+
+	if (!out || !path)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	ret = trace_reader_open(&r, path);
+	if (ret) {
+		trace_reader_close(r);
+		return ret;
+	}
+	while ((ret = trace_reader_next(r, &c)) > 0)
+		if (c.type == TRACE_CHUNK_CALIBRATION && c.calibration_hdr)
+			break;
+	if (ret > 0)
+		ret = mon_calibration_set(out, c.calibration_hdr,
+					  c.calibration, c.nr_calibration);
+	else if (!ret)
+		ret = -ENOENT;
+	trace_reader_close(r);
+	return ret;
+}
+
+void mon_calibration_free(struct mon_calibration *c)
+{
+	if (!c)
+		return;
+	free(c->cpu);
+	c->cpu = NULL;
+	c->hdr.nr_cpus = 0;
+}
+
+static double cost_of(const struct trace_calibration *e,
+		      enum mon_cost_kind kind)
+{
+	return fmax((double)e->cost[kind].mean_ps / 1000, 0);
+}
+
+double mon_calibration_cost(const struct mon_calibration *c, unsigned int cpu,
+			    enum mon_cost_kind kind)
+{
+	double sum = 0;
+	size_t i;
+
+	if (!c || !c->hdr.nr_cpus || (unsigned int)kind >= MON_COST_NR)
+		return 0;
+	for (i = 0; i < c->hdr.nr_cpus; i++) {
+		if (c->cpu[i].cpu == cpu)
+			return cost_of(&c->cpu[i], kind);
+		sum += cost_of(&c->cpu[i], kind);
+	}
+	return sum / c->hdr.nr_cpus;
+}
+
+const char *mon_calibration_check(const struct mon_calibration *c,
+				  const struct trace_info *info,
+				  const char *cpu_model)
+{
+	if (info && info->kernel[0] && strcmp(c->hdr.kernel, info->kernel))
+		return "taken on another kernel release";
+	if (cpu_model && cpu_model[0] && strcmp(c->hdr.cpu_model, cpu_model))
+		return "taken on another CPU model";
+	return NULL;
+}

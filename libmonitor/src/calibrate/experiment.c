@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * calibrate/experiment.c - one figure: trials alternating the sensors on
+ * and off over the same work on one CPU (mon_calibrate.h says which work
+ * each kind times).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "calibrate/workload.h"
+#include "internal.h"
+#include "mon_calibrate.h"
+
+#define DEFAULT_ROUNDS 2000ul
+#define DEFAULT_TRIALS 10ul
+#define READ_BATCH 4096
+
+struct experiment {
+	enum mon_cost_kind kind;
+	unsigned long rounds;
+	struct monitor *mon; /* the one measured (none for CONSTANT) */
+	struct keeper *keeper; /* keeps the probes in while mon is off */
+	struct pingpong pp;
+	bool pp_up;
+	struct mkm_event *buf;
+	uint32_t classes; /* configured (0: not yet) */
+};
+
+/* The classes recorded with the sensors on and off. */
+static uint32_t classes_of(enum mon_cost_kind kind, bool on)
+{
+	if (kind == MON_COST_WAKEUP && on)
+		return MKM_CLASS_SCHED | MKM_CLASS_WAKEUP;
+	if (kind == MON_COST_SYSCALL && on)
+		return MKM_CLASS_SCHED | MKM_CLASS_SYSCALL;
+	return MKM_CLASS_SCHED;
+}
+
+static bool counted(enum mon_cost_kind kind, uint8_t type)
+{
+	switch (kind) {
+	case MON_COST_SWITCH:
+		return type == MKM_EV_SWITCH_OUT || type == MKM_EV_SWITCH_IN;
+	case MON_COST_WAKEUP:
+		return type == MKM_EV_WAKING || type == MKM_EV_WAKEUP;
+	case MON_COST_SYSCALL:
+		return type == MKM_EV_SYSCALL_ENTRY ||
+		       type == MKM_EV_SYSCALL_EXIT;
+	case MON_COST_MARK:
+		return type == MKM_EV_MARK;
+	default:
+		return false;
+	}
+}
+
+/* Reads everything the (suspended) monitor holds; counts the kind's
+ * records. A loss would make the figure wrong: -EOVERFLOW. */
+static int drain(struct experiment *x, double *events)
+{
+	size_t n, i;
+	int ret;
+
+	*events = 0;
+	do {
+		ret = monitor_read(x->mon, x->buf, READ_BATCH, &n);
+		for (i = 0; !ret && i < n; i++) {
+			if (x->buf[i].type == MKM_EV_LOST)
+				return -EOVERFLOW;
+			*events += counted(x->kind, x->buf[i].type);
+		}
+	} while (!ret && n);
+	return ret;
+}
+
+/* Only when the classes change: the rings are kept then. */
+static int configure(struct experiment *x, bool on)
+{
+	/* Room for a whole trial: at most 8 records a round trip. */
+	struct monitor_config cfg = {
+		.ring_bytes = x->rounds * 8 * sizeof(struct mkm_event) +
+			      (64 << 10),
+		.classes = classes_of(x->kind, on),
+	};
+	int ret;
+
+	if (cfg.classes == x->classes)
+		return 0;
+	ret = monitor_configure(x->mon, &cfg);
+	x->classes = ret ? 0 : cfg.classes;
+	return ret;
+}
+
+static uint64_t run_work(struct experiment *x)
+{
+	uint64_t t0;
+	unsigned long i;
+
+	switch (x->kind) {
+	case MON_COST_SYSCALL:
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < x->rounds; i++)
+			syscall(SYS_getppid);
+		return now_ns(CLOCK_MONOTONIC) - t0;
+	case MON_COST_MARK:
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < x->rounds; i++)
+			monitor_mark(x->mon, i); /* -EAGAIN when off */
+		return now_ns(CLOCK_MONOTONIC) - t0;
+	default:
+		return pingpong_run(&x->pp, x->rounds);
+	}
+}
+
+/* One trial: *t in s, *n the kernel's count of the work, *events the
+ * records of the kind written (on), or the switches (CONSTANT). */
+static int trial(struct experiment *x, bool on, double *t, double *n,
+		 double *events)
+{
+	uint64_t sw = x->pp_up ? pingpong_switches(&x->pp) : 0;
+	bool resume = x->mon && (on || x->kind == MON_COST_WAKEUP ||
+				 x->kind == MON_COST_SYSCALL);
+	int ret = 0;
+
+	*events = 0;
+	if (x->kind == MON_COST_CONSTANT && on)
+		ret = keeper_start(&x->keeper);
+	if (!ret && x->mon)
+		ret = configure(x, on);
+	if (!ret && resume)
+		ret = monitor_resume(x->mon);
+	if (ret)
+		return ret;
+	*t = (double)run_work(x) / 1e9;
+	if (x->mon) {
+		ret = monitor_suspend(x->mon);
+		if (!ret)
+			ret = drain(x, on ? events : &(double){ 0 });
+	}
+	keeper_stop(x->keeper);
+	x->keeper = NULL;
+	*n = x->pp_up ? (double)(pingpong_switches(&x->pp) - sw) :
+			(double)x->rounds;
+	if (x->kind == MON_COST_CONSTANT && !on)
+		*events = *n;
+	return ret;
+}
+
+static int setup(struct experiment *x, unsigned int cpu)
+{
+	int ret = pin_to(cpu);
+
+	if (ret)
+		return ret;
+	x->buf = malloc(READ_BATCH * sizeof(*x->buf));
+	if (!x->buf)
+		return -ENOMEM;
+	if (x->kind == MON_COST_SWITCH || x->kind == MON_COST_WAKEUP ||
+	    x->kind == MON_COST_CONSTANT) {
+		ret = pingpong_start(&x->pp, cpu);
+		if (ret)
+			return ret;
+		x->pp_up = true;
+	}
+	if (x->kind == MON_COST_CONSTANT)
+		return 0;
+	ret = monitor_create(&x->mon, NULL);
+	if (ret)
+		return ret;
+	if (x->pp_up) {
+		ret = thread_monitor(x->mon, 1, x->pp.main_tid);
+		if (!ret)
+			ret = thread_monitor(x->mon, 2, x->pp.peer_tid);
+	} else if (x->kind == MON_COST_SYSCALL) {
+		ret = thread_monitor(x->mon, 1, gettid());
+	}
+	/* Suspended, the measured monitor's sensors check and return only
+	 * while another monitor keeps the probes registered. */
+	if (!ret && x->kind == MON_COST_SWITCH)
+		ret = keeper_start(&x->keeper);
+	return ret;
+}
+
+static void teardown(struct experiment *x)
+{
+	keeper_stop(x->keeper);
+	if (x->mon)
+		monitor_terminate(x->mon);
+	if (x->pp_up)
+		pingpong_stop(&x->pp);
+	free(x->buf);
+}
+
+void mon_trials_free(struct mon_trials *t)
+{
+	if (!t)
+		return;
+	free(t->t_on);
+	free(t->t_off);
+	free(t->n_on);
+	free(t->n_off);
+	free(t->events);
+	free(t->cost_ns);
+	*t = (struct mon_trials){ 0 };
+}
+
+static int trials_alloc(struct mon_trials *t, size_t n)
+{
+	*t = (struct mon_trials){ .n = n };
+	t->t_on = calloc(n, sizeof(double));
+	t->t_off = calloc(n, sizeof(double));
+	t->n_on = calloc(n, sizeof(double));
+	t->n_off = calloc(n, sizeof(double));
+	t->events = calloc(n, sizeof(double));
+	t->cost_ns = calloc(n, sizeof(double));
+	if (t->t_on && t->t_off && t->n_on && t->n_off && t->events &&
+	    t->cost_ns)
+		return 0;
+	mon_trials_free(t);
+	return -ENOMEM;
+}
+
+int mon_calibrate_kind(enum mon_cost_kind kind, unsigned int cpu,
+		       unsigned long rounds, unsigned long trials,
+		       struct mon_trials *out)
+{
+	struct experiment x = { .kind = kind,
+				.rounds = rounds ? rounds : DEFAULT_ROUNDS };
+	double on_events;
+	size_t i;
+	int ret;
+
+	if (!out || trials == 1 ||
+	    (kind != MON_COST_SWITCH && kind != MON_COST_WAKEUP &&
+	     kind != MON_COST_SYSCALL && kind != MON_COST_MARK &&
+	     kind != MON_COST_CONSTANT))
+		return -EINVAL;
+	ret = trials_alloc(out, trials ? trials : DEFAULT_TRIALS);
+	if (ret)
+		return ret;
+	ret = setup(&x, cpu);
+	for (i = 0; !ret && i < out->n; i++) {
+		ret = trial(&x, true, &out->t_on[i], &out->n_on[i], &on_events);
+		if (!ret)
+			ret = trial(&x, false, &out->t_off[i], &out->n_off[i],
+				    &out->events[i]);
+		if (kind != MON_COST_CONSTANT)
+			out->events[i] = on_events;
+		if (!ret && out->events[i] > 0)
+			out->cost_ns[i] = (out->t_on[i] - out->t_off[i]) * 1e9 /
+					  out->events[i];
+		else if (!ret)
+			ret = -ENODATA; /* nothing recorded: no figure */
+	}
+	teardown(&x);
+	if (ret)
+		mon_trials_free(out);
+	return ret;
+}

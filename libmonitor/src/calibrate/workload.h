@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * calibrate/workload.h - the work the calibration times: two threads on
+ * one CPU passing a byte over pipes (every round trip is exactly two
+ * context switches, MKM's overhead loop), and a keeper, a monitor resumed
+ * on a sleeping thread that keeps mkm's probes registered without
+ * recording anything.
+ */
+#ifndef MON_CALIBRATE_WORKLOAD_H
+#define MON_CALIBRATE_WORKLOAD_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+struct pingpong {
+	int to_peer[2], to_main[2];
+	pthread_t peer;
+	pid_t peer_tid, main_tid;
+	unsigned int cpu;
+};
+
+/* Starts the peer; both it and the caller are pinned to @cpu. */
+MON_HIDDEN int pingpong_start(struct pingpong *pp, unsigned int cpu);
+/* Runs @rounds round trips; returns the elapsed CLOCK_MONOTONIC ns. */
+MON_HIDDEN uint64_t pingpong_run(struct pingpong *pp, unsigned long rounds);
+MON_HIDDEN void pingpong_stop(struct pingpong *pp);
+/* Context switches of both threads so far: the kernel's count (/proc). */
+MON_HIDDEN uint64_t pingpong_switches(const struct pingpong *pp);
+
+struct keeper;
+
+MON_HIDDEN int keeper_start(struct keeper **kp);
+MON_HIDDEN void keeper_stop(struct keeper *k);
+
+/* Pins the calling thread to @cpu. */
+MON_HIDDEN int pin_to(unsigned int cpu);
+
+#endif /* MON_CALIBRATE_WORKLOAD_H */

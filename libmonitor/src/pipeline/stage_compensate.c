@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stage_compensate.c - the compensation stage: each record's time moved
+ * earlier by the monitor's own cost that delayed it (docs/compensation.md
+ * gives the algorithm, its assumptions and its limits, beside MKM's).
+ *
+ * Delay is a property of an execution, carried as far as the order of
+ * events proves it:
+ *  - per CPU, each record's sensor cost (and the constant cost of each
+ *    switch) delays everything after it on that CPU while the CPU stays
+ *    busy; records stamped at one instant (a switch's OUT and IN) share
+ *    one delay, the cost being paid after the clock was read;
+ *  - a thread carries its delay off the CPU: when it becomes runnable
+ *    again, its ready time inherits the delay of its waker (the WAKEUP
+ *    class names it) or, with no waker recorded, of what ran on the CPU it
+ *    comes back to when that CPU was busy without a break since, or else
+ *    its own (the sleep is taken to last as long as it would have);
+ *  - a thread switched in on a busy CPU starts when the CPU frees,
+ *    delayed as the CPU's chain, but never before it was ready; on a CPU
+ *    that was idle it starts its wake latency after its ready time;
+ *  - an idle CPU absorbs delay: its chain starts anew.
+ * Clamps keep every CPU's and every thread's records in order and never
+ * move a record before the last horizon passed on, so the output keeps
+ * the input's promises (seq numbers are unchanged).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mon_calibrate.h"
+#include "pipeline/pipeline_internal.h"
+
+#define OUT_BATCH 4096
+#define HISTORY 64 /* delay steps of a CPU's chain kept for ready times */
+
+struct step {
+	uint64_t t; /* from just after t on ... */
+	double delay; /* ... the chain's delay was this */
+};
+
+struct cpu_state {
+	double cost[MON_COST_NR]; /* ns, from the calibration */
+	double delay; /* of the execution on the CPU now */
+	double pending; /* cost paid after the current instant */
+	uint64_t now; /* the current instant (input time) */
+	uint64_t last_out; /* last time given (output), for order */
+	uint64_t switch_at; /* instant of the last switch record */
+	uint32_t runner; /* who runs after that switch (0: idle, unknown) */
+	bool live; /* busy without a break since chain_start */
+	uint64_t chain_start;
+	struct step hist[HISTORY]; /* the chain's last steps, a ring */
+	unsigned int nr_hist, hist_head;
+};
+
+struct thread_state {
+	uint32_t tid; /* 0: free slot */
+	bool woken; /* a waker's delay is known for its next switch in */
+	double delay; /* carried off the CPU at its last switch out */
+	double wake_delay;
+	uint64_t last_out; /* last time given to its records */
+};
+
+struct compensate {
+	struct mon_calibration cal; /* the one given, or the stream's */
+	bool have_cal, own_cal;
+	struct cpu_state *cpus;
+	size_t nr_cpus;
+	struct thread_state *threads; /* open addressing on tid */
+	size_t cap, used;
+	double max_delay; /* the most any record or thread carried */
+	uint64_t floor; /* the last horizon passed on: no record goes below */
+	struct trace_info info;
+	size_t n; /* records in out */
+	struct mkm_event out[OUT_BATCH];
+};
+
+static enum mon_cost_kind kind_of(uint8_t type)
+{
+	switch (type) {
+	case MKM_EV_SWITCH_OUT:
+	case MKM_EV_SWITCH_IN:
+		return MON_COST_SWITCH;
+	case MKM_EV_WAKING:
+	case MKM_EV_WAKEUP:
+	case MKM_EV_WAKEUP_NEW:
+		return MON_COST_WAKEUP;
+	case MKM_EV_MIGRATE:
+		return MON_COST_MIGRATE;
+	case MKM_EV_IRQ_ENTRY:
+	case MKM_EV_IRQ_EXIT:
+	case MKM_EV_SOFTIRQ_ENTRY:
+	case MKM_EV_SOFTIRQ_EXIT:
+		return MON_COST_IRQ;
+	case MKM_EV_SYSCALL_ENTRY:
+	case MKM_EV_SYSCALL_EXIT:
+		return MON_COST_SYSCALL;
+	case MKM_EV_MARK:
+		return MON_COST_MARK;
+	default:
+		return MON_COST_OTHER;
+	}
+}
+
+static struct cpu_state *cpu_get(struct compensate *c, uint16_t cpu)
+{
+	size_t i, k;
+
+	if (cpu >= c->nr_cpus) {
+		size_t n = (size_t)cpu + 1;
+		struct cpu_state *p = realloc(c->cpus, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + c->nr_cpus, 0, (n - c->nr_cpus) * sizeof(*p));
+		for (i = c->nr_cpus; i < n; i++)
+			for (k = 0; k < MON_COST_NR; k++)
+				p[i].cost[k] = mon_calibration_cost(
+					&c->cal, (unsigned int)i, k);
+		c->cpus = p;
+		c->nr_cpus = n;
+	}
+	return &c->cpus[cpu];
+}
+
+static uint32_t hash_tid(uint32_t tid)
+{
+	return tid * 0x9e3779b1u;
+}
+
+static int threads_grow(struct compensate *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 256, i;
+	struct thread_state *t = calloc(cap, sizeof(*t)), *old = c->threads;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < c->cap; i++) {
+		size_t j = hash_tid(old[i].tid) & (cap - 1);
+
+		if (!old[i].tid)
+			continue;
+		while (t[j].tid)
+			j = (j + 1) & (cap - 1);
+		t[j] = old[i];
+	}
+	free(old);
+	c->threads = t;
+	c->cap = cap;
+	return 0;
+}
+
+/* The state of @tid (0: none, NULL returned), made on first sight. */
+static struct thread_state *thread_get(struct compensate *c, uint32_t tid,
+				       int *err)
+{
+	size_t j;
+
+	if (!tid)
+		return NULL;
+	if ((c->used + 1) * 2 > c->cap) {
+		*err = threads_grow(c);
+		if (*err)
+			return NULL;
+	}
+	for (j = hash_tid(tid) & (c->cap - 1); c->threads[j].tid;
+	     j = (j + 1) & (c->cap - 1))
+		if (c->threads[j].tid == tid)
+			return &c->threads[j];
+	c->used++;
+	c->threads[j].tid = tid;
+	return &c->threads[j];
+}
+
+static void history_push(struct cpu_state *s, uint64_t t, double delay)
+{
+	unsigned int i = (s->hist_head + s->nr_hist) % HISTORY;
+
+	if (s->nr_hist == HISTORY)
+		s->hist_head = (s->hist_head + 1) % HISTORY;
+	else
+		s->nr_hist++;
+	s->hist[i] = (struct step){ t, delay };
+}
+
+/* The chain's delay at time @t, or -1 if the chain did not run then. */
+static double delay_at(const struct cpu_state *s, uint64_t t)
+{
+	unsigned int k;
+
+	if (!s->live || t < s->chain_start)
+		return -1;
+	for (k = s->nr_hist; k-- > 0;) {
+		const struct step *st = &s->hist[(s->hist_head + k) % HISTORY];
+
+		if (st->t < t)
+			return st->delay;
+	}
+	return -1; /* older than the history kept */
+}
+
+/* A chain starts at @t with @delay: the CPU is busy from now on. */
+static void chain_start(struct cpu_state *s, uint64_t t, double delay)
+{
+	s->delay = delay;
+	s->live = true;
+	s->chain_start = t;
+	s->nr_hist = 0;
+	history_push(s, t - 1, delay);
+}
+
+/* Time moves on at @s: the costs of the instant before now delay what
+ * follows; an idle CPU absorbs the delay. */
+static void advance(struct cpu_state *s, uint64_t t)
+{
+	if (t <= s->now)
+		return;
+	if (s->runner || s->switch_at != s->now) {
+		s->delay += s->pending;
+	} else if (s->live) { /* switched to idle (or to a hidden peer) */
+		s->live = false;
+		s->delay = 0;
+	}
+	s->pending = 0;
+	if (s->live)
+		history_push(s, s->now, s->delay);
+	s->now = t;
+}
+
+/* The switch's constant cost, once per instant; true if the instant had
+ * a switch record already (a SWITCH_OUT before this SWITCH_IN). */
+static bool charge_switch(struct cpu_state *s, const struct mkm_event *e)
+{
+	if (s->switch_at == e->time_ns)
+		return true;
+	s->pending += s->cost[MON_COST_CONSTANT];
+	s->switch_at = e->time_ns;
+	return false;
+}
+
+static double switch_in(struct cpu_state *s, struct thread_state *th,
+			const struct mkm_event *e, bool pair)
+{
+	uint64_t wait = e->flags & MKM_EVF_WAIT_US ? (uint64_t)e->arg0 * 1000 :
+						     e->arg0;
+	uint64_t ready = wait < e->time_ns ? e->time_ns - wait : 0;
+	bool busy = s->live &&
+		    (pair || (e->arg1 && e->arg1 == s->runner));
+	double ready_delay, d;
+
+	if (th && th->woken)
+		ready_delay = th->wake_delay;
+	else if ((ready_delay = delay_at(s, ready)) < 0)
+		ready_delay = th ? th->delay : 0;
+	/* Busy: the CPU's handover, but not before the thread was ready.
+	 * Idle: the same latency after its ready time as recorded. */
+	d = busy ? fmin(s->delay, (double)wait + ready_delay) : ready_delay;
+	if (th)
+		th->woken = false;
+	chain_start(s, e->time_ns, d);
+	s->runner = e->tid;
+	return d;
+}
+
+/* The delay of @e (of thread @th, NULL for tid 0), from its CPU's chain
+ * and the causal edges it closes. */
+static double delay_of(struct cpu_state *s, struct thread_state *th,
+		       const struct mkm_event *e)
+{
+	bool pair;
+	double d;
+
+	advance(s, e->time_ns);
+	d = s->live ? s->delay : 0;
+	switch (e->type) {
+	case MKM_EV_LOST:
+		/* The CPU was busy, but who ran after the gap is not
+		 * known, nor what the records lost cost: none is added. */
+		s->runner = 0;
+		return d;
+	case MKM_EV_SWITCH_IN:
+		pair = charge_switch(s, e);
+		d = switch_in(s, th, e, pair);
+		break;
+	case MKM_EV_SWITCH_OUT:
+		charge_switch(s, e);
+		if (!s->live) /* the thread ran from before we saw it */
+			chain_start(s, e->time_ns, 0);
+		s->runner = e->arg1;
+		break;
+	case MKM_EV_WAKING:
+	case MKM_EV_WAKEUP:
+	case MKM_EV_WAKEUP_NEW:
+		/* An interrupt's wakeup keeps the sleep's own length. */
+		if (th && !(e->flags & MKM_EVF_IN_IRQ)) {
+			th->woken = true;
+			th->wake_delay = d;
+		}
+		break;
+	}
+	s->pending += s->cost[kind_of(e->type)];
+	if (th && e->type == MKM_EV_SWITCH_OUT)
+		th->delay = d + s->pending;
+	return d;
+}
+
+static int flush(struct compensate *c, struct mon_emit *out)
+{
+	struct mon_msg m = { .type = MON_MSG_EVENTS, .events = c->out,
+			     .nr_events = c->n };
+
+	if (!c->n)
+		return 0;
+	c->n = 0;
+	return mon_emit(out, &m);
+}
+
+static int compensate_events(struct compensate *c, const struct mon_msg *msg,
+			     struct mon_emit *out)
+{
+	size_t i;
+	int ret;
+
+	if (!c->have_cal)
+		return -ENOENT; /* events before any calibration */
+	for (i = 0; i < msg->nr_events; i++) {
+		struct mkm_event e = msg->events[i];
+		struct cpu_state *s = cpu_get(c, e.cpu);
+		struct thread_state *th;
+		uint64_t t, floor;
+		double d;
+
+		ret = 0;
+		th = thread_get(c, e.tid, &ret);
+		if (!s || ret)
+			return -ENOMEM;
+		d = delay_of(s, th, &e);
+		/* Never before the CPU's or the thread's last record, nor
+		 * below the horizon already passed on. */
+		floor = s->last_out > c->floor ? s->last_out : c->floor;
+		if (th && th->last_out > floor && e.type != MKM_EV_LOST)
+			floor = th->last_out;
+		t = (uint64_t)fmax((double)e.time_ns - d, 0);
+		if (e.time_ns > 0 && t < floor)
+			t = floor < e.time_ns ? floor : e.time_ns;
+		c->max_delay = fmax(c->max_delay, (double)(e.time_ns - t));
+		if (th)
+			c->max_delay = fmax(c->max_delay, th->delay);
+		e.time_ns = t;
+		s->last_out = t;
+		if (th && e.type != MKM_EV_LOST)
+			th->last_out = t;
+		c->out[c->n++] = e;
+		if (c->n == OUT_BATCH) {
+			ret = flush(c, out);
+			if (ret)
+				return ret;
+		}
+	}
+	return flush(c, out);
+}
+
+static int take_calibration(struct compensate *c, const struct mon_msg *msg,
+			    struct mon_emit *out)
+{
+	struct mon_msg m = *msg;
+	int ret;
+
+	if (!c->own_cal && !c->have_cal) {
+		ret = mon_calibration_set(&c->cal, msg->calibration_hdr,
+					  msg->calibration,
+					  msg->nr_calibration);
+		if (ret)
+			return ret;
+		c->have_cal = true;
+	}
+	if (c->own_cal) { /* the output carries the calibration used */
+		m.calibration_hdr = &c->cal.hdr;
+		m.calibration = c->cal.cpu;
+		m.nr_calibration = c->cal.hdr.nr_cpus;
+	}
+	return mon_emit(out, &m);
+}
+
+static int compensate_process(void *priv, const struct mon_msg *msg,
+			      struct mon_emit *out)
+{
+	struct compensate *c = priv;
+	struct mon_msg m = *msg;
+	double margin;
+	int ret;
+
+	switch (msg->type) {
+	case MON_MSG_INFO:
+		if (msg->info->trace_flags & TRACE_F_COMPENSATED)
+			return -EALREADY;
+		c->info = *msg->info;
+		c->info.trace_flags |= TRACE_F_COMPENSATED;
+		m.info = &c->info;
+		ret = mon_emit(out, &m);
+		if (ret || !c->own_cal)
+			return ret;
+		/* A calibration given replaces the stream's, at once. */
+		m = (struct mon_msg){ .type = MON_MSG_CALIBRATION };
+		return take_calibration(c, &m, out);
+	case MON_MSG_EVENTS:
+		return compensate_events(c, msg, out);
+	case MON_MSG_HORIZON:
+		/* Later records may move back by as much as any carried. */
+		margin = ceil(c->max_delay);
+		m.horizon_ns = msg->horizon_ns > margin ?
+				       msg->horizon_ns - (uint64_t)margin :
+				       0;
+		if (m.horizon_ns <= c->floor)
+			return 0;
+		c->floor = m.horizon_ns;
+		return mon_emit(out, &m);
+	case MON_MSG_CALIBRATION:
+		if (c->own_cal)
+			return 0; /* replaced: sent after INFO */
+		return take_calibration(c, msg, out);
+	}
+	return mon_emit(out, msg);
+}
+
+static void compensate_destroy(void *priv)
+{
+	struct compensate *c = priv;
+
+	mon_calibration_free(&c->cal);
+	free(c->cpus);
+	free(c->threads);
+	free(c);
+}
+
+static const struct mon_stage_ops compensate_ops = {
+	.name = "compensate",
+	.process = compensate_process,
+	.destroy = compensate_destroy,
+};
+
+int mon_stage_compensate(struct mon_stage **stp,
+			 const struct mon_calibration *cal)
+{
+	struct compensate *c;
+	int ret;
+
+	if (!stp || (cal && (!cal->hdr.nr_cpus || !cal->cpu)))
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	if (cal) {
+		ret = mon_calibration_set(&c->cal, &cal->hdr, cal->cpu,
+					  cal->hdr.nr_cpus);
+		if (ret) {
+			free(c);
+			return ret;
+		}
+		c->have_cal = c->own_cal = true;
+	}
+	ret = mon_stage_new(stp, &compensate_ops, c);
+	if (ret)
+		compensate_destroy(c);
+	return ret;
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_compensate.c - the compensation stage on synthetic streams whose
+ * compensated times are worked out by hand in the comments (the rules are
+ * docs/compensation.md's). Costs, in ns: CPU 0 switch record 10, wakeup 5,
+ * mark 3, constant 2 per switch; CPU 1 switch 20, mark 7, constant 4.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "evstream.h"
+
+struct src {
+	const struct evs *s;
+	bool sent;
+};
+
+static int src_next(void *priv, struct mon_msg *msg)
+{
+	struct src *p = priv;
+
+	if (p->sent)
+		return 0;
+	p->sent = true;
+	msg->type = MON_MSG_EVENTS;
+	msg->events = p->s->ev;
+	msg->nr_events = p->s->n;
+	return 1;
+}
+
+static const struct mon_source_ops src_ops = { .name = "synthetic",
+					       .next = src_next };
+
+struct out {
+	struct mkm_event ev[EVS_MAX];
+	size_t n;
+	struct trace_info info;
+	size_t calibrations;
+};
+
+static int out_consume(void *priv, const struct mon_msg *msg)
+{
+	struct out *o = priv;
+	size_t i;
+
+	if (msg->type == MON_MSG_INFO)
+		o->info = *msg->info;
+	if (msg->type == MON_MSG_CALIBRATION)
+		o->calibrations++;
+	if (msg->type == MON_MSG_EVENTS)
+		for (i = 0; i < msg->nr_events; i++)
+			o->ev[o->n++] = msg->events[i];
+	return 0;
+}
+
+static const struct mon_sink_ops out_ops = { .name = "out",
+					     .consume = out_consume };
+
+static void set_cost(struct trace_calibration *c, enum mon_cost_kind k,
+		     int64_t ns)
+{
+	c->cost[k].mean_ps = ns * 1000;
+	c->cost[k].flags = MON_COST_MEASURED;
+}
+
+static struct mon_calibration *test_calibration(void)
+{
+	static struct trace_calibration cpu[2];
+	static struct mon_calibration cal = { .hdr = { .version = 1,
+						       .nr_cpus = 2,
+						       .kernel = "test" },
+					      .cpu = cpu };
+
+	memset(cpu, 0, sizeof(cpu));
+	cpu[1].cpu = 1;
+	set_cost(&cpu[0], MON_COST_SWITCH, 10);
+	set_cost(&cpu[0], MON_COST_WAKEUP, 5);
+	set_cost(&cpu[0], MON_COST_MARK, 3);
+	set_cost(&cpu[0], MON_COST_CONSTANT, 2);
+	set_cost(&cpu[1], MON_COST_SWITCH, 20);
+	set_cost(&cpu[1], MON_COST_MARK, 7);
+	set_cost(&cpu[1], MON_COST_CONSTANT, 4);
+	return &cal;
+}
+
+/* Runs @s through order and compensate into @o; returns the run's result. */
+static int compensate(const struct evs *s, struct out *o,
+		      const struct mon_calibration *cal, uint32_t trace_flags)
+{
+	struct trace_info info = { .nr_cpus = 2, .trace_flags = trace_flags };
+	struct src p = { .s = s };
+	struct mon_pipeline *pl;
+	struct mon_source *src;
+	struct mon_stage *st;
+	struct mon_sink *sk;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(mon_source_new(&src, &src_ops, &p, &info), 0);
+	assert_int_equal(mon_pipeline_create(&pl, src), 0);
+	assert_int_equal(mon_stage_order(&st), 0);
+	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
+	assert_int_equal(mon_stage_compensate(&st, cal), 0);
+	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
+	assert_int_equal(mon_sink_new(&sk, &out_ops, o), 0);
+	assert_int_equal(mon_pipeline_add_sink(pl, sk), 0);
+	ret = mon_pipeline_run(pl);
+	mon_pipeline_destroy(pl);
+	return ret;
+}
+
+/* The compensated times of @o, in input order per CPU, against @want. */
+static void expect_times(const struct out *o, const struct evs *s,
+			 const uint64_t *want)
+{
+	size_t i, j;
+
+	assert_int_equal(o->n, s->n);
+	for (i = 0; i < s->n; i++) {
+		for (j = 0; j < o->n; j++)
+			if (o->ev[j].cpu == s->ev[i].cpu &&
+			    o->ev[j].seq == s->ev[i].seq)
+				break;
+		assert_true(j < o->n);
+		if (o->ev[j].time_ns != want[i])
+			fail_msg("record %zu (%s at %" PRIu64 "): %" PRIu64
+				 ", want %" PRIu64,
+				 i, mon_event_name(s->ev[i].type),
+				 s->ev[i].time_ns, o->ev[j].time_ns, want[i]);
+	}
+}
+
+#define IN_WAIT(s, t, c, tid, prev, wait) \
+	evs_add(s, t, c, MKM_EV_SWITCH_IN, tid, wait, prev, 0)
+#define MARK(s, t, c, tid) evs_add(s, t, c, MKM_EV_MARK, tid, 0, 0, 0)
+#define SLEEP MKM_TS_INTERRUPTIBLE
+
+/* MKM's case: one CPU, two threads handing it over, then an idle gap. */
+static void test_compensate_one_cpu(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+	/*
+	 * 1000 OUT 1 (first sight: no delay), IN 2 ready at 900, before the
+	 *      chain began: its own delay, 0. The instant costs 2+10+10.
+	 * 2000 MARK: 22 -> 1978; costs 3.
+	 * 3000 OUT 2: 25 -> 2975 (thread 2 carries 25+2+10 = 37); IN 1
+	 *      ready at 2500, when the chain's delay was 25: min(25, 500+25).
+	 * 4000 OUT 1 to idle: 25+22 = 47 -> 3953.
+	 * 5000 IN 2 from idle, ready at 4800: the idle CPU absorbed the
+	 *      chain's delay; thread 2's own 37 moves it: 4963 (its sleep
+	 *      keeps its length). MKM's rule would subtract all 61 before.
+	 */
+	static const uint64_t want[] = { 1000, 1000, 1978, 2975,
+					 2975, 3953, 4963 };
+
+	(void)state;
+	OUT(&s, 1000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1000, 0, 2, 1, 100);
+	MARK(&s, 2000, 0, 2);
+	OUT(&s, 3000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 3000, 0, 1, 2, 500);
+	OUT(&s, 4000, 0, 1, SLEEP, 0);
+	IN_WAIT(&s, 5000, 0, 2, 0, 200);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want);
+	assert_true(o.info.trace_flags & TRACE_F_COMPENSATED);
+	assert_int_equal(o.calibrations, 1);
+}
+
+/* A sensor firing on CPU 1 does not delay CPU 0. */
+static void test_compensate_two_cpus(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+	/*
+	 * CPU 0: IN 1 at 100 (0), costs 2+10; marks at 200 (12), 300 (15).
+	 * CPU 1: IN 2 at 150 (0), costs 4+20; marks at 250 (24), 350 (31).
+	 */
+	static const uint64_t want[] = { 100, 188, 285, 150, 226, 319 };
+
+	(void)state;
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	MARK(&s, 200, 0, 1);
+	MARK(&s, 300, 0, 1);
+	IN_WAIT(&s, 150, 1, 2, 0, 0);
+	MARK(&s, 250, 1, 2);
+	MARK(&s, 350, 1, 2);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want);
+}
+
+/* A thread woken from CPU 0 onto idle CPU 1 inherits its waker's delay. */
+static void test_compensate_wakeup_across_cpus(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+	/*
+	 * CPU 0: IN 1 at 100 (0; costs 12), MARK at 200 (12; 3), WAKEUP of
+	 * 2 at 300 (15). CPU 1, idle: IN 2 at 400 ready at 300: the waker's
+	 * 15 -> 385, after the wakeup's 285. Without the WAKEUP record the
+	 * thread's own delay (0) would leave it at 400.
+	 */
+	static const uint64_t want[] = { 100, 188, 285, 385 };
+
+	(void)state;
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	MARK(&s, 200, 0, 1);
+	WAKEUP(&s, 300, 0, 2, 1);
+	IN_WAIT(&s, 400, 1, 2, 0, 100);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want);
+}
+
+/* After a gap the delay goes on; the records lost add nothing unknown. */
+static void test_compensate_lost_gap(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+	/*
+	 * IN 1 at 100 (0; 12), MARK 200 (12; 3), LOST at 200 (12), five seqs
+	 * lost, MARK 400 (15; 3), OUT 1 to idle at 500 (18 -> 482; thread 1
+	 * carries 18+2+10 = 30), IN 1 at 600 from idle: its own 30 -> 570.
+	 */
+	static const uint64_t want[] = { 100, 188, 188, 385, 482, 570 };
+	struct mkm_event *lost;
+
+	(void)state;
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	MARK(&s, 200, 0, 1);
+	lost = evs_add(&s, 200, 0, MKM_EV_LOST, 0, 5, 0, 0);
+	s.seq[0] += 4; /* seq counts the five lost */
+	(void)lost;
+	MARK(&s, 400, 0, 1);
+	OUT(&s, 500, 0, 1, SLEEP, 0);
+	IN_WAIT(&s, 600, 0, 1, 0, 50);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want);
+}
+
+/* Whatever the costs, no CPU's and no thread's records go backwards, and
+ * no record moves later. */
+static void test_compensate_keeps_order(void **state)
+{
+	struct trace_calibration cpu[1] = { { 0 } };
+	struct mon_calibration cal = { .hdr = { .version = 1, .nr_cpus = 1 },
+				       .cpu = cpu };
+	uint64_t last_cpu[2] = { 0 }, last_th[3] = { 0 };
+	struct evs s = { 0 };
+	struct out o;
+	uint64_t t = 1000;
+	size_t i;
+
+	(void)state;
+	set_cost(&cpu[0], MON_COST_SWITCH, 400); /* dearer than the gaps */
+	set_cost(&cpu[0], MON_COST_CONSTANT, 50);
+	set_cost(&cpu[0], MON_COST_MARK, 300);
+	srand(7);
+	for (i = 0; s.n + 6 < EVS_MAX; i++) {
+		unsigned int c = i % 2, a = 1 + c, b = 2 - c;
+
+		OUT(&s, t, c, a, SLEEP, b);
+		IN_WAIT(&s, t, c, b, a, (uint32_t)(rand() % 300));
+		t += 1 + rand() % 200;
+		MARK(&s, t, c, b);
+		t += 1 + rand() % 200;
+	}
+	assert_int_equal(compensate(&s, &o, &cal, 0), 0);
+	assert_int_equal(o.n, s.n);
+	for (i = 0; i < o.n; i++) {
+		const struct mkm_event *e = &o.ev[i];
+
+		assert_true(e->time_ns >= last_cpu[e->cpu]);
+		assert_true(e->time_ns >= last_th[e->tid]);
+		last_cpu[e->cpu] = last_th[e->tid] = e->time_ns;
+	}
+	for (i = 0; i < s.n; i++)
+		assert_true(o.ev[i].time_ns <= s.ev[i].time_ns ||
+			    o.ev[i].seq != s.ev[i].seq);
+}
+
+static void test_compensate_refuses(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	MARK(&s, 100, 0, 1);
+	assert_int_equal(compensate(&s, &o, test_calibration(),
+				    TRACE_F_COMPENSATED),
+			 -EALREADY);
+	/* No calibration given and none in the stream. */
+	assert_int_equal(compensate(&s, &o, NULL, 0), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compensate_one_cpu),
+		cmocka_unit_test(test_compensate_two_cpus),
+		cmocka_unit_test(test_compensate_wakeup_across_cpus),
+		cmocka_unit_test(test_compensate_lost_gap),
+		cmocka_unit_test(test_compensate_keeps_order),
+		cmocka_unit_test(test_compensate_refuses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
