@@ -67,7 +67,8 @@ deps:
 # machine, and KDIR is only known once the headers are installed.
 check:
 	$(Q)$(MAKE) --no-print-directory deps
-	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-debug
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-compensation \
+		check-debug
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps

@@ -26,7 +26,7 @@ bench)
 	: "${CB_WORKLOADS:=matmul pingpong mixed hackbench}"
 	: "${CB_PP_ROUNDS:=100000}" "${CB_MX_ITER:=1000}"
 	: "${CB_MM_SIZE:=300}" "${CB_MM_THREADS:=4}"
-	: "${CB_HB_GROUPS:=4}" "${CB_HB_LOOPS:=90}"
+	: "${CB_HB_GROUPS:=4}" "${CB_HB_LOOPS:=110}"
 	timeout=3600 check=
 	;;
 check)
