@@ -35,10 +35,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define GENL_ATTR(nlh) ((struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN))
+#define GENL_ATTR(nlh) \
+	((struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN))
 #define NLA_DATA(a) ((void *)((char *)(a) + NLA_HDRLEN))
 #define NLA_NEXT(a) ((struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-#define NLA_OK(a, end) \
+#define NLA_OK(a, end)                                                      \
 	((char *)(a) + NLA_HDRLEN <= (end) && (a)->nla_len >= NLA_HDRLEN && \
 	 (char *)(a) + (a)->nla_len <= (end))
 
@@ -119,9 +120,8 @@ static void print_task(FILE *out, struct nlattr *aggr)
 		for (char *c = ts.ac_comm; *c; c++)
 			if (*c == ' ')
 				*c = '_';
-		fprintf(out,
-			"task %u %u %u %s %llu %llu %llu %llu %llu\n", ts.ac_pid,
-			ts.ac_tgid, ts.ac_ppid,
+		fprintf(out, "task %u %u %u %s %llu %llu %llu %llu %llu\n",
+			ts.ac_pid, ts.ac_tgid, ts.ac_ppid,
 			ts.ac_comm[0] ? ts.ac_comm : "-",
 			(unsigned long long)ts.cpu_run_virtual_total,
 			(unsigned long long)ts.cpu_delay_total,
@@ -135,14 +135,16 @@ static void print_task(FILE *out, struct nlattr *aggr)
 static int drain(int fd, FILE *out, int nowait)
 {
 	for (;;) {
-		ssize_t len = recv(fd, buf, sizeof(buf), nowait ? MSG_DONTWAIT : 0);
+		ssize_t len =
+			recv(fd, buf, sizeof(buf), nowait ? MSG_DONTWAIT : 0);
 		struct nlmsghdr *n;
 
 		if (len < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
 			if (errno == ENOBUFS) {
-				fprintf(stderr, "cb_taskstats: exits lost (socket buffer full)\n");
+				fprintf(stderr,
+					"cb_taskstats: exits lost (socket buffer full)\n");
 				return -1;
 			}
 			die("recv");
@@ -202,9 +204,10 @@ int main(int argc, char **argv)
 	if (bind(fd, (struct sockaddr *)&me, sizeof(me)))
 		die("bind");
 	fam = family_id(fd);
-	snprintf(cpus, sizeof(cpus), "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
-	send_req(fd, fam, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
-		 cpus, strlen(cpus) + 1);
+	snprintf(cpus, sizeof(cpus), "0-%ld",
+		 sysconf(_SC_NPROCESSORS_CONF) - 1);
+	send_req(fd, fam, TASKSTATS_CMD_GET,
+		 TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus, strlen(cpus) + 1);
 	printf("ready\n");
 	fflush(stdout);
 	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };

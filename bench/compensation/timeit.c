@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 	}
 	fprintf(f, "elapsed %" PRIu64 "\npid %d\nstatus %d\nrun %" PRIu64 "\n",
 		t1 - t0, (int)pid, status,
-		(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+		(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				1000000000 +
 			(uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
 				1000);
 	if (fclose(f))

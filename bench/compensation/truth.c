@@ -55,7 +55,8 @@ int truth_self(struct truth *t, const char *name)
 void truth_print(FILE *f, const struct truth *t)
 {
 	fprintf(f,
-		"thread %s %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		"thread %s %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		"\n",
 		t->name, t->tid, t->run_ns, t->wait_ns, t->slices,
 		t->stat_run_ns);
 }
