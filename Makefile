@@ -50,6 +50,7 @@ include viewer/build.mk
 include tools/build.mk
 include examples/build.mk
 include bench/build.mk
+include bench/compensation/build.mk
 include tests/abi/build.mk
 include tests/cli/build.mk
 include tests/stress/build.mk
@@ -66,7 +67,8 @@ deps:
 # machine, and KDIR is only known once the headers are installed.
 check:
 	$(Q)$(MAKE) --no-print-directory deps
-	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-debug
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-compensation \
+		check-debug
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps

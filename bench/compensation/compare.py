@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""compare.py - mkm's raw and compensated figures against the kernel's own.
+
+    compare.py --mkm MKM [--check] [--workloads 'pingpong mixed'] DIR
+
+DIR holds what bench/compensation/guest.sh wrote in the guest (W.mkm,
+W.{unmon,mon}.{time,tasks,truth,stdout}). Per workload it prints a table:
+elapsed time, run time and run-queue wait in total and per thread, for
+
+  unmon   the unmonitored run, from the kernel (ground truth)
+  mon     the monitored run, from the kernel: what mkm should have measured
+  raw     mkm report --json W.mkm
+  comp    mkm report --json of mkm replay W.mkm (n/a until mkm has replay)
+
+and the relative errors raw/mon (how exactly mkm measures the run it
+watched: measurement error), raw/unmon (measurement error plus overhead)
+and comp/unmon (what compensation leaves), then issue 13's claim per row:
+compensated within 0.5% of unmonitored wherever raw is off by 3% or more,
+and never worse than raw.
+
+Where the figures come from:
+  elapsed   the workload process's life, fork to exit: taskstats' ac_etime
+            of its first task (the kernel's start_time to exit, in us);
+            mkm: that thread's life up to its exit (life_ns - ZOMBIE), from
+            the FORK event cb_time's fork() made
+  own clock the workload's own CLOCK_MONOTONIC, where it keeps one (not
+            comparable with mkm: it leaves out exec and exit)
+  run total the whole process tree's CPU time from wait4's rusage in
+            cb_time (sum_exec_runtime to the last switch, exit included)
+  run       cb_pingpong, cb_mixed: each thread's CLOCK_THREAD_CPUTIME_ID
+            read as its last act (schedstat's sum_exec_runtime, up to date);
+            matmul, hackbench: taskstats' cpu_run_virtual_total at exit
+            (the same sum_exec_runtime, but sent early in the exit: the
+            teardown after it, exit_mm and exit_files, is not in it);
+            mkm: RUN, RUN_USER, RUN_SYS and INTERRUPTED
+  runq      schedstat's run_delay (the thread's own read, or taskstats'
+            cpu_delay_total early in the exit); mkm: RUNQ, which also takes
+            the part of each switch from the run-queue clock's read on entry
+            to __schedule to the switch tracepoint (docs/accuracy.md: 2.5 to
+            5 us per switch under TCG): "raw/mon" shows it
+
+Threads of the two runs have different tids: they are matched by name and
+creation order (tid order within a name). hackbench's 160 processes all
+share one name, so it is compared by sums and by the distribution over its
+processes (percentiles of each side's sorted values). Rows whose
+unmonitored value is under 1 ms are printed but not judged: their relative
+errors are noise.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+RUN_STATES = ("RUN", "RUN_USER", "RUN_SYS", "INTERRUPTED")
+CLAIM_OFF = 3.0  # raw off by this much (%) or more ...
+CLAIM_WITHIN = 0.5  # ... compensated must be within this (%)
+JUDGE_FLOOR_NS = 1_000_000
+
+# Raw-side sanity for --check (make check-compensation): how exactly mkm
+# measures the run it watched, and that the monitored run shows mkm's
+# overhead at all (else the compensated assertion below could not fail).
+# Tolerances from the figures in bench/compensation/README.md: elapsed
+# and run total agree within 0.03% in every run so far.
+CHECK_MON = {  # row -> largest |raw - mon| / mon, %
+    "elapsed": 0.1,
+    "run total": 0.5,
+}
+# mkm's RUNQ is longer than run_delay by part of each switch (above).
+CHECK_RUNQ_PER_SWITCH_NS = 6000
+CHECK_PP_OVERHEAD = 3.0  # pingpong raw elapsed over unmon elapsed, % at least
+
+
+def die(msg):
+    print("compare.py: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def read_kv(path):
+    kv = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2:
+                kv.setdefault(parts[0], parts[1])
+    return kv
+
+
+def read_tasks(path):
+    tasks = []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) < 10 or p[0] != "task":
+                continue
+            tasks.append({"tid": int(p[1]), "tgid": int(p[2]),
+                          "ppid": int(p[3]), "name": p[4],
+                          "run": int(p[5]), "runq": int(p[6]),
+                          "slices": int(p[7]), "etime_ns": int(p[8]) * 1000})
+    return tasks
+
+
+def workload_tasks(tasks, leader):
+    """The tasks of the process @leader and of every process it started."""
+    procs = {leader}
+    grew = True
+    while grew:
+        grew = False
+        for t in tasks:
+            if t["tgid"] not in procs and t["ppid"] in procs:
+                procs.add(t["tgid"])
+                grew = True
+    return [t for t in tasks if t["tgid"] in procs]
+
+
+def read_truth(path):
+    threads = []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p and p[0] == "thread":
+                threads.append({"name": p[1], "tid": int(p[2]),
+                                "run": int(p[3]), "runq": int(p[4]),
+                                "slices": int(p[5])})
+    return threads
+
+
+def ground_truth(d, w, run):
+    """elapsed, own clock, threads of run @run of workload @w."""
+    time = read_kv(os.path.join(d, f"{w}.{run}.time"))
+    if time.get("status") != "0":
+        die(f"{w} {run}: the workload failed (status {time.get('status')})")
+    leader = int(time["pid"])
+    tasks = workload_tasks(read_tasks(os.path.join(d, f"{w}.{run}.tasks")),
+                           leader)
+    lead = [t for t in tasks if t["tid"] == leader]
+    if not lead:
+        die(f"{w} {run}: taskstats has no exit of the workload's pid {leader}"
+            " (was the listener up?)")
+    gt = {"elapsed": lead[0]["etime_ns"], "own": None, "threads": tasks,
+          "run_total": int(time["run"])}
+    truth = os.path.join(d, f"{w}.{run}.truth")
+    if os.path.exists(truth):
+        gt["threads"] = read_truth(truth)
+        gt["own"] = int(read_kv(truth)["elapsed"])
+    out = os.path.join(d, f"{w}.{run}.stdout")
+    if os.path.exists(out):
+        m = re.search(r"^Time: ([0-9.]+)", open(out).read(), re.M)
+        if m:  # hackbench's own clock, in ms grains
+            gt["own"] = round(float(m.group(1)) * 1e9)
+    return gt
+
+
+def mkm_json(mkm, trace):
+    r = subprocess.run([mkm, "report", "--json", trace], capture_output=True,
+                       text=True)
+    if r.returncode:
+        die(f"mkm report --json {trace}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def has_replay(mkm):
+    r = subprocess.run([mkm, "--help"], capture_output=True, text=True)
+    return re.search(r"^\s+replay\b", r.stdout, re.M) is not None
+
+
+def replay(mkm, trace):
+    comp = trace[:-len(".mkm")] + ".comp.mkm"
+    r = subprocess.run([mkm, "replay", trace, "-o", comp],
+                       capture_output=True, text=True)
+    if r.returncode:
+        die(f"mkm replay {trace} -o {comp}: {r.stderr.strip()}")
+    return comp
+
+
+def from_mkm(rep):
+    """elapsed and threads of the workload in an mkm report.
+
+    The root thread is cb_time (the command mkm record started); the
+    workload is everything else, its first process cb_time's child."""
+    threads = sorted(rep["threads"], key=lambda t: (t["first_ns"], t["tid"]))
+    root = threads[0]
+    kids = [t for t in threads if t["parent_tid"] == root["tid"]]
+    if not kids:
+        die(f"{rep['file']}: no child of {root['name']} ({root['tid']})")
+    lead = kids[0]
+    out = []
+    for t in threads[1:]:
+        st = t["states"]
+        out.append({"name": t["name"], "tid": t["tid"],
+                    "run": sum(st.get(s, 0) for s in RUN_STATES),
+                    "runq": st.get("RUNQ", 0), "slices": t["switches"]})
+    elapsed = lead["life_ns"] - lead["states"].get("ZOMBIE", 0)
+    return {"elapsed": elapsed, "own": None, "threads": out,
+            "events": rep["events"], "lost": rep["lost"]}
+
+
+def by_name(threads):
+    """{(name, k): thread}: the k-th thread of that name in tid order."""
+    seen, out = {}, {}
+    for t in sorted(threads, key=lambda t: t["tid"]):
+        k = seen.get(t["name"], 0)
+        seen[t["name"]] = k + 1
+        out[(t["name"], k)] = t
+    return out
+
+
+def pct(x, ref):
+    if x is None or ref is None or ref == 0:
+        return None
+    return (x - ref) * 100.0 / ref
+
+
+def percentile(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * (len(v) - 1) + 0.5))] if v else None
+
+
+def rows_of(w, cols):
+    """[(label, {col: ns or None})] for workload @w; a column that is None
+    (comp before mkm has replay) gives None everywhere."""
+    def each(f):
+        return {c: (f(s) if s is not None else None) for c, s in cols.items()}
+
+    rows = [("elapsed", each(lambda s: s["elapsed"]))]
+    if any(s is not None and s["own"] is not None for s in cols.values()):
+        rows.append(("own clock", each(lambda s: s["own"])))
+    rows.append(("run total", each(lambda s: s.get("run_total") or sum(
+        t["run"] for t in s["threads"]))))
+    rows.append(("runq total",
+                 each(lambda s: sum(t["runq"] for t in s["threads"]))))
+    if w == "hackbench":
+        for what in ("run", "runq"):
+            for q in (0.1, 0.5, 0.9, 1.0):
+                name = "max" if q == 1.0 else f"p{int(q * 100)}"
+                rows.append((f"{what} {name}", each(lambda s: percentile(
+                    [t[what] for t in s["threads"]], q))))
+        return rows
+    named = each(lambda s: by_name(s["threads"]))
+    keys = sorted(named["unmon"], key=lambda k: named["unmon"][k]["tid"])
+    for key in keys:
+        label = key[0] if key[1] == 0 else f"{key[0]}#{key[1]}"
+        for what in ("run", "runq"):
+            rows.append((f"{what} {label}", {
+                c: (n[key][what] if n is not None and key in n else None)
+                for c, n in named.items()}))
+    return rows
+
+
+def fmt_ms(ns):
+    return "n/a" if ns is None else f"{ns / 1e6:.3f}"
+
+
+def fmt_pct(p):
+    return "n/a" if p is None else f"{p:+.2f}%"
+
+
+def judge(v):
+    """Issue 13's claim on one row: '-', 'ok', 'FAIL' or 'small'."""
+    if v["comp"] is None:
+        return "-"
+    if v["unmon"] is None or v["unmon"] < JUDGE_FLOOR_NS:
+        return "small"
+    raw, comp = abs(pct(v["raw"], v["unmon"])), abs(pct(v["comp"], v["unmon"]))
+    if raw >= CLAIM_OFF and comp > CLAIM_WITHIN:
+        return "FAIL"
+    if comp > raw:
+        return "FAIL"
+    return "ok"
+
+
+def table(w, cols, info):
+    print(f"== {w}: {info}")
+    hdr = (f"{'ms':<20} {'unmon':>11} {'mon':>11} {'raw':>11} {'comp':>11}"
+           f" {'raw/mon':>9} {'raw/unmon':>9} {'comp/unmon':>10}  claim")
+    print(hdr)
+    rows = rows_of(w, cols)
+    verdicts = []
+    for label, v in rows:
+        own = label == "own clock"
+        claim = "-" if own else judge(v)
+        verdicts.append((label, claim, v))
+        print(f"{label:<20} {fmt_ms(v['unmon']):>11} {fmt_ms(v['mon']):>11}"
+              f" {fmt_ms(v['raw']):>11} {fmt_ms(v['comp']):>11}"
+              f" {fmt_pct(pct(v['raw'], v['mon'])):>9}"
+              f" {fmt_pct(pct(v['raw'], v['unmon'])):>9}"
+              f" {fmt_pct(pct(v['comp'], v['unmon'])):>10}  {claim}")
+    print()
+    return verdicts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mkm", required=True)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--workloads", default="matmul pingpong mixed hackbench")
+    ap.add_argument("dir")
+    a = ap.parse_args()
+    replay_ok = has_replay(a.mkm)
+    failures = []
+    for w in a.workloads.split():
+        trace = os.path.join(a.dir, f"{w}.mkm")
+        raw = from_mkm(mkm_json(a.mkm, trace))
+        comp = from_mkm(mkm_json(a.mkm, replay(a.mkm, trace))) \
+            if replay_ok else None
+        cols = {"unmon": ground_truth(a.dir, w, "unmon"),
+                "mon": ground_truth(a.dir, w, "mon"), "raw": raw,
+                "comp": comp}
+        switches = sum(t["slices"] for t in raw["threads"])
+        info = (f"{len(cols['unmon']['threads'])} threads; monitored:"
+                f" {raw['events']} events, {switches} switches"
+                f" ({switches * 1e9 / raw['elapsed']:,.0f}/s), {raw['lost']}"
+                " lost")
+        verdicts = table(w, cols, info)
+        if raw["lost"]:
+            failures.append(f"{w}: {raw['lost']} events lost")
+        if not a.check:
+            continue
+        for label, claim, v in verdicts:
+            limit = CHECK_MON.get(label)
+            p = pct(v["raw"], v["mon"])
+            if limit is not None and (p is None or abs(p) > limit):
+                failures.append(f"{w} {label}: raw is {fmt_pct(p)} off the"
+                                f" monitored run's kernel figure (limit"
+                                f" {limit}%)")
+            # ---- The compensated assertion (issue 13) ----
+            # Active once mkm replay exists: judge() applies the claim,
+            # CLAIM_WITHIN (0.5%) wherever raw is off by CLAIM_OFF (3%),
+            # and never worse than raw. To be confirmed against the first
+            # compensated figures: loosen CLAIM_WITHIN only with a reason.
+            if claim == "FAIL":
+                failures.append(f"{w} {label}: compensated"
+                                f" {fmt_pct(pct(v['comp'], v['unmon']))}"
+                                f" against raw"
+                                f" {fmt_pct(pct(v['raw'], v['unmon']))}")
+        # TODO(lead): an assertion once mkm stops charging RUNQ after a
+        # thread's exit (README.md, "Known"): a thread preempted between
+        # its EXIT event and its last switch is left runnable in the
+        # timeline up to the trace's end, tens of ms per thread here.
+        rq = [v for label, _, v in verdicts if label == "runq total"][0]
+        over = rq["raw"] - rq["mon"]
+        switches = sum(t["slices"] for t in raw["threads"])
+        if not -0.001 * rq["mon"] <= over <= CHECK_RUNQ_PER_SWITCH_NS * switches:
+            print(f"WARN {w} runq total: raw is {over / 1e6:+.3f} ms off"
+                  f" the monitored run's kernel figure over {switches}"
+                  f" switches ({over / max(switches, 1):.0f} ns each; one"
+                  f" switch's part is 2.5 to 5 us)")
+        if w == "pingpong":
+            p = pct(raw["elapsed"], cols["unmon"]["elapsed"])
+            if p is None or p < CHECK_PP_OVERHEAD:
+                failures.append(f"pingpong: raw elapsed only {fmt_pct(p)}"
+                                " over unmonitored: the overhead to"
+                                " compensate is not there")
+    if not replay_ok:
+        print("comp: n/a (this mkm has no replay command yet)")
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# guest.sh - in the guest: run each workload unmonitored, then under
+# mkm record, with the kernel's ground truth of both runs, into /out.
+#
+# Environment (run.sh sets it): CB_WORKLOADS (pingpong mixed matmul
+# hackbench), CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
+# CB_HB_GROUPS, CB_HB_LOOPS, CB_BUFFER (mkm record --buffer-size).
+#
+# Per workload W and run R (unmon, mon), in /out:
+#   W.R.time    cb_time: the workload process's fork-to-reap CLOCK_MONOTONIC
+#   W.R.tasks   cb_taskstats: every task that exited during the run
+#   W.R.truth   cb_pingpong, cb_mixed: each thread's own schedstat
+#   W.R.stdout  the workload's output (hackbench prints its own Time:)
+#   W.mkm       the monitored run's trace
+set -eu
+
+# Starts the taskstats listener for run $1 and waits until it listens.
+listen() {
+	rm -f /tmp/ready
+	cb_taskstats -o "/out/$1.tasks" >/tmp/ready &
+	listener=$!
+	while ! grep -q ready /tmp/ready 2>/dev/null; do
+		sleep 0.01
+	done
+}
+
+unlisten() {
+	kill -TERM "$listener"
+	wait "$listener"
+}
+
+# The command of workload $1, run $2.
+command_of() {
+	case $1 in
+	pingpong) echo "cb_pingpong -r $CB_PP_ROUNDS -o /out/$1.$2.truth" ;;
+	mixed) echo "cb_mixed -n $CB_MX_ITER -o /out/$1.$2.truth" ;;
+	matmul) echo "matmul -n $CB_MM_SIZE -t $CB_MM_THREADS" ;;
+	hackbench) echo "hackbench -g $CB_HB_GROUPS -l $CB_HB_LOOPS" ;;
+	*) echo "guest.sh: unknown workload $1" >&2; exit 1 ;;
+	esac
+}
+
+for w in $CB_WORKLOADS; do
+	for run in unmon mon; do
+		cmd=$(command_of "$w" "$run")
+		echo "cb: $w $run: $cmd"
+		# Let the previous run's deferred work settle, alike for both.
+		sleep 0.2
+		listen "$w.$run"
+		if [ $run = unmon ]; then
+			cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
+		else
+			mkm record --buffer-size "$CB_BUFFER" -o "/out/$w.mkm" -- \
+				cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
+		fi
+		unlisten
+	done
+done
+echo "cb: done"
