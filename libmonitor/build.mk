@@ -2,7 +2,7 @@
 # libmonitor/: the user library, shared and static, with its pkg-config
 # file, install rules (install-lib) and benchmark (bench-lib).
 
-LIBMON_VERSION := 0.1.0
+LIBMON_VERSION := $(MKM_VERSION)
 LIBMON_SOMAJOR := 0
 LIBMON_SRCS := $(wildcard libmonitor/src/*.c libmonitor/src/*/*.c)
 LIBMON_HDRS := $(wildcard libmonitor/include/*.h libmonitor/src/*.h \
@@ -36,7 +36,7 @@ $(LIBMON_A): $(LIBMON_OBJS)
 
 $(LIBMON_SO): $(LIBMON_OBJS)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBMON_SONAME) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(LIBMON_SONAME) \
 		-Wl,--no-undefined -o $@.$(LIBMON_VERSION) $^ -lm -pthread
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(LIBMON_DIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $@
@@ -44,7 +44,7 @@ $(LIBMON_SO): $(LIBMON_OBJS)
 LIBMON_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIBMON_VERSION)|'
 
-$(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk
+$(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk VERSION
 	$(quiet) GEN $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(LIBMON_PC_SED) $< >$@
