@@ -4,7 +4,8 @@
 # the host without touching its kernel or its DKMS state:
 #   1. make install, on a machine without headers for the running kernel,
 #      still installs the library, the command and the man pages (staged
-#      with DESTDIR), and says why the module is left out;
+#      with DESTDIR), and says why the module is left out; with them,
+#      install-module installs it;
 #   2. the packages of make deb hold what they should and pass lintian
 #      (errors fail; warnings and notes are printed);
 #   3. dkms add and build of the packaged module for $KVER succeed, in a
@@ -39,10 +40,20 @@ grep -q 'no headers for the running kernel 0.0-none.*mkm.ko not installed' \
 	"$PKG_DIR/install.log" || fail "make install: no message about the module"
 [ -z "$(find "$stage" -name '*.ko')" ] || fail "make install: a module without headers?"
 pass "make install without kernel headers: library, command, man pages; module skipped"
+# ...and with them (the reference kernel's, standing for the running one's).
+make --no-print-directory BUILD="$BUILD" DESTDIR="$stage" \
+	RUNNING_KVER="$KVER" RUNNING_KDIR="$KDIR" install-module \
+	>>"$PKG_DIR/install.log" 2>&1 || { cat "$PKG_DIR/install.log"; fail "make install-module"; }
+ko=$(find "$stage/lib/modules/$KVER" -name mkm.ko)
+[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$MKM_VERSION" ] ||
+	fail "make install-module: no mkm.ko $MKM_VERSION under $stage/lib/modules/$KVER"
+pass "make install-module with the kernel's headers: ${ko#"$stage"}"
 
 # 2. The packages: versions, contents, lintian.
 changes=$(echo "$DEB_DIR"/mkm_"$v"_*.changes)
 [ -f "$changes" ] || fail "no $changes: run make deb"
+arch=$(dpkg --print-architecture)
+lib=usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 deb() { echo "$DEB_DIR/$1_${v}_$2.deb"; }
 has() { # PACKAGE ARCH PATH...: the package holds each PATH
 	local d f list
@@ -57,12 +68,11 @@ has() { # PACKAGE ARCH PATH...: the package holds each PATH
 }
 has mkm-dkms all usr/src/mkm-"$v"/dkms.conf usr/src/mkm-"$v"/Kbuild \
 	usr/src/mkm-"$v"/main.c usr/src/mkm-"$v"/uapi/mkm.h
-has libmonitor0 amd64 usr/lib/x86_64-linux-gnu/libmonitor.so.0
-has libmonitor-dev amd64 usr/include/libmonitor.h usr/include/mkm.h \
-	usr/lib/x86_64-linux-gnu/libmonitor.so usr/lib/x86_64-linux-gnu/libmonitor.a \
-	usr/lib/x86_64-linux-gnu/pkgconfig/libmonitor.pc \
+has libmonitor0 "$arch" "$lib"/libmonitor.so.0
+has libmonitor-dev "$arch" usr/include/libmonitor.h usr/include/mkm.h \
+	"$lib"/libmonitor.so "$lib"/libmonitor.a "$lib"/pkgconfig/libmonitor.pc \
 	usr/share/man/man3/monitor_create.3.gz
-has mkm amd64 usr/bin/mkm usr/share/man/man1/mkm.1.gz
+has mkm "$arch" usr/bin/mkm usr/share/man/man1/mkm.1.gz
 dpkg-deb -f "$(deb mkm-dkms all)" Depends | grep -q dkms || fail "mkm-dkms does not depend on dkms"
 pass "packages: mkm-dkms, libmonitor0, libmonitor-dev, mkm $v"
 
@@ -77,6 +87,8 @@ pass "lintian: no errors ($(grep -c '^[EWI]:' "$PKG_DIR/lintian.log" || true) ot
 # the install step. The signing key DKMS makes goes there too.
 root=$PKG_DIR/root
 tree=$PKG_DIR/dkms
+# What dkms.conf does not pass must not leak in from our make.
+unset MKM_VERSION MAKEFLAGS MFLAGS MAKELEVEL
 dpkg-deb -x "$(deb mkm-dkms all)" "$root"
 conf=$root/usr/src/mkm-$v/dkms.conf
 grep -qx "PACKAGE_VERSION=\"$v\"" "$conf" || fail "$conf: PACKAGE_VERSION is not $v"

@@ -23,6 +23,7 @@ PACKAGES=(
 	protobuf-compiler babeltrace2 python3-bt2   # exporters' readers (tests/export)
 	otf2-tools libopen-trace-format2-dev
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
+	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
 )
 CACHE=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 
