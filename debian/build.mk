@@ -8,7 +8,6 @@
 
 DEB_DIR := $(BUILD)/deb
 DEB_SRC := $(DEB_DIR)/mkm-$(MKM_VERSION)
-DEB_CHANGES := $(DEB_DIR)/mkm_$(MKM_VERSION)_$(shell dpkg --print-architecture).changes
 
 .PHONY: deb
 deb:
