@@ -49,7 +49,8 @@ $(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk VERSION
 	$(Q)mkdir -p $(@D)
 	$(Q)$(LIBMON_PC_SED) $< >$@
 
-# Installs the library, its header, the UAPI header it includes and the
+# Installs the library, its public headers (all of libmonitor/include: they
+# include each other), the UAPI header they include and the
 # pkg-config file (made for the PREFIX/LIBDIR given to this make); DESTDIR
 # for staging (packages).
 install-lib: libmonitor
@@ -60,8 +61,7 @@ install-lib: libmonitor
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/libmonitor.so
 	$(Q)install -m 0644 $(LIBMON_A) $(DESTDIR)$(LIBDIR)/
-	$(Q)install -m 0644 libmonitor/include/libmonitor.h \
-		libmonitor/include/mon_pipeline.h kernel/uapi/mkm.h \
+	$(Q)install -m 0644 $(wildcard libmonitor/include/*.h) kernel/uapi/mkm.h \
 		$(DESTDIR)$(INCLUDEDIR)/
 	$(Q)$(LIBMON_PC_SED) libmonitor/libmonitor.pc.in \
 		>$(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc

@@ -21,6 +21,20 @@ v=$MKM_VERSION
 fail() { printf 'check-install: FAIL %s\n' "$*" >&2; exit 1; }
 pass() { printf 'PASS  %s\n' "$*"; }
 
+# A program built with pkg-config against the library installed under
+# ROOT (its headers must all be there), run: libmonitor works for its users.
+use_lib() { # ROOT LIBDIR
+	local out=$PKG_DIR/use-lib
+	printf '%s\n' '#include <errno.h>' '#include <stdio.h>' '#include <libmonitor.h>' \
+		'int main(void) { puts(monitor_strerror(-ENODEV)); return 0; }' >"$out.c"
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	PKG_CONFIG_SYSROOT_DIR=$1 PKG_CONFIG_LIBDIR=$1$2/pkgconfig \
+		cc -std=gnu11 -Wall -Werror -o "$out" "$out.c" \
+		$(PKG_CONFIG_SYSROOT_DIR=$1 PKG_CONFIG_LIBDIR=$1$2/pkgconfig \
+			pkg-config --cflags --libs libmonitor) &&
+		LD_LIBRARY_PATH=$1$2 "$out" >/dev/null
+}
+
 rm -rf "$PKG_DIR"
 mkdir -p "$PKG_DIR"
 # Absolute: DKMS links its tree to the sources.
@@ -39,7 +53,8 @@ done
 grep -q 'no headers for the running kernel 0.0-none.*mkm.ko not installed' \
 	"$PKG_DIR/install.log" || fail "make install: no message about the module"
 [ -z "$(find "$stage" -name '*.ko')" ] || fail "make install: a module without headers?"
-pass "make install without kernel headers: library, command, man pages; module skipped"
+use_lib "$stage" /usr/lib || fail "a program using the libmonitor make install put in $stage"
+pass "make install without kernel headers: library (a program built with pkg-config runs), command, man pages; module skipped"
 # ...and with them (the reference kernel's, standing for the running one's).
 make --no-print-directory BUILD="$BUILD" DESTDIR="$stage" \
 	RUNNING_KVER="$KVER" RUNNING_KDIR="$KDIR" install-module \
@@ -74,7 +89,11 @@ has libmonitor-dev "$arch" usr/include/libmonitor.h usr/include/mkm.h \
 	usr/share/man/man3/monitor_create.3.gz
 has mkm "$arch" usr/bin/mkm usr/share/man/man1/mkm.1.gz
 dpkg-deb -f "$(deb mkm-dkms all)" Depends | grep -q dkms || fail "mkm-dkms does not depend on dkms"
-pass "packages: mkm-dkms, libmonitor0, libmonitor-dev, mkm $v"
+libroot=$PKG_DIR/libroot
+dpkg-deb -x "$(deb libmonitor0 "$arch")" "$libroot"
+dpkg-deb -x "$(deb libmonitor-dev "$arch")" "$libroot"
+use_lib "$libroot" "/$lib" || fail "a program using libmonitor-dev's libmonitor"
+pass "packages: mkm-dkms, libmonitor0, libmonitor-dev (a program built with pkg-config runs), mkm $v"
 
 # As root, lintian says it had rather not: not a finding about the packages.
 lintian --fail-on error --display-info "$changes" >"$PKG_DIR/lintian.log" 2>&1 ||
