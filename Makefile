@@ -5,6 +5,9 @@
 
 BUILD ?= build
 CACHE ?= $(HOME)/.cache/mkm
+# The one place the version is written: the module, the library and the
+# Debian packages take it from here (debian/changelog must agree).
+MKM_VERSION := $(shell cat VERSION)
 
 # The reference kernel: the one Debian's linux-headers-amd64 points at.
 KVER ?= $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \
@@ -32,7 +35,8 @@ endif
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
-.PHONY: all deps check check-unit check-vm check-debug style clean install demo
+.PHONY: all deps check check-unit check-vm check-debug style clean install \
+	install-tool demo
 
 all:
 
@@ -59,6 +63,8 @@ include tests/export/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.
 include tests/vm/build.mk
 include tests/kernel/build.mk
+include debian/build.mk
+include tests/pkg/build.mk
 
 deps:
 	$(Q)tests/vm/deps.sh
@@ -67,16 +73,25 @@ deps:
 # machine, and KDIR is only known once the headers are installed.
 check:
 	$(Q)$(MAKE) --no-print-directory deps
+<<<<<<< HEAD
 	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-compensation \
 		check-debug
+=======
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-install check-debug
+>>>>>>> deb
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory all $(VM_INITRAMFS)
 	$(Q)BUILD=$(BUILD) examples/demo.sh
 
+# install builds only what it installs: the library, the command and the man
+# pages need no kernel headers, and the module is built for the running
+# kernel if its headers are there (install-module says so if not).
 MANDIR ?= $(PREFIX)/share/man
-install: all install-lib install-module
+install: install-lib install-tool install-module
+
+install-tool: $(MKM_TOOL)
 	$(quiet) INSTALL $(DESTDIR)$(PREFIX)/bin/mkm
 	$(Q)install -D -m 0755 $(MKM_TOOL) $(DESTDIR)$(PREFIX)/bin/mkm
 	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3

@@ -4,11 +4,12 @@
 
 KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild kernel/uapi/mkm.h
 MODULE := $(BUILD)/kernel/mkm.ko
-KBUILD_ARGS := -C $(KDIR) M=$(abspath $(BUILD)/kernel) W=1 $(if $(filter 1,$(V)),V=1)
+KBUILD_ARGS := -C $(KDIR) M=$(abspath $(BUILD)/kernel) W=1 $(if $(filter 1,$(V)),V=1) \
+	MKM_VERSION=$(MKM_VERSION)
 
 all: $(MODULE)
 
-$(MODULE): $(KERNEL_SRCS)
+$(MODULE): $(KERNEL_SRCS) VERSION
 	$(quiet) KBUILD $@
 	$(Q)test -d "$(KDIR)" || { echo "mkm: no kernel headers at $(KDIR): run make deps" >&2; exit 1; }
 	$(Q)mkdir -p $(BUILD)/kernel
@@ -43,16 +44,26 @@ $(RING_TEST)-san: tests/unit/test_ring.c kernel/ring.h kernel/uapi/mkm.h
 
 # `make install` builds the module again for the running kernel (the build
 # above targets the reference kernel the VM tests boot) and installs it.
-RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
+# Without that kernel's headers it says so and installs nothing, so that the
+# rest of `make install` still goes through. DESTDIR stages it (no depmod).
+RUNNING_KVER ?= $(shell uname -r)
+RUNNING_KDIR ?= /lib/modules/$(RUNNING_KVER)/build
 INSTALL_KBUILD_DIR := $(BUILD)/kernel-running
+INSTALL_KBUILD_ARGS := -C $(RUNNING_KDIR) M=$(abspath $(INSTALL_KBUILD_DIR)) \
+	MKM_VERSION=$(MKM_VERSION) $(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR)))
 
 .PHONY: install-module
 install-module:
-	$(Q)test -d "$(RUNNING_KDIR)" || { echo "mkm: no headers for the running kernel at $(RUNNING_KDIR): apt-get install linux-headers-$$(uname -r)" >&2; exit 1; }
-	$(Q)mkdir -p $(INSTALL_KBUILD_DIR)
-	$(Q)for f in $(filter-out kernel/uapi/%,$(KERNEL_SRCS)); do \
-		ln -sfn $(CURDIR)/$$f $(INSTALL_KBUILD_DIR)/; done
-	$(Q)ln -sfn $(CURDIR)/kernel/uapi $(INSTALL_KBUILD_DIR)/uapi
-	$(Q)$(MAKE) --no-print-directory -C $(RUNNING_KDIR) M=$(abspath $(INSTALL_KBUILD_DIR)) modules
-	$(Q)$(MAKE) --no-print-directory -C $(RUNNING_KDIR) M=$(abspath $(INSTALL_KBUILD_DIR)) modules_install
-	$(Q)depmod -a
+	$(Q)if ! test -d "$(RUNNING_KDIR)"; then \
+		echo "mkm: no headers for the running kernel $(RUNNING_KVER) at $(RUNNING_KDIR):" \
+			"mkm.ko not installed (apt-get install linux-headers-$(RUNNING_KVER)," \
+			"then make install-module; or install the mkm-dkms package of make deb)" >&2; \
+		exit 0; fi; \
+	set -e; mkdir -p $(INSTALL_KBUILD_DIR); \
+	for f in $(filter-out kernel/uapi/%,$(KERNEL_SRCS)); do \
+		ln -sfn $(CURDIR)/$$f $(INSTALL_KBUILD_DIR)/; done; \
+	ln -sfn $(CURDIR)/kernel/uapi $(INSTALL_KBUILD_DIR)/uapi; \
+	echo "  KBUILD   $(INSTALL_KBUILD_DIR)/mkm.ko ($(RUNNING_KVER))"; \
+	$(MAKE) --no-print-directory $(INSTALL_KBUILD_ARGS) modules; \
+	$(MAKE) --no-print-directory $(INSTALL_KBUILD_ARGS) modules_install; \
+	$(if $(DESTDIR),:,depmod -a $(RUNNING_KVER))

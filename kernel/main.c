@@ -43,3 +43,6 @@ module_exit(mkm_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The mkm developers");
 MODULE_DESCRIPTION("MKM: per-thread context-switch monitor");
+#ifdef MKM_VERSION
+MODULE_VERSION(MKM_VERSION);
+#endif

@@ -2,7 +2,7 @@
 # libmonitor/: the user library, shared and static, with its pkg-config
 # file, install rules (install-lib) and benchmark (bench-lib).
 
-LIBMON_VERSION := 0.1.0
+LIBMON_VERSION := $(MKM_VERSION)
 LIBMON_SOMAJOR := 0
 LIBMON_SRCS := $(wildcard libmonitor/src/*.c libmonitor/src/*/*.c)
 LIBMON_HDRS := $(wildcard libmonitor/include/*.h libmonitor/src/*.h \
@@ -36,7 +36,7 @@ $(LIBMON_A): $(LIBMON_OBJS)
 
 $(LIBMON_SO): $(LIBMON_OBJS)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBMON_SONAME) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(LIBMON_SONAME) \
 		-Wl,--no-undefined -o $@.$(LIBMON_VERSION) $^ -lm -pthread
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(LIBMON_DIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $@
@@ -44,12 +44,13 @@ $(LIBMON_SO): $(LIBMON_OBJS)
 LIBMON_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIBMON_VERSION)|'
 
-$(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk
+$(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk VERSION
 	$(quiet) GEN $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(LIBMON_PC_SED) $< >$@
 
-# Installs the library, its header, the UAPI header it includes and the
+# Installs the library, its public headers (all of libmonitor/include: they
+# include each other), the UAPI header they include and the
 # pkg-config file (made for the PREFIX/LIBDIR given to this make); DESTDIR
 # for staging (packages).
 install-lib: libmonitor
@@ -60,8 +61,7 @@ install-lib: libmonitor
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBMON_SONAME)
 	$(Q)ln -sfn libmonitor.so.$(LIBMON_VERSION) $(DESTDIR)$(LIBDIR)/libmonitor.so
 	$(Q)install -m 0644 $(LIBMON_A) $(DESTDIR)$(LIBDIR)/
-	$(Q)install -m 0644 libmonitor/include/libmonitor.h \
-		libmonitor/include/mon_pipeline.h kernel/uapi/mkm.h \
+	$(Q)install -m 0644 $(wildcard libmonitor/include/*.h) kernel/uapi/mkm.h \
 		$(DESTDIR)$(INCLUDEDIR)/
 	$(Q)$(LIBMON_PC_SED) libmonitor/libmonitor.pc.in \
 		>$(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc

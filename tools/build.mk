@@ -27,5 +27,5 @@ $(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h viewer/*.h export/*.h) $(
 		libmonitor/include/mon_pipeline.h
 	$(quiet) CCLD $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) -o $@ $(MKM_TOOL_SRCS) $(LIBMON_A) \
+	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(MKM_TOOL_SRCS) $(LIBMON_A) \
 		$(MKM_TOOL_LIBS) -lm

@@ -24,6 +24,7 @@ PACKAGES=(
 	otf2-tools libopen-trace-format2-dev
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
 	rt-tests   # hackbench, a workload nobody here wrote (bench/compensation)
+	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
 )
 CACHE=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/pkg/: installing mkm on a real machine, checked. check-install runs
+# tests/pkg/check.sh (make install without the running kernel's headers; the
+# packages of make deb, their contents and lintian; dkms add and build of
+# mkm-dkms for $(KVER) in a private DKMS tree, nothing installed on this
+# machine), then boots the VM with the module DKMS built and runs the ABI
+# tests on it.
+
+PKG_DIR := $(BUILD)/tests/pkg
+PKG_DKMS_KO := $(PKG_DIR)/dkms/mkm/$(MKM_VERSION)/$(KVER)/$(shell uname -m)/module/mkm.ko
+PKG_INITRAMFS := $(PKG_DIR)/initramfs.cpio.gz
+
+.PHONY: check-install
+check-install: deb $(ABI_TESTS)
+	$(quiet) TEST tests/pkg/check.sh
+	$(Q)BUILD=$(BUILD) MKM_VERSION=$(MKM_VERSION) KVER=$(KVER) KDIR=$(KDIR) \
+		DEB_DIR=$(DEB_DIR) PKG_DIR=$(PKG_DIR) tests/pkg/check.sh
+	$(quiet) CPIO $(PKG_INITRAMFS)
+	$(Q)tests/vm/mkinitramfs.sh -o $(PKG_INITRAMFS) -m $(PKG_DKMS_KO) \
+		$(addprefix -t ,$(ABI_TESTS))
+	$(quiet) VM $(PKG_DIR)/vm.log
+	$(Q)flock /tmp/mkm-vm.lock env $(VM_RUN) -i $(PKG_INITRAMFS) -l $(PKG_DIR)/vm.log
