@@ -73,12 +73,8 @@ deps:
 # machine, and KDIR is only known once the headers are installed.
 check:
 	$(Q)$(MAKE) --no-print-directory deps
-<<<<<<< HEAD
-	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-compensation \
-		check-debug
-=======
-	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-install check-debug
->>>>>>> deb
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-install \
+		check-compensation check-debug
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps
