@@ -733,6 +733,8 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
 #define TRACE_F_COMPENSATED (1u << 0) /* times compensated for the monitor's
 					 own cost (mon_stage_compensate()) */
 
+#define TRACE_MAX_MONITOR_TIDS 8
+
 /* What a trace says about its recording (the INFO chunk). */
 struct trace_info {
 	uint32_t clock; /* clockid_t of time_ns (CLOCK_MONOTONIC) */
@@ -748,6 +750,11 @@ struct trace_info {
 	char hostname[65];
 	char kernel[65]; /* uname -r */
 	char machine[65]; /* uname -m */
+	/* The recording's own threads (the drain, the writer...): the time
+	 * they take a CPU from monitored threads is the monitor's cost too
+	 * (mon_stage_compensate()). */
+	uint32_t nr_monitor_tids;
+	uint32_t monitor_tids[TRACE_MAX_MONITOR_TIDS];
 };
 
 /* A thread name known to the writer (THREADS chunk). */

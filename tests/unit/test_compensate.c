@@ -85,10 +85,15 @@ static struct mon_calibration *test_calibration(void)
 }
 
 /* Runs @s through order and compensate into @o; returns the run's result. */
+static uint32_t own_tid; /* the recording's own thread, in INFO (0: none) */
+
 static int compensate(const struct evs *s, struct out *o,
 		      const struct mon_calibration *cal, uint32_t trace_flags)
 {
-	struct trace_info info = { .nr_cpus = 2, .trace_flags = trace_flags };
+	struct trace_info info = { .nr_cpus = 2,
+				   .trace_flags = trace_flags,
+				   .nr_monitor_tids = own_tid ? 1 : 0,
+				   .monitor_tids = { own_tid } };
 	struct src p = { .s = s };
 	struct mon_pipeline *pl;
 	struct mon_source *src;
@@ -239,6 +244,36 @@ static void test_compensate_lost_gap(void **state)
 	expect_times(&o, &s, want);
 }
 
+/* The recording's own thread took the CPU from 1 while 2 waited: its
+ * whole run is the monitor's cost; another thread's is not. */
+static void test_compensate_own_thread(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+	/*
+	 * 1000 OUT 1 to the recorder (50): first sight, 0. 3000 IN 2 from
+	 * 50, waiting since 500 (before the chain: its own delay 0): the
+	 * chain's 0 at the handover plus 2000 of the recorder's run:
+	 * min(2000, 2500 + 0) -> 1000, right after 1 left. MARK at 3100:
+	 * 2000 + 2 + 10 -> 1088. The same with 60, not the monitor's: it
+	 * started 12 late (the OUT's costs), so 2 did: 2988, the mark 3076.
+	 */
+	static const uint64_t want_own[] = { 1000, 1000, 1088 };
+	static const uint64_t want_other[] = { 1000, 2988, 3076 };
+
+	(void)state;
+	own_tid = 50;
+	OUT(&s, 1000, 0, 1, MKM_TS_RUNNING, 50);
+	IN_WAIT(&s, 3000, 0, 2, 50, 2500);
+	MARK(&s, 3100, 0, 2);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want_own);
+	own_tid = 60;
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want_other);
+	own_tid = 0;
+}
+
 /* Whatever the costs, no CPU's and no thread's records go backwards, and
  * no record moves later. */
 static void test_compensate_keeps_order(void **state)
@@ -301,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_compensate_two_cpus),
 		cmocka_unit_test(test_compensate_wakeup_across_cpus),
 		cmocka_unit_test(test_compensate_lost_gap),
+		cmocka_unit_test(test_compensate_own_thread),
 		cmocka_unit_test(test_compensate_keeps_order),
 		cmocka_unit_test(test_compensate_refuses),
 	};

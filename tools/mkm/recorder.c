@@ -238,11 +238,32 @@ static const struct mon_stage_ops calibration_ops = {
 	.process = calibration_process,
 };
 
+static void *runner_thread(void *arg)
+{
+	struct recorder *rec = arg;
+
+	rec->runner_tid = gettid();
+	pthread_barrier_wait(&rec->go); /* its tid is known */
+	pthread_barrier_wait(&rec->go); /* the pipeline is complete */
+	rec->run_err = mon_pipeline_run(rec->p);
+	return NULL;
+}
+
+/* The recording's own threads, in INFO: what they take from monitored
+ * threads on a shared CPU is the monitor's cost (docs/compensation.md). */
+static void add_own_tid(struct trace_info *info, pid_t tid)
+{
+	if (info->nr_monitor_tids < TRACE_MAX_MONITOR_TIDS)
+		info->monitor_tids[info->nr_monitor_tids++] = (uint32_t)tid;
+}
+
 /* The pipeline: the monitor's records into the file, as they come, and
- * into the caller's sink. */
+ * into the caller's sink; its runner thread is started, waiting for
+ * recorder_start() to let it run. */
 static void open_pipeline(struct recorder *rec, const char *out,
 			  struct mon_sink *extra)
 {
+	struct trace_info info;
 	struct mon_source *src;
 	struct mon_sink *sink;
 	int ret;
@@ -262,7 +283,14 @@ static void open_pipeline(struct recorder *rec, const char *out,
 		if (ret)
 			die("%s", monitor_strerror(ret));
 	}
-	ret = mon_sink_trace(&sink, out, mon_source_info(src));
+	pthread_barrier_init(&rec->go, NULL, 2);
+	if (pthread_create(&rec->runner, NULL, runner_thread, rec))
+		die("cannot start the writer thread");
+	pthread_barrier_wait(&rec->go);
+	info = *mon_source_info(src);
+	add_own_tid(&info, gettid());
+	add_own_tid(&info, rec->runner_tid);
+	ret = mon_sink_trace(&sink, out, &info);
 	if (ret)
 		die("%s: %s", out, monitor_strerror(ret));
 	ret = mon_pipeline_add_sink(rec->p, sink);
@@ -270,14 +298,6 @@ static void open_pipeline(struct recorder *rec, const char *out,
 		ret = mon_pipeline_add_sink(rec->p, extra);
 	if (ret)
 		die("%s", monitor_strerror(ret));
-}
-
-static void *runner_thread(void *arg)
-{
-	struct recorder *rec = arg;
-
-	rec->run_err = mon_pipeline_run(rec->p);
-	return NULL;
 }
 
 void recorder_init(struct recorder *rec)
@@ -362,8 +382,7 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	ret = monitor_resume(rec->mon);
 	if (ret)
 		die("resume: %s", monitor_strerror(ret));
-	if (pthread_create(&rec->runner, NULL, runner_thread, rec))
-		die("cannot start the writer thread");
+	pthread_barrier_wait(&rec->go);
 	rec->running = true;
 	if (rec->child) {
 		int e;

@@ -52,6 +52,8 @@ struct recorder {
 	struct monitor *mon;
 	struct mon_pipeline *p;
 	pthread_t runner;
+	pid_t runner_tid;
+	pthread_barrier_t go; /* the runner waits for the pipeline to be whole */
 	bool running; /* the runner thread was started */
 	int run_err; /* of the runner thread */
 	pid_t child;

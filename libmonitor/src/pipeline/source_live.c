@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ struct live {
 	int wake_fd; /* eventfd: stop() wakes the drain thread */
 	pthread_t thread;
 	bool threaded;
+	sem_t started; /* the drain thread has set tid */
+	pid_t tid;
 	pthread_mutex_t drain_lock; /* one drain at a time */
 	pthread_mutex_t queue_lock; /* queued, and the space condition */
 	pthread_cond_t space;
@@ -200,9 +203,19 @@ static int end_recording(struct live *l, int err)
 	return err;
 }
 
+static void *drain_loop(struct live *l);
+
 static void *drain_thread(void *arg)
 {
 	struct live *l = arg;
+
+	l->tid = gettid();
+	sem_post(&l->started);
+	return drain_loop(l);
+}
+
+static void *drain_loop(struct live *l)
+{
 	struct pollfd pfd[2] = {
 		{ .fd = l->wake_fd, .events = POLLIN },
 		{ .fd = monitor_fd(l->mon), .events = POLLIN },
@@ -441,8 +454,15 @@ int mon_source_live(struct mon_source **srcp, struct monitor *mon,
 	l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ret = l->ready_fd < 0 || l->wake_fd < 0 ? -errno : live_info(l, &info);
 	if (!ret && !l->cfg.no_thread) {
+		sem_init(&l->started, 0, 0);
 		ret = -pthread_create(&l->thread, NULL, drain_thread, l);
 		l->threaded = !ret;
+		/* Its CPU time is the monitor's: INFO names it. */
+		while (!ret && sem_wait(&l->started))
+			;
+		if (!ret)
+			info.monitor_tids[info.nr_monitor_tids++] =
+				(uint32_t)l->tid;
 	}
 	if (!ret)
 		ret = mon_source_new(srcp, &live_ops, l, &info);

@@ -18,7 +18,10 @@
  *  - a thread switched in on a busy CPU starts when the CPU frees,
  *    delayed as the CPU's chain, but never before it was ready; on a CPU
  *    that was idle it starts its wake latency after its ready time;
- *  - an idle CPU absorbs delay: its chain starts anew.
+ *  - an idle CPU absorbs delay: its chain starts anew;
+ *  - the recording's own threads (INFO's monitor_tids: the drain, the
+ *    writer) are the monitor too: while one holds a CPU that a monitored
+ *    thread then takes over, its whole run delays that thread.
  * Clamps keep every CPU's and every thread's records in order and never
  * move a record before the last horizon passed on, so the output keeps
  * the input's promises (seq numbers are unchanged).
@@ -47,6 +50,8 @@ struct cpu_state {
 	uint64_t last_out; /* last time given (output), for order */
 	uint64_t switch_at; /* instant of the last switch record */
 	uint32_t runner; /* who runs after that switch (0: idle, unknown) */
+	uint64_t runner_since; /* when it took the CPU */
+	double runner_delay; /* the chain's delay then */
 	bool live; /* busy without a break since chain_start */
 	uint64_t chain_start;
 	struct step hist[HISTORY]; /* the chain's last steps, a ring */
@@ -70,7 +75,7 @@ struct compensate {
 	size_t cap, used;
 	double max_delay; /* the most any record or thread carried */
 	uint64_t floor; /* the last horizon passed on: no record goes below */
-	struct trace_info info;
+	struct trace_info info; /* as passed on; monitor_tids: the own */
 	size_t n; /* records in out */
 	struct mkm_event out[OUT_BATCH];
 };
@@ -227,6 +232,16 @@ static void advance(struct cpu_state *s, uint64_t t)
 	s->now = t;
 }
 
+static bool own_thread(const struct compensate *c, uint32_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; tid && i < c->info.nr_monitor_tids; i++)
+		if (c->info.monitor_tids[i] == tid)
+			return true;
+	return false;
+}
+
 /* The switch's constant cost, once per instant; true if the instant had
  * a switch record already (a SWITCH_OUT before this SWITCH_IN). */
 static bool charge_switch(struct cpu_state *s, const struct mkm_event *e)
@@ -238,15 +253,23 @@ static bool charge_switch(struct cpu_state *s, const struct mkm_event *e)
 	return false;
 }
 
-static double switch_in(struct cpu_state *s, struct thread_state *th,
-			const struct mkm_event *e, bool pair)
+static double switch_in(const struct compensate *c, struct cpu_state *s,
+			struct thread_state *th, const struct mkm_event *e,
+			bool pair)
 {
 	uint64_t wait = e->flags & MKM_EVF_WAIT_US ? (uint64_t)e->arg0 * 1000 :
 						     e->arg0;
 	uint64_t ready = wait < e->time_ns ? e->time_ns - wait : 0;
+	bool own = own_thread(c, s->runner) && own_thread(c, e->arg1);
 	bool busy = s->live &&
-		    (pair || (e->arg1 && e->arg1 == s->runner));
+		    (pair || (e->arg1 && (e->arg1 == s->runner || own)));
 	double ready_delay, d;
+
+	/* The monitor's own threads held the CPU since the handover (the
+	 * switch's costs included): all of it is delay. */
+	if (busy && own)
+		s->delay = s->runner_delay +
+			   (double)(e->time_ns - s->runner_since);
 
 	if (th && th->woken)
 		ready_delay = th->wake_delay;
@@ -264,8 +287,8 @@ static double switch_in(struct cpu_state *s, struct thread_state *th,
 
 /* The delay of @e (of thread @th, NULL for tid 0), from its CPU's chain
  * and the causal edges it closes. */
-static double delay_of(struct cpu_state *s, struct thread_state *th,
-		       const struct mkm_event *e)
+static double delay_of(const struct compensate *c, struct cpu_state *s,
+		       struct thread_state *th, const struct mkm_event *e)
 {
 	bool pair;
 	double d;
@@ -280,13 +303,15 @@ static double delay_of(struct cpu_state *s, struct thread_state *th,
 		return d;
 	case MKM_EV_SWITCH_IN:
 		pair = charge_switch(s, e);
-		d = switch_in(s, th, e, pair);
+		d = switch_in(c, s, th, e, pair);
 		break;
 	case MKM_EV_SWITCH_OUT:
 		charge_switch(s, e);
 		if (!s->live) /* the thread ran from before we saw it */
 			chain_start(s, e->time_ns, 0);
 		s->runner = e->arg1;
+		s->runner_since = e->time_ns;
+		s->runner_delay = d;
 		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
@@ -334,7 +359,7 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		th = thread_get(c, e.tid, &ret);
 		if (!s || ret)
 			return -ENOMEM;
-		d = delay_of(s, th, &e);
+		d = delay_of(c, s, th, &e);
 		/* Never before the CPU's or the thread's last record, nor
 		 * below the horizon already passed on. */
 		floor = s->last_out > c->floor ? s->last_out : c->floor;

@@ -46,6 +46,7 @@ enum {
 	TAG_KERNEL = 10, /* bytes */
 	TAG_MACHINE = 11, /* bytes */
 	TAG_TRACE_FLAGS = 12, /* u32 */
+	TAG_MONITOR_TIDS = 13, /* u32 each */
 };
 
 _Static_assert(sizeof(struct mkm_event) == 32, "record size");

@@ -152,6 +152,12 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 		case TAG_MACHINE:
 			copy_str(in->machine, v, n);
 			break;
+		case TAG_MONITOR_TIDS:
+			if (n % 4 || n / 4 > TRACE_MAX_MONITOR_TIDS)
+				goto bad_size;
+			in->nr_monitor_tids = n / 4;
+			memcpy(in->monitor_tids, v, n);
+			break;
 		default:
 			break; /* a newer minor's tag */
 		}
