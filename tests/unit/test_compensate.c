@@ -2,8 +2,9 @@
 /*
  * test_compensate.c - the compensation stage on synthetic streams whose
  * compensated times are worked out by hand in the comments (the rules are
- * docs/compensation.md's). Costs, in ns: CPU 0 switch record 10, wakeup 5,
- * mark 3, constant 2 per switch; CPU 1 switch 20, mark 7, constant 4.
+ * docs/compensation.md's). Costs, in ns: CPU 0 switch record 10, wakeup
+ * 5, mark 3, constant 2 per unmonitored switch; CPU 1 switch 20, mark 7,
+ * constant 4.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -148,17 +149,17 @@ static void test_compensate_one_cpu(void **state)
 	struct out o;
 	/*
 	 * 1000 OUT 1 (first sight: no delay), IN 2 ready at 900, before the
-	 *      chain began: its own delay, 0. The instant costs 2+10+10.
-	 * 2000 MARK: 22 -> 1978; costs 3.
-	 * 3000 OUT 2: 25 -> 2975 (thread 2 carries 25+2+10 = 37); IN 1
-	 *      ready at 2500, when the chain's delay was 25: min(25, 500+25).
-	 * 4000 OUT 1 to idle: 25+22 = 47 -> 3953.
+	 *      chain began: its own delay, 0. The instant costs 10+10.
+	 * 2000 MARK: 20 -> 1980; costs 3.
+	 * 3000 OUT 2: 23 -> 2977 (thread 2 carries 23+10 = 33); IN 1
+	 *      ready at 2500, when the chain's delay was 23: min(23, 500+23).
+	 * 4000 OUT 1 to idle: 23+20 = 43 -> 3957.
 	 * 5000 IN 2 from idle, ready at 4800: the idle CPU absorbed the
-	 *      chain's delay; thread 2's own 37 moves it: 4963 (its sleep
-	 *      keeps its length). MKM's rule would subtract all 61 before.
+	 *      chain's delay; thread 2's own 33 moves it: 4967 (its sleep
+	 *      keeps its length). MKM's rule would subtract all 53 before.
 	 */
-	static const uint64_t want[] = { 1000, 1000, 1978, 2975,
-					 2975, 3953, 4963 };
+	static const uint64_t want[] = { 1000, 1000, 1980, 2977,
+					 2977, 3957, 4967 };
 
 	(void)state;
 	OUT(&s, 1000, 0, 1, SLEEP, 2);
@@ -180,10 +181,10 @@ static void test_compensate_two_cpus(void **state)
 	struct evs s = { 0 };
 	struct out o;
 	/*
-	 * CPU 0: IN 1 at 100 (0), costs 2+10; marks at 200 (12), 300 (15).
-	 * CPU 1: IN 2 at 150 (0), costs 4+20; marks at 250 (24), 350 (31).
+	 * CPU 0: IN 1 at 100 (0), costs 10; marks at 200 (10), 300 (13).
+	 * CPU 1: IN 2 at 150 (0), costs 20; marks at 250 (20), 350 (27).
 	 */
-	static const uint64_t want[] = { 100, 188, 285, 150, 226, 319 };
+	static const uint64_t want[] = { 100, 190, 287, 150, 230, 323 };
 
 	(void)state;
 	IN_WAIT(&s, 100, 0, 1, 0, 0);
@@ -202,12 +203,12 @@ static void test_compensate_wakeup_across_cpus(void **state)
 	struct evs s = { 0 };
 	struct out o;
 	/*
-	 * CPU 0: IN 1 at 100 (0; costs 12), MARK at 200 (12; 3), WAKEUP of
-	 * 2 at 300 (15). CPU 1, idle: IN 2 at 400 ready at 300: the waker's
-	 * 15 -> 385, after the wakeup's 285. Without the WAKEUP record the
+	 * CPU 0: IN 1 at 100 (0; costs 10), MARK at 200 (10; 3), WAKEUP of
+	 * 2 at 300 (13). CPU 1, idle: IN 2 at 400 ready at 300: the waker's
+	 * 13 -> 387, after the wakeup's 287. Without the WAKEUP record the
 	 * thread's own delay (0) would leave it at 400.
 	 */
-	static const uint64_t want[] = { 100, 188, 285, 385 };
+	static const uint64_t want[] = { 100, 190, 287, 387 };
 
 	(void)state;
 	IN_WAIT(&s, 100, 0, 1, 0, 0);
@@ -224,11 +225,11 @@ static void test_compensate_lost_gap(void **state)
 	struct evs s = { 0 };
 	struct out o;
 	/*
-	 * IN 1 at 100 (0; 12), MARK 200 (12; 3), LOST at 200 (12), five seqs
-	 * lost, MARK 400 (15; 3), OUT 1 to idle at 500 (18 -> 482; thread 1
-	 * carries 18+2+10 = 30), IN 1 at 600 from idle: its own 30 -> 570.
+	 * IN 1 at 100 (0; 10), MARK 200 (10; 3), LOST at 200 (10), five seqs
+	 * lost, MARK 400 (13; 3), OUT 1 to idle at 500 (16 -> 484; thread 1
+	 * carries 16+10 = 26), IN 1 at 600 from idle: its own 26 -> 574.
 	 */
-	static const uint64_t want[] = { 100, 188, 188, 385, 482, 570 };
+	static const uint64_t want[] = { 100, 190, 190, 387, 484, 574 };
 	struct mkm_event *lost;
 
 	(void)state;
@@ -255,11 +256,14 @@ static void test_compensate_own_thread(void **state)
 	 * 50, waiting since 500 (before the chain: its own delay 0): the
 	 * chain's 0 at the handover plus 2000 of the recorder's run:
 	 * min(2000, 2500 + 0) -> 1000, right after 1 left. MARK at 3100:
-	 * 2000 + 2 + 10 -> 1088. The same with 60, not the monitor's: it
-	 * started 12 late (the OUT's costs), so 2 did: 2988, the mark 3076.
+	 * 2000 + 10 -> 1090. The same with 60, not the monitor's: it
+	 * started 10 late (the OUT's cost), so 2 did: 2990, the mark 3080.
+	 * From 70 where 60 took over: a switch unseen (60 -> 70) while 2
+	 * was runnable: 10 + the constant 2 -> 2988, the mark 3078.
 	 */
-	static const uint64_t want_own[] = { 1000, 1000, 1088 };
-	static const uint64_t want_other[] = { 1000, 2988, 3076 };
+	static const uint64_t want_own[] = { 1000, 1000, 1090 };
+	static const uint64_t want_other[] = { 1000, 2990, 3080 };
+	static const uint64_t want_hidden[] = { 1000, 2988, 3078 };
 
 	(void)state;
 	own_tid = 50;
@@ -272,6 +276,12 @@ static void test_compensate_own_thread(void **state)
 	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
 	expect_times(&o, &s, want_other);
 	own_tid = 0;
+	memset(&s, 0, sizeof(s));
+	OUT(&s, 1000, 0, 1, MKM_TS_RUNNING, 60);
+	IN_WAIT(&s, 3000, 0, 2, 70, 2500);
+	MARK(&s, 3100, 0, 2);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want_hidden);
 }
 
 /* Whatever the costs, no CPU's and no thread's records go backwards, and

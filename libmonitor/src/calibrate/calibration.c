@@ -75,7 +75,7 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 
 	e->cpu = cpu;
 	for (i = 0; i < ARRAY_SIZE(measured); i++) {
-		unsigned long rounds = cfg->rounds ? cfg->rounds : 2000;
+		unsigned long rounds = cfg->rounds ? cfg->rounds : MON_CALIBRATE_ROUNDS;
 		struct mon_trials t;
 
 		/* The constant cost is small against a short trial's noise
@@ -142,7 +142,7 @@ int mon_calibrate(struct mon_calibration *out,
 	out->hdr.version = 1;
 	out->hdr.nr_cpus = (uint32_t)n;
 	out->hdr.taken_real_ns = now_ns(CLOCK_REALTIME);
-	out->hdr.rounds = (uint32_t)(cfg.rounds ? cfg.rounds : 2000);
+	out->hdr.rounds = (uint32_t)(cfg.rounds ? cfg.rounds : MON_CALIBRATE_ROUNDS);
 	out->hdr.trials = (uint32_t)(cfg.trials ? cfg.trials : 10);
 	if (!uname(&u))
 		snprintf(out->hdr.kernel, sizeof(out->hdr.kernel), "%s",

@@ -6,10 +6,11 @@
  *
  * Delay is a property of an execution, carried as far as the order of
  * events proves it:
- *  - per CPU, each record's sensor cost (and the constant cost of each
- *    switch) delays everything after it on that CPU while the CPU stays
- *    busy; records stamped at one instant (a switch's OUT and IN) share
- *    one delay, the cost being paid after the clock was read;
+ *  - per CPU, each record's sensor cost delays everything after it on
+ *    that CPU while the CPU stays busy; records stamped at one instant (a
+ *    switch's OUT and IN) share one delay, the cost being paid after the
+ *    clock was read; a switch between unmonitored threads that the peers
+ *    reveal costs the constant overhead;
  *  - a thread carries its delay off the CPU: when it becomes runnable
  *    again, its ready time inherits the delay of its waker (the WAKEUP
  *    class names it) or, with no waker recorded, of what ran on the CPU it
@@ -242,13 +243,12 @@ static bool own_thread(const struct compensate *c, uint32_t tid)
 	return false;
 }
 
-/* The switch's constant cost, once per instant; true if the instant had
- * a switch record already (a SWITCH_OUT before this SWITCH_IN). */
-static bool charge_switch(struct cpu_state *s, const struct mkm_event *e)
+/* True if the instant of switch record @e had one already (a SWITCH_OUT
+ * before this SWITCH_IN: one switch). */
+static bool same_switch(struct cpu_state *s, const struct mkm_event *e)
 {
 	if (s->switch_at == e->time_ns)
 		return true;
-	s->pending += s->cost[MON_COST_CONSTANT];
 	s->switch_at = e->time_ns;
 	return false;
 }
@@ -261,9 +261,19 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 						     e->arg0;
 	uint64_t ready = wait < e->time_ns ? e->time_ns - wait : 0;
 	bool own = own_thread(c, s->runner) && own_thread(c, e->arg1);
+	/* Another unmonitored thread than the one switched to: at least one
+	 * switch unseen; the CPU stayed busy if this thread was runnable
+	 * all along (it would not have idled). */
+	bool hidden = !pair && e->arg1 && s->runner &&
+		      e->arg1 != s->runner && !own && ready <= s->runner_since;
 	bool busy = s->live &&
-		    (pair || (e->arg1 && (e->arg1 == s->runner || own)));
+		    (pair || (e->arg1 && (e->arg1 == s->runner || own)) ||
+		     hidden);
 	double ready_delay, d;
+
+	/* An unmonitored switch the peers reveal: its constant cost. */
+	if (busy && hidden)
+		s->delay += s->cost[MON_COST_CONSTANT];
 
 	/* The monitor's own threads held the CPU since the handover (the
 	 * switch's costs included): all of it is delay. */
@@ -302,11 +312,11 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		s->runner = 0;
 		return d;
 	case MKM_EV_SWITCH_IN:
-		pair = charge_switch(s, e);
+		pair = same_switch(s, e);
 		d = switch_in(c, s, th, e, pair);
 		break;
 	case MKM_EV_SWITCH_OUT:
-		charge_switch(s, e);
+		same_switch(s, e);
 		if (!s->live) /* the thread ran from before we saw it */
 			chain_start(s, e->time_ns, 0);
 		s->runner = e->arg1;
