@@ -58,6 +58,18 @@ RUN_STATES = ("RUN", "RUN_USER", "RUN_SYS", "INTERRUPTED")
 CLAIM_OFF = 3.0  # raw off by this much (%) or more ...
 CLAIM_WITHIN = 0.5  # ... compensated must be within this (%)
 JUDGE_FLOOR_NS = 1_000_000
+# A row where mkm's raw figure is off the monitored run's own kernel figure
+# by more than this (%) shows a difference of measurement (e.g. RUNQ from
+# the wakeup against run_delay from the enqueue: docs/accuracy.md), not of
+# overhead: compensation cannot be judged on it ("meas").
+MEAS_OFF = 1.0
+# make check-compensation's tolerances, from the figures of
+# docs/compensation.md: on the small run, compensated is within 1.5% where
+# raw is off by 3% or more (the ping-pong's elapsed time keeps +1%: the
+# recorder's work that no trace shows), and no row is worse than raw by
+# more than the run-to-run noise of one thread's figures (0.5%).
+CHECK_WITHIN = 1.5
+CHECK_NOISE = 0.5
 
 # Raw-side sanity for --check (make check-compensation): how exactly mkm
 # measures the run it watched, and that the monitored run shows mkm's
@@ -257,16 +269,19 @@ def fmt_pct(p):
     return "n/a" if p is None else f"{p:+.2f}%"
 
 
-def judge(v):
-    """Issue 13's claim on one row: '-', 'ok', 'FAIL' or 'small'."""
+def judge(v, within=CLAIM_WITHIN, noise=0.0):
+    """Issue 13's claim on one row: '-', 'ok', 'FAIL', 'small' or 'meas'."""
     if v["comp"] is None:
         return "-"
     if v["unmon"] is None or v["unmon"] < JUDGE_FLOOR_NS:
         return "small"
+    meas = pct(v["raw"], v["mon"])
+    if meas is not None and abs(meas) > MEAS_OFF:
+        return "meas"
     raw, comp = abs(pct(v["raw"], v["unmon"])), abs(pct(v["comp"], v["unmon"]))
-    if raw >= CLAIM_OFF and comp > CLAIM_WITHIN:
+    if raw >= CLAIM_OFF and comp > within:
         return "FAIL"
-    if comp > raw:
+    if comp > raw + noise:
         return "FAIL"
     return "ok"
 
@@ -325,12 +340,10 @@ def main():
                 failures.append(f"{w} {label}: raw is {fmt_pct(p)} off the"
                                 f" monitored run's kernel figure (limit"
                                 f" {limit}%)")
-            # ---- The compensated assertion (issue 13) ----
-            # Active once mkm replay exists: judge() applies the claim,
-            # CLAIM_WITHIN (0.5%) wherever raw is off by CLAIM_OFF (3%),
-            # and never worse than raw. To be confirmed against the first
-            # compensated figures: loosen CLAIM_WITHIN only with a reason.
-            if claim == "FAIL":
+            # The compensated assertion (issue 13), with the check's
+            # tolerances (CHECK_WITHIN, CHECK_NOISE above); the table
+            # shows the claim's own (0.5%).
+            if judge(v, CHECK_WITHIN, CHECK_NOISE) == "FAIL":
                 failures.append(f"{w} {label}: compensated"
                                 f" {fmt_pct(pct(v['comp'], v['unmon']))}"
                                 f" against raw"
