@@ -111,8 +111,12 @@ static void header(const struct viewer *w)
 	/* Lost as the records say (LOST, seq gaps) or as the kernel counted. */
 	tl_stats(w->tl, &st);
 	mvprintw(0, 0,
-		 "mkm view  %s  %s  %zu threads  %zu CPUs  %llu lost  [%s%s]",
-		 w->file, fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
+		 "mkm view  %s%s  %s  %zu threads  %zu CPUs  %llu lost  [%s%s]",
+		 w->file,
+		 w->meta.info.trace_flags & TRACE_F_COMPENSATED ?
+			 " (compensated)" :
+			 "",
+		 fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
 		 w->nr_threads, w->nr_cpus,
 		 (unsigned long long)(st.lost > w->meta.lost_by_stats ?
 					      st.lost :

@@ -64,6 +64,8 @@ const struct key keys[] = {
 	{ '\t', "Tab", ACT_CPUS,
 	  "CPUs view: a letter a thread (the detail line names it)" },
 	{ 'F', "F", ACT_FOLLOW, "live: follow the newest time (as less +F)" },
+	{ 'K', "K", ACT_COMPENSATED,
+	  "raw or compensated times (the monitor's cost taken out)" },
 	{ CTRL('l'), "^L", ACT_REDRAW, "redraw the screen" },
 };
 

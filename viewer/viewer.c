@@ -63,6 +63,26 @@ int viewer_refresh(struct viewer *w)
 	return err;
 }
 
+int viewer_swap(struct viewer *w, struct tl *tl, const struct mon_meta *meta)
+{
+	struct lod *lod;
+	int err = lod_create(&lod, tl);
+
+	if (err)
+		return err;
+	lod_destroy(w->lod);
+	rows_free(w);
+	w->lod = lod;
+	w->tl = tl;
+	w->meta = *meta;
+	w->threads = w->cpus = NULL;
+	w->order = NULL;
+	w->nr_threads = w->nr_cpus = w->nr_order = 0;
+	w->events_cursor = UINT64_MAX; /* the pane reads them again */
+	err = rows_update(w);
+	return err ? err : rows_order(w);
+}
+
 void viewer_close(struct viewer *w)
 {
 	free(w->events);
@@ -431,6 +451,13 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 	case ACT_EVENTS:
 		w->events_pane = !w->events_pane && sel;
 		w->events_cursor = UINT64_MAX; /* read them now */
+		break;
+	case ACT_COMPENSATED:
+		if (w->toggle)
+			w->toggle(w, w->toggle_arg);
+		else
+			snprintf(w->message, sizeof(w->message),
+				 "live: no compensated view (mkm replay the trace)");
 		break;
 	case ACT_FOLLOW:
 		v->follow = true;

@@ -86,6 +86,10 @@ struct viewer {
 	 * timeline; it calls viewer_refresh() when it did. */
 	void (*tick)(struct viewer *w, void *arg);
 	void *tick_arg;
+	/* K: show the other timeline of the trace (raw <-> compensated);
+	 * it calls viewer_swap(), or says why not in message. NULL: none. */
+	void (*toggle)(struct viewer *w, void *arg);
+	void *toggle_arg;
 	char message[320]; /* for the footer (or the detail lines if long),
 			     until the next key */
 	bool quit;
@@ -141,6 +145,9 @@ void viewer_close(struct viewer *w);
 size_t viewer_first_flutter(const struct viewer *w, uint64_t t);
 /* The timeline grew: index it, add rows, extend the time range. */
 int viewer_refresh(struct viewer *w);
+/* Shows @tl (another timeline of the same trace) in place of the one
+ * shown, at the same times; rows are rebuilt. Return: 0 or -ENOMEM. */
+int viewer_swap(struct viewer *w, struct tl *tl, const struct mon_meta *meta);
 /* Runs until the user quits; 0, or -1 when the terminal cannot. */
 int viewer_run(struct viewer *w);
 

@@ -3,7 +3,8 @@
  * mktrace.c - writes the traces the viewer's tests and benchmark open:
  *
  *   mktrace small FILE              three threads on two CPUs over 10 ms,
- *                                   every state, a mark, a LOST gap, an exit
+ *                                   every state, a mark, a LOST gap, an exit,
+ *                                   and a calibration (the K key)
  *   mktrace big FILE EVENTS THREADS a scheduler's worth of random switches
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
@@ -43,6 +44,28 @@ static void open_trace(const char *path, unsigned int nr_cpus)
 
 	if (err)
 		die(path, err);
+}
+
+/* Costs large enough to move the compensated view by whole columns. */
+static void calibration(void)
+{
+	struct trace_calibration_hdr hdr = { .rounds = 300, .trials = 4,
+					     .kernel = "mktrace" };
+	struct trace_calibration cpu[NR_CPUS_SMALL] = { { .cpu = 0 },
+							{ .cpu = 1 } };
+	unsigned int c, k;
+	int err;
+
+	for (c = 0; c < NR_CPUS_SMALL; c++)
+		for (k = 0; k < MON_COST_NR; k++)
+			cpu[c].cost[k] = (struct trace_cost){
+				.mean_ps = 100000000, /* 100 us */
+				.samples = 4,
+				.flags = MON_COST_MEASURED,
+			};
+	err = trace_writer_calibration(w, &hdr, cpu, NR_CPUS_SMALL);
+	if (err)
+		die("calibration", err);
 }
 
 static void emit(unsigned int cpu, uint64_t t, uint32_t tid, unsigned int type,
@@ -231,6 +254,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "small")) {
 		open_trace(argv[2], NR_CPUS_SMALL);
+		calibration();
 		small();
 	} else if (argc == 3 && !strcmp(argv[1], "events")) {
 		open_trace(argv[2], NR_CPUS_SMALL);

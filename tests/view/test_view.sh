@@ -72,6 +72,7 @@ mkdir -p "$screens"
 cd "$dir"
 VIEW_ENV=
 check open 100x24 small.mkm
+check compensated 100x24 small.mkm K
 check zoom_in 100x24 small.mkm + +
 check pan 100x24 small.mkm + + d d
 check fit 100x24 small.mkm + + d 0

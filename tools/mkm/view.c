@@ -116,8 +116,48 @@ static void check_terminal(void)
 	del_curterm(cur_term);
 }
 
+/* The trace's two timelines: raw, and compensated once asked for. */
+struct both {
+	const char *path;
+	struct tl *tl[2];
+	struct mon_meta meta[2];
+	struct mon_calibration cal;
+	bool shown; /* 1: the compensated one */
+};
+
+static void toggle(struct viewer *w, void *arg)
+{
+	struct both *b = arg;
+	int err;
+
+	if (b->meta[0].info.trace_flags & TRACE_F_COMPENSATED) {
+		snprintf(w->message, sizeof(w->message),
+			 "compensated already: view the raw trace for both");
+		return;
+	}
+	if (!b->tl[1]) {
+		err = mon_calibration_load(&b->cal, b->path);
+		if (err) {
+			snprintf(w->message, sizeof(w->message),
+				 "no calibration in this trace: mkm replay --calibration FILE %s -o OUT, then view OUT",
+				 b->path);
+			return;
+		}
+		b->tl[1] = load_trace_compensated(b->path, &b->cal,
+						  &b->meta[1], NULL, 0);
+	}
+	b->shown = !b->shown;
+	err = viewer_swap(w, b->tl[b->shown], &b->meta[b->shown]);
+	if (err)
+		die("view: %s", monitor_strerror(err));
+	snprintf(w->message, sizeof(w->message), "%s",
+		 b->shown ? "compensated: times without the monitor's cost (K: raw)" :
+			    "raw: times as recorded (K: compensated)");
+}
+
 int cmd_view(int argc, char **argv)
 {
+	static struct both both;
 	static const struct option opts[] = {
 		RECORDER_LONG_OPTS,
 		{ "ascii", no_argument, NULL, 'a' },
@@ -170,12 +210,19 @@ int cmd_view(int argc, char **argv)
 	err = viewer_open(&w, argv[optind], tl, &meta);
 	if (err)
 		die("view: %s", monitor_strerror(err));
+	both.path = argv[optind];
+	both.tl[0] = tl;
+	both.meta[0] = meta;
+	w.toggle = toggle;
+	w.toggle_arg = &both;
 	w.ascii_only = ascii;
 	/* Said on screen, where stderr would be wiped out. */
 	snprintf(w.message, sizeof(w.message), "%s", damage);
 	err = viewer_run(&w);
 	viewer_close(&w);
-	tl_destroy(tl);
+	tl_destroy(both.tl[0]);
+	tl_destroy(both.tl[1]);
+	mon_calibration_free(&both.cal);
 	if (damage[0])
 		warnx_("%s", damage);
 	if (err)
