@@ -36,14 +36,16 @@ $(CB_DIR)/cb_taskstats: bench/compensation/taskstats.c
 # Its own image: the guest's init loads mkm.ko (no monitor until mkm record
 # runs), the mkm command, the workloads, the listener and the guest script.
 $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
-		$(CB_PROGS) $(BUILD)/examples/matmul bench/compensation/guest.sh
+		$(CB_PROGS) $(BUILD)/examples/matmul bench/compensation/guest.sh \
+		tests/compensation/calibrate_vm.sh
 	$(quiet) CPIO $@
 	$(Q)test -x $(CB_HACKBENCH) || { echo "no $(CB_HACKBENCH): make deps installs rt-tests" >&2; exit 1; }
 	$(Q)tests/vm/mkinitramfs.sh -o $@ -m $(MODULE) -f $(MKM_TOOL):/bin/mkm \
 		$(foreach p,$(CB_PROGS),-f $(p)) \
 		-f $(BUILD)/examples/matmul:/bin/matmul \
 		-f $(CB_HACKBENCH):/bin/hackbench \
-		-f bench/compensation/guest.sh:/bench/guest.sh
+		-f bench/compensation/guest.sh:/bench/guest.sh \
+		-f tests/compensation/calibrate_vm.sh:/bench/calibrate_vm.sh
 
 CB_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
 export CB_VM_ARGS

@@ -34,7 +34,7 @@ awk -v slack="$SLACK" '
 	fail "calibrations not positive or not stable"
 
 # A recording reusing the calibration stores it unchanged.
-mkm record -o run.mkm --calibration cal1.mkm -- cli_workload ss.txt >/dev/null 2>&1 ||
+mkm record -o run.mkm --calibration cal1.mkm -- matmul -n 60 -t 2 >/dev/null 2>&1 ||
 	fail "record --calibration"
 mkm report run.mkm >report.txt
 grep -q '^Calibration:' report.txt || fail "report shows no calibration"
@@ -43,7 +43,7 @@ awk '/^ *[0-9]+ switch /' report.txt >b.txt
 cmp -s a.txt b.txt || fail "the stored calibration differs from the file's"
 
 # A recording with its own short calibration, then compensated.
-mkm record -o own.mkm -- cli_workload ss.txt >/dev/null 2>&1 || fail "record"
+mkm record -o own.mkm -- matmul -n 60 -t 2 >/dev/null 2>&1 || fail "record"
 mkm report --json own.mkm | grep -q '"calibration":' || fail "no calibration stored"
 mkm replay own.mkm -o comp.mkm || fail "replay"
 mkm report --json comp.mkm | grep -q '"compensated":true' || fail "not marked compensated"
@@ -57,7 +57,7 @@ mkm report --compensated own.mkm | grep -q '^Raw and compensated' ||
 mkm replay --play --speed 0 own.mkm | wc -l >played.txt
 [ "$(cat played.txt)" = "$(wc -l <raw.txt)" ] || fail "--play printed $(cat played.txt) lines"
 
-mkm record --no-calibrate -o bare.mkm -- cli_workload ss.txt >/dev/null 2>&1
+mkm record --no-calibrate -o bare.mkm -- matmul -n 60 -t 2 >/dev/null 2>&1
 if mkm replay bare.mkm -o x.mkm 2>err.txt; then fail "replayed without calibration"; fi
 grep -q -- '--calibration FILE' err.txt || fail "no hint: $(cat err.txt)"
 mkm replay --calibration cal1.mkm bare.mkm -o x.mkm || fail "replay --calibration"
