@@ -456,8 +456,9 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		if (w->toggle)
 			w->toggle(w, w->toggle_arg);
 		else
-			snprintf(w->message, sizeof(w->message),
-				 "live: no compensated view (mkm replay the trace)");
+			snprintf(
+				w->message, sizeof(w->message),
+				"live: no compensated view (mkm replay the trace)");
 		break;
 	case ACT_FOLLOW:
 		v->follow = true;

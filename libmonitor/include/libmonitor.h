@@ -730,7 +730,8 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
 #define TRACE_MINOR 1
 
 /* trace_info.trace_flags */
-#define TRACE_F_COMPENSATED (1u << 0) /* times compensated for the monitor's
+#define TRACE_F_COMPENSATED \
+	(1u << 0) /* times compensated for the monitor's
 					 own cost (mon_stage_compensate()) */
 
 #define TRACE_MAX_MONITOR_TIDS 8
@@ -785,7 +786,8 @@ enum mon_cost_kind {
 };
 
 /* trace_cost.flags */
-#define MON_COST_MEASURED (1u << 0) /* else estimated: the SWITCH figure,
+#define MON_COST_MEASURED \
+	(1u << 0) /* else estimated: the SWITCH figure,
 				       the kind having no clean workload */
 
 struct trace_cost {

@@ -137,8 +137,7 @@ MON_API int mon_calibration_set(struct mon_calibration *out,
  * Return: 0, or -ENOENT (the file has no CALIBRATION chunk), or as
  * trace_reader_open() and trace_reader_next() (damage before the chunk).
  */
-MON_API int mon_calibration_load(struct mon_calibration *out,
-				 const char *path);
+MON_API int mon_calibration_load(struct mon_calibration *out, const char *path);
 
 /* mon_calibration_free - free what @c holds (not @c); NULL is a no-op */
 MON_API void mon_calibration_free(struct mon_calibration *c);

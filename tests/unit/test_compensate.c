@@ -68,10 +68,10 @@ static void set_cost(struct trace_calibration *c, enum mon_cost_kind k,
 static struct mon_calibration *test_calibration(void)
 {
 	static struct trace_calibration cpu[2];
-	static struct mon_calibration cal = { .hdr = { .version = 1,
-						       .nr_cpus = 2,
-						       .kernel = "test" },
-					      .cpu = cpu };
+	static struct mon_calibration cal = {
+		.hdr = { .version = 1, .nr_cpus = 2, .kernel = "test" },
+		.cpu = cpu
+	};
 
 	memset(cpu, 0, sizeof(cpu));
 	cpu[1].cpu = 1;

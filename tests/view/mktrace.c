@@ -49,7 +49,8 @@ static void open_trace(const char *path, unsigned int nr_cpus)
 /* Costs large enough to move the compensated view by whole columns. */
 static void calibration(void)
 {
-	struct trace_calibration_hdr hdr = { .rounds = 300, .trials = 4,
+	struct trace_calibration_hdr hdr = { .rounds = 300,
+					     .trials = 4,
 					     .kernel = "mktrace" };
 	struct trace_calibration cpu[NR_CPUS_SMALL] = { { .cpu = 0 },
 							{ .cpu = 1 } };

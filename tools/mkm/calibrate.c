@@ -61,9 +61,9 @@ int cmd_calibrate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct mon_calibrate_config cfg = {
-		.progress = isatty(STDERR_FILENO) ? progress : NULL
-	};
+	struct mon_calibrate_config cfg = { .progress = isatty(STDERR_FILENO) ?
+								progress :
+								NULL };
 	struct mon_calibration cal;
 	const char *out = NULL;
 	unsigned int cpu;

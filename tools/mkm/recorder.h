@@ -33,8 +33,8 @@
 	{                                                        \
 		"calibration", required_argument, NULL, 'C'      \
 	}
-#define RECORDER_USAGE                                                   \
-	"[-o FILE] [--buffer-size N] [--events LIST]\n"                  \
+#define RECORDER_USAGE                                                    \
+	"[-o FILE] [--buffer-size N] [--events LIST]\n"                   \
 	"       [--no-calibrate | --calibration FILE] -- CMD [ARGS...]\n" \
 	"       ... [-o FILE] ... -t TID[,TID...] | -p PID"
 

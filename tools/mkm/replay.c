@@ -16,8 +16,8 @@
 #include "builtin.h"
 #include "util.h"
 
-#define USAGE                                                              \
-	"usage: mkm replay [--calibration FILE] -o OUT FILE\n"             \
+#define USAGE                                                  \
+	"usage: mkm replay [--calibration FILE] -o OUT FILE\n" \
 	"       mkm replay [--calibration FILE] --play [--speed X] FILE"
 
 struct player {
@@ -106,8 +106,9 @@ int cmd_replay(int argc, char **argv)
 		case 's':
 			pl.speed = atof(optarg);
 			if (pl.speed < 0)
-				die_usage("--speed: '%s': 0 (no waiting) or a factor, e.g. 0.5 or 10",
-					  optarg);
+				die_usage(
+					"--speed: '%s': 0 (no waiting) or a factor, e.g. 0.5 or 10",
+					optarg);
 			break;
 		case 'h':
 			puts(USAGE);
@@ -146,8 +147,7 @@ int cmd_replay(int argc, char **argv)
 	run_trace(p, path, NULL, 0);
 	if (out)
 		fprintf(stderr, "mkm: wrote %s: %llu events, compensated\n",
-			out,
-			(unsigned long long)mon_pipeline_meta(p)->events);
+			out, (unsigned long long)mon_pipeline_meta(p)->events);
 	mon_pipeline_destroy(p);
 	mon_calibration_free(&cal);
 	return 0;

@@ -342,7 +342,7 @@ static void print_json(const struct report *r, const char *path,
 	json_bursts(b);
 	printf(",\"compensated\":%s",
 	       r->meta.info.trace_flags & TRACE_F_COMPENSATED ? "true" :
-								 "false");
+								"false");
 	if (r->cal.hdr.nr_cpus)
 		json_calibration(&r->cal);
 	printf("}\n");
@@ -422,8 +422,8 @@ int cmd_report(int argc, char **argv)
 		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			       " (compensated)" :
 			       "",
-		       fmt_ns(d, sizeof(d), r.t1 - r.t0),
-		       r.nr_threads, r.nr_cpus, (unsigned long long)r.st.events,
+		       fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads,
+		       r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
 		print_threads(&r);

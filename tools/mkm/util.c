@@ -261,11 +261,10 @@ void print_calibration(const struct mon_calibration *cal)
 	struct tm tm;
 	uint32_t i, k;
 
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
-		 localtime_r(&t, &tm));
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
 	printf("Calibration: %s, kernel %s, %s; %u trials of %u rounds per figure\n",
-	       when, cal->hdr.kernel, cal->hdr.cpu_model[0] ?
-	       cal->hdr.cpu_model : "CPU model unknown",
+	       when, cal->hdr.kernel,
+	       cal->hdr.cpu_model[0] ? cal->hdr.cpu_model : "CPU model unknown",
 	       cal->hdr.trials, cal->hdr.rounds);
 	printf("%4s %-9s %12s %12s %8s %22s\n", "CPU", "COST", "MEAN ns",
 	       "STDDEV ns", "TRIALS", "99% CONFIDENCE (ns)");
@@ -277,14 +276,14 @@ void print_calibration(const struct mon_calibration *cal)
 
 			if (!(c->flags & MON_COST_MEASURED)) {
 				printf("%4u %-9s %12.1f %12s %8s %22s\n",
-				       cal->cpu[i].cpu, mon_cost_name(k), m,
-				       "", "", "(as a switch record)");
+				       cal->cpu[i].cpu, mon_cost_name(k), m, "",
+				       "", "(as a switch record)");
 				continue;
 			}
 			printf("%4u %-9s %12.1f %12.1f %8u %10.1f .. %-9.1f\n",
 			       cal->cpu[i].cpu, mon_cost_name(k), m,
-			       (double)c->stddev_ps / 1000, c->samples,
-			       m - ci, m + ci);
+			       (double)c->stddev_ps / 1000, c->samples, m - ci,
+			       m + ci);
 		}
 	printf("(per record; constant: per context switch of unmonitored threads)\n");
 }
@@ -317,8 +316,8 @@ void calibration_for(const char *path, const char *cal_file,
 		    cal_file);
 	if (ret)
 		die("%s: %s", cal_file, monitor_strerror(ret));
-	why = mon_calibration_check(cal, &info, own.cpu ? own.hdr.cpu_model :
-							  NULL);
+	why = mon_calibration_check(cal, &info,
+				    own.cpu ? own.hdr.cpu_model : NULL);
 	if (why)
 		warnx_("%s: calibration %s than %s (kernel %s, %s): its costs may not apply",
 		       cal_file, why, path, info.kernel,

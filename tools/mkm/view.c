@@ -138,21 +138,24 @@ static void toggle(struct viewer *w, void *arg)
 	if (!b->tl[1]) {
 		err = mon_calibration_load(&b->cal, b->path);
 		if (err) {
-			snprintf(w->message, sizeof(w->message),
-				 "no calibration in this trace: mkm replay --calibration FILE %s -o OUT, then view OUT",
-				 b->path);
+			snprintf(
+				w->message, sizeof(w->message),
+				"no calibration in this trace: mkm replay --calibration FILE %s -o OUT, then view OUT",
+				b->path);
 			return;
 		}
-		b->tl[1] = load_trace_compensated(b->path, &b->cal,
-						  &b->meta[1], NULL, 0);
+		b->tl[1] = load_trace_compensated(b->path, &b->cal, &b->meta[1],
+						  NULL, 0);
 	}
 	b->shown = !b->shown;
 	err = viewer_swap(w, b->tl[b->shown], &b->meta[b->shown]);
 	if (err)
 		die("view: %s", monitor_strerror(err));
-	snprintf(w->message, sizeof(w->message), "%s",
-		 b->shown ? "compensated: times without the monitor's cost (K: raw)" :
-			    "raw: times as recorded (K: compensated)");
+	snprintf(
+		w->message, sizeof(w->message), "%s",
+		b->shown ?
+			"compensated: times without the monitor's cost (K: raw)" :
+			"raw: times as recorded (K: compensated)");
 }
 
 int cmd_view(int argc, char **argv)

@@ -29,7 +29,7 @@ const char *mon_cost_name(unsigned int kind)
 
 /* The kinds with a workload of their own (mon_calibrate.h). */
 static const enum mon_cost_kind measured[] = {
-	MON_COST_SWITCH, MON_COST_WAKEUP,  MON_COST_SYSCALL,
+	MON_COST_SWITCH, MON_COST_WAKEUP,   MON_COST_SYSCALL,
 	MON_COST_MARK,	 MON_COST_CONSTANT,
 };
 
@@ -75,7 +75,8 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 
 	e->cpu = cpu;
 	for (i = 0; i < ARRAY_SIZE(measured); i++) {
-		unsigned long rounds = cfg->rounds ? cfg->rounds : MON_CALIBRATE_ROUNDS;
+		unsigned long rounds = cfg->rounds ? cfg->rounds :
+						     MON_CALIBRATE_ROUNDS;
 		struct mon_trials t;
 
 		/* The constant cost is small against a short trial's noise
@@ -109,8 +110,8 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 int mon_calibrate(struct mon_calibration *out,
 		  const struct mon_calibrate_config *config)
 {
-	struct mon_calibrate_config cfg = config ? *config :
-						   (struct mon_calibrate_config){ 0 };
+	struct mon_calibrate_config cfg =
+		config ? *config : (struct mon_calibrate_config){ 0 };
 	cpu_set_t saved;
 	unsigned int cpu;
 	struct utsname u;
@@ -142,7 +143,8 @@ int mon_calibrate(struct mon_calibration *out,
 	out->hdr.version = 1;
 	out->hdr.nr_cpus = (uint32_t)n;
 	out->hdr.taken_real_ns = now_ns(CLOCK_REALTIME);
-	out->hdr.rounds = (uint32_t)(cfg.rounds ? cfg.rounds : MON_CALIBRATE_ROUNDS);
+	out->hdr.rounds =
+		(uint32_t)(cfg.rounds ? cfg.rounds : MON_CALIBRATE_ROUNDS);
 	out->hdr.trials = (uint32_t)(cfg.trials ? cfg.trials : 10);
 	if (!uname(&u))
 		snprintf(out->hdr.kernel, sizeof(out->hdr.kernel), "%s",
@@ -185,8 +187,8 @@ int mon_calibration_load(struct mon_calibration *out, const char *path)
 		if (c.type == TRACE_CHUNK_CALIBRATION && c.calibration_hdr)
 			break;
 	if (ret > 0)
-		ret = mon_calibration_set(out, c.calibration_hdr,
-					  c.calibration, c.nr_calibration);
+		ret = mon_calibration_set(out, c.calibration_hdr, c.calibration,
+					  c.nr_calibration);
 	else if (!ret)
 		ret = -ENOENT;
 	trace_reader_close(r);

@@ -81,8 +81,8 @@ static int configure(struct experiment *x, bool on)
 {
 	/* Room for a whole trial: at most 8 records a round trip. */
 	struct monitor_config cfg = {
-		.ring_bytes = x->rounds * 8 * sizeof(struct mkm_event) +
-			      (64 << 10),
+		.ring_bytes =
+			x->rounds * 8 * sizeof(struct mkm_event) + (64 << 10),
 		.classes = classes_of(x->kind, on),
 	};
 	int ret;

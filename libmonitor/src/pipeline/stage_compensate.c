@@ -264,11 +264,11 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 	/* Another unmonitored thread than the one switched to: at least one
 	 * switch unseen; the CPU stayed busy if this thread was runnable
 	 * all along (it would not have idled). */
-	bool hidden = !pair && e->arg1 && s->runner &&
-		      e->arg1 != s->runner && !own && ready <= s->runner_since;
-	bool busy = s->live &&
-		    (pair || (e->arg1 && (e->arg1 == s->runner || own)) ||
-		     hidden);
+	bool hidden = !pair && e->arg1 && s->runner && e->arg1 != s->runner &&
+		      !own && ready <= s->runner_since;
+	bool busy =
+		s->live &&
+		(pair || (e->arg1 && (e->arg1 == s->runner || own)) || hidden);
 	double ready_delay, d;
 
 	/* An unmonitored switch the peers reveal: its constant cost. */
@@ -341,7 +341,8 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 
 static int flush(struct compensate *c, struct mon_emit *out)
 {
-	struct mon_msg m = { .type = MON_MSG_EVENTS, .events = c->out,
+	struct mon_msg m = { .type = MON_MSG_EVENTS,
+			     .events = c->out,
 			     .nr_events = c->n };
 
 	if (!c->n)

@@ -252,8 +252,9 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 		if (len % sizeof(struct trace_calibration) ||
 		    len / sizeof(struct trace_calibration) != nr)
 			goto bad_len;
-		c->calibration = (const struct trace_calibration *)(
-			p + sizeof(struct trace_calibration_hdr));
+		c->calibration =
+			(const struct trace_calibration
+				 *)(p + sizeof(struct trace_calibration_hdr));
 		c->nr_calibration = nr;
 		return 0;
 	case TRACE_CHUNK_END:

@@ -139,7 +139,8 @@ int trace_writer_open(struct trace_writer **wp, const char *path,
 	n += tlv_str(payload + n, TAG_HOSTNAME, info->hostname);
 	n += tlv_str(payload + n, TAG_KERNEL, info->kernel);
 	n += tlv_str(payload + n, TAG_MACHINE, info->machine);
-	if (info->nr_monitor_tids && info->nr_monitor_tids <= TRACE_MAX_MONITOR_TIDS)
+	if (info->nr_monitor_tids &&
+	    info->nr_monitor_tids <= TRACE_MAX_MONITOR_TIDS)
 		n += tlv(payload + n, TAG_MONITOR_TIDS, info->monitor_tids,
 			 info->nr_monitor_tids * 4);
 	err = write_chunk(w, TRACE_CHUNK_INFO, payload, n);
