@@ -785,10 +785,9 @@ enum mon_cost_kind {
 	MON_COST_NR,
 };
 
-/* trace_cost.flags */
-#define MON_COST_MEASURED \
-	(1u << 0) /* else estimated: the SWITCH figure,
-				       the kind having no clean workload */
+/* trace_cost.flags: measured, else estimated from another kind's figure
+ * (no workload makes that kind alone: mon_calibrate.h) */
+#define MON_COST_MEASURED (1u << 0)
 
 struct trace_cost {
 	int64_t mean_ps; /* per event (noise can make it negative) */

@@ -19,7 +19,8 @@
  *             all (no probe registered): per context switch
  *
  * Migrations, interrupts and the lifecycle records have no workload that
- * makes them without switches: their figure is the switch record's, marked
+ * makes them alone: the module writes them as it writes a syscall record
+ * (one call for the current thread), and they take that figure, marked
  * estimated (no MON_COST_MEASURED flag). docs/compensation.md says more.
  *
  * The calibrating thread's CPU affinity is changed while it runs and put

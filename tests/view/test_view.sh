@@ -73,6 +73,8 @@ cd "$dir"
 VIEW_ENV=
 check open 100x24 small.mkm
 check compensated 100x24 small.mkm K
+# The play, at once: the end is the compensated view, said ended.
+check play 100x24 "--play --speed 0 small.mkm"
 check zoom_in 100x24 small.mkm + +
 check pan 100x24 small.mkm + + d d
 check fit 100x24 small.mkm + + d 0

@@ -244,6 +244,17 @@ struct tl *load_trace_compensated(const char *path,
 	return load(path, cal, meta, damage, len);
 }
 
+double parse_speed(const char *s)
+{
+	char *end;
+	double x = strtod(s, &end);
+
+	if (end == s || *end || !(x >= 0) || x > 1e9)
+		die_usage("--speed: '%s': a factor (0.5, 10) or 0 for no waiting",
+			  s);
+	return x;
+}
+
 void print_event_line(const struct mkm_event *e, uint64_t t0)
 {
 	char args[96];
@@ -277,7 +288,7 @@ void print_calibration(const struct mon_calibration *cal)
 			if (!(c->flags & MON_COST_MEASURED)) {
 				printf("%4u %-9s %12.1f %12s %8s %22s\n",
 				       cal->cpu[i].cpu, mon_cost_name(k), m, "",
-				       "", "(as a switch record)");
+				       "", "(estimated)");
 				continue;
 			}
 			printf("%4u %-9s %12.1f %12.1f %8u %10.1f .. %-9.1f\n",

@@ -25,6 +25,10 @@ int64_t parse_size(const char *s);
  * nanoseconds; -1 if malformed. */
 int64_t parse_time(const char *s);
 
+/* A playing speed: a factor > 0, or 0 for no waiting; dies (usage) if
+ * malformed. */
+double parse_speed(const char *s);
+
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 

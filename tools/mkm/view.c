@@ -14,6 +14,7 @@
 
 #include "builtin.h"
 #include "live.h"
+#include "player.h"
 #include "recorder.h"
 #include "util.h"
 #include "viewer.h"
@@ -21,9 +22,31 @@
 static const char usage[] =
 	"usage: mkm view [--ascii] FILE\n"
 	"       mkm view [--ascii] --live " RECORDER_USAGE "\n"
+	"       mkm view [--ascii] --play [--speed X] [--calibration CAL] FILE\n"
 	"  the threads' timeline, interactive; ? lists the keys. --live\n"
 	"  records as mkm record does (the trace goes to -o FILE) and shows\n"
-	"  it as it comes\n";
+	"  it as it comes; --play shows FILE compensated as it is played\n"
+	"  back, at X times real time (mkm replay --play prints it)\n";
+
+/* A viewer on an empty timeline that a feed fills between frames. */
+static struct tl *fed_viewer(struct viewer *w, const char *title,
+			     const struct trace_info *info, bool ascii)
+{
+	struct tl_config cfg = { .nr_cpus = info->nr_cpus,
+				 .classes = info->classes };
+	struct mon_meta meta = { .info = *info };
+	struct tl *tl;
+	int err;
+
+	err = tl_create(&tl, &cfg);
+	if (!err)
+		err = viewer_open(w, title, tl, &meta);
+	if (err)
+		die("view: %s", monitor_strerror(err));
+	w->ascii_only = ascii;
+	w->view.follow = true;
+	return tl;
+}
 
 /* A live view: the recording, and the feed from its pipeline. */
 struct live_view {
@@ -55,9 +78,6 @@ static void live_tick(struct viewer *w, void *arg)
 
 static int view_live(struct live_view *lv, bool ascii)
 {
-	const struct trace_info *info;
-	struct tl_config cfg = { 0 };
-	struct mon_meta meta = { 0 };
 	struct mon_sink *sink;
 	struct viewer w;
 	struct tl *tl;
@@ -69,17 +89,8 @@ static int view_live(struct live_view *lv, bool ascii)
 		die("view: %s", monitor_strerror(err));
 	recorder_start(&lv->rec, sink);
 	lv->recording = true;
-	info = mon_source_info(mon_pipeline_source(lv->rec.p));
-	cfg.nr_cpus = info->nr_cpus;
-	cfg.classes = info->classes;
-	meta.info = *info;
-	err = tl_create(&tl, &cfg);
-	if (!err)
-		err = viewer_open(&w, lv->rec.out, tl, &meta);
-	if (err)
-		die("view: %s", monitor_strerror(err));
-	w.ascii_only = ascii;
-	w.view.follow = true;
+	tl = fed_viewer(&w, lv->rec.out,
+			mon_source_info(mon_pipeline_source(lv->rec.p)), ascii);
 	w.tick = live_tick;
 	w.tick_arg = lv;
 	err = viewer_run(&w);
@@ -93,6 +104,77 @@ static int view_live(struct live_view *lv, bool ascii)
 	err = recorder_finish(&lv->rec);
 	live_feed_destroy(lv->feed);
 	return err;
+}
+
+/* A play: the compensated trace, paced, fed to the viewer by a thread. */
+struct play_view {
+	struct live_feed *feed;
+	struct player *pl;
+	struct mon_pipeline *p;
+	bool ended;
+};
+
+static void *play_thread(void *arg)
+{
+	struct play_view *pv = arg;
+
+	mon_pipeline_run(pv->p); /* errors: as the file's, said at the end */
+	return NULL;
+}
+
+static void play_tick(struct viewer *w, void *arg)
+{
+	struct play_view *pv = arg;
+	size_t records;
+	bool ended = live_feed_apply(pv->feed, w->tl, &records);
+
+	if (ended && !pv->ended)
+		snprintf(w->message, sizeof(w->message), "%s",
+			 "the play has ended");
+	pv->ended = ended;
+	if (records || ended)
+		viewer_refresh(w);
+}
+
+static int view_play(const char *path, const char *cal_file, double speed,
+		     bool ascii)
+{
+	static struct play_view pv;
+	struct trace_info info;
+	struct mon_sink *sink;
+	const char *why;
+	struct viewer w;
+	pthread_t runner;
+	struct tl *tl;
+	size_t records;
+	int err;
+
+	err = live_feed_create(&pv.feed, &sink);
+	if (err)
+		die("view: %s", monitor_strerror(err));
+	pv.p = player_open(&pv.pl, path, cal_file, speed, sink);
+	info = *mon_source_info(mon_pipeline_source(pv.p));
+	info.trace_flags |= TRACE_F_COMPENSATED;
+	tl = fed_viewer(&w, path, &info, ascii);
+	w.tick = play_tick;
+	w.tick_arg = &pv;
+	if (pthread_create(&runner, NULL, play_thread, &pv))
+		die("view: cannot start the player");
+	err = viewer_run(&w);
+	player_stop(pv.pl);
+	pthread_join(runner, NULL);
+	live_feed_apply(pv.feed, tl, &records);
+	viewer_close(&w);
+	tl_destroy(tl);
+	why = mon_pipeline_error(pv.p, NULL);
+	if (why && *why)
+		warnx_("%s: %s", path, why);
+	mon_pipeline_destroy(pv.p);
+	player_destroy(pv.pl);
+	live_feed_destroy(pv.feed);
+	if (err)
+		die("view: the terminal could not be set up");
+	return 0;
 }
 
 /* A terminal that can place the cursor, or a clear reason why not. */
@@ -165,11 +247,14 @@ int cmd_view(int argc, char **argv)
 		RECORDER_LONG_OPTS,
 		{ "ascii", no_argument, NULL, 'a' },
 		{ "live", no_argument, NULL, 'l' },
+		{ "play", no_argument, NULL, 'P' },
+		{ "speed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct live_view lv;
-	bool live = false, recording_opts = false;
+	bool live = false, play = false, recording_opts = false;
+	double speed = 1;
 	struct viewer w;
 	struct mon_meta meta;
 	char damage[sizeof(w.message)];
@@ -181,11 +266,16 @@ int cmd_view(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+" RECORDER_SHORT_OPTS "h", opts,
 				  NULL)) != -1) {
 		if (recorder_option(&lv.rec, opt, optarg)) {
-			recording_opts = true;
+			/* --calibration goes with --play too */
+			recording_opts |= opt != 'C';
 		} else if (opt == 'a') {
 			ascii = true;
 		} else if (opt == 'l') {
 			live = true;
+		} else if (opt == 'P') {
+			play = true;
+		} else if (opt == 's') {
+			speed = parse_speed(optarg);
 		} else if (opt == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -193,6 +283,8 @@ int cmd_view(int argc, char **argv)
 			die_usage("view: bad option");
 		}
 	}
+	if (live && play)
+		die_usage("view: --live or --play, not both");
 	if (live) {
 		recorder_command(&lv.rec, argc - optind, argv + optind,
 				 "view --live");
@@ -200,12 +292,14 @@ int cmd_view(int argc, char **argv)
 		check_terminal();
 		return view_live(&lv, ascii);
 	}
-	if (recording_opts)
-		die_usage("view: -o, -b, -e, -t and -p go with --live");
+	if (recording_opts || (lv.rec.cal_file && !play))
+		die_usage("view: -o, -b, -e, -t, -p and --no-calibrate go with --live, --calibration with --live or --play");
 	if (optind != argc - 1)
 		die_usage("view: give one trace file");
 	setlocale(LC_ALL, "");
 	check_terminal();
+	if (play)
+		return view_play(argv[optind], lv.rec.cal_file, speed, ascii);
 	tl = load_trace(argv[optind], &meta, damage, sizeof(damage));
 	if (!tl_nr_threads(tl))
 		die("view: %s: no thread timeline in it%s%s", argv[optind],

@@ -95,15 +95,26 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 		e->cost[measured[i]] = figure(&t);
 		mon_trials_free(&t);
 	}
-	/* No workload makes these without switches: as a switch record. */
-	for (i = 0; i < MON_COST_NR; i++)
+	/*
+	 * No workload makes these alone. The module writes them, as a
+	 * syscall record, with one call for the current thread
+	 * (sensor_emit_thread()): they take its figure (the switch's if a
+	 * class was refused), marked estimated.
+	 */
+	for (i = 0; i < MON_COST_NR; i++) {
+		const struct trace_cost *from =
+			&e->cost[e->cost[MON_COST_SYSCALL].flags ?
+					 MON_COST_SYSCALL :
+					 MON_COST_SWITCH];
+
 		if (!(e->cost[i].flags & MON_COST_MEASURED) &&
 		    i != MON_COST_CONSTANT)
 			e->cost[i] = (struct trace_cost){
-				.mean_ps = e->cost[MON_COST_SWITCH].mean_ps,
-				.stddev_ps = e->cost[MON_COST_SWITCH].stddev_ps,
-				.ci99_ps = e->cost[MON_COST_SWITCH].ci99_ps,
+				.mean_ps = from->mean_ps,
+				.stddev_ps = from->stddev_ps,
+				.ci99_ps = from->ci99_ps,
 			};
+	}
 	return 0;
 }
 
