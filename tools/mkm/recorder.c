@@ -13,8 +13,8 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +180,8 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 /*
  * The short calibration stored with every recording: three trials per
  * figure on one CPU (the first this process may run on; compensation
- * gives the others its figures), a quarter of a second on a laptop, where
- * mkm calibrate measures every CPU with more trials.
+ * gives the others its figures), where mkm calibrate measures every CPU
+ * with more trials.
  */
 #define QUICK_TRIALS 3
 
