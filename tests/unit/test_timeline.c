@@ -361,6 +361,28 @@ static void test_tl_feed_exit_reap_and_tid_reuse(void **state)
 	tl_destroy(tl);
 }
 
+/* Preempted after its EXIT, then nothing: it ends where it left its CPU,
+ * not runnable to the end of the trace. */
+static void test_tl_flush_exited_and_preempted(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_EXIT, T, 0, 0, 0);
+	evs_add(&s, 300, 0, MKM_EV_SWITCH_OUT, T, MKM_TS_RUNNING, 9,
+		MKM_EVF_PREEMPTED);
+	ATTACH(&s, 400, 1, 200, MKM_TS_RUNNING, 1);
+	OUT(&s, 5000, 1, 200, MKM_TS_INTERRUPTIBLE, 0);
+	tl = build(&s, 0, 2);
+	EXPECT(tl, T, { 100, 300, TL_RUN, 0 }, { 300, 300, TL_RUNQ, 0 });
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, T), &th), 0);
+	assert_int_equal(th.end_ns, 300);
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_reap_without_dead_switch(void **state)
 {
 	struct evs s = { 0 };
@@ -1339,6 +1361,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_lost_record_makes_unknown),
 		cmocka_unit_test(test_tl_feed_seq_gap_makes_unknown),
 		cmocka_unit_test(test_tl_feed_exit_reap_and_tid_reuse),
+		cmocka_unit_test(test_tl_flush_exited_and_preempted),
 		cmocka_unit_test(test_tl_feed_reap_without_dead_switch),
 		cmocka_unit_test(test_tl_feed_out_of_order_cpus_buffered),
 		cmocka_unit_test(test_tl_feed_any_batching_same_timeline),

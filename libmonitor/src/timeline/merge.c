@@ -343,8 +343,22 @@ int tl_advance(struct tl *tl, uint64_t horizon_ns)
 
 int tl_flush(struct tl *tl)
 {
+	size_t i;
+
 	if (!tl)
 		return -EINVAL;
 	merge(tl, UINT64_MAX, true);
+	/*
+	 * A thread preempted after its EXIT whose last run the trace does
+	 * not hold (the recording ended first, or its REAP came before its
+	 * last switch) did not wait on a run queue to the end of the trace:
+	 * it ends where it left its CPU.
+	 */
+	for (i = 0; i < tl->nr_th; i++) {
+		struct tl_th *t = &tl->th[i];
+
+		if (t->exited && !t->ended && t->state == TL_RUNQ)
+			tl_thread_end(tl, t, t->since, TL_REAPED);
+	}
 	return 0;
 }
