@@ -39,7 +39,13 @@ static __poll_t chardev_poll(struct file *file, poll_table *wait)
 	struct mkm_monitor *mon = file->private_data;
 
 	poll_wait(file, &mon->readers, wait);
-	return mkm_monitor_readable(mon) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (mkm_monitor_readable(mon))
+		return EPOLLIN | EPOLLRDNORM;
+	/*
+	 * Suspended with nothing left: read() returns 0, as a pipe's does
+	 * once its writers are gone.
+	 */
+	return READ_ONCE(mon->resumed) ? 0 : EPOLLHUP;
 }
 
 static long ioctl_version(void __user *arg)

@@ -333,9 +333,46 @@ out:
 	return ret;
 }
 
+/*
+ * Each thread starts in a known state, whatever happened while off: an
+ * ATTACH for every tracked thread. Up to MKM_THREADS_PER_MONITOR_MAX of
+ * them: ATTACH_BATCH at a time with interrupts off, then the lock is
+ * dropped so the CPU can take interrupts and reschedule. A bookmark in the
+ * list keeps the place: threads may be reaped (unlinked) or inherited
+ * (added at the tail, attached too) meanwhile; thread_monitor() waits for
+ * mon->lock, held.
+ */
+#define ATTACH_BATCH 256
+
+static void monitor_attach_all(struct mkm_monitor *mon)
+{
+	struct list_head bookmark;
+
+	lockdep_assert_held(&mon->lock);
+	spin_lock_irq(&mkm_threads_lock);
+	list_add(&bookmark, &mon->threads);
+	while (bookmark.next != &mon->threads) {
+		struct list_head *pos = bookmark.next;
+		unsigned int n;
+
+		for (n = 0; n < ATTACH_BATCH && pos != &mon->threads; n++) {
+			mkm_sensor_attach(
+				list_entry(pos, struct mkm_tracked, mon_link));
+			pos = pos->next;
+		}
+		list_move_tail(&bookmark, pos);
+		if (pos == &mon->threads)
+			break;
+		spin_unlock_irq(&mkm_threads_lock);
+		cond_resched();
+		spin_lock_irq(&mkm_threads_lock);
+	}
+	list_del(&bookmark);
+	spin_unlock_irq(&mkm_threads_lock);
+}
+
 int mkm_monitor_resume(struct mkm_monitor *mon)
 {
-	struct mkm_tracked *t;
 	int ret = 0;
 
 	mutex_lock(&mon->lock);
@@ -362,11 +399,7 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	/* Rings before the flag: sensors test the flag, then use the rings. */
 	smp_store_release(&mon->recording, mon->classes);
 
-	/* Each thread starts in a known state, whatever happened while off. */
-	spin_lock_irq(&mkm_threads_lock);
-	list_for_each_entry(t, &mon->threads, mon_link)
-		mkm_sensor_attach(t);
-	spin_unlock_irq(&mkm_threads_lock);
+	monitor_attach_all(mon);
 out:
 	mutex_unlock(&mon->lock);
 	return ret;

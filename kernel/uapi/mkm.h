@@ -104,8 +104,10 @@
  *
  * poll(fd)
  *	POLLIN when a ring holds wakeup_bytes or more, or the monitor is
- *	suspended with records left. The wakeup is deferred with irq_work: the
- *	sensor never wakes anyone from inside the scheduler.
+ *	suspended with records left; POLLHUP when it is suspended with nothing
+ *	left to read (read() returns 0 then; also before the first resume).
+ *	The wakeup is deferred with irq_work: the sensor never wakes anyone
+ *	from inside the scheduler.
  *
  * The event record
  * ================

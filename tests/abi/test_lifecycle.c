@@ -375,6 +375,32 @@ static void test_poll_suspended_with_records_pollin(void **state)
 	ABI_OK(close(fd));
 }
 
+/* Suspended and drained: POLLHUP, as read() returns 0; not while resumed. */
+static void test_poll_hup_when_suspended_and_drained(void **state)
+{
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	int fd = abi_open();
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ABI_EQ(poll(&p, 1, 0), 1); /* never resumed: nothing will come */
+	assert_true(p.revents & POLLHUP);
+	abi_resume(fd);
+	ABI_EQ(poll(&p, 1, 0), 0);
+	ABI_OK(abi_mark(fd, 1));
+	abi_suspend(fd);
+	ABI_EQ(poll(&p, 1, 0), 1);
+	ABI_EQ(p.revents, POLLIN); /* a record left: not hung up yet */
+	abi_drain(fd, &t);
+	ABI_EQ(t.n, 1);
+	ABI_EQ(poll(&p, 1, 0), 1);
+	ABI_EQ(p.revents, POLLHUP);
+	abi_resume(fd);
+	ABI_EQ(poll(&p, 1, 0), 0);
+	abi_trace_free(&t);
+	ABI_OK(close(fd));
+}
+
 static void name_of(const struct mkm_event *n0, const struct mkm_event *n1,
 		    char out[17])
 {
@@ -499,6 +525,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_mark_records_value_tid_cpu_time),
 		ABI_TEST(test_poll_pollin_at_wakeup_bytes),
 		ABI_TEST(test_poll_suspended_with_records_pollin),
+		ABI_TEST(test_poll_hup_when_suspended_and_drained),
 		ABI_TEST(test_thread_monitor_self_attach_name_detach),
 		ABI_TEST(test_close_terminates_monitor),
 		ABI_TEST(test_stats_fresh_monitor_zero),
