@@ -334,6 +334,40 @@ out:
 }
 
 /*
+ * The rings hold the scheduler clock (see sensor.c); user space gets
+ * CLOCK_MONOTONIC. This is the offset between the two for cpu's clock at
+ * *t, taken between two reads of it so that it is centred. Both clocks
+ * count the same cycles, so it moves only as NTP slews CLOCK_MONOTONIC (at
+ * most 500 ppm): each read maps its records with the offsets taken at the
+ * previous read (or the resume) and now, interpolated (ring_clock), so a
+ * record that waited long in the ring is not moved by the slew since.
+ */
+static void monitor_clock_point(int cpu, u64 *t, s64 *off)
+{
+	unsigned long irqflags;
+	u64 before, mono, after;
+
+	local_irq_save(irqflags);
+	before = sched_clock_cpu(cpu);
+	mono = ktime_get_mono_fast_ns();
+	after = sched_clock_cpu(cpu);
+	local_irq_restore(irqflags);
+	*t = before + (after - before) / 2;
+	*off = mono - *t;
+}
+
+static void monitor_clock_points(struct mkm_monitor *mon)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct mkm_cpu_buf *b = per_cpu_ptr(mon->cpu, cpu);
+
+		monitor_clock_point(cpu, &b->clock_t, &b->clock_off);
+	}
+}
+
+/*
  * Each thread starts in a known state, whatever happened while off: an
  * ATTACH for every tracked thread. Up to MKM_THREADS_PER_MONITOR_MAX of
  * them: ATTACH_BATCH at a time with interrupts off, then the lock is
@@ -396,6 +430,8 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	mutex_unlock(&monitors_lock);
 	if (ret)
 		goto out;
+	/* The first point of the clock mapping, before any record. */
+	monitor_clock_points(mon);
 	/* Rings before the flag: sensors test the flag, then use the rings. */
 	smp_store_release(&mon->recording, mon->classes);
 
@@ -554,26 +590,6 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 	return ret;
 }
 
-/*
- * The rings hold the scheduler clock (see sensor.c); user space gets
- * CLOCK_MONOTONIC. This is the offset between the two for cpu's clock, taken
- * between two reads of it so that it is centred. Both clocks count the same
- * cycles, so it moves only as NTP slews CLOCK_MONOTONIC: by nanoseconds
- * between reads. ring_peek() adds it, and keeps each CPU's times from going
- * backwards across reads.
- */
-static s64 monitor_clock_offset(int cpu)
-{
-	unsigned long irqflags;
-	u64 before, mono, after;
-
-	local_irq_save(irqflags);
-	before = sched_clock_cpu(cpu);
-	mono = ktime_get_mono_fast_ns();
-	after = sched_clock_cpu(cpu);
-	local_irq_restore(irqflags);
-	return mono - (before + (after - before) / 2);
-}
 
 /*
  * Copies what one ring holds, as far as count allows, through the bounce
@@ -583,10 +599,15 @@ static s64 monitor_clock_offset(int cpu)
 static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 				 char __user *buf, size_t count)
 {
-	struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
+	struct mkm_cpu_buf *b = per_cpu_ptr(mon->cpu, cpu);
+	struct mkm_ring *r = b->ring;
 	const u32 page_records = PAGE_SIZE / sizeof(struct mkm_event);
-	s64 offset = monitor_clock_offset(cpu);
+	struct ring_clock clk = { .t0 = b->clock_t, .off0 = b->clock_off };
 	size_t done = 0;
+
+	monitor_clock_point(cpu, &clk.t1, &clk.off1);
+	b->clock_t = clk.t1;
+	b->clock_off = clk.off1;
 
 	for (;;) {
 		size_t room = (count - done) / sizeof(struct mkm_event);
@@ -596,7 +617,7 @@ static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 		ring_cursor_start(r, &c);
 		n = ring_peek(r, &c, mon->bounce,
 			      min_t(size_t, room, page_records), !mon->resumed,
-			      cpu, offset);
+			      cpu, &clk);
 		if (!n)
 			return done;
 		bytes = n * sizeof(struct mkm_event);

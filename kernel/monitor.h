@@ -18,6 +18,12 @@ struct task_struct;
 /* One per monitor and possible CPU. */
 struct mkm_cpu_buf {
 	struct mkm_ring *ring;
+	/*
+	 * The clock offset at the last read (or the resume): where the next
+	 * read's mapping starts (ring_clock). Under the monitor's lock.
+	 */
+	u64 clock_t;
+	s64 clock_off;
 	struct irq_work wakeup; /* wakes readers from outside the scheduler */
 	struct mkm_monitor *mon;
 };

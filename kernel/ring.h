@@ -15,9 +15,10 @@
  * sequence number (the low 32 bits of head + lost, the events produced) is
  * skipped, so the reader sees a gap in seq exactly where events were lost
  * and turns it into an in-band MKM_EV_LOST record. The reader fills in each
- * record's cpu, maps its time onto the reader's clock (an offset) and clamps
- * it so that a ring's times never go backwards, across reads too: the
- * writer, which runs on every context switch, does as little as it can.
+ * record's cpu, maps its time onto the reader's clock (an offset measured at
+ * two instants, interpolated between them) and clamps it so that a ring's
+ * times never go backwards, across reads too: the writer, which runs on
+ * every context switch, does as little as it can.
  *
  * This file builds in the module and in userspace (unit tests, sanitizers,
  * native benchmarks): it uses only the few primitives defined below.
@@ -31,6 +32,7 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include <linux/math64.h>
 #include <asm/barrier.h>
 #else
 #include "ring_user.h"
@@ -118,6 +120,33 @@ static inline u64 ring_buffered(const struct mkm_ring *r)
 	return smp_load_acquire(&r->head) - r->tail;
 }
 
+/*
+ * The writer's clock onto the reader's: the offset between them measured at
+ * two instants of the writer's clock, t0 < t1 (the previous read and this
+ * one), and interpolated between, so a record is mapped with the offset of
+ * its own time, however long it waited in the ring while the reader's clock
+ * was slewed. Before t0 the offset at t0, after t1 the offset at t1.
+ */
+struct ring_clock {
+	u64 t0, t1;
+	s64 off0, off1;
+};
+
+static inline u64 ring_clock_map(const struct ring_clock *k, u64 t)
+{
+	u64 span, mag;
+	s64 d;
+
+	if (t <= k->t0 || k->t1 <= k->t0)
+		return t + (t <= k->t0 && k->t1 > k->t0 ? k->off0 : k->off1);
+	if (t >= k->t1)
+		return t + k->off1;
+	span = k->t1 - k->t0;
+	d = k->off1 - k->off0;
+	mag = mul_u64_u64_div_u64(d < 0 ? -(u64)d : (u64)d, t - k->t0, span);
+	return t + k->off0 + (d < 0 ? -(s64)mag : (s64)mag);
+}
+
 /* Reader position, advanced by ring_peek() and made final by ring_consume(). */
 struct ring_cursor {
 	u64 tail;
@@ -152,8 +181,8 @@ static inline void ring_lost_record(struct mkm_event *dst, u32 count,
 /*
  * Reader: copies up to max records (in-band LOST records included) into dst
  * without freeing them, advancing the cursor, with their cpu filled in and
- * clock_offset added to their time, which is never before the previous
- * record's (a LOST record takes that time, or 0 if there was none).
+ * their time mapped by clk, never before the previous record's (a LOST
+ * record takes that time, or 0 if there was none).
  * quiescent says no writer can be active (the monitor is suspended), so
  * drops after the last record are reported too; otherwise they are
  * reported once a later record shows the gap. Returns the number of records
@@ -161,7 +190,7 @@ static inline void ring_lost_record(struct mkm_event *dst, u32 count,
  */
 static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 			    struct mkm_event *dst, u32 max, bool quiescent,
-			    u16 cpu, s64 clock_offset)
+			    u16 cpu, const struct ring_clock *clk)
 {
 	/* Acquire pairs with ring_commit(): records up to head are complete. */
 	u64 head = smp_load_acquire(&r->head);
@@ -199,7 +228,7 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 		}
 		dst[n] = *ev;
 		dst[n].cpu = cpu;
-		dst[n].time_ns += clock_offset;
+		dst[n].time_ns = ring_clock_map(clk, ev->time_ns);
 		if (unlikely(dst[n].time_ns < c->last_ts))
 			dst[n].time_ns = c->last_ts;
 		c->last_ts = dst[n++].time_ns;

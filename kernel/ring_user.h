@@ -13,6 +13,12 @@ typedef uint32_t u32;
 typedef uint16_t u16;
 typedef uint8_t u8;
 typedef int64_t s64;
+
+/* a * b / c without overflow, as the kernel's (linux/math64.h). */
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((unsigned __int128)a * b / c);
+}
 #define U32_MAX UINT32_MAX
 /* The kernel's primitives, as C11 atomics (barrier pairs noted in the code). */
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

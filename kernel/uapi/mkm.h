@@ -136,7 +136,8 @@
  * time_ns is CLOCK_MONOTONIC, as clock_gettime() gives it. The sensors read
  * the scheduler's clock (local_clock(), the one schedstat and ftrace use,
  * cheaper than CLOCK_MONOTONIC), and read() maps it onto CLOCK_MONOTONIC
- * with the offset between the two at the time of the read; durations are
+ * with the offset between the two, taken at the resume and at each read
+ * and interpolated between them for each record's own time; durations are
  * the scheduler clock's.
  * seq numbers every event a CPU's sensor produced for this monitor, recorded
  * or dropped, so a gap in seq is exactly the number of events lost there.

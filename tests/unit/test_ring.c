@@ -11,6 +11,9 @@
 
 #include "ring.h"
 
+/* One offset, 0: times as the writer stamped them. */
+static const struct ring_clock same_clock;
+
 static struct mkm_ring *ring_new(u32 capacity, u32 wakeup)
 {
 	struct mkm_ring *r = aligned_alloc(64, ring_alloc_size(capacity));
@@ -42,7 +45,7 @@ static u32 drain(struct mkm_ring *r, struct mkm_event *dst, u32 max,
 	u32 n;
 
 	ring_cursor_start(r, &c);
-	n = ring_peek(r, &c, dst, max, quiescent, 3, 0);
+	n = ring_peek(r, &c, dst, max, quiescent, 3, &same_clock);
 	ring_consume(r, &c);
 	return n;
 }
@@ -159,7 +162,7 @@ static void test_ring_peek_without_consume_keeps_records(void **state)
 	put(r, 1, 1);
 	put(r, 2, 2);
 	ring_cursor_start(r, &c);
-	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, 0), 2);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, &same_clock), 2);
 	/* Not consumed (a failed copy to user space): still there. */
 	assert_int_equal(ring_buffered(r), 2);
 	assert_int_equal(drain(r, ev, 4, false), 2);
@@ -193,18 +196,48 @@ static void test_ring_peek_maps_time_across_reads(void **state)
 	put(r, 100, 1);
 	put(r, 200, 2);
 	ring_cursor_start(r, &c);
-	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, 1000), 2);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0,
+				   &(struct ring_clock){ .off1 = 1000 }),
+			 2);
 	ring_consume(r, &c);
 	assert_int_equal(ev[0].time_ns, 1100);
 	assert_int_equal(ev[1].time_ns, 1200);
 	put(r, 250, 3);
 	put(r, 400, 4);
 	ring_cursor_start(r, &c);
-	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, 900), 2);
+	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0,
+				   &(struct ring_clock){ .off1 = 900 }),
+			 2);
 	ring_consume(r, &c);
 	assert_int_equal(ev[0].time_ns, 1200); /* 1150, clamped */
 	assert_int_equal(ev[1].time_ns, 1300);
 	free(r);
+}
+
+/* Two points: each record takes the offset of its own time, interpolated
+ * (an NTP slew between reads moves old records by what it was then). */
+static void test_ring_clock_interpolates(void **state)
+{
+	struct ring_clock k = {
+		.t0 = 1000, .t1 = 2000, .off0 = 500, .off1 = 400
+	};
+	struct ring_clock up = {
+		.t0 = 0, .t1 = 4000000000000ull, .off0 = 0, .off1 = 2000000000
+	};
+
+	(void)state;
+	assert_int_equal(ring_clock_map(&k, 900), 1400); /* before t0 */
+	assert_int_equal(ring_clock_map(&k, 1000), 1500);
+	assert_int_equal(ring_clock_map(&k, 1250), 1725);
+	assert_int_equal(ring_clock_map(&k, 1500), 1950);
+	assert_int_equal(ring_clock_map(&k, 2000), 2400);
+	assert_int_equal(ring_clock_map(&k, 3000), 3400); /* after t1 */
+	/* 500 ppm over 4000 s: the product needs more than 64 bits. */
+	assert_int_equal(ring_clock_map(&up, 1000000000000ull),
+			 1000500000000ull);
+	/* One point (t1 <= t0): its offset everywhere. */
+	k.t1 = k.t0;
+	assert_int_equal(ring_clock_map(&k, 1250), 1650);
 }
 
 static void test_ring_commit_wakeup_once_per_crossing(void **state)
@@ -323,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_ring_peek_without_consume_keeps_records),
 		cmocka_unit_test(test_ring_peek_clamps_time),
 		cmocka_unit_test(test_ring_peek_maps_time_across_reads),
+		cmocka_unit_test(test_ring_clock_interpolates),
 		cmocka_unit_test(test_ring_commit_wakeup_once_per_crossing),
 		cmocka_unit_test(test_ring_reserve_wraps_around),
 		cmocka_unit_test(test_ring_peek_drops_past_2_32_exact),
