@@ -256,13 +256,13 @@ void mkm_monitor_destroy(struct mkm_monitor *mon)
 	LIST_HEAD(gone);
 
 	WRITE_ONCE(mon->recording, 0);
-	spin_lock_irq(&mkm_threads_lock);
+	raw_spin_lock_irq(&mkm_threads_lock);
 	mon->dying = true;
 	list_for_each_entry_safe(t, next, &mon->threads, mon_link) {
 		mkm_threads_del_locked(t);
 		list_add(&t->mon_link, &gone);
 	}
-	spin_unlock_irq(&mkm_threads_lock);
+	raw_spin_unlock_irq(&mkm_threads_lock);
 
 	mutex_lock(&monitors_lock);
 	list_del(&mon->link);
@@ -383,7 +383,7 @@ static void monitor_attach_all(struct mkm_monitor *mon)
 	struct list_head bookmark;
 
 	lockdep_assert_held(&mon->lock);
-	spin_lock_irq(&mkm_threads_lock);
+	raw_spin_lock_irq(&mkm_threads_lock);
 	list_add(&bookmark, &mon->threads);
 	while (bookmark.next != &mon->threads) {
 		struct list_head *pos = bookmark.next;
@@ -397,12 +397,12 @@ static void monitor_attach_all(struct mkm_monitor *mon)
 		list_move_tail(&bookmark, pos);
 		if (pos == &mon->threads)
 			break;
-		spin_unlock_irq(&mkm_threads_lock);
+		raw_spin_unlock_irq(&mkm_threads_lock);
 		cond_resched();
-		spin_lock_irq(&mkm_threads_lock);
+		raw_spin_lock_irq(&mkm_threads_lock);
 	}
 	list_del(&bookmark);
-	spin_unlock_irq(&mkm_threads_lock);
+	raw_spin_unlock_irq(&mkm_threads_lock);
 }
 
 int mkm_monitor_resume(struct mkm_monitor *mon)
@@ -502,7 +502,7 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 		goto out_unlock;
 
 	mutex_lock(&mon->lock);
-	spin_lock_irq(&mkm_threads_lock);
+	raw_spin_lock_irq(&mkm_threads_lock);
 	/*
 	 * A task reaped since the lookup would never see its free probe
 	 * untrack it: refuse it here. One still alive under this lock is
@@ -512,7 +512,7 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 	ret = pid_alive(task) ? mkm_threads_add(t) : -ESRCH;
 	if (!ret)
 		mkm_sensor_attach(t);
-	spin_unlock_irq(&mkm_threads_lock);
+	raw_spin_unlock_irq(&mkm_threads_lock);
 	mutex_unlock(&mon->lock);
 	if (ret)
 		mkm_threads_free(t);
@@ -533,7 +533,7 @@ int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid)
 	if (!task)
 		return -ESRCH;
 	mutex_lock(&mon->lock);
-	spin_lock_irq(&mkm_threads_lock);
+	raw_spin_lock_irq(&mkm_threads_lock);
 	t = mkm_threads_lookup(task);
 	if (t && t->mon == mon) {
 		mkm_sensor_detach(t, MKM_DETACH_UNMONITOR);
@@ -541,7 +541,7 @@ int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid)
 		mkm_threads_free_rcu(t);
 		ret = 0;
 	}
-	spin_unlock_irq(&mkm_threads_lock);
+	raw_spin_unlock_irq(&mkm_threads_lock);
 	mutex_unlock(&mon->lock);
 	put_task_struct(task);
 	return ret;

@@ -355,9 +355,9 @@ static void probe_sched_process_fork(void *data, struct task_struct *parent,
 		if (ct) {
 			int err;
 
-			spin_lock_irqsave(&mkm_threads_lock, irqflags);
+			raw_spin_lock_irqsave(&mkm_threads_lock, irqflags);
 			err = mkm_threads_add(ct);
-			spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
+			raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
 			if (err) {
 				mkm_threads_free(ct);
 				ct = NULL;
@@ -379,7 +379,7 @@ static void sensor_untrack(struct task_struct *p, u32 reason, u8 type)
 	struct mkm_tracked *t;
 	unsigned long irqflags;
 
-	spin_lock_irqsave(&mkm_threads_lock, irqflags);
+	raw_spin_lock_irqsave(&mkm_threads_lock, irqflags);
 	t = mkm_threads_lookup(p);
 	if (t) {
 		if (type == MKM_EV_DETACH)
@@ -390,7 +390,7 @@ static void sensor_untrack(struct task_struct *p, u32 reason, u8 type)
 		mkm_threads_del_locked(t);
 		mkm_threads_free_rcu(t);
 	}
-	spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
+	raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
 }
 
 static void probe_sched_process_exec(void *data, struct task_struct *p,

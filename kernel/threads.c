@@ -9,7 +9,7 @@
 
 struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
 unsigned long mkm_threads_filter[BITS_TO_LONGS(1 << MKM_THREADS_HASH_BITS)];
-DEFINE_SPINLOCK(mkm_threads_lock);
+DEFINE_RAW_SPINLOCK(mkm_threads_lock);
 
 struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 				    struct mkm_monitor *mon, u32 tid,

@@ -12,7 +12,8 @@
  * lock on the read side (the probes run with preemption disabled, an RCU
  * read-side section). Writers take mkm_threads_lock with interrupts
  * disabled, since they run in process context, in sensors and in RCU
- * callbacks; they set a bucket's bit before publishing its first entry and
+ * callbacks (a raw spinlock: the sensors hold it with preemption off, on
+ * PREEMPT_RT too); they set a bucket's bit before publishing its first entry and
  * clear it after unhashing its last, so the filter says "not tracked" only
  * where a lookup of the bucket would: no entry, or one being added or
  * removed at that moment. Each entry holds a reference on its task, so the
@@ -58,7 +59,7 @@ static __always_inline u64 mkm_task_run_delay(const struct task_struct *task)
 extern struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
 extern unsigned long
 	mkm_threads_filter[BITS_TO_LONGS(1 << MKM_THREADS_HASH_BITS)];
-extern spinlock_t mkm_threads_lock;
+extern raw_spinlock_t mkm_threads_lock;
 
 static __always_inline u32 mkm_threads_hash_of(const struct task_struct *task)
 {
