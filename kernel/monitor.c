@@ -590,7 +590,6 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 	return ret;
 }
 
-
 /*
  * Copies what one ring holds, as far as count allows, through the bounce
  * page. Records are freed only once they reached user space. Returns bytes

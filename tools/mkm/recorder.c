@@ -201,7 +201,8 @@ static void calibrate(struct recorder *rec)
 		return;
 	if (!rec->cal_file) {
 		if (!sched_getaffinity(0, sizeof(allowed), &allowed))
-			while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &allowed))
+			while (cpu < CPU_SETSIZE - 1 &&
+			       !CPU_ISSET(cpu, &allowed))
 				cpu++;
 		quick.cpus = &cpu;
 		ret = mon_calibrate(&rec->cal, &quick);

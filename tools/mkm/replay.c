@@ -19,33 +19,6 @@
 	"usage: mkm replay [--calibration FILE] -o OUT FILE\n" \
 	"       mkm replay [--calibration FILE] --play [--speed X] FILE"
 
-struct printer {
-	bool started;
-	uint64_t t0; /* the first record's time: times print from it */
-};
-
-static int print_consume(void *priv, const struct mon_msg *msg)
-{
-	struct printer *pr = priv;
-	size_t i;
-
-	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
-		return 0;
-	if (!pr->started) {
-		pr->t0 = msg->events[0].time_ns;
-		pr->started = true;
-	}
-	for (i = 0; i < msg->nr_events; i++)
-		print_event_line(&msg->events[i], pr->t0);
-	fflush(stdout);
-	return ferror(stdout) ? -EIO : 0;
-}
-
-static const struct mon_sink_ops print_ops = {
-	.name = "print",
-	.consume = print_consume,
-};
-
 /* file -> order -> compensate -> a new trace */
 static void write_compensated(const char *path, const char *cal_file,
 			      const char *out)
@@ -93,7 +66,6 @@ int cmd_replay(int argc, char **argv)
 		{ 0 }
 	};
 	const char *out = NULL, *cal_file = NULL;
-	struct printer pr = { 0 };
 	struct mon_pipeline *p;
 	struct mon_sink *sink;
 	struct player *pl;
@@ -128,7 +100,7 @@ int cmd_replay(int argc, char **argv)
 		write_compensated(argv[optind], cal_file, out);
 		return 0;
 	}
-	if (mon_sink_new(&sink, &print_ops, &pr))
+	if (event_printer(&sink))
 		die("out of memory");
 	p = player_open(&pl, argv[optind], cal_file, speed, sink);
 	run_trace(p, argv[optind], NULL, 0);

@@ -250,8 +250,9 @@ double parse_speed(const char *s)
 	double x = strtod(s, &end);
 
 	if (end == s || *end || !(x >= 0) || x > 1e9)
-		die_usage("--speed: '%s': a factor (0.5, 10) or 0 for no waiting",
-			  s);
+		die_usage(
+			"--speed: '%s': a factor (0.5, 10) or 0 for no waiting",
+			s);
 	return x;
 }
 
@@ -263,6 +264,47 @@ void print_event_line(const struct mkm_event *e, uint64_t t0)
 	       ((double)e->time_ns - (double)t0) / 1e6, e->cpu, e->tid,
 	       mon_event_name(e->type), fmt_event_args(args, sizeof(args), e),
 	       e->seq);
+}
+
+struct printer {
+	uint64_t t0; /* the first record's time: times print from it */
+	bool started;
+};
+
+static int printer_consume(void *priv, const struct mon_msg *msg)
+{
+	struct printer *pr = priv;
+	size_t i;
+
+	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
+		return 0;
+	if (!pr->started) {
+		pr->t0 = msg->events[0].time_ns;
+		pr->started = true;
+	}
+	for (i = 0; i < msg->nr_events; i++)
+		print_event_line(&msg->events[i], pr->t0);
+	fflush(stdout);
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static const struct mon_sink_ops printer_ops = {
+	.name = "print",
+	.consume = printer_consume,
+	.destroy = free,
+};
+
+int event_printer(struct mon_sink **skp)
+{
+	struct printer *pr = calloc(1, sizeof(*pr));
+	int ret;
+
+	if (!pr)
+		return -ENOMEM;
+	ret = mon_sink_new(skp, &printer_ops, pr);
+	if (ret)
+		free(pr);
+	return ret;
 }
 
 void print_calibration(const struct mon_calibration *cal)

@@ -38,6 +38,11 @@ const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e);
 /* One event as mkm dump prints it: time since @t0, CPU, tid, type, args. */
 void print_event_line(const struct mkm_event *e, uint64_t t0);
 
+/* A sink printing every record as mkm dump does, times from the first
+ * record's, flushed after each batch (a play is read as it goes).
+ * Return: 0 or -ENOMEM. */
+int event_printer(struct mon_sink **skp);
+
 /* The calibration table, as mkm calibrate and mkm report print it. */
 void print_calibration(const struct mon_calibration *cal);
 

@@ -293,7 +293,8 @@ int cmd_view(int argc, char **argv)
 		return view_live(&lv, ascii);
 	}
 	if (recording_opts || (lv.rec.cal_file && !play))
-		die_usage("view: -o, -b, -e, -t, -p and --no-calibrate go with --live, --calibration with --live or --play");
+		die_usage(
+			"view: -o, -b, -e, -t, -p and --no-calibrate go with --live, --calibration with --live or --play");
 	if (optind != argc - 1)
 		die_usage("view: give one trace file");
 	setlocale(LC_ALL, "");
