@@ -15,8 +15,12 @@
  *    creator made, is out of reach,
  *  - the thread must be dumpable and not a kernel thread.
  * The same rule is applied again when a tracked thread execs, so that a
- * setuid or file-capability binary drops out of the monitor. LSM hooks
- * (Yama's ptrace_scope) are not consulted.
+ * setuid or file-capability binary drops out of the monitor; and its
+ * credentials part (mkm_access_creds()) by the sensors whenever a tracked
+ * thread's credentials change, before the exec probe too: its records are
+ * withheld while they are refused (sensor.c). Dumpability is checked at
+ * thread_monitor and exec only: a sensor cannot read another task's mm
+ * safely. LSM hooks (Yama's ptrace_scope) are not consulted.
  */
 
 #include <linux/capability.h>
@@ -47,6 +51,12 @@ static bool access_no_more_caps(const struct mkm_monitor *mon,
 		cap_issubset(tc->cap_permitted, c->cap_permitted));
 }
 
+bool mkm_access_creds(const struct mkm_monitor *mon, const struct cred *tc)
+{
+	return mon->perfmon || (access_same_owner(mon->creator, tc) &&
+				access_no_more_caps(mon, tc));
+}
+
 /* Returns 0 when mon may track task, -EPERM otherwise. Does not sleep. */
 int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task)
 {
@@ -58,8 +68,7 @@ int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task)
 		return -EPERM;
 
 	rcu_read_lock();
-	ok = access_same_owner(mon->creator, __task_cred(task)) &&
-	     access_no_more_caps(mon, __task_cred(task));
+	ok = mkm_access_creds(mon, __task_cred(task));
 	rcu_read_unlock();
 	if (!ok)
 		return -EPERM;

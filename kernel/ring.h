@@ -77,6 +77,15 @@ static inline u64 ring_produced(const struct mkm_ring *r)
 }
 
 /*
+ * Writer: counts an event not written (the sensor withheld it) as lost, so
+ * its seq shows the gap. Interrupts disabled, as for ring_reserve().
+ */
+static inline void ring_drop(struct mkm_ring *r)
+{
+	WRITE_ONCE(r->lost, r->lost + 1);
+}
+
+/*
  * Writer: returns the slot for the next event, or NULL when the ring is full
  * (the event is counted as lost). The caller fills in everything but
  * time_ns, seq and cpu, then calls ring_commit(). Interrupts must be

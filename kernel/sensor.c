@@ -29,6 +29,7 @@
  * bookkeeping. docs/performance.md has the figures.
  */
 
+#include <linux/cred.h>
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/pid_namespace.h>
@@ -74,6 +75,53 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 	}
 }
 
+/*
+ * An event withheld from mon's ring, if mon records class now: counted as
+ * lost, so the reader sees the gap where it was.
+ */
+static __always_inline void sensor_withhold(struct mkm_monitor *mon, u32 class)
+{
+	unsigned long irqflags;
+
+	if (!sensor_recording(mon, class))
+		return;
+	local_irq_save(irqflags);
+	ring_drop(this_cpu_ptr(mon->cpu)->ring);
+	local_irq_restore(irqflags);
+}
+
+/*
+ * A tracked thread's records are written only under credentials the
+ * monitor may watch. The access rule is applied at thread_monitor and in
+ * the exec probe, but an exec installs its new credentials (commit_creds)
+ * before its probe runs, and setresuid() needs no exec: so each record
+ * compares the thread's objective credentials with the ones last found
+ * allowed. A change is checked at once (mkm_access_creds(): no lock, safe
+ * in the scheduler); allowed, the new credentials become the reference;
+ * refused, the record is withheld and counted as lost, until the exec
+ * probe detaches the thread or its credentials are allowed again.
+ */
+static noinline bool sensor_creds_changed(struct mkm_tracked *t,
+					  const struct cred *now)
+{
+	if (!mkm_access_creds(t->mon, now))
+		return false;
+	/* NULL: being replaced and freed; the next record checks again. */
+	now = get_cred_rcu(now);
+	if (!now)
+		return false;
+	put_cred(xchg(&t->cred, now));
+	return true;
+}
+
+static __always_inline bool sensor_may_record(struct mkm_tracked *t)
+{
+	const struct cred *now = rcu_dereference_sched(t->task->real_cred);
+
+	return likely(now == READ_ONCE(t->cred)) ||
+	       sensor_creds_changed(t, now);
+}
+
 /* Writes one record for a thread of mon, if mon records class now. */
 static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 					u32 tid, u32 unique_id, u8 type,
@@ -90,12 +138,26 @@ static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 	local_irq_restore(irqflags);
 }
 
+/* A record of what tracked thread t does (sensor_may_record()). */
 static __always_inline void sensor_emit_thread(struct mkm_tracked *t, u32 class,
 					       u8 type, u8 flags, u32 arg0,
 					       u32 arg1)
 {
+	if (unlikely(!sensor_may_record(t))) {
+		sensor_withhold(t->mon, class);
+		return;
+	}
 	sensor_emit(t->mon, class, READ_ONCE(t->tid), t->unique_id, type, flags,
 		    arg0, arg1);
+}
+
+/* A record of t's tracking itself (attach, detach, reap): always written. */
+static __always_inline void sensor_emit_tracking(struct mkm_tracked *t, u8 type,
+						 u32 arg0, u32 arg1)
+{
+	sensor_emit(t->mon,
+		    type == MKM_EV_REAP ? MKM_CLASS_LIFECYCLE : MKM_CLASS_ALL,
+		    READ_ONCE(t->tid), t->unique_id, type, 0, arg0, arg1);
 }
 
 /*
@@ -248,18 +310,24 @@ static noinline void sensor_switch(void *data, bool preempt,
 			flags = MKM_EVF_PREEMPTED;
 		else if (READ_ONCE(prev->__state) != TASK_RUNNING)
 			state = sensor_state(prev, prev_state);
-		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
-			     MKM_EV_SWITCH_OUT, flags, state,
-			     sensor_peer(pt->mon, next, nt), now);
+		if (likely(sensor_may_record(pt)))
+			sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
+				     MKM_EV_SWITCH_OUT, flags, state,
+				     sensor_peer(pt->mon, next, nt), now);
+		else
+			ring_drop(this_cpu_ptr(pt->mon->cpu)->ring);
 		pt->run_delay = mkm_task_run_delay(prev);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
 		u8 flags = 0;
 		u32 wait = sensor_waited(nt, next, now, &flags);
 
-		sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
-			     MKM_EV_SWITCH_IN, flags, wait,
-			     sensor_peer(nt->mon, prev, pt), now);
+		if (likely(sensor_may_record(nt)))
+			sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
+				     MKM_EV_SWITCH_IN, flags, wait,
+				     sensor_peer(nt->mon, prev, pt), now);
+		else
+			ring_drop(this_cpu_ptr(nt->mon->cpu)->ring);
 	}
 }
 
@@ -287,11 +355,15 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 	local_irq_save(irqflags);
 	now = local_clock();
 	t = mkm_threads_lookup(p);
-	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP))
-		sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id, type,
-			     in_task() ? 0 : MKM_EVF_IN_IRQ,
-			     target ? task_cpu(p) : 0, sensor_waker(t->mon),
-			     now);
+	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP)) {
+		if (likely(sensor_may_record(t)))
+			sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id,
+				     type, in_task() ? 0 : MKM_EVF_IN_IRQ,
+				     target ? task_cpu(p) : 0,
+				     sensor_waker(t->mon), now);
+		else
+			ring_drop(this_cpu_ptr(t->mon->cpu)->ring);
+	}
 	local_irq_restore(irqflags);
 }
 
@@ -385,8 +457,7 @@ static void sensor_untrack(struct task_struct *p, u32 reason, u8 type)
 		if (type == MKM_EV_DETACH)
 			mkm_sensor_detach(t, reason);
 		else
-			sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, type, 0, 0,
-					   0);
+			sensor_emit_tracking(t, type, 0, 0);
 		mkm_threads_del_locked(t);
 		mkm_threads_free_rcu(t);
 	}
@@ -510,13 +581,13 @@ void mkm_sensor_attach(struct mkm_tracked *t)
 		on_cpu = task_cpu(p);
 	/* The next SWITCH_IN counts the run-queue wait from here on. */
 	WRITE_ONCE(t->run_delay, mkm_task_run_delay(p));
-	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_ATTACH, 0, ts, on_cpu);
+	sensor_emit_tracking(t, MKM_EV_ATTACH, ts, on_cpu);
 	sensor_name(t, p->comm);
 }
 
 void mkm_sensor_detach(struct mkm_tracked *t, u32 reason)
 {
-	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_DETACH, 0, reason, 0);
+	sensor_emit_tracking(t, MKM_EV_DETACH, reason, 0);
 }
 
 void mkm_sensor_mark(struct mkm_monitor *mon, u64 value)

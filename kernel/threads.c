@@ -21,6 +21,7 @@ struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 		return NULL;
 	get_task_struct(task);
 	t->task = task;
+	t->cred = get_task_cred(task);
 	t->mon = mon;
 	t->tid = tid;
 	t->unique_id = unique_id;
@@ -71,6 +72,7 @@ void mkm_threads_del_locked(struct mkm_tracked *t)
 
 void mkm_threads_free(struct mkm_tracked *t)
 {
+	put_cred(t->cred);
 	put_task_struct(t->task);
 	kfree(t);
 }

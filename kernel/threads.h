@@ -37,6 +37,11 @@ struct mkm_monitor;
 struct mkm_tracked {
 	struct hlist_node hash;
 	struct task_struct *task;
+	/*
+	 * task's objective credentials when last found allowed (a
+	 * reference; see sensor_may_record())
+	 */
+	const struct cred *cred;
 	struct mkm_monitor *mon;
 	u32 tid; /* in the monitor's PID namespace */
 	u32 unique_id;

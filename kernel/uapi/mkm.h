@@ -71,7 +71,10 @@
  *	effective and saved uids (and gids likewise), the thread is in the
  *	creator's user namespace with no capability the creator lacks (or the
  *	creator has CAP_SYS_PTRACE), and the thread is dumpable; kernel
- *	threads always need CAP_PERFMON. Errors: ESRCH no such tid (or reaped);
+ *	threads always need CAP_PERFMON. While a tracked thread's credentials
+ *	are ones the monitor could not track (between a setuid exec's
+ *	credential change and its DETACH, or after a setresuid()), its events
+ *	are withheld and reported as lost. Errors: ESRCH no such tid (or reaped);
  *	EPERM not allowed; EBUSY tracked by another monitor (one monitor per
  *	thread, as in MKM); EEXIST already tracked by this monitor; EINVAL the
  *	thread is exiting. The thread's current state is recorded at once in a

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 
 #define USER 1000
 #define GROUP 1000
@@ -262,6 +263,105 @@ static void test_thread_monitor_unpriv_child_userns_eperm(void **state)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		fail_msg("child %d failed (status %#x): see its message above",
 			 (int)pid, status);
+}
+
+/* Keeps only CAP_SETUID, permitted and effective (uid 1000 with keepcaps). */
+static int only_cap_setuid(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	d[0].permitted = d[0].effective = 1u << CAP_SETUID;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* Switches counted by type between the marks 1 and 2, and after 2. */
+static void switches_around_marks(const struct abi_trace *t, pid_t tid,
+				  long *between, long *after, uint64_t *lost)
+{
+	int phase = 0;
+
+	*between = *after = 0;
+	*lost = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mkm_event *e = &t->ev[i];
+
+		if (e->type == MKM_EV_MARK)
+			phase = (int)e->arg0;
+		else if (e->type == MKM_EV_LOST)
+			*lost += e->arg0;
+		else if (e->tid == (uint32_t)tid &&
+			 (e->type == MKM_EV_SWITCH_OUT ||
+			  e->type == MKM_EV_SWITCH_IN))
+			*between += phase == 1, *after += phase == 2;
+	}
+}
+
+/*
+ * Credentials that change without an exec: a thread of uid 1000 holding
+ * CAP_SETUID, as its monitor's creator does (allowed), takes euid 0 with
+ * setresuid(2) (no longer allowed: the euid differs), then goes back. Its
+ * switches in between are withheld and counted as lost, not recorded; the
+ * ones after are recorded again. The same withholding covers an exec's
+ * first steps under a setuid binary's credentials, before the exec probe.
+ */
+static void creds_change(long arg)
+{
+	struct abi_trace t = { 0 };
+	long between, after;
+	uint64_t lost;
+	pid_t me = abi_gettid();
+	int fd, i;
+	(void)arg;
+
+	CHILD_OK(abi_pin_self(0));
+	fd = user_open();
+	CHILD_OK(abi_monitor(fd, me, 1));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	for (i = 0; i < 10; i++)
+		usleep(1000);
+	/* The raw call: this thread only (glibc's changes every thread). */
+	CHILD_OK((int)syscall(SYS_setresuid, -1, 0, -1));
+	CHILD_OK(abi_mark(fd, 1));
+	for (i = 0; i < 10; i++)
+		usleep(1000);
+	CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
+	CHILD_OK(abi_mark(fd, 2));
+	for (i = 0; i < 10; i++)
+		usleep(1000);
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	abi_drain(fd, &t);
+	switches_around_marks(&t, me, &between, &after, &lost);
+	fprintf(stderr,
+		"creds: %ld switches under euid 0, %ld after, %llu lost\n",
+		between, after, (unsigned long long)lost);
+	CHILD_CHECK(between == 0);
+	CHILD_CHECK(lost >= 10);
+	CHILD_CHECK(after >= 10);
+	abi_trace_free(&t);
+	CHILD_OK(close(fd));
+}
+
+static void test_creds_change_withholds_records(void **state)
+{
+	pid_t pid;
+	(void)state;
+
+	abi_allow_unprivileged_open();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHILD_OK(setgroups(0, NULL));
+		CHILD_OK(setresgid(GROUP, GROUP, GROUP));
+		CHILD_OK(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
+		CHILD_OK(setresuid(USER, USER, USER));
+		CHILD_OK(only_cap_setuid());
+		/* The uid change made it undumpable: a monitor may not. */
+		CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+		creds_change(0);
+		_exit(0);
+	}
+	abi_expect_child_ok(pid);
 }
 
 /*
@@ -705,6 +805,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_unpriv_nondumpable_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_more_caps_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_child_userns_eperm),
+		ABI_TEST(test_creds_change_withholds_records),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
 		ABI_TEST(test_configure_unpriv_irq_class_eacces),
 		ABI_TEST(test_unpriv_untracked_peers_hidden),
