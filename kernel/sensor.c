@@ -581,6 +581,11 @@ void mkm_sensor_attach(struct mkm_tracked *t)
 		on_cpu = task_cpu(p);
 	/* The next SWITCH_IN counts the run-queue wait from here on. */
 	WRITE_ONCE(t->run_delay, mkm_task_run_delay(p));
+	/* Its state too only under credentials the monitor may watch. */
+	if (!sensor_may_record(t)) {
+		sensor_withhold(t->mon, MKM_CLASS_ALL);
+		return;
+	}
 	sensor_emit_tracking(t, MKM_EV_ATTACH, ts, on_cpu);
 	sensor_name(t, p->comm);
 }

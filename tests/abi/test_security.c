@@ -275,13 +275,14 @@ static int only_cap_setuid(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* Switches counted by type between the marks 1 and 2, and after 2. */
+/* Switches (and ATTACHes) of tid between the marks 1 and 2, and after 2. */
 static void switches_around_marks(const struct abi_trace *t, pid_t tid,
-				  long *between, long *after, uint64_t *lost)
+				  long *between, long *after, long *attached,
+				  uint64_t *lost)
 {
 	int phase = 0;
 
-	*between = *after = 0;
+	*between = *after = *attached = 0;
 	*lost = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct mkm_event *e = &t->ev[i];
@@ -294,6 +295,8 @@ static void switches_around_marks(const struct abi_trace *t, pid_t tid,
 			 (e->type == MKM_EV_SWITCH_OUT ||
 			  e->type == MKM_EV_SWITCH_IN))
 			*between += phase == 1, *after += phase == 2;
+		else if (e->tid == (uint32_t)tid && e->type == MKM_EV_ATTACH)
+			*attached += phase == 1;
 	}
 }
 
@@ -308,7 +311,7 @@ static void switches_around_marks(const struct abi_trace *t, pid_t tid,
 static void creds_change(long arg)
 {
 	struct abi_trace t = { 0 };
-	long between, after;
+	long between, after, attached;
 	uint64_t lost;
 	pid_t me = abi_gettid();
 	int fd, i;
@@ -325,17 +328,20 @@ static void creds_change(long arg)
 	CHILD_OK(abi_mark(fd, 1));
 	for (i = 0; i < 10; i++)
 		usleep(1000);
+	/* A resume's ATTACH would say its state: withheld too. */
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
 	CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
 	CHILD_OK(abi_mark(fd, 2));
 	for (i = 0; i < 10; i++)
 		usleep(1000);
 	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
 	abi_drain(fd, &t);
-	switches_around_marks(&t, me, &between, &after, &lost);
+	switches_around_marks(&t, me, &between, &after, &attached, &lost);
 	fprintf(stderr,
-		"creds: %ld switches under euid 0, %ld after, %llu lost\n",
-		between, after, (unsigned long long)lost);
-	CHILD_CHECK(between == 0);
+		"creds: %ld switches and %ld attaches under euid 0, %ld switches after, %llu lost\n",
+		between, attached, after, (unsigned long long)lost);
+	CHILD_CHECK(between == 0 && attached == 0);
 	CHILD_CHECK(lost >= 10);
 	CHILD_CHECK(after >= 10);
 	abi_trace_free(&t);
