@@ -259,7 +259,9 @@ static void test_compensate_own_thread(void **state)
 	 * 2000 + 10 -> 1090. The same with 60, not the monitor's: it
 	 * started 10 late (the OUT's cost), so 2 did: 2990, the mark 3080.
 	 * From 70 where 60 took over: a switch unseen (60 -> 70) while 2
-	 * was runnable: 10 + the constant 2 -> 2988, the mark 3078.
+	 * was runnable: 10 + the constant 2 -> 2988, the mark 3078. The
+	 * same where the recorder (50) took over: what ran after it while 2
+	 * waited began with its work: 1000 and 1090, as from 50 itself.
 	 */
 	static const uint64_t want_own[] = { 1000, 1000, 1090 };
 	static const uint64_t want_other[] = { 1000, 2990, 3080 };
@@ -282,6 +284,10 @@ static void test_compensate_own_thread(void **state)
 	MARK(&s, 3100, 0, 2);
 	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
 	expect_times(&o, &s, want_hidden);
+	own_tid = 60;
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want_own);
+	own_tid = 0;
 }
 
 /* Whatever the costs, no CPU's and no thread's records go backwards, and

@@ -22,7 +22,9 @@
  *  - an idle CPU absorbs delay: its chain starts anew;
  *  - the recording's own threads (INFO's monitor_tids: the drain, the
  *    writer) are the monitor too: while one holds a CPU that a monitored
- *    thread then takes over, its whole run delays that thread.
+ *    thread then takes over, its whole run delays that thread, and so
+ *    does what ran after it while that thread waited (its I/O's
+ *    kworkers).
  * Clamps keep every CPU's and every thread's records in order and never
  * move a record before the last horizon passed on, so the output keeps
  * the input's promises (seq numbers are unchanged).
@@ -260,7 +262,13 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 	uint64_t wait = e->flags & MKM_EVF_WAIT_US ? (uint64_t)e->arg0 * 1000 :
 						     e->arg0;
 	uint64_t ready = wait < e->time_ns ? e->time_ns - wait : 0;
-	bool own = own_thread(c, s->runner) && own_thread(c, e->arg1);
+	/*
+	 * The recording's own thread took the CPU, and gave it back, or this
+	 * thread waited all along: what ran meanwhile began with the
+	 * monitor's work (its writes' kworkers, flushers), all of it delay.
+	 */
+	bool own = !pair && e->arg1 && own_thread(c, s->runner) &&
+		   (own_thread(c, e->arg1) || ready <= s->runner_since);
 	/* Another unmonitored thread than the one switched to: at least one
 	 * switch unseen; the CPU stayed busy if this thread was runnable
 	 * all along (it would not have idled). */
@@ -275,8 +283,7 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 	if (busy && hidden)
 		s->delay += s->cost[MON_COST_CONSTANT];
 
-	/* The monitor's own threads held the CPU since the handover (the
-	 * switch's costs included): all of it is delay. */
+	/* Since the handover (the switch's costs included). */
 	if (busy && own)
 		s->delay = s->runner_delay +
 			   (double)(e->time_ns - s->runner_since);
