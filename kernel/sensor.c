@@ -76,21 +76,6 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 }
 
 /*
- * An event withheld from mon's ring, if mon records class now: counted as
- * lost, so the reader sees the gap where it was.
- */
-static __always_inline void sensor_withhold(struct mkm_monitor *mon, u32 class)
-{
-	unsigned long irqflags;
-
-	if (!sensor_recording(mon, class))
-		return;
-	local_irq_save(irqflags);
-	ring_drop(this_cpu_ptr(mon->cpu)->ring);
-	local_irq_restore(irqflags);
-}
-
-/*
  * A tracked thread's records are written only under credentials the
  * monitor may watch. The access rule is applied at thread_monitor and in
  * the exec probe, but an exec installs its new credentials (commit_creds)
@@ -122,6 +107,22 @@ static __always_inline bool sensor_may_record(struct mkm_tracked *t)
 	       sensor_creds_changed(t, now);
 }
 
+/*
+ * Writes a record of tracked thread t, or withholds it (counted as lost,
+ * so the reader sees the gap) while t's credentials are refused. As
+ * sensor_write(): recording checked, interrupts disabled.
+ */
+static __always_inline void sensor_write_thread(struct mkm_tracked *t, u8 type,
+						u8 flags, u32 arg0, u32 arg1,
+						u64 now)
+{
+	if (likely(sensor_may_record(t)))
+		sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id, type,
+			     flags, arg0, arg1, now);
+	else
+		ring_drop(this_cpu_ptr(t->mon->cpu)->ring);
+}
+
 /* Writes one record for a thread of mon, if mon records class now. */
 static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 					u32 tid, u32 unique_id, u8 type,
@@ -138,20 +139,21 @@ static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 	local_irq_restore(irqflags);
 }
 
-/* A record of what tracked thread t does (sensor_may_record()). */
+/* A record of what tracked thread t does, if its monitor records class. */
 static __always_inline void sensor_emit_thread(struct mkm_tracked *t, u32 class,
 					       u8 type, u8 flags, u32 arg0,
 					       u32 arg1)
 {
-	if (unlikely(!sensor_may_record(t))) {
-		sensor_withhold(t->mon, class);
+	unsigned long irqflags;
+
+	if (!sensor_recording(t->mon, class))
 		return;
-	}
-	sensor_emit(t->mon, class, READ_ONCE(t->tid), t->unique_id, type, flags,
-		    arg0, arg1);
+	local_irq_save(irqflags);
+	sensor_write_thread(t, type, flags, arg0, arg1, local_clock());
+	local_irq_restore(irqflags);
 }
 
-/* A record of t's tracking itself (attach, detach, reap): always written. */
+/* A record of the end of t's tracking (detach, reap): always written. */
 static __always_inline void sensor_emit_tracking(struct mkm_tracked *t, u8 type,
 						 u32 arg0, u32 arg1)
 {
@@ -310,24 +312,16 @@ static noinline void sensor_switch(void *data, bool preempt,
 			flags = MKM_EVF_PREEMPTED;
 		else if (READ_ONCE(prev->__state) != TASK_RUNNING)
 			state = sensor_state(prev, prev_state);
-		if (likely(sensor_may_record(pt)))
-			sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
-				     MKM_EV_SWITCH_OUT, flags, state,
-				     sensor_peer(pt->mon, next, nt), now);
-		else
-			ring_drop(this_cpu_ptr(pt->mon->cpu)->ring);
+		sensor_write_thread(pt, MKM_EV_SWITCH_OUT, flags, state,
+				    sensor_peer(pt->mon, next, nt), now);
 		pt->run_delay = mkm_task_run_delay(prev);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
 		u8 flags = 0;
 		u32 wait = sensor_waited(nt, next, now, &flags);
 
-		if (likely(sensor_may_record(nt)))
-			sensor_write(nt->mon, READ_ONCE(nt->tid), nt->unique_id,
-				     MKM_EV_SWITCH_IN, flags, wait,
-				     sensor_peer(nt->mon, prev, pt), now);
-		else
-			ring_drop(this_cpu_ptr(nt->mon->cpu)->ring);
+		sensor_write_thread(nt, MKM_EV_SWITCH_IN, flags, wait,
+				    sensor_peer(nt->mon, prev, pt), now);
 	}
 }
 
@@ -355,15 +349,10 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 	local_irq_save(irqflags);
 	now = local_clock();
 	t = mkm_threads_lookup(p);
-	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP)) {
-		if (likely(sensor_may_record(t)))
-			sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id,
-				     type, in_task() ? 0 : MKM_EVF_IN_IRQ,
-				     target ? task_cpu(p) : 0,
-				     sensor_waker(t->mon), now);
-		else
-			ring_drop(this_cpu_ptr(t->mon->cpu)->ring);
-	}
+	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP))
+		sensor_write_thread(t, type, in_task() ? 0 : MKM_EVF_IN_IRQ,
+				    target ? task_cpu(p) : 0,
+				    sensor_waker(t->mon), now);
 	local_irq_restore(irqflags);
 }
 
@@ -581,12 +570,8 @@ void mkm_sensor_attach(struct mkm_tracked *t)
 		on_cpu = task_cpu(p);
 	/* The next SWITCH_IN counts the run-queue wait from here on. */
 	WRITE_ONCE(t->run_delay, mkm_task_run_delay(p));
-	/* Its state too only under credentials the monitor may watch. */
-	if (!sensor_may_record(t)) {
-		sensor_withhold(t->mon, MKM_CLASS_ALL);
-		return;
-	}
-	sensor_emit_tracking(t, MKM_EV_ATTACH, ts, on_cpu);
+	/* Its state, as what it does: withheld under refused credentials. */
+	sensor_emit_thread(t, MKM_CLASS_ALL, MKM_EV_ATTACH, 0, ts, on_cpu);
 	sensor_name(t, p->comm);
 }
 
