@@ -389,6 +389,7 @@ static void live_destroy(void *priv)
 	pthread_mutex_destroy(&l->drain_lock);
 	pthread_mutex_destroy(&l->queue_lock);
 	pthread_cond_destroy(&l->space);
+	sem_destroy(&l->started);
 	free(l);
 }
 
@@ -450,11 +451,11 @@ int mon_source_live(struct mon_source **srcp, struct monitor *mon,
 	pthread_mutex_init(&l->drain_lock, NULL);
 	pthread_mutex_init(&l->queue_lock, NULL);
 	pthread_cond_init(&l->space, NULL);
+	sem_init(&l->started, 0, 0);
 	l->ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ret = l->ready_fd < 0 || l->wake_fd < 0 ? -errno : live_info(l, &info);
 	if (!ret && !l->cfg.no_thread) {
-		sem_init(&l->started, 0, 0);
 		ret = -pthread_create(&l->thread, NULL, drain_thread, l);
 		l->threaded = !ret;
 		/* Its CPU time is the monitor's: INFO names it. */
