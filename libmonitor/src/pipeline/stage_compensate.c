@@ -379,9 +379,9 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 			return -ENOMEM;
 		d = delay_of(c, s, th, &e);
 		/* Never before the CPU's or the thread's last record, nor
-		 * below the horizon already passed on. */
+		 * below the horizon already passed on (LOST: tid 0, no th). */
 		floor = s->last_out > c->floor ? s->last_out : c->floor;
-		if (th && th->last_out > floor && e.type != MKM_EV_LOST)
+		if (th && th->last_out > floor)
 			floor = th->last_out;
 		t = (uint64_t)fmax((double)e.time_ns - d, 0);
 		if (e.time_ns > 0 && t < floor)
@@ -391,7 +391,7 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 			c->max_delay = fmax(c->max_delay, th->delay);
 		e.time_ns = t;
 		s->last_out = t;
-		if (th && e.type != MKM_EV_LOST)
+		if (th)
 			th->last_out = t;
 		c->out[c->n++] = e;
 		if (c->n == OUT_BATCH) {
