@@ -8,12 +8,17 @@
 #                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
 #   make bench-read    read() draining a full ring in the guest
 #                      [BENCH_RING_BYTES=4194304 BENCH_READ_RUNS=3]
+#   make bench-scale   cost per context switch with 1 to 60,000 tracked
+#                      threads and 1 to 64 monitors, in the guest
+#                      [BENCH_SCALE_THREADS=1,100,10000,60000
+#                       BENCH_SCALE_MONITORS=1,8,64 BENCH_SCALE_RUNS=3]
 #   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
 #                      guest programs' smoke run is a VM test (check-vm)
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_SWITCH := $(BENCH_DIR)/vm_switch
 BENCH_READ := $(BENCH_DIR)/vm_read
+BENCH_SCALE := $(BENCH_DIR)/vm_scale
 BENCH_NATIVE := $(BENCH_DIR)/native
 BENCH_IMAGE := $(BENCH_DIR)/initramfs.cpio.gz
 BENCH_SMOKE_VM := $(BENCH_DIR)/smoke_vm
@@ -23,13 +28,22 @@ BENCH_RUNS ?= 5
 BENCH_NATIVE_EVENTS ?= 20000000
 BENCH_RING_BYTES ?= 4194304
 BENCH_READ_RUNS ?= 3
+BENCH_SCALE_THREADS ?= 1,100,10000,60000
+BENCH_SCALE_MONITORS ?= 1,8,64
+BENCH_SCALE_RUNS ?= 3
 
-.PHONY: bench-vm bench-native bench-read bench-smoke
-all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_NATIVE)
+.PHONY: bench-vm bench-native bench-read bench-scale bench-smoke
+all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(BENCH_NATIVE)
 
 # The switch benchmark reuses the calibration's ping-pong and keeper
 # (libmonitor's internals: linked statically).
 $(BENCH_SWITCH): bench/vm_switch.c $(LIBMON_A)
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -pthread $(CFLAGS) \
+		-o $@ $< $(LIBMON_A) -lm
+
+$(BENCH_SCALE): bench/vm_scale.c $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -pthread $(CFLAGS) \
@@ -50,10 +64,10 @@ $(BENCH_NATIVE): bench/native.c kernel/ring.h kernel/ring_user.h \
 # Its own image: busybox, the two guest programs, and the module where the
 # guest's init does not load it (vm_switch measures the baseline first).
 $(BENCH_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) \
-		$(BENCH_SWITCH) $(BENCH_READ)
+		$(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE)
 	$(quiet) CPIO $@
-	$(Q)tests/vm/mkinitramfs.sh -o $@ \
-		-f $(BENCH_SWITCH) -f $(BENCH_READ) -f $(MODULE):/bench/mkm.ko
+	$(Q)tests/vm/mkinitramfs.sh -o $@ -f $(BENCH_SWITCH) \
+		-f $(BENCH_READ) -f $(BENCH_SCALE) -f $(MODULE):/bench/mkm.ko
 
 BENCH_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
 export BENCH_VM_ARGS
@@ -66,6 +80,11 @@ bench-vm: $(BENCH_IMAGE)
 bench-read: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \
 		-b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS)
+
+bench-scale: $(BENCH_IMAGE)
+	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh scale \
+		-n $(BENCH_ROUNDS) -r $(BENCH_SCALE_RUNS) \
+		-t $(BENCH_SCALE_THREADS) -m $(BENCH_SCALE_MONITORS)
 
 bench-native: $(BENCH_NATIVE)
 	$(Q)bench/native.sh $(BENCH_NATIVE) $(BENCH_NATIVE_EVENTS)

@@ -3,10 +3,10 @@
 # vm.sh - boot the guest once under QEMU's -icount with one virtual CPU, run
 # one guest benchmark, bring its measurements back and print its table.
 #
-#   bench/vm.sh switch|read [GUEST-ARGS...]
+#   bench/vm.sh switch|read|scale [GUEST-ARGS...]
 #
-# switch runs vm_switch (bench-vm), read runs vm_read (bench-read); the
-# arguments go to the guest program. The measurements and the guest's TSC
+# switch runs vm_switch (bench-vm), read runs vm_read (bench-read), scale
+# runs vm_scale (bench-scale); the arguments go to the guest program. The measurements and the guest's TSC
 # calibration land in $BUILD/bench/<what>/, the console log beside them.
 # Environment: BUILD; BENCH_IMAGE, the initramfs (default
 # $BUILD/bench/initramfs.cpio.gz); BENCH_VM_ARGS, more tests/vm/run.sh
@@ -22,7 +22,8 @@ what=${1:-}
 case $what in
 switch) table=$top/bench/table.awk ;;
 read) table=$top/bench/read.awk ;;
-*) echo "usage: $0 switch|read [GUEST-ARGS...]" >&2; exit 2 ;;
+scale) table=$top/bench/scale.awk ;;
+*) echo "usage: $0 switch|read|scale [GUEST-ARGS...]" >&2; exit 2 ;;
 esac
 shift
 dir=$build/bench/$what
@@ -35,6 +36,11 @@ mkdir -p "$dir"
 {
 	echo "set -e"
 	echo "dmesg | grep -E 'tsc: (Detected|Refined)' >/out/tsc.txt"
+	if [ "$what" = scale ]; then
+		# 60,000 threads: past the defaults sized for a 1 GiB guest.
+		echo "echo 4194304 >/proc/sys/kernel/pid_max"
+		echo "echo 200000 >/proc/sys/kernel/threads-max"
+	fi
 	[ "$what" = switch ] || echo "insmod /bench/mkm.ko"
 	printf 'vm_%s' "$what"
 	[ "$what" != switch ] || printf " -m /bench/mkm.ko"
@@ -42,8 +48,10 @@ mkdir -p "$dir"
 	echo
 	echo "rmmod mkm"
 } >"$dir.cmd"
+mem=1G
+[ "$what" != scale ] || mem=4G
 # shellcheck disable=SC2086 # BENCH_VM_ARGS is a list of options
-"$top/tests/vm/run.sh" -s 1 -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
+"$top/tests/vm/run.sh" -s 1 -m "$mem" -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
 	-c "$dir.cmd" -o "$dir" -l "$dir.log" -t 7200 ${BENCH_VM_ARGS:-} \
 	-- -icount shift=1,sleep=on
 echo

@@ -8,14 +8,18 @@
 #include "mkm.h"
 #include "chardev.h"
 #include "sensor.h"
+#include "threads.h"
 
 static int __init mkm_init(void)
 {
 	int ret;
 
-	ret = mkm_sensor_init();
+	ret = mkm_threads_init();
 	if (ret)
 		return ret;
+	ret = mkm_sensor_init();
+	if (ret)
+		goto err_threads;
 	ret = mkm_chardev_init();
 	if (ret)
 		goto err_sensor;
@@ -25,6 +29,8 @@ static int __init mkm_init(void)
 
 err_sensor:
 	mkm_sensor_exit();
+err_threads:
+	mkm_threads_exit();
 	return ret;
 }
 
@@ -35,6 +41,7 @@ static void __exit mkm_exit(void)
 	mkm_sensor_exit();
 	/* Entries freed with call_rcu must be gone before our code is. */
 	rcu_barrier();
+	mkm_threads_exit();
 }
 
 module_init(mkm_init);

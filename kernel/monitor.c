@@ -497,7 +497,7 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 	if (task->flags & PF_EXITING)
 		goto out_unlock;
 	ret = -ENOMEM;
-	t = mkm_threads_new(task, mon, tid, unique_id, GFP_KERNEL);
+	t = mkm_threads_new(task, mon, tid, unique_id);
 	if (!t)
 		goto out_unlock;
 

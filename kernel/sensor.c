@@ -6,8 +6,9 @@
  * tracked one whose monitor records the probe's class, writes one record
  * into that monitor's ring for the current CPU. The probes run inside the
  * scheduler with the run-queue lock held, in interrupts and in RCU
- * callbacks: they never sleep, allocate (but for inheritance at fork, with
- * GFP_NOWAIT), print or wake anyone directly (irq_work does the wakeup).
+ * callbacks: they never sleep, allocate (inheritance at fork takes one of
+ * the thread table's spare entries), print or wake anyone directly
+ * (irq_work does the wakeup).
  *
  * A probe is registered only while some monitor wants its class, so an event
  * class nobody asked for costs nothing, and with no monitor resumed no
@@ -412,18 +413,9 @@ static void probe_sched_process_fork(void *data, struct task_struct *parent,
 	ctid = sensor_tid(mon, child);
 	flags = child->tgid == parent->tgid ? MKM_EVF_THREAD : 0;
 	if (READ_ONCE(mon->inherit) && ctid) {
-		ct = mkm_threads_new(child, mon, ctid, ctid, GFP_NOWAIT);
-		if (ct) {
-			int err;
-
-			raw_spin_lock_irqsave(&mkm_threads_lock, irqflags);
-			err = mkm_threads_add(ct);
-			raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
-			if (err) {
-				mkm_threads_free(ct);
-				ct = NULL;
-			}
-		}
+		raw_spin_lock_irqsave(&mkm_threads_lock, irqflags);
+		ct = mkm_threads_new_spare(child, mon, ctid, ctid);
+		raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
 	}
 	if (ct)
 		flags |= MKM_EVF_INHERITED;

@@ -1,22 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * threads.h - which monitor tracks a task: an RCU hash table keyed by the
- * task_struct pointer.
+ * task_struct pointer, with a bit filter in front, both sized to the number
+ * of tracked threads.
  *
  * A module cannot add a field to task_struct, so the sensors find a task's
  * monitor here, on every context switch of the machine. An untracked task
- * costs one multiplicative hash and one bit test: mkm_threads_filter has a
- * bit per bucket, set while the bucket holds an entry, so the common answer
- * "not tracked" reads 128 bytes of filter rather than 8 KiB of bucket
- * heads, and the probes can test it inline before calling anything. No
- * lock on the read side (the probes run with preemption disabled, an RCU
- * read-side section). Writers take mkm_threads_lock with interrupts
+ * costs one multiplicative hash and one bit test: the table's filter has 16
+ * bits per bucket, and a task's bit is set while an entry for it exists, so
+ * the common answer "not tracked" is found without reading the buckets, and
+ * the probes can test it inline before calling anything. The table grows
+ * (and shrinks) with the number of entries, so that the filter stays at
+ * most 1/16 full and a bucket holds one entry on average: the cost of a
+ * switch, tracked or not, is the same with 10 tracked threads as with
+ * 60,000.
+ *
+ * No lock on the read side (the probes run with preemption disabled, an
+ * RCU read-side section). Writers take mkm_threads_lock with interrupts
  * disabled, since they run in process context, in sensors and in RCU
  * callbacks (a raw spinlock: the sensors hold it with preemption off, on
- * PREEMPT_RT too); they set a bucket's bit before publishing its first entry and
- * clear it after unhashing its last, so the filter says "not tracked" only
- * where a lookup of the bucket would: no entry, or one being added or
- * removed at that moment. Each entry holds a reference on its task, so the
+ * PREEMPT_RT too). They set a task's filter bit before publishing its entry
+ * and clear it after unhashing the last entry of its bucket with that bit,
+ * so the filter says "not tracked" only where a lookup would. A resize
+ * builds the new table beside the old one, both kept complete (an entry has
+ * a hash node for each), and then publishes it: readers see one table or
+ * the other, whole. Each entry holds a reference on its task, so the
  * pointer cannot be reused by another task while the entry exists.
  */
 #ifndef MKM_THREADS_H
@@ -30,12 +38,16 @@
 
 struct mkm_monitor;
 
-#define MKM_THREADS_HASH_BITS 10
 /* A bound on threads per monitor, against runaway inheritance. */
 #define MKM_THREADS_PER_MONITOR_MAX 65536
+/* Filter bits per bucket (log2): the filter is at most 1/16 full. */
+#define MKM_THREADS_FILTER_SHIFT 4
 
 struct mkm_tracked {
-	struct hlist_node hash;
+	/* In the table of slot 0 or 1 (struct mkm_threads_table.slot). */
+	struct hlist_node hash[2];
+	/* The generation of the table each node is in (0: none). */
+	unsigned int hashed_in[2];
 	struct task_struct *task;
 	/*
 	 * task's objective credentials when last found allowed (a
@@ -47,8 +59,18 @@ struct mkm_tracked {
 	u32 unique_id;
 	/* mkm_task_run_delay() at the last switch-out, attach or fork */
 	u64 run_delay;
-	struct list_head mon_link; /* in mon->threads */
+	struct list_head mon_link; /* in mon->threads, or the spares */
 	struct rcu_head rcu;
+};
+
+struct mkm_threads_table {
+	unsigned int filter_bits; /* the filter has 1 << filter_bits bits */
+	unsigned int slot; /* which of an entry's hash nodes this table uses */
+	unsigned int gen;
+	unsigned int nr_buckets;
+	struct hlist_head *buckets;
+	struct rcu_head rcu;
+	unsigned long filter[];
 };
 
 /* The ns task has waited on run queues, as schedstat tells; 0 untold. */
@@ -61,20 +83,20 @@ static __always_inline u64 mkm_task_run_delay(const struct task_struct *task)
 #endif
 }
 
-extern struct hlist_head mkm_threads_hash[1 << MKM_THREADS_HASH_BITS];
-extern unsigned long
-	mkm_threads_filter[BITS_TO_LONGS(1 << MKM_THREADS_HASH_BITS)];
+extern struct mkm_threads_table __rcu *mkm_threads_table;
 extern raw_spinlock_t mkm_threads_lock;
 
-static __always_inline u32 mkm_threads_hash_of(const struct task_struct *task)
+/* The table the sensors see. Caller is in an RCU read-side section. */
+static __always_inline struct mkm_threads_table *mkm_threads_current(void)
 {
-	return hash_ptr(task, MKM_THREADS_HASH_BITS);
+	return rcu_dereference_sched(mkm_threads_table);
 }
 
-static __always_inline struct hlist_head *
-mkm_threads_bucket(const struct task_struct *task)
+/* task's bit in tb's filter; its bucket is the bit >> FILTER_SHIFT. */
+static __always_inline u32 mkm_threads_bit(const struct mkm_threads_table *tb,
+					   const struct task_struct *task)
 {
-	return &mkm_threads_hash[mkm_threads_hash_of(task)];
+	return hash_ptr(task, tb->filter_bits);
 }
 
 /*
@@ -83,27 +105,51 @@ mkm_threads_bucket(const struct task_struct *task)
  */
 static __always_inline bool mkm_threads_maybe(const struct task_struct *task)
 {
-	return test_bit(mkm_threads_hash_of(task), mkm_threads_filter);
+	const struct mkm_threads_table *tb = mkm_threads_current();
+
+	return test_bit(mkm_threads_bit(tb, task), tb->filter);
+}
+
+/* The entry tracking task in tb, or NULL. */
+static __always_inline struct mkm_tracked *
+mkm_threads_find(const struct mkm_threads_table *tb,
+		 const struct task_struct *task)
+{
+	u32 bucket = mkm_threads_bit(tb, task) >> MKM_THREADS_FILTER_SHIFT;
+	struct hlist_node *node;
+
+	for (node = rcu_dereference_raw(hlist_first_rcu(&tb->buckets[bucket]));
+	     node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
+		struct mkm_tracked *t =
+			container_of(node - tb->slot, struct mkm_tracked,
+				     hash[0]);
+
+		if (t->task == task)
+			return t;
+	}
+	return NULL;
 }
 
 /* The entry tracking task, or NULL. Caller is in an RCU read-side section. */
 static __always_inline struct mkm_tracked *
 mkm_threads_lookup(const struct task_struct *task)
 {
-	struct mkm_tracked *t;
-
-	hlist_for_each_entry_rcu(t, mkm_threads_bucket(task), hash)
-		if (t->task == task)
-			return t;
-	return NULL;
+	return mkm_threads_find(mkm_threads_current(), task);
 }
 
+int mkm_threads_init(void);
+void mkm_threads_exit(void);
 struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 				    struct mkm_monitor *mon, u32 tid,
-				    u32 unique_id, gfp_t gfp);
+				    u32 unique_id);
+struct mkm_tracked *mkm_threads_new_spare(struct task_struct *task,
+					  struct mkm_monitor *mon, u32 tid,
+					  u32 unique_id);
+void mkm_threads_fill_spares(void);
 int mkm_threads_add(struct mkm_tracked *t);
 void mkm_threads_del_locked(struct mkm_tracked *t);
 void mkm_threads_free(struct mkm_tracked *t);
 void mkm_threads_free_rcu(struct mkm_tracked *t);
+void mkm_threads_resize(void);
 
 #endif /* MKM_THREADS_H */

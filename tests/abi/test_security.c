@@ -796,6 +796,183 @@ static void test_exec_setuid_detaches(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/*
+ * The races of THREAD_MONITOR against its target's setuid exec and reap,
+ * with the window between its access check and its add held open: a
+ * read() of a full ring holds the monitor's lock, which the add waits for,
+ * for milliseconds, while the target execs or is reaped. Each race is
+ * tried several times; a module that checks and adds without holding off
+ * the exec (exec_update_lock) or without refusing a reaped task under the
+ * table's lock (pid_alive) fails them.
+ */
+#define RACE_TRIES 8
+#define RACE_RING_BYTES (4u << 20)
+
+struct window {
+	int fd;
+	struct mkm_event *buf;
+	pthread_t reader;
+};
+
+static void *window_read(void *arg)
+{
+	struct window *w = arg;
+
+	return (void *)(intptr_t)read(w->fd, w->buf, RACE_RING_BYTES);
+}
+
+/* A monitor whose lock a reader will hold while the ring is copied out. */
+static void window_open(struct window *w)
+{
+	struct mkm_config cfg = { .ring_bytes = RACE_RING_BYTES };
+
+	w->fd = user_open();
+	CHILD_OK(ioctl(w->fd, MKM_IOC_CONFIGURE, &cfg));
+	CHILD_OK(ioctl(w->fd, MKM_IOC_RESUME));
+	CHILD_OK(abi_pin_self(abi_cpu_online(0)));
+	for (unsigned int i = 0; i < RACE_RING_BYTES / 32; i++)
+		CHILD_OK(abi_mark(w->fd, i));
+	w->buf = malloc(RACE_RING_BYTES);
+	CHILD_CHECK(w->buf != NULL);
+	CHILD_CHECK(!pthread_create(&w->reader, NULL, window_read, w));
+	/* Let the reader take the lock and start copying. */
+	usleep(2000);
+}
+
+static void window_join(struct window *w)
+{
+	void *r;
+
+	CHILD_CHECK(!pthread_join(w->reader, &r));
+	CHILD_CHECK((intptr_t)r > 0);
+	free(w->buf);
+}
+
+/* A child of the caller, blocked until go speaks, then doing what. */
+static pid_t race_target(int go[2], const char *suid_path)
+{
+	CHILD_OK(pipe(go));
+	pid_t pid = fork();
+	CHILD_CHECK(pid >= 0);
+	if (pid == 0) {
+		char c;
+		char *const argv[] = { (char *)"abi-suid", (char *)"--abi-exit",
+				       (char *)"0", NULL };
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		if (suid_path)
+			execv(suid_path, argv);
+		_exit(0);
+	}
+	close(go[0]);
+	abi_wait_proc_blocked(pid);
+	return pid;
+}
+
+static void race_exec(long arg)
+{
+	const char *path = (const char *)arg;
+	unsigned int hits = 0;
+
+	for (int i = 0; i < RACE_TRIES; i++) {
+		struct window w;
+		int go[2], status;
+		pid_t target = race_target(go, path);
+
+		window_open(&w);
+		CHILD_CHECK(write(go[1], "g", 1) == 1);
+		/* The check passes now, the add waits for the reader. */
+		int r = abi_monitor(w.fd, target, 7);
+		int err = r ? errno : 0;
+		window_join(&w);
+		close(go[1]);
+		abi_wait_zombie(target);
+		/*
+		 * Either the exec came first (EPERM) or the add did, and
+		 * the exec detached the thread: the setuid program, now a
+		 * zombie, is not tracked.
+		 */
+		CHILD_CHECK(r == 0 || err == EPERM);
+		hits += r == 0;
+		if (abi_unmonitor(w.fd, target) != -1 || errno != ENOENT) {
+			fprintf(stderr,
+				"try %d: the setuid program %d was "
+				"left monitored\n",
+				i, (int)target);
+			_exit(1);
+		}
+		CHILD_OK(close(w.fd));
+		CHILD_CHECK(waitpid(target, &status, 0) == target);
+		CHILD_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	fprintf(stderr, "exec race: the add came first %u of %d times\n", hits,
+		RACE_TRIES);
+}
+
+/* The target exits and its parent's other thread reaps it meanwhile. */
+static void *race_reap(void *arg)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+
+	return (void *)(intptr_t)(waitpid(pid, NULL, 0) == pid);
+}
+
+static void race_reaped(long arg)
+{
+	unsigned int esrch = 0;
+	(void)arg;
+
+	for (int i = 0; i < RACE_TRIES; i++) {
+		struct window w;
+		pthread_t reaper;
+		void *reaped;
+		int go[2];
+		pid_t target = race_target(go, NULL);
+
+		CHILD_CHECK(!pthread_create(&reaper, NULL, race_reap,
+					    (void *)(intptr_t)target));
+		window_open(&w);
+		CHILD_CHECK(write(go[1], "g", 1) == 1);
+		int r = abi_monitor(w.fd, target, 7);
+		int err = r ? errno : 0;
+		window_join(&w);
+		close(go[1]);
+		CHILD_CHECK(!pthread_join(reaper, &reaped) && reaped);
+		/*
+		 * Reaped before the add (ESRCH), or exiting at the check
+		 * (EINVAL); an add for a reaped task would pin it, tracked
+		 * and unreachable.
+		 */
+		if (r == 0) {
+			fprintf(stderr, "try %d: the reaped %d was added\n", i,
+				(int)target);
+			_exit(1);
+		}
+		CHILD_CHECK(err == ESRCH || err == EINVAL);
+		esrch += err == ESRCH;
+		CHILD_OK(close(w.fd));
+	}
+	fprintf(stderr, "reap race: ESRCH %u of %d times\n", esrch, RACE_TRIES);
+}
+
+static void test_reaped_target_race_window(void **state)
+{
+	(void)state;
+	as_user(race_reaped, 0);
+}
+
+static void test_exec_setuid_race_window(void **state)
+{
+	char path[64];
+	(void)state;
+
+	snprintf(path, sizeof(path), "/abi-suid-race-%d", (int)getpid());
+	ABI_OK(abi_install_copy("/proc/self/exe", path, 04755));
+	as_user(race_exec, (long)path);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -823,6 +1000,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_root_kthread_ok),
 		ABI_TEST(test_delete_module_while_open_fails),
 		ABI_TEST(test_exec_setuid_detaches),
+		ABI_TEST(test_exec_setuid_race_window),
+		ABI_TEST(test_reaped_target_race_window),
 	};
 	return cmocka_run_group_tests_name("security", tests, NULL, NULL);
 }
