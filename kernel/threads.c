@@ -110,14 +110,17 @@ static void table_link(struct mkm_threads_table *tb, struct mkm_tracked *t)
 static void table_unlink(struct mkm_threads_table *tb, struct mkm_tracked *t)
 {
 	u32 bit = mkm_threads_bit(tb, t->task);
+	struct hlist_head *head;
 	struct hlist_node *node;
 
 	hlist_del_rcu(&t->hash[tb->slot]);
 	t->hashed_in[tb->slot] = 0;
 	/* The bit stays while another entry of the bucket has it. */
-	hlist_for_each(node, &tb->buckets[bit >> MKM_THREADS_FILTER_SHIFT])
+	head = &tb->buckets[bit >> MKM_THREADS_FILTER_SHIFT];
+	hlist_for_each(node, head) {
 		if (mkm_threads_bit(tb, threads_entry(tb, node)->task) == bit)
 			return;
+	}
 	clear_bit(bit, tb->filter);
 }
 

@@ -120,9 +120,8 @@ mkm_threads_find(const struct mkm_threads_table *tb,
 
 	for (node = rcu_dereference_raw(hlist_first_rcu(&tb->buckets[bucket]));
 	     node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
-		struct mkm_tracked *t =
-			container_of(node - tb->slot, struct mkm_tracked,
-				     hash[0]);
+		struct mkm_tracked *t = container_of(
+			node - tb->slot, struct mkm_tracked, hash[0]);
 
 		if (t->task == task)
 			return t;
