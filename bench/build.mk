@@ -11,7 +11,7 @@
 #   make bench-scale   cost per context switch with 1 to 60,000 tracked
 #                      threads and 1 to 64 monitors, in the guest
 #                      [BENCH_SCALE_THREADS=1,100,10000,60000
-#                       BENCH_SCALE_MONITORS=1,8,64 BENCH_SCALE_RUNS=3]
+#                       BENCH_SCALE_MONITORS=1,8,64 BENCH_SCALE_RUNS=5]
 #   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
 #                      guest programs' smoke run is a VM test (check-vm)
 
@@ -30,7 +30,7 @@ BENCH_RING_BYTES ?= 4194304
 BENCH_READ_RUNS ?= 3
 BENCH_SCALE_THREADS ?= 1,100,10000,60000
 BENCH_SCALE_MONITORS ?= 1,8,64
-BENCH_SCALE_RUNS ?= 3
+BENCH_SCALE_RUNS ?= 5
 
 .PHONY: bench-vm bench-native bench-read bench-scale bench-smoke
 all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(BENCH_NATIVE)

@@ -8,7 +8,8 @@
  * loaded by the guest script. The work is the same ping-pong over pipes
  * (every round trip two switches), measured while a monitor tracks N
  * sleeping threads (the "threads" series), or while M monitors each track
- * one sleeping thread (the "monitors" series):
+ * one sleeping thread (the "monitors" series), each run on a fresh pair of
+ * threads:
  *
  *   unmon   the ping-pong's threads are not tracked: every switch pays the
  *           filter test against a table of N (or M) entries
@@ -150,7 +151,7 @@ static void track(struct monitor *mon, pid_t tid)
 }
 
 static FILE *out;
-static unsigned long rounds = 20000, runs = 3;
+static unsigned long rounds = 20000, runs = 5;
 
 /* One timed ping-pong, after 200 untimed round trips. */
 static void measure(struct pingpong *pp, unsigned int run, const char *series,
@@ -185,17 +186,51 @@ static void parse_counts(const char *list, unsigned int *v, unsigned int *n)
 	}
 }
 
-/* The ping-pong's own pair, tracked by mon, then untracked again. */
-static void measure_pair(struct pingpong *pp, unsigned int run,
-			 const char *series, unsigned int count,
-			 struct monitor *mon)
+struct job {
+	unsigned int run, count;
+	const char *series;
+	struct monitor *mon; /* NULL: the "none" baseline */
+};
+
+/*
+ * One run, on a fresh pair of threads: untracked, then tracked by mon.
+ * Fresh, because whether an untracked task's filter bit is shared with a
+ * tracked one's depends on where its task_struct lies (one in 64 at worst,
+ * threads.h): the same pair in every run would measure one draw.
+ */
+static void *run_job(void *arg)
 {
-	measure(pp, run, series, count, "unmon", mon);
-	track(mon, pp->main_tid);
-	track(mon, pp->peer_tid);
-	measure(pp, run, series, count, "mon", mon);
-	thread_unmonitor(mon, pp->main_tid);
-	thread_unmonitor(mon, pp->peer_tid);
+	struct job *j = arg;
+	struct pingpong pp;
+
+	if (pingpong_start(&pp, 0)) {
+		perror("vm_scale: ping-pong");
+		exit(1);
+	}
+	if (!j->mon) {
+		measure(&pp, j->run, j->series, j->count, "none", NULL);
+	} else {
+		measure(&pp, j->run, j->series, j->count, "unmon", j->mon);
+		track(j->mon, pp.main_tid);
+		track(j->mon, pp.peer_tid);
+		measure(&pp, j->run, j->series, j->count, "mon", j->mon);
+		thread_unmonitor(j->mon, pp.main_tid);
+		thread_unmonitor(j->mon, pp.peer_tid);
+	}
+	pingpong_stop(&pp);
+	return NULL;
+}
+
+static void measure_job(unsigned int run, const char *series,
+			unsigned int count, struct monitor *mon)
+{
+	struct job j = { run, count, series, mon };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, run_job, &j) || pthread_join(t, NULL)) {
+		fprintf(stderr, "vm_scale: cannot start a run\n");
+		exit(1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -204,7 +239,6 @@ int main(int argc, char **argv)
 	unsigned int monitors[16] = { 1, 8, 64 }, nmonitors = 3;
 	const char *path = "/out/vm_scale.tsv";
 	struct sleepers sl = { 0 };
-	struct pingpong pp;
 	unsigned int run, i, j, most = 256;
 	int opt;
 
@@ -234,14 +268,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		most = threads[i] > most ? threads[i] : most;
 	out = fopen(path, "w");
-	if (!out || pipe(wake_fd) || sleepers_init(&sl, most) ||
-	    pingpong_start(&pp, 0)) {
+	if (!out || pipe(wake_fd) || sleepers_init(&sl, most)) {
 		perror("vm_scale");
 		return 1;
 	}
 	fprintf(out, "# run series count config rounds switches ns\n");
 	for (run = 1; run <= runs; run++)
-		measure(&pp, run, "none", 0, "none", NULL);
+		measure_job(run, "none", 0, NULL);
 
 	/* The threads series: one monitor, N sleepers tracked. */
 	for (i = 0; i < nthreads; i++) {
@@ -256,7 +289,7 @@ int main(int argc, char **argv)
 				drain(mon); /* the ATTACH and NAME records */
 		}
 		for (run = 1; run <= runs; run++)
-			measure_pair(&pp, run, "threads", threads[i], mon);
+			measure_job(run, "threads", threads[i], mon);
 		monitor_terminate(mon);
 	}
 
@@ -273,11 +306,10 @@ int main(int argc, char **argv)
 			track(mons[j], sl.tids[j]);
 		}
 		for (run = 1; run <= runs; run++)
-			measure_pair(&pp, run, "monitors", m, mons[0]);
+			measure_job(run, "monitors", m, mons[0]);
 		for (j = 0; j < m; j++)
 			monitor_terminate(mons[j]);
 	}
-	pingpong_stop(&pp);
 	fclose(out);
 	/* The sleepers go with the process. */
 	return 0;

@@ -250,17 +250,34 @@ err_free_mon:
 	return NULL;
 }
 
+/*
+ * Threads attached or let go per hold of mkm_threads_lock: up to
+ * MKM_THREADS_PER_MONITOR_MAX of them at once would keep interrupts off
+ * for milliseconds.
+ */
+#define ATTACH_BATCH 256
+
 void mkm_monitor_destroy(struct mkm_monitor *mon)
 {
 	struct mkm_tracked *t, *next;
 	LIST_HEAD(gone);
 
 	WRITE_ONCE(mon->recording, 0);
+	/* In batches, as the resume attaches them: interrupts are off. */
 	raw_spin_lock_irq(&mkm_threads_lock);
 	mon->dying = true;
-	list_for_each_entry_safe(t, next, &mon->threads, mon_link) {
-		mkm_threads_del_locked(t);
-		list_add(&t->mon_link, &gone);
+	while (!list_empty(&mon->threads)) {
+		unsigned int n = 0;
+
+		list_for_each_entry_safe(t, next, &mon->threads, mon_link) {
+			mkm_threads_del_locked(t);
+			list_add(&t->mon_link, &gone);
+			if (++n == ATTACH_BATCH)
+				break;
+		}
+		raw_spin_unlock_irq(&mkm_threads_lock);
+		cond_resched();
+		raw_spin_lock_irq(&mkm_threads_lock);
 	}
 	raw_spin_unlock_irq(&mkm_threads_lock);
 
@@ -369,15 +386,12 @@ static void monitor_clock_points(struct mkm_monitor *mon)
 
 /*
  * Each thread starts in a known state, whatever happened while off: an
- * ATTACH for every tracked thread. Up to MKM_THREADS_PER_MONITOR_MAX of
- * them: ATTACH_BATCH at a time with interrupts off, then the lock is
- * dropped so the CPU can take interrupts and reschedule. A bookmark in the
- * list keeps the place: threads may be reaped (unlinked) or inherited
- * (added at the tail, attached too) meanwhile; thread_monitor() waits for
- * mon->lock, held.
+ * ATTACH for every tracked thread, ATTACH_BATCH at a time with interrupts
+ * off, then the lock is dropped so the CPU can take interrupts and
+ * reschedule. A bookmark in the list keeps the place: threads may be reaped
+ * (unlinked) or inherited (added at the tail, attached too) meanwhile;
+ * thread_monitor() waits for mon->lock, held.
  */
-#define ATTACH_BATCH 256
-
 static void monitor_attach_all(struct mkm_monitor *mon)
 {
 	struct list_head bookmark;

@@ -186,7 +186,10 @@ static __always_inline u32 sensor_tid(struct mkm_monitor *mon,
 static __always_inline struct mkm_tracked *
 sensor_lookup(const struct task_struct *task)
 {
-	return mkm_threads_maybe(task) ? mkm_threads_lookup(task) : NULL;
+	const struct mkm_threads_table *tb = mkm_threads_current();
+
+	return mkm_threads_maybe_in(tb, task) ? mkm_threads_find(tb, task) :
+						NULL;
 }
 
 /*
@@ -288,16 +291,19 @@ static __always_inline u32 sensor_waited(struct mkm_tracked *t,
 #endif
 }
 
-/* A tracked thread leaves or takes the CPU: both records on one time. */
-static noinline void sensor_switch(void *data, bool preempt,
-				   struct task_struct *prev,
+/*
+ * A tracked thread leaves or takes the CPU: both records on one time. tb
+ * is the table the probe tested (one load of the pointer per switch).
+ */
+static noinline void sensor_switch(const struct mkm_threads_table *tb,
+				   bool preempt, struct task_struct *prev,
 				   struct task_struct *next,
 				   unsigned int prev_state)
 {
 	/* First, so that little is live across the call. */
 	u64 now = local_clock();
-	struct mkm_tracked *pt = mkm_threads_lookup(prev);
-	struct mkm_tracked *nt = mkm_threads_lookup(next);
+	struct mkm_tracked *pt = mkm_threads_find(tb, prev);
+	struct mkm_tracked *nt = mkm_threads_find(tb, next);
 
 	/* __schedule() has interrupts off: nothing can nest in the writes. */
 	lockdep_assert_irqs_disabled();
@@ -331,8 +337,10 @@ static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	if (mkm_threads_maybe(prev) || mkm_threads_maybe(next))
-		sensor_switch(data, preempt, prev, next, prev_state);
+	const struct mkm_threads_table *tb = mkm_threads_current();
+
+	if (mkm_threads_maybe_in(tb, prev) || mkm_threads_maybe_in(tb, next))
+		sensor_switch(tb, preempt, prev, next, prev_state);
 }
 
 /*

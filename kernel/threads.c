@@ -10,7 +10,7 @@
 #include "monitor.h"
 #include "threads.h"
 
-/* The smallest table: 64 buckets, a 128-byte filter. */
+/* The smallest table: 64 buckets, a 512-byte filter. */
 #define THREADS_MIN_BUCKETS 64
 /* Entries linked into a new table per hold of the lock, in a resize. */
 #define THREADS_RESIZE_BATCH 256
@@ -56,7 +56,7 @@ static struct mkm_threads_table *threads_locked_table(void)
 static struct mkm_tracked *threads_entry(const struct mkm_threads_table *tb,
 					 struct hlist_node *node)
 {
-	return container_of(node - tb->slot, struct mkm_tracked, hash[0]);
+	return (struct mkm_tracked *)((char *)node - tb->node_offset);
 }
 
 static struct mkm_threads_table *table_alloc(unsigned int nr_buckets,
@@ -75,9 +75,10 @@ static struct mkm_threads_table *table_alloc(unsigned int nr_buckets,
 		kvfree(tb);
 		return NULL;
 	}
-	tb->filter_bits = filter_bits;
+	tb->shift = BITS_PER_LONG - filter_bits;
 	tb->nr_buckets = nr_buckets;
 	tb->slot = slot;
+	tb->node_offset = offsetof(struct mkm_tracked, hash[slot]);
 	return tb;
 }
 

@@ -6,14 +6,16 @@
  *
  * A module cannot add a field to task_struct, so the sensors find a task's
  * monitor here, on every context switch of the machine. An untracked task
- * costs one multiplicative hash and one bit test: the table's filter has 16
+ * costs one multiplicative hash and one bit test: the table's filter has 64
  * bits per bucket, and a task's bit is set while an entry for it exists, so
  * the common answer "not tracked" is found without reading the buckets, and
  * the probes can test it inline before calling anything. The table grows
  * (and shrinks) with the number of entries, so that the filter stays at
- * most 1/16 full and a bucket holds one entry on average: the cost of a
+ * most 1/64 full and a bucket holds one entry on average: the cost of a
  * switch, tracked or not, is the same with 10 tracked threads as with
- * 60,000.
+ * 60,000. (An untracked task whose bit an entry shares, one in 64 at
+ * worst, pays for the lookup on each of its switches: make bench-scale
+ * measures fresh threads each run for that reason.)
  *
  * No lock on the read side (the probes run with preemption disabled, an
  * RCU read-side section). Writers take mkm_threads_lock with interrupts
@@ -40,8 +42,8 @@ struct mkm_monitor;
 
 /* A bound on threads per monitor, against runaway inheritance. */
 #define MKM_THREADS_PER_MONITOR_MAX 65536
-/* Filter bits per bucket (log2): the filter is at most 1/16 full. */
-#define MKM_THREADS_FILTER_SHIFT 4
+/* Filter bits per bucket (log2): the filter is at most 1/64 full. */
+#define MKM_THREADS_FILTER_SHIFT 6
 
 struct mkm_tracked {
 	/* In the table of slot 0 or 1 (struct mkm_threads_table.slot). */
@@ -64,11 +66,13 @@ struct mkm_tracked {
 };
 
 struct mkm_threads_table {
-	unsigned int filter_bits; /* the filter has 1 << filter_bits bits */
+	/* 64 - log2 of the filter's bits: what the hash shifts by */
+	unsigned int shift;
 	unsigned int slot; /* which of an entry's hash nodes this table uses */
-	unsigned int gen;
-	unsigned int nr_buckets;
+	size_t node_offset; /* that node's offset in struct mkm_tracked */
 	struct hlist_head *buckets;
+	unsigned int nr_buckets;
+	unsigned int gen;
 	struct rcu_head rcu;
 	unsigned long filter[];
 };
@@ -92,21 +96,21 @@ static __always_inline struct mkm_threads_table *mkm_threads_current(void)
 	return rcu_dereference_sched(mkm_threads_table);
 }
 
-/* task's bit in tb's filter; its bucket is the bit >> FILTER_SHIFT. */
+/*
+ * task's bit in tb's filter (hash_ptr() with the shift kept ready); its
+ * bucket is the bit >> MKM_THREADS_FILTER_SHIFT.
+ */
 static __always_inline u32 mkm_threads_bit(const struct mkm_threads_table *tb,
 					   const struct task_struct *task)
 {
-	return hash_ptr(task, tb->filter_bits);
+	return (u32)(((unsigned long)task * GOLDEN_RATIO_64) >> tb->shift);
 }
 
-/*
- * False when task is surely not tracked: the sensors' first test, inline.
- * Caller is in an RCU read-side section.
- */
-static __always_inline bool mkm_threads_maybe(const struct task_struct *task)
+/* False when task is surely not tracked in tb: the sensors' first test. */
+static __always_inline bool
+mkm_threads_maybe_in(const struct mkm_threads_table *tb,
+		     const struct task_struct *task)
 {
-	const struct mkm_threads_table *tb = mkm_threads_current();
-
 	return test_bit(mkm_threads_bit(tb, task), tb->filter);
 }
 
@@ -120,13 +124,19 @@ mkm_threads_find(const struct mkm_threads_table *tb,
 
 	for (node = rcu_dereference_raw(hlist_first_rcu(&tb->buckets[bucket]));
 	     node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
-		struct mkm_tracked *t = container_of(
-			node - tb->slot, struct mkm_tracked, hash[0]);
+		struct mkm_tracked *t =
+			(struct mkm_tracked *)((char *)node - tb->node_offset);
 
 		if (t->task == task)
 			return t;
 	}
 	return NULL;
+}
+
+/* As mkm_threads_maybe_in(), in the sensors' table. */
+static __always_inline bool mkm_threads_maybe(const struct task_struct *task)
+{
+	return mkm_threads_maybe_in(mkm_threads_current(), task);
 }
 
 /* The entry tracking task, or NULL. Caller is in an RCU read-side section. */

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -464,6 +465,86 @@ static void test_configure_unpriv_past_user_budget_eperm(void **state)
 	ABI_OK(configure_ring(fd, (uint64_t)BUDGET_KB << 10));
 	ABI_OK(close(fd));
 	write_param(BUDGET_PARAM, old);
+}
+
+/*
+ * Rings are charged to the memory cgroup of the process that configures
+ * them: memory.current grows by their size and falls back when they are
+ * freed, and a memory.max below it refuses them (ENOMEM), where unaccounted
+ * rings would escape the limit.
+ */
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CGROUP_DIR CGROUP_ROOT "/abi-mkm"
+#define CHARGE_RING (4u << 20)
+
+static long long cgroup_read(const char *file)
+{
+	char path[96], buf[64] = { 0 };
+	int f;
+
+	snprintf(path, sizeof(path), CGROUP_DIR "/%s", file);
+	f = open(path, O_RDONLY);
+	CHILD_CHECK(f >= 0);
+	CHILD_CHECK(read(f, buf, sizeof(buf) - 1) > 0);
+	close(f);
+	return strtoll(buf, NULL, 10);
+}
+
+static void cgroup_write(const char *path, const char *value)
+{
+	int f = open(path, O_WRONLY);
+
+	CHILD_CHECK(f >= 0);
+	CHILD_CHECK(write(f, value, strlen(value)) == (ssize_t)strlen(value));
+	close(f);
+}
+
+static void charge_in_cgroup(long cpus)
+{
+	long long ring = (long long)CHARGE_RING * cpus, before, with, after;
+	char max[32];
+	int fd;
+
+	cgroup_write(CGROUP_DIR "/cgroup.procs", "0");
+	before = cgroup_read("memory.current");
+	fd = abi_open();
+	CHILD_OK(configure_ring(fd, CHARGE_RING));
+	with = cgroup_read("memory.current");
+	CHILD_OK(close(fd));
+	after = cgroup_read("memory.current");
+	fprintf(stderr,
+		"memcg: %lld KiB of rings; memory.current %lld -> "
+		"%lld -> %lld KiB\n",
+		ring >> 10, before >> 10, with >> 10, after >> 10);
+	CHILD_CHECK(with - before >= ring);
+	CHILD_CHECK(with - after >= ring);
+
+	/* A limit the rings would cross refuses them. */
+	snprintf(max, sizeof(max), "%lld", after + ring / 2);
+	cgroup_write(CGROUP_DIR "/memory.max", max);
+	fd = abi_open();
+	CHILD_ERR(configure_ring(fd, CHARGE_RING), ENOMEM);
+	CHILD_OK(close(fd));
+}
+
+static void test_configure_charges_memcg(void **state)
+{
+	(void)state;
+
+	mkdir(CGROUP_ROOT, 0755);
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
+		ABI_OK(mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL));
+	cgroup_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	if (mkdir(CGROUP_DIR, 0755))
+		assert_int_equal(errno, EEXIST);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		charge_in_cgroup(possible_cpus());
+		_exit(0);
+	}
+	abi_expect_child_ok(pid);
+	ABI_OK(rmdir(CGROUP_DIR));
 }
 
 /*
@@ -990,6 +1071,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_unpriv_child_userns_eperm),
 		ABI_TEST(test_creds_change_withholds_records),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
+		ABI_TEST(test_configure_charges_memcg),
 		ABI_TEST(test_configure_unpriv_irq_class_eacces),
 		ABI_TEST(test_unpriv_untracked_peers_hidden),
 		ABI_TEST(test_thread_monitor_rights_are_openers),
