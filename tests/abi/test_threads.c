@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -597,6 +598,154 @@ static void test_scm_rights_receiver_uses_monitor(void **state)
 	abi_worker_stop(&w);
 }
 
+/*
+ * The thread table grows as a monitor tracks thousands of threads and
+ * shrinks as it lets them go (kernel/threads.c), while the sensors keep
+ * finding the threads they record: a ping-pong pair tracked throughout is
+ * recorded whole between each step.
+ */
+#define MANY_THREADS 3000
+#define MANY_STEP 500
+
+static int many_hold[2]; /* the sleepers read it until it closes */
+
+static void *many_sleeper(void *arg)
+{
+	pid_t *tid = arg;
+	char c;
+
+	__atomic_store_n(tid, abi_gettid(), __ATOMIC_RELEASE);
+	while (read(many_hold[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/* One run of the pair, all of whose switch-ins must be recorded. */
+static void many_check_pair(int fd, struct abi_pingpong *pp)
+{
+	struct abi_trace t = { 0 };
+
+	abi_drain_nonblock(fd, &t);
+	abi_trace_free(&t);
+	abi_pingpong_run(pp);
+	abi_drain_nonblock(fd, &t);
+	assert_true(abi_count(&t, pp->a.tid, MKM_EV_SWITCH_IN) >=
+		    (size_t)pp->n);
+	assert_true(abi_count(&t, pp->b.tid, MKM_EV_SWITCH_IN) >=
+		    (size_t)pp->n);
+	abi_trace_free(&t);
+}
+
+static void test_many_threads_table_resizes(void **state)
+{
+	static pthread_t threads[MANY_THREADS];
+	static pid_t tids[MANY_THREADS];
+	struct abi_pingpong pp;
+	pthread_attr_t attr;
+	int cpu = abi_cpu_online(0);
+	(void)state;
+
+	ABI_OK(pipe(many_hold));
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (int i = 0; i < MANY_THREADS; i++)
+		assert_int_equal(pthread_create(&threads[i], &attr,
+						many_sleeper, &tids[i]),
+				 0);
+	pthread_attr_destroy(&attr);
+	abi_pingpong_start(&pp, "many", cpu, cpu, 100);
+
+	int fd = abi_open();
+	abi_configure(fd, 1 << 20, MKM_CLASS_SCHED, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, pp.a.tid, 1));
+	ABI_OK(abi_monitor(fd, pp.b.tid, 2));
+	for (int i = 0; i < MANY_THREADS; i++) {
+		while (!__atomic_load_n(&tids[i], __ATOMIC_ACQUIRE))
+			usleep(100);
+		ABI_OK(abi_monitor(fd, tids[i], 100 + (uint32_t)i));
+		if (i % MANY_STEP == MANY_STEP - 1)
+			many_check_pair(fd, &pp);
+	}
+	for (int i = 0; i < MANY_THREADS; i++) {
+		ABI_OK(abi_unmonitor(fd, tids[i]));
+		if (i % MANY_STEP == MANY_STEP - 1)
+			many_check_pair(fd, &pp);
+	}
+	/* And back up, to close a monitor with thousands tracked. */
+	for (int i = 0; i < MANY_THREADS; i++)
+		ABI_OK(abi_monitor(fd, tids[i], 100 + (uint32_t)i));
+	many_check_pair(fd, &pp);
+	ABI_OK(close(fd));
+
+	abi_pingpong_stop(&pp);
+	close(many_hold[1]);
+	for (int i = 0; i < MANY_THREADS; i++)
+		assert_int_equal(pthread_join(threads[i], NULL), 0);
+	close(many_hold[0]);
+}
+
+/*
+ * The fork probe does not allocate: it takes spare entries, made in
+ * advance and topped up by a work item. A burst of forks may outrun them;
+ * then a FORK says its child is not inherited, and none is lost.
+ */
+#define BURST_FORKS 300
+
+static void test_inherit_fork_burst_spares(void **state)
+{
+	struct abi_trace t = { 0 };
+	pid_t kids[BURST_FORKS + 1];
+	size_t forks = 0, inherited = 0;
+	(void)state;
+
+	int fd = abi_open();
+	abi_configure(fd, 1 << 20, MKM_CLASS_DEFAULT, MKM_CONFIG_INHERIT, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, abi_gettid(), 1));
+	for (int i = 0; i < BURST_FORKS; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0)
+			_exit(0);
+	}
+	/* Time for the work item to top the spares up: inherited again. */
+	abi_sleep_ms(200);
+	kids[BURST_FORKS] = fork();
+	assert_true(kids[BURST_FORKS] >= 0);
+	if (kids[BURST_FORKS] == 0)
+		_exit(0);
+	for (int i = 0; i <= BURST_FORKS; i++)
+		abi_expect_child_ok(kids[i]);
+	ABI_OK(abi_unmonitor(fd, abi_gettid()));
+	abi_suspend(fd);
+	abi_drain(fd, &t);
+	ABI_OK(close(fd));
+
+	long last = -1;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct mkm_event *e = &t.ev[i];
+
+		if (e->type != MKM_EV_FORK || e->tid != (uint32_t)abi_gettid())
+			continue;
+		forks++;
+		last = (long)i;
+		if (e->flags & MKM_EVF_INHERITED) {
+			inherited++;
+			ABI_EQ(e->arg1, e->arg0);
+		} else {
+			ABI_EQ(e->arg1, 0);
+		}
+	}
+	fprintf(stderr, "fork burst: %zu forks, %zu inherited\n", forks,
+		inherited);
+	ABI_EQ(forks, BURST_FORKS + 1);
+	/* Half the spares go before the top-up is even asked for. */
+	assert_true(inherited >= 64);
+	assert_true(t.ev[last].flags & MKM_EVF_INHERITED);
+	abi_trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -610,6 +759,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_no_inherit_new_thread_untracked),
 		ABI_TEST(test_no_inherit_fork_child_untracked),
 		ABI_TEST(test_scm_rights_receiver_uses_monitor),
+		ABI_TEST(test_many_threads_table_resizes),
+		ABI_TEST(test_inherit_fork_burst_spares),
 		/* Last: under multi-threaded TCG it hung the guest. */
 		ABI_TEST(test_close_monitor_while_threads_run),
 	};
