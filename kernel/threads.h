@@ -90,10 +90,14 @@ static __always_inline u64 mkm_task_run_delay(const struct task_struct *task)
 extern struct mkm_threads_table __rcu *mkm_threads_table;
 extern raw_spinlock_t mkm_threads_lock;
 
-/* The table the sensors see. Caller is in an RCU read-side section. */
+/*
+ * The table the sensors see. Caller is in an RCU read-side section: a
+ * probe's (preemption off) or rcu_read_lock()'s.
+ */
 static __always_inline struct mkm_threads_table *mkm_threads_current(void)
 {
-	return rcu_dereference_sched(mkm_threads_table);
+	return rcu_dereference_check(mkm_threads_table,
+				     rcu_read_lock_any_held());
 }
 
 /*

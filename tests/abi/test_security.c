@@ -531,9 +531,13 @@ static void test_configure_charges_memcg(void **state)
 {
 	(void)state;
 
-	mkdir(CGROUP_ROOT, 0755);
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
-		ABI_OK(mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL));
+	/* The debug kernel's configuration has no memory cgroups. */
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
+		fprintf(stderr, "no cgroup2 here (%s): skipped\n",
+			strerror(errno));
+		skip();
+	}
 	cgroup_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
 	if (mkdir(CGROUP_DIR, 0755))
 		assert_int_equal(errno, EEXIST);
@@ -886,8 +890,8 @@ static void test_exec_setuid_detaches(void **state)
  * the exec (exec_update_lock) or without refusing a reaped task under the
  * table's lock (pid_alive) fails them.
  */
-#define RACE_TRIES 8
-#define RACE_RING_BYTES (4u << 20)
+#define RACE_TRIES 4
+#define RACE_RING_BYTES (2u << 20)
 
 struct window {
 	int fd;
