@@ -90,3 +90,6 @@ CHECK_EXTRA += bench-smoke
 VM_TESTS += $(BENCH_SMOKE_VM)
 VM_FILES += $(BENCH_SWITCH):/bin/vm_switch $(BENCH_READ):/bin/vm_read \
 	bench/table.awk:/bench/table.awk bench/read.awk:/bench/read.awk
+
+# The instruction profile of bench-vm's timed runs (a QEMU plugin).
+include bench/prof/build.mk

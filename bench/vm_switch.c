@@ -54,12 +54,13 @@
  * smoke test's) is skipped with a message.
  *
  * Each line of the output file is one measurement:
- *   run config rounds switches ns events lost other irqs softirqs
+ *   run config rounds switches ns events lost other irqs softirqs preempted
  * (events and lost: records mkm produced and dropped, samples perf wrote,
  * the probe calls floor.ko counted, 0 where unknown; other: context switches
  * of the rest of the machine meanwhile; irqs and softirqs: the machine's
- * interrupts and softirqs meanwhile, /proc/stat). The host turns it into a
- * table (bench/table.awk).
+ * interrupts and softirqs meanwhile, /proc/stat; preempted: the two
+ * threads' involuntary switches, 0 with wakeup preemption off, as set
+ * below). The host turns it into a table (bench/table.awk).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -413,6 +414,52 @@ static void lttng_stop(uint64_t *discarded)
 	run(rm);
 }
 
+/* Involuntary switches of the ping-pong's two threads so far (/proc). */
+static uint64_t preempted(const struct pingpong *pp)
+{
+	pid_t tids[2] = { pp->main_tid, pp->peer_tid };
+	unsigned long long v, n = 0;
+	char path[64], line[128];
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/status",
+			 (int)tids[i]);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "nonvoluntary_ctxt_switches: %llu",
+				   &v) == 1)
+				n += v;
+		if (f)
+			fclose(f);
+	}
+	return n;
+}
+
+/*
+ * CFS's wakeup preemption off: the ping-pong's every switch then blocks
+ * one thread and wakes the other. With it on, a thread whose write wakes
+ * a peer far enough behind in virtual runtime is preempted at once (an
+ * involuntary switch, cheaper: no sleep and wakeup for the writer), and
+ * how far behind depends on what the measuring thread did before (loading
+ * a module, starting a tracer): the mix of the two kinds of switch, and
+ * the cost per switch with it, moved with the history of the boot by up
+ * to 150 instructions (docs/performance.md). The tunable is in debugfs
+ * on 6.1 (SCHED_DEBUG); a kernel without it keeps its default.
+ */
+static void no_wakeup_preemption(void)
+{
+	const char *knob = "/sys/kernel/debug/sched/wakeup_granularity_ns";
+	int fd = open(knob, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "1000000000", 10) != 10)
+		printf("vm_switch: %s: %s: wakeup preemption left on\n", knob,
+		       strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /* The probe calls floor.ko counted so far (mode=count). */
 static uint64_t floor_switches(void)
 {
@@ -424,6 +471,20 @@ static uint64_t floor_switches(void)
 	if (f)
 		fclose(f);
 	return v;
+}
+
+/*
+ * The window of a QEMU plugin's profile (bench/prof/tbprof.c) around each
+ * timed run: two instructions that do nothing, which no compiler emits.
+ */
+static inline void prof_open(void)
+{
+	__asm__ volatile("xchg %%rbx, %%rbx" ::: "memory");
+}
+
+static inline void prof_close(void)
+{
+	__asm__ volatile("xchg %%rcx, %%rcx" ::: "memory");
 }
 
 /* Whether this image has what configuration @c needs. */
@@ -627,18 +688,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vm_switch: fork: %s\n", strerror(errno));
 		return 1;
 	}
+	no_wakeup_preemption();
 	ret = pingpong_start(&pp, 0);
 	if (ret) {
 		fprintf(stderr, "vm_switch: ping-pong: %s\n", strerror(-ret));
 		return 1;
 	}
 	fprintf(f, "# run config rounds switches ns events lost other irqs "
-		   "softirqs\n");
+		   "softirqs preempted\n");
 	for (r = 0; r < 2 * runs; r++) {
 		enum config c;
 
 		for (c = 0; c < C_NR; c++) {
-			uint64_t sw, ns, events, lost, counted = 0;
+			uint64_t sw, ns, events, lost, counted = 0, invol;
 			struct machine m0, m1;
 			struct setup s;
 
@@ -658,8 +720,12 @@ int main(int argc, char **argv)
 				counted = floor_switches();
 			m0 = machine_now();
 			sw = pingpong_switches(&pp);
+			invol = preempted(&pp);
+			prof_open();
 			ns = pingpong_run(&pp, rounds);
+			prof_close();
 			sw = pingpong_switches(&pp) - sw;
+			invol = preempted(&pp) - invol;
 			m1 = machine_now();
 			if (c == C_FLOOR_COUNT)
 				counted = floor_switches() - counted;
@@ -668,13 +734,14 @@ int main(int argc, char **argv)
 				events = counted;
 			fprintf(f,
 				"%lu %s %lu %llu %llu %llu %llu %llu %llu "
-				"%llu\n",
+				"%llu %llu\n",
 				r % runs + 1, config_name[c], rounds,
 				(unsigned long long)sw, (unsigned long long)ns,
 				(unsigned long long)events,
 				(unsigned long long)lost,
 				m1.ctxt - m0.ctxt - sw, m1.intr - m0.intr,
-				m1.softirq - m0.softirq);
+				m1.softirq - m0.softirq,
+				(unsigned long long)invol);
 			fflush(f);
 		}
 		printf("vm_switch: %s run %lu of %lu done\n",
