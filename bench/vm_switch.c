@@ -670,8 +670,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (enum config c = 0; c < C_NR; c++) {
-		/* The baseline always: the table needs it. */
-		skip[c] = c != C_BASE && only && !listed(only, config_name[c]);
+		/*
+		 * The baseline and "loaded" always: the table needs them, and
+		 * "loaded" loads mkm.ko for the configurations after it.
+		 */
+		skip[c] = c != C_BASE && c != C_LOADED && only &&
+			  !listed(only, config_name[c]);
 		if (!skip[c] && !available(c)) {
 			printf("vm_switch: %s skipped: not in this image\n",
 			       config_name[c]);

@@ -25,8 +25,8 @@ PACKAGES=(
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
 	rt-tests   # hackbench, a workload nobody here wrote (bench/compensation)
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
-	linux-perf   # bench-vm's peers: perf record, and the libraries of
-	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools
+	linux-perf libglib2.0-dev   # bench-vm's perf record, bench-profile's QEMU plugin
+	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools' libraries
 )
 # Fetched as .deb files, never installed here (see step 3).
 PEER_DEBS=(lttng-modules-dkms lttng-tools)
