@@ -622,7 +622,7 @@ static void teardown(enum config c, struct setup *s, uint64_t *events,
 static void usage(void)
 {
 	fprintf(stderr, "usage: vm_switch [-n ROUNDS] [-r RUNS] [-m MODULE] "
-			"[-f FLOOR-MODULE] [-o FILE] [-c CONFIG,...]\n");
+			"[-f FLOOR-MODULE] [-o FILE] [-c CONFIG,...] [-P]\n");
 	exit(2);
 }
 
@@ -645,10 +645,10 @@ int main(int argc, char **argv)
 	const char *out = "/out/vm_switch.tsv", *only = NULL;
 	struct pingpong pp;
 	int opt, ret;
-	bool skip[C_NR];
+	bool skip[C_NR], preemption = false;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:r:m:f:o:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:m:f:o:c:P")) != -1) {
 		if (opt == 'n' && atol(optarg) > 0)
 			rounds = atol(optarg);
 		else if (opt == 'r' && atol(optarg) > 0)
@@ -661,6 +661,8 @@ int main(int argc, char **argv)
 			out = optarg;
 		else if (opt == 'c')
 			only = optarg;
+		else if (opt == 'P')
+			preemption = true;
 		else
 			usage();
 	}
@@ -692,7 +694,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vm_switch: fork: %s\n", strerror(errno));
 		return 1;
 	}
-	no_wakeup_preemption();
+	/* -P: as the kernel has it, to see what it did to the figures. */
+	if (!preemption)
+		no_wakeup_preemption();
 	ret = pingpong_start(&pp, 0);
 	if (ret) {
 		fprintf(stderr, "vm_switch: ping-pong: %s\n", strerror(-ret));
