@@ -159,12 +159,10 @@ static struct machine machine_now(void)
 	return m;
 }
 
-static int tracefs_write(const char *file, const char *text)
+static int write_file(const char *path, const char *text)
 {
-	char path[256];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
 		fprintf(stderr, "vm_switch: %s: %s\n", path, strerror(errno));
@@ -173,6 +171,14 @@ static int tracefs_write(const char *file, const char *text)
 	if (fd >= 0)
 		close(fd);
 	return ret;
+}
+
+static int tracefs_write(const char *file, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	return write_file(path, text);
 }
 
 static int ftrace_events(const char *on)
@@ -448,16 +454,29 @@ static uint64_t preempted(const struct pingpong *pp)
  * to 150 instructions (docs/performance.md). The tunable is in debugfs
  * on 6.1 (SCHED_DEBUG); a kernel without it keeps its default.
  */
+#define WAKEUP_GRANULARITY "/sys/kernel/debug/sched/wakeup_granularity_ns"
+
+/* The setting found, put back at the end (the smoke test's guest goes on). */
+static char wakeup_granularity[32];
+
 static void no_wakeup_preemption(void)
 {
-	const char *knob = "/sys/kernel/debug/sched/wakeup_granularity_ns";
-	int fd = open(knob, O_WRONLY | O_CLOEXEC);
+	FILE *f = fopen(WAKEUP_GRANULARITY, "re");
 
-	if (fd < 0 || write(fd, "1000000000", 10) != 10)
-		printf("vm_switch: %s: %s: wakeup preemption left on\n", knob,
-		       strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	if (!f || !fgets(wakeup_granularity, sizeof(wakeup_granularity), f) ||
+	    write_file(WAKEUP_GRANULARITY, "1000000000")) {
+		printf("vm_switch: %s: wakeup preemption left as it is\n",
+		       WAKEUP_GRANULARITY);
+		wakeup_granularity[0] = 0;
+	}
+	if (f)
+		fclose(f);
+}
+
+static void wakeup_preemption_restore(void)
+{
+	if (wakeup_granularity[0])
+		write_file(WAKEUP_GRANULARITY, wakeup_granularity);
 }
 
 /* The probe calls floor.ko counted so far (mode=count). */
@@ -758,6 +777,7 @@ int main(int argc, char **argv)
 	}
 	pingpong_stop(&pp);
 	other_stop();
+	wakeup_preemption_restore();
 	fclose(f);
 	/* Leave the module loaded, as the guest's init expects. */
 	return module_load(module_path, "") ? 1 : 0;

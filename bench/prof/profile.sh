@@ -14,10 +14,10 @@ set -euo pipefail
 
 dir=${1:?usage: $0 DIR [CONFIG-A CONFIG-B]}
 a=${2:-} b=${3:-}
-[ -f "$dir/kallsyms" ] && [ -f "$dir/vm_switch.tsv" ] || {
+if [ ! -f "$dir/kallsyms" ] || [ ! -f "$dir/vm_switch.tsv" ]; then
 	echo "profile: no kallsyms or vm_switch.tsv in $dir" >&2
 	exit 1
-}
+fi
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

@@ -38,16 +38,16 @@ typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu, void *udata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
+					      enum qemu_plugin_op op, void *ptr,
+					      uint64_t imm);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags,
 					    void *udata);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
+struct qemu_plugin_insn *
+qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
@@ -141,7 +141,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			continue;
 		if (!memcmp(data, mark_open, sizeof(mark_open)))
 			qemu_plugin_register_vcpu_insn_exec_cb(
-				insn, window_open, QEMU_PLUGIN_CB_NO_REGS, NULL);
+				insn, window_open, QEMU_PLUGIN_CB_NO_REGS,
+				NULL);
 		else if (!memcmp(data, mark_close, sizeof(mark_close)))
 			qemu_plugin_register_vcpu_insn_exec_cb(
 				insn, window_close, QEMU_PLUGIN_CB_NO_REGS,
