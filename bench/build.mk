@@ -2,7 +2,8 @@
 # bench/: what mkm costs, measured (docs/performance.md). Not part of make
 # check, except a smoke run of each with a tiny N.
 #
-#   make bench-vm      cost per context switch in the guest, against ftrace
+#   make bench-vm      cost per context switch in the guest, against ftrace,
+#                      perf and LTTng, and the floor of any tracepoint probe
 #                      [BENCH_ROUNDS=20000 BENCH_RUNS=5 BENCH_CONFIGS=a,b]
 #   make bench-native  the sensor's hot path in userspace: ns per event and
 #                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
@@ -16,6 +17,9 @@
 #                      guest programs' smoke run is a VM test (check-vm)
 
 BENCH_DIR := $(BUILD)/bench
+# The peers (perf, LTTng) and the floor's modules, for the bench image only.
+include bench/peers/build.mk
+include bench/floor/build.mk
 BENCH_SWITCH := $(BENCH_DIR)/vm_switch
 BENCH_READ := $(BENCH_DIR)/vm_read
 BENCH_SCALE := $(BENCH_DIR)/vm_scale
@@ -61,13 +65,18 @@ $(BENCH_NATIVE): bench/native.c kernel/ring.h kernel/ring_user.h \
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-# Its own image: busybox, the two guest programs, and the module where the
-# guest's init does not load it (vm_switch measures the baseline first).
+# Its own image: busybox, the two guest programs, the module where the
+# guest's init does not load it (vm_switch measures the baseline first), the
+# floor's module, and the peers (bench/peers/build.mk) with their libraries.
 $(BENCH_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) \
-		$(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE)
+		$(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(FLOOR_MODULE) \
+		$(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
 	$(quiet) CPIO $@
-	$(Q)tests/vm/mkinitramfs.sh -o $@ -f $(BENCH_SWITCH) \
-		-f $(BENCH_READ) -f $(BENCH_SCALE) -f $(MODULE):/bench/mkm.ko
+	$(Q)tests/vm/mkinitramfs.sh -o $@ \
+		-f $(BENCH_SWITCH) -f $(BENCH_READ) -f $(BENCH_SCALE) \
+		-f $(MODULE):/bench/mkm.ko \
+		-f $(FLOOR_MODULE):/bench/floor.ko \
+		$(foreach f,$(PEERS_IMAGE_FILES),-f $(f))
 
 BENCH_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
 export BENCH_VM_ARGS
@@ -101,3 +110,6 @@ CHECK_EXTRA += bench-smoke
 VM_TESTS += $(BENCH_SMOKE_VM)
 VM_FILES += $(BENCH_SWITCH):/bin/vm_switch $(BENCH_READ):/bin/vm_read \
 	bench/table.awk:/bench/table.awk bench/read.awk:/bench/read.awk
+
+# The instruction profile of bench-vm's timed runs (a QEMU plugin).
+include bench/prof/build.mk

@@ -28,6 +28,13 @@ function describe(c) {
 	if (c == "mon-all") return "monitored, every class"
 	if (c == "ftrace-pid") return "ftrace switch+wakeup, set_event_pid"
 	if (c == "ftrace-all") return "ftrace switch+wakeup, unfiltered"
+	if (c == "perf-task") return "perf record -t, switch+waking+wakeup"
+	if (c == "perf-other") return "perf record -t on another thread"
+	if (c == "lttng-pid") return "LTTng switch+waking+wakeup, PID tracked"
+	if (c == "lttng-other") return "LTTng tracking another process"
+	if (c == "floor-none") return "floor.ko loaded, no probe"
+	if (c == "floor-nop") return "floor.ko: sched_switch probe, returns"
+	if (c == "floor-count") return "floor.ko: sched_switch probe, counts"
 	return c
 }
 
@@ -76,6 +83,29 @@ END {
 			continue
 		}
 		printf "%-11s %-38s %8.1f %+8.1f %6.1f %+8.1f %+8.1f %8s %5s %8s\n", c, describe(c), abs_[c], mean[c], sd[c], mn[c], mx[c], (c == "loaded" || !lref) ? "-" : sprintf("%+.1f", mean[c] - lref), evs ? sprintf("%.2f", evs) : "-", (ref > 0) ? sprintf("%.3f", mean[c] / ref) : "-"
-		if (lost[c]) printf "  %s: %d records lost: the ring was too small, the figure is too low\n", c, lost[c]
+		if (lost[c]) printf "  %s: %d records lost (its buffers were too small): the figure is too low\n", c, lost[c]
 	}
+	# mkm against each peer, the same events recorded: a monitored switch
+	# (switches and wakeups of the two threads), and an unmonitored one (a
+	# session on another thread). Over "loaded": every peer is measured in
+	# that state too, mkm.ko loaded and idle.
+	if (!lref) exit
+	npair = 0
+	pair("monitored", "mon-wake", "ftrace-pid")
+	pair("monitored", "mon-wake", "perf-task")
+	pair("monitored", "mon-wake", "lttng-pid")
+	pair("unmonitored", "const", "perf-other")
+	pair("unmonitored", "const", "lttng-other")
+	if (!npair) exit
+	printf "\nmkm against each peer: instructions per switch over \"loaded\"\n\n"
+	printf "%-12s %-12s %8s %-9s %8s %9s\n", "switch", "peer", "peer", "mkm", "mkm", "mkm/peer"
+	for (k = 1; k <= npair; k++) {
+		m = pm[k]; p = pp[k]
+		printf "%-12s %-12s %+8.1f %-9s %+8.1f %9.3f\n", pk[k], p, mean[p] - lref, m, mean[m] - lref, (mean[p] - lref > 0) ? (mean[m] - lref) / (mean[p] - lref) : 0
+	}
+}
+
+function pair(kind, m, p) {
+	if (!(m in seen) || !(p in seen)) return
+	npair++; pk[npair] = kind; pm[npair] = m; pp[npair] = p
 }

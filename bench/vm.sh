@@ -10,7 +10,9 @@
 # calibration land in $BUILD/bench/<what>/, the console log beside them.
 # Environment: BUILD; BENCH_IMAGE, the initramfs (default
 # $BUILD/bench/initramfs.cpio.gz); BENCH_VM_ARGS, more tests/vm/run.sh
-# options (-k KERNEL, -t SECONDS, -v).
+# options (-k KERNEL, -t SECONDS, -v); BENCH_PROFILE=1, a profile of each
+# timed run by the QEMU plugin bench/prof/tbprof.so (make bench-profile),
+# with the guest's kernel symbols, into $BUILD/bench/<what>/prof/.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,14 +48,20 @@ mkdir -p "$dir"
 	[ "$what" != switch ] || printf " -m /bench/mkm.ko"
 	printf " '%s'" "$@"
 	echo
+	[ -z "${BENCH_PROFILE:-}" ] || echo "cat /proc/kallsyms >/out/kallsyms"
 	echo "rmmod mkm"
 } >"$dir.cmd"
 mem=1G
 [ "$what" != scale ] || mem=4G
+plugin=()
+if [ -n "${BENCH_PROFILE:-}" ]; then
+	mkdir -p "$dir/prof"
+	plugin=(-plugin "$build/bench/prof/tbprof.so,out=$dir/prof/window")
+fi
 # shellcheck disable=SC2086 # BENCH_VM_ARGS is a list of options
 "$top/tests/vm/run.sh" -s 1 -m "$mem" -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
 	-c "$dir.cmd" -o "$dir" -l "$dir.log" -t 7200 ${BENCH_VM_ARGS:-} \
-	-- -icount shift=1,sleep=on
+	-- -icount shift=1,sleep=on "${plugin[@]}"
 echo
 awk -f "$table" "$dir/vm_$what.tsv"
 [ ! -s "$dir/tsc.txt" ] || sed 's/^\[[ 0-9.]*\] /guest: /' "$dir/tsc.txt"

@@ -32,21 +32,47 @@
  *   ftrace-pid  ftrace: sched_switch and sched_wakeup, set_event_pid to the
  *               two threads
  *   ftrace-all  ftrace: the same events, unfiltered
+ *   perf-task   perf record of sched_switch, sched_waking and sched_wakeup
+ *               attached to the two threads (-t), writing to a tmpfs
+ *   perf-other  the same attached to another process's sleeping thread
+ *   lttng-pid   an LTTng kernel session recording the same three events,
+ *               tracking this process's PID, its consumer draining to a
+ *               tmpfs
+ *   lttng-other the same session tracking another, sleeping process
+ *   floor-none  floor.ko loaded, no probe (bench/floor/floor.c)
+ *   floor-nop   floor.ko's probe on sched_switch, returning at once
+ *   floor-count floor.ko's probe on sched_switch, bumping a per-CPU counter
+ *
+ * LTTng's kernel PID tracker matches the current task's tgid (lttng-modules
+ * 2.13, tracepoint-event-impl.h), not its tid: tracking this process's PID
+ * covers both threads, and a thread of it created later too; a switch is
+ * recorded when the thread going out is tracked, a wakeup when the waker
+ * is. perf and LTTng run as children of this program, set up before the
+ * timed run and stopped after it; their consumers (perf record's reads,
+ * lttng-consumerd) run during it, on the same CPU, so their cost is in the
+ * figure. A configuration whose tool or module is not in the image (the
+ * smoke test's) is skipped with a message.
  *
  * Each line of the output file is one measurement:
- *   run config rounds switches ns events lost other
- * (events and lost: records mkm produced and dropped, 0 for the others;
- * other: context switches of the rest of the machine meanwhile). The host
- * turns it into a table (bench/table.awk).
+ *   run config rounds switches ns events lost other irqs softirqs preempted
+ * (events and lost: records mkm produced and dropped, samples perf wrote,
+ * the probe calls floor.ko counted, 0 where unknown; other: context switches
+ * of the rest of the machine meanwhile; irqs and softirqs: the machine's
+ * interrupts and softirqs meanwhile, /proc/stat; preempted: the two
+ * threads' involuntary switches, 0 with wakeup preemption off, as set
+ * below). The host turns it into a table (bench/table.awk).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "calibrate/workload.h"
@@ -63,66 +89,80 @@ enum config {
 	C_MON_ALL,
 	C_FTRACE_PID,
 	C_FTRACE_ALL,
+	C_PERF_TASK,
+	C_PERF_OTHER,
+	C_LTTNG_PID,
+	C_LTTNG_OTHER,
+	C_FLOOR_NONE,
+	C_FLOOR_NOP,
+	C_FLOOR_COUNT,
 	C_NR
 };
 
 static const char *const config_name[C_NR] = {
-	"base",	    "loaded",  "suspended",  "const",	   "mon",
-	"mon-wake", "mon-all", "ftrace-pid", "ftrace-all",
+	"base",	       "loaded",     "suspended",  "const",
+	"mon",	       "mon-wake",   "mon-all",	   "ftrace-pid",
+	"ftrace-all",  "perf-task",  "perf-other", "lttng-pid",
+	"lttng-other", "floor-none", "floor-nop",  "floor-count",
 };
 
 static const char *module_path = "/mkm.ko";
+static const char *floor_path = "/bench/floor.ko";
 
-static int module_load(void)
+static int module_load(const char *path, const char *params)
 {
-	int fd = open(module_path, O_RDONLY | O_CLOEXEC), ret;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0) {
-		fprintf(stderr, "vm_switch: %s: %s\n", module_path,
-			strerror(errno));
+		fprintf(stderr, "vm_switch: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	ret = (int)syscall(SYS_finit_module, fd, "", 0);
+	ret = (int)syscall(SYS_finit_module, fd, params, 0);
 	close(fd);
 	if (ret && errno != EEXIST) {
-		fprintf(stderr, "vm_switch: loading %s: %s\n", module_path,
+		fprintf(stderr, "vm_switch: loading %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-static int module_unload(void)
+static int module_unload(const char *name)
 {
-	if (syscall(SYS_delete_module, "mkm", O_NONBLOCK) && errno != ENOENT) {
-		fprintf(stderr, "vm_switch: unloading mkm: %s\n",
+	if (syscall(SYS_delete_module, name, O_NONBLOCK) && errno != ENOENT) {
+		fprintf(stderr, "vm_switch: unloading %s: %s\n", name,
 			strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-/* Context switches of the whole machine so far (/proc/stat ctxt). */
-static uint64_t machine_switches(void)
-{
-	unsigned long long v = 0;
-	char line[256];
-	FILE *f = fopen("/proc/stat", "r");
+/* The whole machine's context switches, interrupts and softirqs so far. */
+struct machine {
+	unsigned long long ctxt, intr, softirq;
+};
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "ctxt %llu", &v) == 1)
-			break;
+static struct machine machine_now(void)
+{
+	struct machine m = { 0, 0, 0 };
+	/* intr's line lists every IRQ: only its first number is read. */
+	static char line[16384];
+	FILE *f = fopen("/proc/stat", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "ctxt %llu", &m.ctxt);
+		sscanf(line, "intr %llu", &m.intr);
+		sscanf(line, "softirq %llu", &m.softirq);
+	}
 	if (f)
 		fclose(f);
-	return v;
+	return m;
 }
 
-static int tracefs_write(const char *file, const char *text)
+static int write_file(const char *path, const char *text)
 {
-	char path[256];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
 		fprintf(stderr, "vm_switch: %s: %s\n", path, strerror(errno));
@@ -133,6 +173,14 @@ static int tracefs_write(const char *file, const char *text)
 	return ret;
 }
 
+static int tracefs_write(const char *file, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	return write_file(path, text);
+}
+
 static int ftrace_events(const char *on)
 {
 	if (tracefs_write("events/sched/sched_switch/enable", on) ||
@@ -141,11 +189,345 @@ static int ftrace_events(const char *on)
 	return 0;
 }
 
+/*
+ * The peers run as children: fds 3 and 4 of the child are @ctl and @ack if
+ * given, its output goes to @log. Returns the child's pid, or -1.
+ */
+static pid_t spawn(const char *const argv[], const char *log, int ctl, int ack)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		if (ctl >= 0 && (dup2(ctl, 3) < 0 || dup2(ack, 4) < 0))
+			_exit(126);
+		/* execvp's prototype predates const; it writes nothing. */
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		fprintf(stderr, "vm_switch: fork: %s\n", strerror(errno));
+	return pid;
+}
+
+static void print_log(const char *log)
+{
+	char line[512];
+	FILE *f = fopen(log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		fprintf(stderr, "  %s", line);
+	if (f)
+		fclose(f);
+}
+
+#define PEER_LOG "/tmp/vm_switch.peer.log"
+
+/* Runs a command to its end; 0 if it succeeded, else says why. */
+static int run(const char *const argv[])
+{
+	pid_t pid = spawn(argv, PEER_LOG, -1, -1);
+	int st = 0;
+
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    !WEXITSTATUS(st))
+		return 0;
+	fprintf(stderr, "vm_switch: failed (status %d):", st);
+	for (int i = 0; argv[i]; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fprintf(stderr, "\n");
+	print_log(PEER_LOG);
+	return -1;
+}
+
+/*
+ * The thread the "other" configurations attach to: a process of its own
+ * (LTTng tracks processes), asleep for the whole benchmark.
+ */
+static pid_t other_pid = -1;
+
+static int other_start(void)
+{
+	other_pid = fork();
+	if (other_pid == 0)
+		for (;;)
+			pause();
+	return other_pid > 0 ? 0 : -1;
+}
+
+static void other_stop(void)
+{
+	if (other_pid > 0 && !kill(other_pid, SIGKILL))
+		waitpid(other_pid, NULL, 0);
+}
+
 /* What a configuration holds while it is measured. */
 struct setup {
 	struct keeper *keeper;
 	struct monitor *mon;
+	pid_t perf;
+	int perf_ctl, perf_ack;
 };
+
+#define PERF_LOG "/tmp/vm_switch.perf.log"
+#define PERF_DATA "/dev/shm/vm_switch.perf.data"
+
+/*
+ * perf record of the three events on @tids, per task (-t: no inherit, one
+ * event per thread). It starts with its events off (-D -1) and is told to
+ * turn them on through its control pipe, which it acknowledges: the timed
+ * run starts with perf recording, past its start-up.
+ */
+static int perf_start(struct setup *s, const char *tids)
+{
+	const char *argv[] = { "perf",	    "record",
+			       "-e",	    "sched:sched_switch",
+			       "-e",	    "sched:sched_waking",
+			       "-e",	    "sched:sched_wakeup",
+			       "-t",	    tids,
+			       "-D",	    "-1",
+			       "--control", "fd:3,4",
+			       "-o",	    PERF_DATA,
+			       NULL };
+	int ctl[2], ack[2], ret = -1;
+	char buf[16];
+	ssize_t n;
+
+	if (pipe2(ctl, O_CLOEXEC) || pipe2(ack, O_CLOEXEC))
+		return -1;
+	s->perf = spawn(argv, PERF_LOG, ctl[0], ack[1]);
+	close(ctl[0]);
+	close(ack[1]);
+	/*
+	 * Both stay open until perf stops: a control pipe closed under it
+	 * makes perf record 6.1 give up ("Thread and evlist pollfd index
+	 * mismatch").
+	 */
+	s->perf_ctl = ctl[1];
+	s->perf_ack = ack[0];
+	if (s->perf > 0 && write(ctl[1], "enable\n", 7) == 7) {
+		n = read(ack[0], buf, sizeof(buf) - 1);
+		if (n > 0 && !strncmp(buf, "ack", 3))
+			ret = 0;
+	}
+	if (ret) {
+		fprintf(stderr, "vm_switch: perf record did not start:\n");
+		print_log(PERF_LOG);
+	}
+	return ret;
+}
+
+/* Stops perf record; the samples it wrote, from its closing line. */
+static int perf_stop(struct setup *s, uint64_t *samples)
+{
+	char line[512];
+	unsigned long long n;
+	int st = 0;
+	FILE *f;
+
+	if (s->perf <= 0)
+		return 0;
+	kill(s->perf, SIGINT);
+	waitpid(s->perf, &st, 0);
+	close(s->perf_ctl);
+	close(s->perf_ack);
+	f = fopen(PERF_LOG, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " samples) ]");
+
+		while (p && p > line && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		if (p && sscanf(p, "%llu", &n) == 1)
+			*samples = n;
+	}
+	if (f)
+		fclose(f);
+	unlink(PERF_DATA);
+	return 0;
+}
+
+#define LTTNG_SESSION "vm_switch"
+#define LTTNG_OUTPUT "/dev/shm/vm_switch.lttng"
+#define LTTNG_CONSUMERD \
+	"/usr/lib/x86_64-linux-gnu/lttng/libexec/lttng-consumerd"
+
+/*
+ * The session daemon, started once (-d returns once it is ready), loading
+ * only the probes of the sched events of LTTng's modules. Its consumer
+ * daemon starts with the first kernel session and stays.
+ */
+static int lttng_daemon(void)
+{
+	static int started;
+	const char *argv[] = { "lttng-sessiond", "-d", "--kmod-probes=sched",
+			       "--consumerd64-path=" LTTNG_CONSUMERD, NULL };
+
+	if (started)
+		return started > 0 ? 0 : -1;
+	/* Its run directory, /var/run/lttng: the image has no /var. */
+	mkdir("/var", 0755);
+	mkdir("/var/run", 0755);
+	started = run(argv) ? -1 : 1;
+	return started > 0 ? 0 : -1;
+}
+
+/* A kernel session recording the three events of process @pid. */
+static int lttng_start(pid_t pid)
+{
+	char track[32];
+	const char *create[] = { "lttng", "create", LTTNG_SESSION,
+				 "--output=" LTTNG_OUTPUT, NULL };
+	const char *events[] = { "lttng",
+				 "enable-event",
+				 "--kernel",
+				 "--session=" LTTNG_SESSION,
+				 "sched_switch,sched_waking,sched_wakeup",
+				 NULL };
+	const char *tracker[] = { "lttng",    "track",
+				  "--kernel", "--session=" LTTNG_SESSION,
+				  track,      NULL };
+	const char *start[] = { "lttng", "start", LTTNG_SESSION, NULL };
+
+	snprintf(track, sizeof(track), "--pid=%d", (int)pid);
+	if (lttng_daemon() || run(create) || run(events) || run(tracker) ||
+	    run(start))
+		return -1;
+	return 0;
+}
+
+/* Ends the session; the events it discarded, from lttng stop's warning. */
+static void lttng_stop(uint64_t *discarded)
+{
+	const char *stop[] = { "lttng", "stop", LTTNG_SESSION, NULL };
+	const char *destroy[] = { "lttng", "destroy", LTTNG_SESSION, NULL };
+	const char *rm[] = { "rm", "-rf", LTTNG_OUTPUT, NULL };
+	unsigned long long n;
+	char line[512];
+	FILE *f;
+
+	run(stop);
+	f = fopen(PEER_LOG, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "events were discarded") &&
+		    sscanf(line, "Warning: %llu", &n) == 1)
+			*discarded = n;
+	if (f)
+		fclose(f);
+	run(destroy);
+	run(rm);
+}
+
+/* Involuntary switches of the ping-pong's two threads so far (/proc). */
+static uint64_t preempted(const struct pingpong *pp)
+{
+	pid_t tids[2] = { pp->main_tid, pp->peer_tid };
+	unsigned long long v, n = 0;
+	char path[64], line[128];
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/status",
+			 (int)tids[i]);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "nonvoluntary_ctxt_switches: %llu",
+				   &v) == 1)
+				n += v;
+		if (f)
+			fclose(f);
+	}
+	return n;
+}
+
+/*
+ * CFS's wakeup preemption off: the ping-pong's every switch then blocks
+ * one thread and wakes the other. With it on, a thread whose write wakes
+ * a peer far enough behind in virtual runtime is preempted at once (an
+ * involuntary switch, cheaper: no sleep and wakeup for the writer), and
+ * how far behind depends on what the measuring thread did before (loading
+ * a module, starting a tracer): the mix of the two kinds of switch, and
+ * the cost per switch with it, moved with the history of the boot by up
+ * to 150 instructions (docs/performance.md). The tunable is in debugfs
+ * on 6.1 (SCHED_DEBUG); a kernel without it keeps its default.
+ */
+#define WAKEUP_GRANULARITY "/sys/kernel/debug/sched/wakeup_granularity_ns"
+
+/* The setting found, put back at the end (the smoke test's guest goes on). */
+static char wakeup_granularity[32];
+
+static void no_wakeup_preemption(void)
+{
+	FILE *f = fopen(WAKEUP_GRANULARITY, "re");
+
+	if (!f || !fgets(wakeup_granularity, sizeof(wakeup_granularity), f) ||
+	    write_file(WAKEUP_GRANULARITY, "1000000000")) {
+		printf("vm_switch: %s: wakeup preemption left as it is\n",
+		       WAKEUP_GRANULARITY);
+		wakeup_granularity[0] = 0;
+	}
+	if (f)
+		fclose(f);
+}
+
+static void wakeup_preemption_restore(void)
+{
+	if (wakeup_granularity[0])
+		write_file(WAKEUP_GRANULARITY, wakeup_granularity);
+}
+
+/* The probe calls floor.ko counted so far (mode=count). */
+static uint64_t floor_switches(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/sys/module/floor/parameters/switches", "re");
+
+	if (f && fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * The window of a QEMU plugin's profile (bench/prof/tbprof.c) around each
+ * timed run: two instructions that do nothing, which no compiler emits.
+ */
+static inline void prof_open(void)
+{
+	__asm__ volatile("xchg %%rbx, %%rbx" ::: "memory");
+}
+
+static inline void prof_close(void)
+{
+	__asm__ volatile("xchg %%rcx, %%rcx" ::: "memory");
+}
+
+/* Whether this image has what configuration @c needs. */
+static bool available(enum config c)
+{
+	switch (c) {
+	case C_FTRACE_PID:
+	case C_FTRACE_ALL:
+		return !access(TRACEFS "/events/sched/sched_switch/enable",
+			       W_OK);
+	case C_PERF_TASK:
+	case C_PERF_OTHER:
+		return !access("/usr/bin/perf", X_OK);
+	case C_LTTNG_PID:
+	case C_LTTNG_OTHER:
+		return !access("/usr/bin/lttng-sessiond", X_OK);
+	case C_FLOOR_NONE:
+	case C_FLOOR_NOP:
+	case C_FLOOR_COUNT:
+		return !access(floor_path, R_OK);
+	default:
+		return true;
+	}
+}
 
 static int monitored_start(struct setup *s, const struct pingpong *pp,
 			   unsigned long rounds, uint32_t classes, bool resume)
@@ -180,9 +562,9 @@ static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 	memset(s, 0, sizeof(*s));
 	switch (c) {
 	case C_BASE:
-		return module_unload();
+		return module_unload("mkm");
 	case C_LOADED:
-		return module_load();
+		return module_load(module_path, "");
 	case C_SUSPENDED:
 		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, false);
 	case C_CONST:
@@ -203,6 +585,23 @@ static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 		return ftrace_events("1");
 	case C_FTRACE_ALL:
 		return ftrace_events("1");
+	case C_PERF_TASK:
+		snprintf(pids, sizeof(pids), "%d,%d", (int)pp->main_tid,
+			 (int)pp->peer_tid);
+		return perf_start(s, pids);
+	case C_PERF_OTHER:
+		snprintf(pids, sizeof(pids), "%d", (int)other_pid);
+		return perf_start(s, pids);
+	case C_LTTNG_PID:
+		return lttng_start(getpid());
+	case C_LTTNG_OTHER:
+		return lttng_start(other_pid);
+	case C_FLOOR_NONE:
+		return module_load(floor_path, "mode=none");
+	case C_FLOOR_NOP:
+		return module_load(floor_path, "mode=nop");
+	case C_FLOOR_COUNT:
+		return module_load(floor_path, "mode=count");
 	default:
 		return -1;
 	}
@@ -231,13 +630,18 @@ static void teardown(enum config c, struct setup *s, uint64_t *events,
 		tracefs_write("set_event_pid", "");
 		tracefs_write("trace", "");
 	}
+	if (c == C_PERF_TASK || c == C_PERF_OTHER)
+		perf_stop(s, events);
+	if (c == C_LTTNG_PID || c == C_LTTNG_OTHER)
+		lttng_stop(lost);
+	if (c == C_FLOOR_NONE || c == C_FLOOR_NOP || c == C_FLOOR_COUNT)
+		module_unload("floor");
 }
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: vm_switch [-n ROUNDS] [-r RUNS] [-m MODULE] [-o FILE] "
-		"[-c CONFIG,...]\n");
+	fprintf(stderr, "usage: vm_switch [-n ROUNDS] [-r RUNS] [-m MODULE] "
+			"[-f FLOOR-MODULE] [-o FILE] [-c CONFIG,...] [-P]\n");
 	exit(2);
 }
 
@@ -259,20 +663,25 @@ int main(int argc, char **argv)
 	unsigned long rounds = 20000, runs = 5, r;
 	const char *out = "/out/vm_switch.tsv", *only = NULL;
 	struct pingpong pp;
-	int opt, ret, have_ftrace;
+	int opt, ret;
+	bool skip[C_NR], preemption = false;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:r:m:o:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:m:f:o:c:P")) != -1) {
 		if (opt == 'n' && atol(optarg) > 0)
 			rounds = atol(optarg);
 		else if (opt == 'r' && atol(optarg) > 0)
 			runs = atol(optarg);
 		else if (opt == 'm')
 			module_path = optarg;
+		else if (opt == 'f')
+			floor_path = optarg;
 		else if (opt == 'o')
 			out = optarg;
 		else if (opt == 'c')
 			only = optarg;
+		else if (opt == 'P')
+			preemption = true;
 		else
 			usage();
 	}
@@ -281,37 +690,49 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vm_switch: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
+	for (enum config c = 0; c < C_NR; c++) {
+		/*
+		 * The baseline and "loaded" always: the table needs them, and
+		 * "loaded" loads mkm.ko for the configurations after it.
+		 */
+		skip[c] = c != C_BASE && c != C_LOADED && only &&
+			  !listed(only, config_name[c]);
+		if (!skip[c] && !available(c)) {
+			printf("vm_switch: %s skipped: not in this image\n",
+			       config_name[c]);
+			skip[c] = true;
+		}
+	}
 	/* ftrace's buffer big enough for a run, so that it never wraps. */
-	have_ftrace =
-		!access(TRACEFS "/events/sched/sched_switch/enable", W_OK);
-	if (!have_ftrace)
-		printf("vm_switch: no ftrace sched events in this kernel: "
-		       "ftrace skipped\n");
-	else if (tracefs_write("buffer_size_kb", "32768") ||
-		 tracefs_write("trace", ""))
+	if ((!skip[C_FTRACE_PID] || !skip[C_FTRACE_ALL]) &&
+	    (tracefs_write("buffer_size_kb", "32768") ||
+	     tracefs_write("trace", "")))
 		return 1;
+	/* Before the ping-pong's thread: a fork of one thread only. */
+	if ((!skip[C_PERF_OTHER] || !skip[C_LTTNG_OTHER]) && other_start()) {
+		fprintf(stderr, "vm_switch: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	/* -P: as the kernel has it, to see what it did to the figures. */
+	if (!preemption)
+		no_wakeup_preemption();
 	ret = pingpong_start(&pp, 0);
 	if (ret) {
 		fprintf(stderr, "vm_switch: ping-pong: %s\n", strerror(-ret));
 		return 1;
 	}
-	fprintf(f, "# run config rounds switches ns events lost other\n");
+	fprintf(f, "# run config rounds switches ns events lost other irqs "
+		   "softirqs preempted\n");
 	for (r = 0; r < 2 * runs; r++) {
 		enum config c;
 
 		for (c = 0; c < C_NR; c++) {
-			uint64_t sw, ns, events, lost, all;
+			uint64_t sw, ns, events, lost, counted = 0, invol;
+			struct machine m0, m1;
 			struct setup s;
 
 			/* The baselines first, then the rest. */
-			if ((r < runs) != (c == C_BASE))
-				continue;
-			if (!have_ftrace &&
-			    (c == C_FTRACE_PID || c == C_FTRACE_ALL))
-				continue;
-			/* The baseline always: the table needs it. */
-			if (c != C_BASE && only &&
-			    !listed(only, config_name[c]))
+			if ((r < runs) != (c == C_BASE) || skip[c])
 				continue;
 			if (setup(c, &s, &pp, rounds))
 				return 1;
@@ -322,18 +743,32 @@ int main(int argc, char **argv)
 			 */
 			usleep(20000);
 			pingpong_run(&pp, 200);
-			all = machine_switches();
+			if (c == C_FLOOR_COUNT)
+				counted = floor_switches();
+			m0 = machine_now();
 			sw = pingpong_switches(&pp);
+			invol = preempted(&pp);
+			prof_open();
 			ns = pingpong_run(&pp, rounds);
+			prof_close();
 			sw = pingpong_switches(&pp) - sw;
-			all = machine_switches() - all;
+			invol = preempted(&pp) - invol;
+			m1 = machine_now();
+			if (c == C_FLOOR_COUNT)
+				counted = floor_switches() - counted;
 			teardown(c, &s, &events, &lost);
-			fprintf(f, "%lu %s %lu %llu %llu %llu %llu %llu\n",
+			if (c == C_FLOOR_COUNT)
+				events = counted;
+			fprintf(f,
+				"%lu %s %lu %llu %llu %llu %llu %llu %llu "
+				"%llu %llu\n",
 				r % runs + 1, config_name[c], rounds,
 				(unsigned long long)sw, (unsigned long long)ns,
 				(unsigned long long)events,
 				(unsigned long long)lost,
-				(unsigned long long)(all - sw));
+				m1.ctxt - m0.ctxt - sw, m1.intr - m0.intr,
+				m1.softirq - m0.softirq,
+				(unsigned long long)invol);
 			fflush(f);
 		}
 		printf("vm_switch: %s run %lu of %lu done\n",
@@ -341,7 +776,9 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	pingpong_stop(&pp);
+	other_stop();
+	wakeup_preemption_restore();
 	fclose(f);
 	/* Leave the module loaded, as the guest's init expects. */
-	return module_load() ? 1 : 0;
+	return module_load(module_path, "") ? 1 : 0;
 }

@@ -25,7 +25,11 @@ PACKAGES=(
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
 	rt-tests   # hackbench, a workload nobody here wrote (bench/compensation)
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
+	linux-perf libglib2.0-dev   # bench-vm's perf record, bench-profile's QEMU plugin
+	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools' libraries
 )
+# Fetched as .deb files, never installed here (see step 3).
+PEER_DEBS=(lttng-modules-dkms lttng-tools)
 CACHE=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 
 say() { printf 'deps: %s\n' "$*"; }
@@ -100,3 +104,23 @@ else
 		say "guest vmlinux: cannot take it out of $VMLINUZ; the VM boots the slower vmlinuz"
 	fi
 fi
+
+# 3. bench-vm's LTTng, for the guest only. Installing lttng-modules-dkms would
+# have DKMS build it for every kernel under /lib/modules, and 2.13.9 does not
+# build on 6.1.192 without a fix (bench/peers/), which fails the install;
+# lttng-tools would start a root session daemon on this machine. So both are
+# downloaded into the cache, and bench/peers/build.mk unpacks them into the
+# build tree (their libraries are ordinary packages, above).
+mkdir -p "$CACHE/peers"
+for p in "${PEER_DEBS[@]}"; do
+	if compgen -G "$CACHE/peers/${p}_*.deb" >/dev/null; then
+		continue
+	fi
+	say "bench peers: downloading $p into $CACHE/peers"
+	dl=$(mktemp -d)
+	chmod 0777 "$dl"
+	(cd "$dl" && apt-get download -qq "$p")
+	mv "$dl"/"${p}"_*.deb "$CACHE/peers/"
+	rm -rf "$dl"
+done
+say "bench peers: $(cd "$CACHE/peers" && echo *.deb)"

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/peers/: the other tracers bench-vm measures in the same boot as mkm,
+# and the floor (bench/floor/). Built only for the bench image, never by
+# make check.
+#
+# perf is Debian's linux-perf, installed by make deps (its version is the
+# guest kernel's). LTTng 2.13 is Debian's too, but its two packages are only
+# downloaded by make deps into $(CACHE)/peers (tests/vm/deps.sh says why)
+# and unpacked here: lttng-modules built against the guest kernel's headers
+# (KDIR, as mkm.ko) with the one fix this kernel needs, lttng-tools' three
+# programs taken as they are, with their libraries (installed packages).
+
+PEERS_DIR := $(BUILD)/bench/peers
+PEERS_DEBS := $(CACHE)/peers
+LTTNG_MODULES_DEB = $(lastword $(sort $(wildcard $(PEERS_DEBS)/lttng-modules-dkms_*.deb)))
+LTTNG_TOOLS_DEB = $(lastword $(sort $(wildcard $(PEERS_DEBS)/lttng-tools_*.deb)))
+LTTNG_PATCHES := $(sort $(wildcard bench/peers/lttng-modules-*.patch))
+# The guest's module tree: LTTng's modules and their modules.dep, which
+# lttng-sessiond needs to modprobe them.
+PEERS_MODULES := $(PEERS_DIR)/modules/lib/modules
+LTTNG_MODULES_STAMP := $(PEERS_DIR)/lttng-modules.stamp
+LTTNG_TOOLS_STAMP := $(PEERS_DIR)/lttng-tools.stamp
+LTTNG_TOOLS := $(PEERS_DIR)/lttng-tools
+LTTNG_LIBEXEC := /usr/lib/x86_64-linux-gnu/lttng/libexec
+PERF ?= /usr/bin/perf
+# The guest kernel's own lists (make deps unpacked it): which modules are
+# built in, for depmod and the guest's modprobe.
+GUEST_MODULES := $(CACHE)/linux-image-$(KVER)/lib/modules/$(KVER)
+
+.PHONY: peers
+peers: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
+
+peers-need-deb = $(if $(1),,$(error no $(2) in $(PEERS_DEBS): run make deps))
+
+# Every module lttng-modules builds: lttng-sessiond loads its list by name
+# and skips the probes this kernel cannot have. Stripped of their debug
+# information, as modules_install would with INSTALL_MOD_STRIP=1.
+$(LTTNG_MODULES_STAMP): $(LTTNG_MODULES_DEB) $(LTTNG_PATCHES)
+	$(call peers-need-deb,$(LTTNG_MODULES_DEB),lttng-modules-dkms)
+	$(quiet) KBUILD $(PEERS_DIR)/lttng-modules
+	$(Q)test -d "$(KDIR)" || { echo "mkm: no kernel headers at $(KDIR): run make deps" >&2; exit 1; }
+	$(Q)rm -rf $(PEERS_DIR)/lttng-modules $(PEERS_DIR)/lttng-modules.deb $(PEERS_DIR)/modules
+	$(Q)mkdir -p $(PEERS_DIR)
+	$(Q)dpkg -x $(LTTNG_MODULES_DEB) $(PEERS_DIR)/lttng-modules.deb
+	$(Q)mv $(PEERS_DIR)/lttng-modules.deb/usr/src/lttng-modules-* $(PEERS_DIR)/lttng-modules
+	$(Q)rm -rf $(PEERS_DIR)/lttng-modules.deb
+	$(Q)for p in $(LTTNG_PATCHES); do \
+		patch -s -p1 -d $(PEERS_DIR)/lttng-modules <$$p || exit 1; done
+	$(Q)$(MAKE) --no-print-directory -C $(PEERS_DIR)/lttng-modules KERNELDIR=$(KDIR) \
+		modules >$(PEERS_DIR)/lttng-modules.log 2>&1 || \
+		{ tail -n 40 $(PEERS_DIR)/lttng-modules.log >&2; exit 1; }
+	$(Q)mkdir -p $(PEERS_MODULES)/$(KVER)/extra
+	$(Q)find $(PEERS_DIR)/lttng-modules -name '*.ko' \
+		-exec install -m 0644 -t $(PEERS_MODULES)/$(KVER)/extra {} +
+	$(Q)strip --strip-debug $(PEERS_MODULES)/$(KVER)/extra/*.ko
+	$(Q)cp $(GUEST_MODULES)/modules.builtin $(GUEST_MODULES)/modules.builtin.modinfo \
+		$(PEERS_MODULES)/$(KVER)/
+	$(Q)ls $(PEERS_MODULES)/$(KVER)/extra | sed 's,^,extra/,' >$(PEERS_MODULES)/$(KVER)/modules.order
+	$(Q)depmod -b $(abspath $(PEERS_DIR)/modules) $(KVER)
+	$(Q)touch $@
+
+$(LTTNG_TOOLS_STAMP): $(LTTNG_TOOLS_DEB)
+	$(call peers-need-deb,$(LTTNG_TOOLS_DEB),lttng-tools)
+	$(quiet) DPKG-X $(LTTNG_TOOLS)
+	$(Q)rm -rf $(LTTNG_TOOLS)
+	$(Q)mkdir -p $(PEERS_DIR)
+	$(Q)dpkg -x $(LTTNG_TOOLS_DEB) $(LTTNG_TOOLS)
+	$(Q)touch $@
+
+# What the bench image adds (bench/build.mk): perf, lttng, lttng-sessiond and
+# lttng-consumerd where the session daemon looks for it, the session schema
+# it validates against, the modules, and the floor's module.
+PEERS_IMAGE_FILES := $(PERF):/usr/bin/perf \
+	$(LTTNG_TOOLS)/usr/bin/lttng:/usr/bin/lttng \
+	$(LTTNG_TOOLS)/usr/bin/lttng-sessiond:/usr/bin/lttng-sessiond \
+	$(LTTNG_TOOLS)$(LTTNG_LIBEXEC)/lttng-consumerd:$(LTTNG_LIBEXEC)/lttng-consumerd \
+	/usr/share/xml/lttng/session.xsd:/usr/share/xml/lttng/session.xsd \
+	$(PEERS_MODULES):/lib/modules

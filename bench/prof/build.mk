@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/prof/: where a timed run's guest instructions go, function by
+# function: tbprof.so, a QEMU TCG plugin (tbprof.c), and profile.sh.
+#
+#   make bench-profile [BENCH_CONFIGS=base,loaded] [BENCH_PROFILE_ROUNDS=5000]
+#                      [BENCH_PROFILE_RUNS=2] [BENCH_PROFILE_DIFF=base,loaded]
+
+PROF_PLUGIN := $(BUILD)/bench/prof/tbprof.so
+BENCH_PROFILE_ROUNDS ?= 5000
+BENCH_PROFILE_RUNS ?= 2
+BENCH_PROFILE_DIFF ?= base,loaded
+PROF_COMMA := ,
+
+.PHONY: bench-profile
+
+$(PROF_PLUGIN): bench/prof/tbprof.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -shared -fPIC -fvisibility=hidden $(WARNINGS) \
+		-Wno-unused-parameter $$(pkg-config --cflags glib-2.0) -o $@ $< \
+		$$(pkg-config --libs glib-2.0)
+
+bench-profile: $(BENCH_IMAGE) $(PROF_PLUGIN)
+	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) BENCH_PROFILE=1 \
+		bench/vm.sh switch -n $(BENCH_PROFILE_ROUNDS) -r $(BENCH_PROFILE_RUNS) \
+		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
+	$(Q)bench/prof/profile.sh $(BUILD)/bench/switch $(subst $(PROF_COMMA), ,$(BENCH_PROFILE_DIFF))
