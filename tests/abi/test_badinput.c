@@ -368,10 +368,10 @@ static void test_stats_reserved_nonzero_einval(void **state)
 
 	int fd = abi_open();
 	struct mkm_stats s = { .nr_cpus = 256,
-			       .reserved = 1,
+			       .busy_threads = 1,
 			       .cpus = (uintptr_t)a };
 	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
-	s.reserved = 0x80000000u;
+	s.busy_threads = 0x80000000u;
 	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
 	ABI_OK(close(fd));
 }
