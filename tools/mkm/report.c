@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "report_noise.h"
 #include "util.h"
 
 static const char *end_name(unsigned int end)
@@ -354,11 +355,20 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "compensated", no_argument, NULL, 'c' },
 		{ "calibration", required_argument, NULL, 'C' },
+		{ "noise", no_argument, NULL, 'n' },
+		{ "idle", no_argument, NULL, 'i' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'm' },
+		{ "top", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static const char usage[] =
-		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE";
+		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE\n"
+		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
+		"       mkm report --idle [--json] FILE";
+	struct noise_opts nopts = { .top = 12 };
+	bool noise = false, idle = false;
 	struct report r = { 0 };
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
@@ -373,6 +383,16 @@ int cmd_report(int argc, char **argv)
 			compensated = true;
 		} else if (opt == 'C') {
 			cal_file = optarg;
+		} else if (opt == 'n') {
+			noise = true;
+		} else if (opt == 'i') {
+			idle = true;
+		} else if (opt == 't') {
+			nopts.tids = optarg;
+		} else if (opt == 'm') {
+			nopts.comm = optarg;
+		} else if (opt == 'T') {
+			nopts.top = (unsigned int)strtoul(optarg, NULL, 10);
 		} else if (opt == 'h') {
 			puts(usage);
 			return 0;
@@ -385,6 +405,23 @@ int cmd_report(int argc, char **argv)
 	if (cal_file && !compensated)
 		die_usage("report: --calibration goes with --compensated");
 	path = argv[optind];
+	if ((nopts.tids || nopts.comm) && !noise)
+		die_usage("report: --tid and --comm go with --noise");
+	if (noise && idle)
+		die_usage("report: --noise or --idle, one at a time");
+	if (noise || idle) {
+		int ret;
+
+		nopts.json = json;
+		r.tl = compensated ? NULL : load_trace(path, &r.meta, NULL, 0);
+		if (!r.tl)
+			die_usage(
+				"report: --noise and --idle read the raw trace (no --compensated)");
+		ret = noise ? report_noise(r.tl, &r.meta, &nopts) :
+			      report_idle(r.tl, &r.meta, json);
+		tl_destroy(r.tl);
+		return ret;
+	}
 
 	if (compensated) {
 		struct mon_meta raw_meta;
