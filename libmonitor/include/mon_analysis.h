@@ -139,7 +139,7 @@ struct idle_cpu {
 	double mean_ns, stddev_ns; /* population standard deviation */
 	uint64_t min_ns, max_ns;
 	uint64_t idle_ns; /* all its idle time, partial intervals too */
-	uint64_t span_ns; /* the CPU's first to last record */
+	uint64_t span_ns; /* its idle thread's observed life */
 	uint64_t hist[IDLE_HIST_BUCKETS];
 	size_t nr_causes;
 	struct idle_cause *causes; /* by count, largest first */
@@ -156,6 +156,9 @@ struct idle_report {
  * interrupt that landed on the idle CPU, or the thread switched in
  * without one. An interval is whole when its start and its end were
  * both seen (not cut by the stream's edges or a gap of lost events).
+ * The stretch between a handler's exit and the softirq it raised, or the
+ * switch to the thread it woke, belongs to that wakeup: idle time, not an
+ * interval.
  * @n: an index of the timeline (noise_create())
  * @out: filled; free with idle_report_free()
  *

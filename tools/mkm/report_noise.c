@@ -323,7 +323,7 @@ static void hist_label(unsigned int k, char *buf, size_t len)
 			 fmt_ns(b, sizeof(b), idle_hist_bound_ns(k)));
 }
 
-static void print_idle(const struct idle_report *rep)
+static void print_idle(const struct tl *tl, const struct idle_report *rep)
 {
 	uint64_t hist[IDLE_HIST_BUCKETS] = { 0 }, most = 0;
 	unsigned int c, k, lo = IDLE_HIST_BUCKETS, hi = 0;
@@ -354,10 +354,15 @@ static void print_idle(const struct idle_report *rep)
 
 		for (i = 0; i < p->nr_causes && i < 8; i++) {
 			const struct idle_cause *ic = &p->causes[i];
-			char a[32], b[32];
+			char a[32], b[32], name[48];
 
+			if (ic->thread >= 0)
+				thread_label(tl, (size_t)ic->thread, name,
+					     sizeof(name));
+			else
+				snprintf(name, sizeof(name), "%s", ic->name);
 			printf("%4u %-26.26s %-7s %7llu %5.1f%% %12s %12s %7.0f%%\n",
-			       p->cpu, ic->name, kind_name(ic->kind),
+			       p->cpu, name, kind_name(ic->kind),
 			       (unsigned long long)ic->count,
 			       p->count ? 100.0 * ic->count / p->count : 0.0,
 			       fmt_ns(a, sizeof(a),
@@ -447,7 +452,7 @@ int report_idle(struct tl *tl, const struct mon_meta *meta, bool json)
 	if (json)
 		json_idle(&rep);
 	else
-		print_idle(&rep);
+		print_idle(tl, &rep);
 	idle_report_free(&rep);
 	noise_destroy(n);
 	return 0;

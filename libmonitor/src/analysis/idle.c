@@ -5,7 +5,14 @@
  * on the idle CPU (the idle thread becomes INTERRUPTED: the handler that
  * entered at that instant woke it) or when the CPU switches to a thread
  * with no interrupt here (the idle thread sleeps: a wakeup from another
- * CPU that needed no IPI, or the tail of an earlier interrupt's work).
+ * CPU that needed no IPI).
+ *
+ * What follows a handler on an idle CPU is not a new sleep when it ends in
+ * a softirq (irq_exit() runs them as the handler's tail) or in a switch to
+ * a thread (the one the handler woke): such a stretch is the same wakeup's
+ * work, idle time but no idle interval of its own. After a handler that
+ * woke nothing, the CPU sleeps again, and the next handler ends a new
+ * interval.
  */
 #include <errno.h>
 #include <math.h>
@@ -117,13 +124,15 @@ static int analyse_cpu(struct noise *n, unsigned int c, size_t th,
 
 	memset(out, 0, sizeof(*out));
 	out->cpu = c;
-	out->span_ns = tl->cpus[c].last_done - tl->cpus[c].first_time;
+	/* The idle thread's observed life: from the CPU's first idle. */
+	out->span_ns = t->nr_iv ? tl_iv_end(tl, t, t->nr_iv - 1) - t->first : 0;
 	for (k = 0; k < t->nr_iv; k++) {
 		const struct tl_iv *iv = tl_iv_at(t, k);
 		uint64_t end = tl_iv_end(tl, t, k), d = end - iv->start;
 		const struct tl_irq *r = NULL;
 		unsigned int next;
 		struct cause *cs;
+		bool after_irq;
 		int64_t owner;
 
 		if (iv->state != TL_RUN)
@@ -132,11 +141,16 @@ static int analyse_cpu(struct noise *n, unsigned int c, size_t th,
 		if (k + 1 == t->nr_iv)
 			continue; /* still idle at the end: not whole */
 		next = tl_iv_at(t, k + 1)->state;
+		after_irq = k && tl_iv_at(t, k - 1)->state == TL_INTERRUPTED;
 		if (next == TL_INTERRUPTED) {
 			r = irq_at(n, c, end);
 			owner = r ? an_irq_owner(r->kind, r->number) :
 				    INT64_MIN;
+			if (after_irq && r && r->kind == TL_IRQ_SOFT)
+				continue; /* a handler's tail */
 		} else if (next == TL_SLEEP) {
+			if (after_irq)
+				continue; /* serving the handler's wakeup */
 			owner = thread_at(n, c, end);
 			if (owner < 0)
 				owner = INT64_MIN;
