@@ -47,7 +47,9 @@ struct noise_period {
 	uint64_t busy_ns; /* its time on CPUs (a handler's, nested ones in) */
 	uint64_t period_ns; /* median gap between activations (per CPU for a
 			       handler); 0 with fewer than 3 activations */
-	double regular; /* share of the gaps within 10% of period_ns */
+	double regular; /* share of runs of 4 consecutive gaps that span 4
+			   periods within 10%: a late wakeup does not count
+			   against a beat that holds */
 };
 
 /* A source's activation is periodic when this share of gaps is regular. */
@@ -130,7 +132,7 @@ struct idle_cause {
 	uint64_t count; /* idle intervals it ended */
 	uint64_t idle_ns; /* their total length */
 	uint64_t period_ns; /* median gap between its ends of idle (0: < 3) */
-	double regular; /* share of those gaps within 10% of period_ns */
+	double regular; /* as noise_period.regular, for those gaps */
 };
 
 struct idle_cpu {

@@ -145,7 +145,7 @@ static void test_noise_periodic_intruder(void **state)
 	(void)state;
 
 	ATTACH(&s, 0, 0, 10, MKM_TS_RUNNING, 0);
-	for (k = 1; k <= 6; k++) {
+	for (k = 1; k <= 12; k++) {
 		uint64_t t = k * 10000;
 
 		evs_add(&s, t, 0, MKM_EV_SWITCH_OUT, 10, MKM_TS_RUNNING, 20,
@@ -154,20 +154,20 @@ static void test_noise_periodic_intruder(void **state)
 		OUT(&s, t + 1000, 0, 20, MKM_TS_INTERRUPTIBLE, 10);
 		evs_add(&s, t + 1000, 0, MKM_EV_SWITCH_IN, 10, 1000, 20, 0);
 	}
-	evs_add(&s, 80000, 0, MKM_EV_MARK, 10, 1, 0, 0);
+	evs_add(&s, 140000, 0, MKM_EV_MARK, 10, 1, 0, 0);
 	tl = build_idle(&s);
 	assert_int_equal(noise_create(&n, tl), 0);
 	assert_int_equal(
 		noise_thread(n, (size_t)tl_find(tl, 10), 0, UINT64_MAX, &r), 0);
 	assert_int_equal(r.nr_sources, 1);
-	assert_int_equal(r.sources[0].taken_ns, 6000);
-	assert_int_equal(r.sources[0].count, 6);
+	assert_int_equal(r.sources[0].taken_ns, 12000);
+	assert_int_equal(r.sources[0].count, 12);
 	assert_int_equal(r.sources[0].max_ns, 1000);
-	/* Its first run is from an unknown state: 5 wakeups seen. */
-	assert_int_equal(r.sources[0].period.activations, 5);
+	/* Its first run is from an unknown state: 11 wakeups seen. */
+	assert_int_equal(r.sources[0].period.activations, 11);
 	assert_int_equal(r.sources[0].period.period_ns, 10000);
 	assert_true(r.sources[0].period.regular > 0.99);
-	assert_int_equal(r.sources[0].period.busy_ns, 6000);
+	assert_int_equal(r.sources[0].period.busy_ns, 12000);
 	noise_result_free(&r);
 	noise_destroy(n);
 	tl_destroy(tl);

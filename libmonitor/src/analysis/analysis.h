@@ -55,7 +55,11 @@ MON_HIDDEN size_t an_seg_after(const struct an_cpu *c, uint64_t t);
 /* The name of an owner: a thread's comm, or a handler's name. */
 MON_HIDDEN void an_owner_name(const struct noise *n, int64_t owner, char *buf,
 			      size_t len);
-/* Median of v[0..n) (sorted in place), and the share within 10% of it. */
+/*
+ * The median of gaps v[0..n) (in time order, left so), and how regular they
+ * are: the share of runs of 4 consecutive gaps whose sum is within 10% of
+ * 4 medians (0 with fewer than 8 gaps: too few to tell).
+ */
 MON_HIDDEN uint64_t an_median(uint64_t *v, size_t n, double *regular);
 
 #endif /* MON_ANALYSIS_INTERNAL_H */

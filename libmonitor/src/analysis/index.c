@@ -318,19 +318,38 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A period that jitters (a timer late by 2 ms, then on time) still keeps
+ * its beat: regularity is judged on the span of REGULAR_SPAN gaps, whose
+ * error a late activation does not add to, not on single gaps.
+ */
+#define REGULAR_SPAN 4
+
 uint64_t an_median(uint64_t *v, size_t n, double *regular)
 {
-	uint64_t med;
-	size_t i, near = 0;
+	uint64_t med, *sorted, span;
+	size_t i, k, w, near = 0, windows = 0;
 
 	*regular = 0;
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), u64_cmp);
-	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	for (i = 0; i < n; i++)
-		if ((v[i] > med ? v[i] - med : med - v[i]) <= med / 10)
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return 0;
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), u64_cmp);
+	med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	free(sorted);
+	/* Too few gaps to call anything regular. */
+	w = n < 2 * REGULAR_SPAN ? n + 1 : REGULAR_SPAN;
+	for (i = 0; i + w <= n; i++) {
+		for (span = 0, k = 0; k < w; k++)
+			span += v[i + k];
+		if ((span > w * med ? span - w * med : w * med - span) <=
+		    w * med / 10)
 			near++;
-	*regular = (double)near / (double)n;
+		windows++;
+	}
+	*regular = windows ? (double)near / (double)windows : 0;
 	return med;
 }
