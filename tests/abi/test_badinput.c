@@ -235,7 +235,7 @@ static void test_configure_unknown_class_or_flag_einval(void **state)
 {
 	static const uint32_t bad_classes[] = { MKM_CLASS_ALL + 1, 1u << 5,
 						1u << 31, 0xffffffffu };
-	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 1,
+	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 2,
 					      1u << 31, 0xffffffffu };
 	struct mkm_config c;
 	(void)state;

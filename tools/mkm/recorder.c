@@ -339,7 +339,7 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 	case 'p':
 		add_process(rec, arg);
 		return true;
-	case 'a':
+	case 'S':
 		rec->system = true;
 		rec->cfg.flags |= MKM_CONFIG_SYSTEM;
 		return true;

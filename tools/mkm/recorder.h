@@ -21,15 +21,16 @@
 
 #include "util.h"
 
-/* The options every recording takes, for getopt_long. */
-#define RECORDER_SHORT_OPTS "o:b:e:t:p:a"
+/* The options every recording takes, for getopt_long. --all-cpus is
+ * -a for mkm record (mkm view's -a is --ascii). */
+#define RECORDER_SHORT_OPTS "o:b:e:t:p:"
 #define RECORDER_LONG_OPTS                                       \
 	{ "output", required_argument, NULL, 'o' },              \
 		{ "buffer-size", required_argument, NULL, 'b' }, \
 		{ "events", required_argument, NULL, 'e' },      \
 		{ "tid", required_argument, NULL, 't' },         \
 		{ "pid", required_argument, NULL, 'p' },         \
-		{ "all-cpus", no_argument, NULL, 'a' },          \
+		{ "all-cpus", no_argument, NULL, 'S' },          \
 		{ "no-calibrate", no_argument, NULL, 'N' },      \
 	{                                                        \
 		"calibration", required_argument, NULL, 'C'      \
