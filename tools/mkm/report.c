@@ -103,22 +103,30 @@ static void print_cpus(const struct report *r)
 {
 	unsigned int cpu;
 
-	printf("\nPer CPU (monitored threads only)\n");
-	printf("%4s %10s %10s %8s %6s %9s %7s %7s\n", "CPU", "RUN", "INTR",
-	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS");
+	bool all = r->meta.info.flags & MKM_CONFIG_SYSTEM;
+
+	printf("\nPer CPU (%s)\n",
+	       all ? "every thread; IDLE: its idle task, of RUN" :
+		     "monitored threads only");
+	printf("%4s %10s %10s %8s %6s %9s %7s %7s%s\n", "CPU", "RUN", "INTR",
+	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS",
+	       all ? "       IDLE" : "");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		const struct acct_cpu c = r->cpus[cpu];
 		char a[32], b[32];
 
 		if (!c.events)
 			continue;
-		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu\n", cpu,
+		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu", cpu,
 		       fmt_ns(a, sizeof(a), c.run_ns),
 		       fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
 		       (unsigned long long)c.events, (unsigned long long)c.lost,
 		       (unsigned long long)c.threads);
+		if (all)
+			printf(" %10s", fmt_ns(a, sizeof(a), c.idle_ns));
+		putchar('\n');
 	}
 }
 
@@ -330,8 +338,9 @@ static void print_json(const struct report *r, const char *path,
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		const struct acct_cpu c = r->cpus[cpu];
 
-		printf("%s{\"cpu\":%u,\"run_ns\":%llu,\"interrupted_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"events\":%llu,\"lost\":%llu,\"threads\":%llu}",
+		printf("%s{\"cpu\":%u,\"run_ns\":%llu,\"idle_ns\":%llu,\"interrupted_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"events\":%llu,\"lost\":%llu,\"threads\":%llu}",
 		       cpu ? "," : "", cpu, (unsigned long long)c.run_ns,
+		       (unsigned long long)c.idle_ns,
 		       (unsigned long long)c.interrupted_ns,
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
