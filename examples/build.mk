@@ -2,7 +2,8 @@
 # examples/: programs that reproduce the papers' studies, one folder each,
 # linked statically with libmonitor so they run in the test VM as they are.
 
-EXAMPLES := $(addprefix $(BUILD)/examples/,matmul sensor_cost const_overhead ftq)
+EXAMPLES := $(addprefix $(BUILD)/examples/,matmul sensor_cost const_overhead ftq \
+	noise idle barrier)
 EXAMPLE_CFLAGS := -Ilibmonitor/include -pthread
 all: $(EXAMPLES)
 
@@ -18,7 +19,8 @@ $$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(LIBMON_A)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(EXAMPLE_CFLAGS) $$(CFLAGS) -o $$@ $$< $$(LIBMON_A) -lm
 endef
-$(foreach e,sensor_cost const_overhead ftq,$(eval $(call example_rule,$(e))))
+$(foreach e,sensor_cost const_overhead ftq noise idle barrier,\
+	$(eval $(call example_rule,$(e))))
 
 # In check-vm (and check-debug): the examples with tiny sizes.
 EXAMPLES_SMOKE_VM := $(BUILD)/examples/examples_smoke
@@ -28,4 +30,6 @@ $(EXAMPLES_SMOKE_VM): examples/examples_smoke.sh
 VM_TESTS += $(EXAMPLES_SMOKE_VM)
 VM_FILES += $(BUILD)/examples/ftq:/bin/ftq \
 	$(BUILD)/examples/sensor_cost:/bin/sensor_cost \
-	$(BUILD)/examples/const_overhead:/bin/const_overhead
+	$(BUILD)/examples/const_overhead:/bin/const_overhead \
+	$(BUILD)/examples/noise:/bin/noise $(BUILD)/examples/idle:/bin/idle \
+	$(BUILD)/examples/barrier:/bin/barrier

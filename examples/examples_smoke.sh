@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # examples_smoke.sh - a VM test (check-vm): the examples that drain a monitor
-# through libmonitor's live source (ftq, sensor_cost) and const_overhead,
-# with tiny sizes. Their figures are noise without -icount; this checks that
+# through libmonitor's live source (ftq, sensor_cost, noise, idle, barrier)
+# and const_overhead, with tiny sizes. Their figures are noise without -icount; this checks that
 # they run, print their tables, and that the timeline they rebuild through
 # the pipeline has the thread in it.
 set -eu
@@ -17,4 +17,18 @@ cat sensor.out
 awk '/events recorded per switch/ { if ($5 + 0 < 1.5) bad = 1; seen = 1 }
      END { if (!seen || bad) { print "smoke: sensor_cost drained too few events"; exit 1 } }' sensor.out
 const_overhead -r 200 -n 2 | grep -q T_const-overhead || { echo "smoke: const_overhead"; exit 1; }
+# The studies of seeds 001-003, system-wide: their tables have their rows.
+noise -n 300 -w 20000 -r 200 >noise.out
+cat noise.out
+grep -q '^FTQ under a system-wide monitor: 300 quanta' noise.out || { echo "smoke: noise printed no summary"; exit 1; }
+awk '/^The noise law/ { law = 1; next } law && $1 ~ /^[0-9]+$/ { rows++ }
+     END { if (rows != 5) { print "smoke: noise law table has " rows " rows"; exit 1 } }' noise.out
+idle -s 2 >idle.out
+cat idle.out
+awk '/^ *[0-9]+: +[0-9]+ / && !causes { cpus++ } /^What woke/ { causes = 1 }
+     END { if (cpus != 2) { print "smoke: idle table has " cpus " CPUs"; exit 1 } }' idle.out
+barrier -i 200 -w 20000 -D 5 >barrier.out
+cat barrier.out
+grep -q '^2 threads x 200 iterations' barrier.out || { echo "smoke: barrier printed no summary"; exit 1; }
+grep -q '^CPU x thread' barrier.out || { echo "smoke: barrier printed no matrix"; exit 1; }
 echo "smoke: ok"

@@ -95,7 +95,7 @@ static long ioctl_stats(struct mkm_monitor *mon, void __user *arg)
 
 	if (copy_from_user(&st, arg, sizeof(st)))
 		return -EFAULT;
-	if (st.reserved)
+	if (st.busy_threads)
 		return -EINVAL;
 	ret = mkm_monitor_stats(mon, &st);
 	if (ret)

@@ -19,6 +19,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
@@ -35,6 +36,7 @@
 /* All monitors, and the probe registration they imply. */
 static LIST_HEAD(monitors);
 static DEFINE_MUTEX(monitors_lock);
+struct mkm_monitor *mkm_system_monitor;
 
 u32 mkm_monitors_wanted(void)
 {
@@ -283,6 +285,8 @@ void mkm_monitor_destroy(struct mkm_monitor *mon)
 
 	mutex_lock(&monitors_lock);
 	list_del(&mon->link);
+	if (mkm_system_monitor == mon)
+		WRITE_ONCE(mkm_system_monitor, NULL);
 	monitors_update_sensors();
 	mutex_unlock(&monitors_lock);
 
@@ -314,6 +318,9 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		return -EINVAL;
 	if (cfg->classes & MKM_CLASS_IRQ && mon->no_irq)
 		return -EACCES;
+	/* Every thread of the machine, kernel threads too: CAP_PERFMON. */
+	if (cfg->flags & MKM_CONFIG_SYSTEM && !mon->perfmon)
+		return -EPERM;
 	if (cfg->classes & ~mkm_sensor_supported())
 		return -EOPNOTSUPP;
 	capacity = roundup_pow_of_two(
@@ -330,14 +337,25 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 				     capacity / 2;
 
 	mutex_lock(&mon->lock);
+	/* Held across: one system-wide monitor, decided with the rest. */
+	mutex_lock(&monitors_lock);
 	ret = -EBUSY;
 	if (mon->resumed || monitor_unread(mon))
+		goto out;
+	if (cfg->flags & MKM_CONFIG_SYSTEM && mkm_system_monitor &&
+	    mkm_system_monitor != mon)
 		goto out;
 	ret = 0;
 	if (capacity != mon->capacity || wakeup != mon->wakeup_records)
 		ret = monitor_alloc_rings(mon, capacity, wakeup);
 	if (ret)
 		goto out;
+	/* First, so that threads created from now on are tracked too. */
+	WRITE_ONCE(mon->system, cfg->flags & MKM_CONFIG_SYSTEM);
+	if (mon->system)
+		WRITE_ONCE(mkm_system_monitor, mon);
+	else if (mkm_system_monitor == mon)
+		WRITE_ONCE(mkm_system_monitor, NULL);
 	mon->classes = cfg->classes ? cfg->classes :
 				      monitor_default_classes(mon);
 	WRITE_ONCE(mon->inherit, cfg->flags & MKM_CONFIG_INHERIT);
@@ -346,6 +364,7 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	cfg->total_bytes = cfg->ring_bytes * num_possible_cpus();
 	cfg->wakeup_bytes = wakeup * sizeof(struct mkm_event);
 out:
+	mutex_unlock(&monitors_lock);
 	mutex_unlock(&mon->lock);
 	return ret;
 }
@@ -419,6 +438,79 @@ static void monitor_attach_all(struct mkm_monitor *mon)
 	raw_spin_unlock_irq(&mkm_threads_lock);
 }
 
+/*
+ * A system-wide monitor takes every thread of the machine, TRACK_BATCH at a
+ * time: a walk of the task list under RCU (no allocation there) picks
+ * threads that no monitor tracks yet and takes a reference on each; then
+ * each gets its entry (GFP_KERNEL) and is added as thread_monitor() adds,
+ * the lock taken per thread so interrupts are off only briefly. Threads
+ * created meanwhile are taken by the fork probe (mon->system is set since
+ * CONFIGURE). The walk ends when a pass adds nothing. A last pass counts
+ * the threads other monitors keep (busy_threads).
+ */
+#define TRACK_BATCH 64
+
+static unsigned int monitor_pick_untracked(struct mkm_monitor *mon,
+					   struct task_struct **batch,
+					   unsigned int *busy)
+{
+	struct task_struct *g, *p;
+	unsigned int n = 0;
+
+	*busy = 0;
+	rcu_read_lock();
+	/* The table is read as the sensors read it: preemption off. */
+	preempt_disable();
+	for_each_process_thread(g, p) {
+		struct mkm_tracked *t = mkm_threads_lookup(p);
+
+		if (t) {
+			*busy += t->mon != mon;
+			continue;
+		}
+		if (n == TRACK_BATCH || p->flags & PF_EXITING || !pid_alive(p))
+			continue;
+		get_task_struct(p);
+		batch[n++] = p;
+	}
+	preempt_enable();
+	rcu_read_unlock();
+	return n;
+}
+
+static void monitor_track_all(struct mkm_monitor *mon)
+{
+	struct task_struct *batch[TRACK_BATCH];
+	unsigned int n, i, added, busy;
+
+	lockdep_assert_held(&mon->lock);
+	do {
+		n = monitor_pick_untracked(mon, batch, &busy);
+		added = 0;
+		for (i = 0; i < n; i++) {
+			struct task_struct *p = batch[i];
+			pid_t tid = task_pid_nr_ns(p, mon->pid_ns);
+			struct mkm_tracked *t =
+				tid ? mkm_threads_new(p, mon, tid, tid) : NULL;
+			int ret = -ESRCH;
+
+			if (t) {
+				raw_spin_lock_irq(&mkm_threads_lock);
+				if (pid_alive(p))
+					ret = mkm_threads_add(t);
+				raw_spin_unlock_irq(&mkm_threads_lock);
+				if (ret)
+					mkm_threads_free(t);
+				else
+					added++;
+			}
+			put_task_struct(p);
+		}
+		cond_resched();
+	} while (added);
+	mon->busy_threads = busy;
+}
+
 int mkm_monitor_resume(struct mkm_monitor *mon)
 {
 	int ret = 0;
@@ -444,6 +536,8 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	mutex_unlock(&monitors_lock);
 	if (ret)
 		goto out;
+	if (mon->system)
+		monitor_track_all(mon);
 	/* The first point of the clock mapping, before any record. */
 	monitor_clock_points(mon);
 	/* Rings before the flag: sensors test the flag, then use the rings. */
@@ -599,6 +693,7 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 			break;
 		}
 	}
+	st->busy_threads = mon->busy_threads;
 	mutex_unlock(&mon->lock);
 	st->nr_cpus = nr_cpu_ids;
 	return ret;

@@ -39,6 +39,7 @@ struct mkm_monitor {
 	struct mkm_cpu_buf __percpu *cpu;
 	bool inherit;
 	bool hide_peers; /* peers it does not track show as tid 0 (paranoid) */
+	bool system; /* MKM_CONFIG_SYSTEM: mkm_system_monitor is this one */
 
 	/* Configuration and state, under lock. */
 	struct mutex lock; /* serialises ioctls and reads */
@@ -53,6 +54,7 @@ struct mkm_monitor {
 	/* Tracked threads: struct mkm_tracked, under mkm_threads_lock. */
 	struct list_head threads;
 	unsigned int nr_threads;
+	unsigned int busy_threads; /* left to other monitors (system-wide) */
 	bool dying; /* being destroyed: add no more threads */
 
 	/*
@@ -82,6 +84,14 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st);
 ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
 			 size_t count, bool nonblock);
 bool mkm_monitor_readable(struct mkm_monitor *mon);
+
+/*
+ * The system-wide monitor (MKM_CONFIG_SYSTEM), or NULL: the one that new
+ * threads join and that records interrupts on idle CPUs. Set and cleared
+ * under the monitors' lock, read by the sensors; cleared before the
+ * monitor's grace period at destroy.
+ */
+extern struct mkm_monitor *mkm_system_monitor;
 
 /* The event classes any monitor records now, or tracks threads for. */
 u32 mkm_monitors_wanted(void);

@@ -406,29 +406,46 @@ static void probe_sched_migrate_task(void *data, struct task_struct *p,
 				   dest_cpu, task_cpu(p));
 }
 
-/* Inheritance: a tracked thread's new thread or process joins its monitor. */
+/*
+ * The monitor a new thread joins: its parent's, if that one inherits, else
+ * the system-wide monitor, if any (which takes every thread).
+ */
+static struct mkm_monitor *sensor_child_monitor(const struct mkm_tracked *t)
+{
+	if (t && READ_ONCE(t->mon->inherit))
+		return t->mon;
+	return READ_ONCE(mkm_system_monitor);
+}
+
+/*
+ * Inheritance: a tracked thread's new thread or process joins its monitor;
+ * any new thread joins a system-wide monitor.
+ */
 static void probe_sched_process_fork(void *data, struct task_struct *parent,
 				     struct task_struct *child)
 {
 	struct mkm_tracked *t = sensor_lookup(parent), *ct = NULL;
-	struct mkm_monitor *mon;
+	struct mkm_monitor *cmon = sensor_child_monitor(t);
 	unsigned long irqflags;
-	u32 ctid, flags;
+	u32 ctid = 0, flags;
 
-	if (!t)
-		return;
-	mon = t->mon;
-	ctid = sensor_tid(mon, child);
-	flags = child->tgid == parent->tgid ? MKM_EVF_THREAD : 0;
-	if (READ_ONCE(mon->inherit) && ctid) {
+	if (cmon)
+		ctid = sensor_tid(cmon, child);
+	if (ctid) {
 		raw_spin_lock_irqsave(&mkm_threads_lock, irqflags);
-		ct = mkm_threads_new_spare(child, mon, ctid, ctid);
+		ct = mkm_threads_new_spare(child, cmon, ctid, ctid);
 		raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
 	}
-	if (ct)
+	if (!t)
+		goto name;
+	flags = child->tgid == parent->tgid ? MKM_EVF_THREAD : 0;
+	if (ct && ct->mon == t->mon)
 		flags |= MKM_EVF_INHERITED;
+	else
+		ctid = t->mon == cmon ? ctid : sensor_tid(t->mon, child);
 	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_FORK, flags, ctid,
-			   ct ? ctid : 0);
+			   flags & MKM_EVF_INHERITED ? ctid : 0);
+name:
 	/* The child's state comes with its WAKEUP_NEW; its name now. */
 	if (ct)
 		sensor_name(ct, child->comm);
@@ -500,43 +517,71 @@ static void probe_task_rename(void *data, struct task_struct *task,
 	}
 }
 
-static void probe_irq_handler_entry(void *data, int irq,
-				    struct irqaction *action)
+/*
+ * An interrupt on an idle CPU: recorded, with tid 0, by the system-wide
+ * monitor only (it is what ends the CPU's idle interval).
+ */
+static noinline void sensor_idle_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
+{
+	struct mkm_monitor *mon = READ_ONCE(mkm_system_monitor);
+
+	if (mon)
+		sensor_emit(mon, MKM_CLASS_IRQ, 0, 0, type, flags, arg0, arg1);
+}
+
+/* An interrupt handler's entry or exit, for the thread it interrupted. */
+static __always_inline void sensor_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 {
 	struct mkm_tracked *t = sensor_lookup(current);
 
 	if (t)
-		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_IRQ_ENTRY, 0, irq,
-				   0);
+		sensor_emit_thread(t, MKM_CLASS_IRQ, type, flags, arg0, arg1);
+	else if (unlikely(is_idle_task(current)))
+		sensor_idle_irq(type, flags, arg0, arg1);
+}
+
+static void probe_irq_handler_entry(void *data, int irq,
+				    struct irqaction *action)
+{
+	sensor_irq(MKM_EV_IRQ_ENTRY, 0, irq, 0);
 }
 
 static void probe_irq_handler_exit(void *data, int irq,
 				   struct irqaction *action, int ret)
 {
-	struct mkm_tracked *t = sensor_lookup(current);
-
-	if (t)
-		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_IRQ_EXIT, 0, irq,
-				   ret);
+	sensor_irq(MKM_EV_IRQ_EXIT, 0, irq, ret);
 }
 
 static void probe_softirq_entry(void *data, unsigned int vec)
 {
-	struct mkm_tracked *t = sensor_lookup(current);
-
-	if (t)
-		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_SOFTIRQ_ENTRY, 0,
-				   vec, 0);
+	sensor_irq(MKM_EV_SOFTIRQ_ENTRY, 0, vec, 0);
 }
 
 static void probe_softirq_exit(void *data, unsigned int vec)
 {
-	struct mkm_tracked *t = sensor_lookup(current);
-
-	if (t)
-		sensor_emit_thread(t, MKM_CLASS_IRQ, MKM_EV_SOFTIRQ_EXIT, 0,
-				   vec, 0);
+	sensor_irq(MKM_EV_SOFTIRQ_EXIT, 0, vec, 0);
 }
+
+/*
+ * x86's system vectors have no irq number and no irq_handler tracepoint:
+ * the local APIC timer (the tick, every hrtimer) and the IPIs have their
+ * own, here (optional: other architectures and small configurations lack
+ * them).
+ */
+#define VECTOR_PROBES(name)                                              \
+	static void probe_##name##_entry(void *data, int vector)         \
+	{                                                                \
+		sensor_irq(MKM_EV_IRQ_ENTRY, MKM_EVF_VECTOR, vector, 0); \
+	}                                                                \
+	static void probe_##name##_exit(void *data, int vector)          \
+	{                                                                \
+		sensor_irq(MKM_EV_IRQ_EXIT, MKM_EVF_VECTOR, vector, 0);  \
+	}
+VECTOR_PROBES(local_timer)
+VECTOR_PROBES(reschedule)
+VECTOR_PROBES(call_function)
+VECTOR_PROBES(call_function_single)
+VECTOR_PROBES(irq_work)
 
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
@@ -598,6 +643,7 @@ struct sensor_probe {
 	const char *name;
 	void *func;
 	u32 class;
+	bool optional; /* the class works without it */
 	struct tracepoint *tp;
 	bool registered;
 };
@@ -605,6 +651,10 @@ struct sensor_probe {
 #define PROBE(tp, class)               \
 	{                              \
 #tp, probe_##tp, class \
+	}
+#define OPTIONAL_PROBE(tp, class)            \
+	{                                    \
+#tp, probe_##tp, class, true \
 	}
 static struct sensor_probe sensor_probes[] = {
 	PROBE(sched_switch, MKM_CLASS_SCHED),
@@ -621,6 +671,16 @@ static struct sensor_probe sensor_probes[] = {
 	PROBE(irq_handler_exit, MKM_CLASS_IRQ),
 	PROBE(softirq_entry, MKM_CLASS_IRQ),
 	PROBE(softirq_exit, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(local_timer_entry, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(local_timer_exit, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(reschedule_entry, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(reschedule_exit, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(call_function_entry, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(call_function_exit, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(call_function_single_entry, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(call_function_single_exit, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(irq_work_entry, MKM_CLASS_IRQ),
+	OPTIONAL_PROBE(irq_work_exit, MKM_CLASS_IRQ),
 	PROBE(sys_enter, MKM_CLASS_SYSCALL),
 	PROBE(sys_exit, MKM_CLASS_SYSCALL),
 };
@@ -641,7 +701,7 @@ u32 mkm_sensor_supported(void)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(sensor_probes); i++)
-		if (!sensor_probes[i].tp)
+		if (!sensor_probes[i].tp && !sensor_probes[i].optional)
 			missing |= sensor_probes[i].class;
 	return (MKM_CLASS_ALL | MKM_CLASS_TRACKING) & ~missing;
 }

@@ -68,7 +68,7 @@ install-lib: libmonitor
 	$(Q)chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libmonitor.pc
 
 # Only the public API may be exported by the shared library.
-LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_|mon_)
+LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_|mon_|noise_|idle_)
 check-lib-exports: $(LIBMON_SO)
 	$(quiet) CHECK $<
 	$(Q)bad=$$(nm -D --defined-only $< | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' | \

@@ -508,6 +508,72 @@ static void events_pane(const struct viewer *w)
 	}
 }
 
+/*
+ * Who took time from the selected thread (mon_analysis.h) in the metering
+ * window, or in the window on screen when A and B are not both set.
+ */
+static void noise_pane(const struct viewer *w)
+{
+	static const char *const kinds[] = { "thread", "irq", "softirq",
+					     "vector" };
+	const struct view *v = &w->view;
+	const struct row *sel = rows_selected((struct viewer *)w);
+	bool metered = v->meter[0] != VIEW_UNSET && v->meter[1] != VIEW_UNSET;
+	uint64_t a = metered ? v->meter[0] : v->t0;
+	uint64_t b = metered ? v->meter[1] : v->t1;
+	struct noise_result r = { 0 };
+	struct tl_thread t = { 0 };
+	char x[32], y[32], z[32];
+	unsigned int row;
+
+	if (a > b) {
+		uint64_t c = a;
+
+		a = b;
+		b = c;
+	}
+	move(TOP_LINES, 0);
+	clrtoeol();
+	if (!sel || !w->noise || tl_thread(w->tl, sel->id, &t) ||
+	    noise_thread(w->noise, sel->id, a, b, &r)) {
+		addstr("noise: no thread selected (i closes)");
+		return;
+	}
+	printw("taken from %s (%u), %s: ran %s, taken %s, not recorded %s (i closes)",
+	       t.name[0] ? t.name : "?", t.tid, metered ? "A..B" : "on screen",
+	       fmt_ns(x, sizeof(x), r.run_ns), fmt_ns(y, sizeof(y), r.taken_ns),
+	       fmt_ns(z, sizeof(z), r.unknown_ns));
+	move(TOP_LINES + 1, 0);
+	clrtoeol();
+	printw("  %-24s %-7s %7s %10s %10s %10s", "SOURCE", "KIND", "COUNT",
+	       "TAKEN", "MAX", "PERIOD");
+	for (row = 2; row < v->page; row++) {
+		const struct noise_source *s;
+
+		move(TOP_LINES + (int)row, 0);
+		clrtoeol();
+		if (row - 2 >= r.nr_sources) {
+			if (row == 2)
+				addstr("  (none)");
+			continue;
+		}
+		s = &r.sources[row - 2];
+		printw("  %-24.24s %-7s %7llu %10s %10s %10s%s", s->name,
+		       s->kind < 4 ? kinds[s->kind] : "?",
+		       (unsigned long long)s->count,
+		       fmt_ns(x, sizeof(x), s->taken_ns),
+		       fmt_ns(y, sizeof(y), s->max_ns),
+		       s->period.period_ns ?
+			       fmt_ns(z, sizeof(z), s->period.period_ns) :
+			       "-",
+		       s->period.period_ns &&
+				       s->period.regular >= NOISE_PERIODIC ?
+			       " periodic" :
+			       "");
+	}
+	noise_result_free(&r);
+}
+
 static void help(void)
 {
 	int y = 0;
@@ -554,7 +620,9 @@ void draw(struct viewer *w)
 	}
 	header(w);
 	axis(w);
-	if (w->events_pane)
+	if (w->noise_pane)
+		noise_pane(w);
+	else if (w->events_pane)
 		events_pane(w);
 	else if (w->meter_pane && !w->cpu_view &&
 		 w->view.meter[0] != VIEW_UNSET &&

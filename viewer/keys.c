@@ -47,6 +47,8 @@ const struct key keys[] = {
 	  "per-state times of every thread between A and B" },
 	{ 'e', "e", ACT_EVENTS,
 	  "events of the selected thread, or CPU, around the cursor" },
+	{ 'i', "i", ACT_NOISE,
+	  "who took time from the selected thread, A..B or on screen" },
 	{ 'n', "n", ACT_NEXT_SWITCH, "next switch of the selected thread" },
 	{ 'N', "N", ACT_PREV_SWITCH, "previous switch of the selected thread" },
 	{ 'L', "L", ACT_NEXT_LOST, "next LOST gap (UNKNOWN), any thread" },

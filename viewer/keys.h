@@ -48,6 +48,7 @@ enum action {
 	ACT_FOLLOW,
 	ACT_COMPENSATED,
 	ACT_EVENTS,
+	ACT_NOISE,
 	ACT_REDRAW,
 };
 

@@ -79,12 +79,16 @@ int viewer_swap(struct viewer *w, struct tl *tl, const struct mon_meta *meta)
 	w->order = NULL;
 	w->nr_threads = w->nr_cpus = w->nr_order = 0;
 	w->events_cursor = UINT64_MAX; /* the pane reads them again */
+	noise_destroy(w->noise); /* it indexed the other timeline */
+	w->noise = NULL;
+	w->noise_pane = false;
 	err = rows_update(w);
 	return err ? err : rows_order(w);
 }
 
 void viewer_close(struct viewer *w)
 {
+	noise_destroy(w->noise);
 	free(w->events);
 	rows_free(w);
 	lod_destroy(w->lod);
@@ -448,6 +452,22 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		snprintf(w->message, sizeof(w->message), "sorted by %s",
 			 rows_sort_name(w->sort));
 		break;
+	case ACT_NOISE: {
+		int err = 0;
+
+		w->noise_pane = !w->noise_pane && sel && !w->cpu_view;
+		/* Indexed now: a live timeline shows what it held then. */
+		noise_destroy(w->noise);
+		w->noise = NULL;
+		if (w->noise_pane)
+			err = noise_create(&w->noise, w->tl);
+		if (err) {
+			w->noise_pane = false;
+			snprintf(w->message, sizeof(w->message), "noise: %s",
+				 monitor_strerror(err));
+		}
+		break;
+	}
 	case ACT_EVENTS:
 		w->events_pane = !w->events_pane && sel;
 		w->events_cursor = UINT64_MAX; /* read them now */

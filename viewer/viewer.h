@@ -74,7 +74,8 @@ struct viewer {
 	size_t nr_order;
 	struct cpu_track *tracks; /* per CPU */
 	enum rows_sort sort;
-	bool cpu_view, help, meter_pane, events_pane;
+	bool cpu_view, help, meter_pane, events_pane, noise_pane;
+	struct noise *noise; /* the noise pane's index, made when opened */
 	struct mkm_event *events; /* the events pane's records, in time order */
 	size_t nr_events, events_before; /* of those, before the cursor */
 	uint32_t events_tid; /* the pane's thread, or 0 */

@@ -50,7 +50,19 @@
  *	paranoid at 1 or 2 (the default), MKM_CLASS_IRQ gives EACCES and the
  *	default leaves it out; at 2, a peer tid (the other thread of a
  *	switch, a waker) that this monitor does not track reads as 0.
- *	flags: MKM_CONFIG_*.
+ *	flags: MKM_CONFIG_*. MKM_CONFIG_SYSTEM (since ABI 2.1) makes the
+ *	monitor system-wide: at each RESUME it tracks every thread of the
+ *	machine (walked in batches, so interrupts are never off for long),
+ *	kernel threads included, and from CONFIGURE on every thread created
+ *	anywhere (the fork probe), as if thread_monitor had been called on
+ *	each with its tid as unique_id; every tracked thread gets its ATTACH
+ *	and NAME records. A thread another monitor tracks is skipped and
+ *	counted (mkm_stats.busy_threads). The idle tasks are never tracked:
+ *	a switch to or from a CPU's idle task has peer tid 0, and the IRQ
+ *	class records the interrupts that land on an idle CPU with tid 0
+ *	(unique_id 0) on that CPU, so each CPU's time is all accounted for.
+ *	Needs CAP_PERFMON or CAP_SYS_ADMIN (EPERM); one system-wide monitor
+ *	at a time (EBUSY while another is configured so).
  *	wakeup_bytes: poll() and read() are woken when a ring holds this many
  *	bytes (0: half the ring; larger than the ring: EINVAL).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
@@ -89,6 +101,8 @@
  *	mkm_cpu_stats at cpus; on return nr_cpus holds the number of possible
  *	CPU ids and the first min(given, possible) entries are filled. For
  *	every CPU, once the rings are drained: produced == read + lost.
+ *	busy_threads (in: 0; out, ABI 2.1): threads a system-wide monitor
+ *	left out because another monitor tracked them, at its last RESUME.
  *
  * MKM_IOC_MARK (struct mkm_mark, in)
  *	Writes a MKM_EV_MARK event carrying value for the calling thread, on the
@@ -157,8 +171,8 @@
  * MKM_EV_EXEC          the thread     -                old tid       -
  * MKM_EV_EXIT          the thread     -                exit code     -
  * MKM_EV_REAP          the thread     -                -             -
- * MKM_EV_IRQ_ENTRY     current        -                irq           -
- * MKM_EV_IRQ_EXIT      current        -                irq           handled
+ * MKM_EV_IRQ_ENTRY     current        VECTOR           irq / vector  -
+ * MKM_EV_IRQ_EXIT      current        VECTOR           irq / vector  handled
  * MKM_EV_SOFTIRQ_ENTRY current        -                vector        -
  * MKM_EV_SOFTIRQ_EXIT  current        -                vector        -
  * MKM_EV_SYSCALL_ENTRY the thread     -                syscall nr    -
@@ -180,6 +194,12 @@
  * without CONFIG_SCHED_INFO). So the default classes show when a thread
  * became runnable without a record per wakeup; MKM_CLASS_WAKEUP adds who
  * woke it, and when, as the wakeup happened.
+ * MKM_EV_IRQ_ENTRY and _EXIT with MKM_EVF_VECTOR (ABI 2.1) are an x86
+ * system vector's handler, which no irq number names: the local APIC timer
+ * (the tick and every hrtimer), the reschedule, call-function and irq_work
+ * IPIs (arg0 the vector, MKM_X86_*_VECTOR; arg1 0 at exit). "current" is
+ * the interrupted tracked thread, or, in a system-wide monitor, tid 0 for
+ * a CPU's idle task.
  * MKM_EV_NAME carries the thread's 16-byte comm in two consecutive records:
  * flags 0 holds bytes 0-7, flags 1 bytes 8-15. It is written at attach, at
  * exec, at fork of an inherited thread and when the thread renames itself.
@@ -196,7 +216,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 0
+#define MKM_ABI_MINOR 1
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -217,7 +237,8 @@
 /* mkm_config.flags */
 #define MKM_CONFIG_INHERIT \
 	(1u << 0) /* track threads a tracked thread creates */
-#define MKM_CONFIG_ALL 0x1u
+#define MKM_CONFIG_SYSTEM (1u << 1) /* every thread of the machine */
+#define MKM_CONFIG_ALL 0x3u
 
 /* Event types. Numbers are never reused. */
 enum mkm_event_type {
@@ -255,6 +276,14 @@ enum mkm_event_type {
 #define MKM_EVF_THREAD (1u << 2) /* FORK: a thread (CLONE_THREAD) */
 #define MKM_EVF_INHERITED (1u << 3) /* FORK: the child is tracked too */
 #define MKM_EVF_WAIT_US (1u << 4) /* SWITCH_IN: arg0 counts us, not ns */
+#define MKM_EVF_VECTOR (1u << 5) /* IRQ_ENTRY/EXIT: arg0 is an x86 vector */
+
+/* The x86 system vectors that MKM_EVF_VECTOR records name. */
+#define MKM_X86_LOCAL_TIMER_VECTOR 0xec
+#define MKM_X86_IRQ_WORK_VECTOR 0xf6
+#define MKM_X86_CALL_FUNCTION_SINGLE_VECTOR 0xfb
+#define MKM_X86_CALL_FUNCTION_VECTOR 0xfc
+#define MKM_X86_RESCHEDULE_VECTOR 0xfd
 
 /* Thread states, in SWITCH_OUT and ATTACH arg0. */
 enum mkm_thread_state {
@@ -316,7 +345,7 @@ struct mkm_cpu_stats {
 
 struct mkm_stats {
 	__u32 nr_cpus; /* in: entries at cpus; out: possible CPU ids */
-	__u32 reserved;
+	__u32 busy_threads; /* in: 0; out: left to other monitors (SYSTEM) */
 	__u64 cpus; /* user pointer to struct mkm_cpu_stats[nr_cpus] */
 };
 

@@ -146,8 +146,14 @@ MON_API int monitor_terminate(struct monitor *mon);
  * (0 resolved to MKM_CLASS_DEFAULT) and wakeup_bytes (0 resolved to half a
  * ring, rounded to whole records).
  *
+ * MKM_CONFIG_SYSTEM in flags makes the monitor system-wide: every thread
+ * of the machine, present and future, kernel threads included, and the
+ * interrupts of idle CPUs (<mkm.h>); the timeline rebuilds each CPU's idle
+ * task as a thread "swapper/N" (TL_IDLE).
+ *
  * Return: 0, or -EBUSY (resumed, or unread events buffered: read them
- * first), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
+ * first; or MKM_CONFIG_SYSTEM while another monitor is system-wide),
+ * -EPERM (MKM_CONFIG_SYSTEM without CAP_PERFMON or CAP_SYS_ADMIN), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
  * flag bits, wakeup_bytes larger than the ring), -EOPNOTSUPP (a class this
  * kernel has no tracepoints for), -EACCES (the IRQ class without
  * CAP_PERFMON, unless the module's paranoid is 0), -ENOMEM (the rings
@@ -242,6 +248,16 @@ MON_API int monitor_mark(struct monitor *mon, uint64_t value);
  */
 MON_API int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 			       unsigned int *nr_cpus);
+
+/*
+ * monitor_busy_threads - threads a system-wide monitor (MKM_CONFIG_SYSTEM)
+ * left out at its last resume because another monitor tracked them
+ * @mon: the monitor
+ * @n: out
+ *
+ * Return: 0, or -EINVAL, or another errno of ioctl(2).
+ */
+MON_API int monitor_busy_threads(struct monitor *mon, unsigned int *n);
 
 /*
  * monitor_version - the ABI version the module speaks (checked at create)
@@ -380,6 +396,18 @@ struct tl_config {
  */
 #define TL_STREAMING (1u << 0)
 
+/*
+ * tl_config.flags: the stream is system-wide (MKM_CONFIG_SYSTEM, as the
+ * trace's INFO says; the timeline sink sets it from there): every thread
+ * is monitored, so a switch's peer tid 0 and the tid 0 of an IRQ record
+ * are a CPU's idle task. Each CPU's idle task is rebuilt as a thread of
+ * its own, tid 0, named "swapper/N" (tl_idle_thread()): RUN while its CPU
+ * has nothing else to run, INTERRUPTED while an interrupt lands on the
+ * idle CPU, SLEEP while its CPU runs another thread. Its RUN intervals
+ * are the CPU's idle intervals (idle_analyse()).
+ */
+#define TL_IDLE (1u << 1)
+
 struct tl_interval {
 	uint64_t start_ns;
 	uint64_t end_ns; /* == next interval's start_ns */
@@ -402,6 +430,7 @@ struct tl_thread {
 	uint64_t switches; /* times switched in */
 	uint64_t flutters; /* switched out and back in, only idle between */
 	uint64_t anomalies; /* events contradicting the rebuilt state */
+	int32_t idle_cpu; /* TL_IDLE: the CPU whose idle task it is; else -1 */
 };
 
 struct tl_stats {
@@ -566,6 +595,60 @@ struct tl_flutter {
 MON_API size_t tl_nr_flutters(const struct tl *tl);
 MON_API int tl_flutter(const struct tl *tl, size_t i, struct tl_flutter *out);
 
+/*
+ * tl_set_idle - turn TL_IDLE on before anything is fed (the timeline sink
+ * does so when the stream's INFO says MKM_CONFIG_SYSTEM)
+ *
+ * Return: 0, or -EINVAL, -EBUSY (records were fed already).
+ */
+MON_API int tl_set_idle(struct tl *tl);
+
+/*
+ * tl_idle_thread - the thread that stands for @cpu's idle task (TL_IDLE)
+ *
+ * Return: its index (>= 0), or -ENOENT (no such CPU, not TL_IDLE, or the
+ * CPU never went idle in the stream), -EINVAL.
+ */
+MON_API int64_t tl_idle_thread(const struct tl *tl, unsigned int cpu);
+
+/* What ran an interrupt handler (enum for struct tl_irq.kind). */
+enum tl_irq_kind {
+	TL_IRQ_HARD = 0, /* a device interrupt: number is its irq */
+	TL_IRQ_SOFT, /* a softirq: number is its vector (TIMER, RCU, ...) */
+	TL_IRQ_VECTOR, /* an x86 system vector (MKM_EVF_VECTOR): the local
+			  timer, an IPI; number is the vector */
+};
+
+/*
+ * One interrupt handler's run, from its entry to its exit on one CPU (the
+ * IRQ class; not kept with TL_STREAMING). Nested handlers are each one
+ * entry, the outer one's time including the inner's.
+ */
+struct tl_irq {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	int64_t thread; /* the thread interrupted (an idle thread too), -1 */
+	uint32_t number; /* irq, softirq vector or system vector */
+	uint16_t cpu;
+	uint8_t kind; /* enum tl_irq_kind */
+	uint8_t depth; /* 0: it interrupted a thread; 1: inside another... */
+};
+
+/* tl_nr_irqs - handler runs recorded; tl_irq - run @i, in the order they
+ * ended. Return: 0, -EINVAL or -ENOENT. */
+MON_API size_t tl_nr_irqs(const struct tl *tl);
+MON_API int tl_irq(const struct tl *tl, size_t i, struct tl_irq *out);
+
+/*
+ * tl_irq_name - a handler's name: "irq 11", "softirq TIMER", "local_timer"
+ * @kind, @number: as in struct tl_irq
+ * @buf, @len: where to write it (at most 32 bytes are needed)
+ *
+ * Return: @buf.
+ */
+MON_API const char *tl_irq_name(unsigned int kind, uint32_t number, char *buf,
+				size_t len);
+
 /* tl_nr_marks - number of MKM_EV_MARK records processed. */
 MON_API size_t tl_nr_marks(const struct tl *tl);
 
@@ -700,6 +783,7 @@ struct acct_cpu {
 	uint64_t threads; /* distinct monitored threads run on it */
 	uint64_t first_ns,
 		last_ns; /* first and last record time (0, 0: none) */
+	uint64_t idle_ns; /* TL_IDLE: of run_ns, its idle thread's */
 };
 
 /*
@@ -987,5 +1071,7 @@ MON_API void trace_reader_close(struct trace_reader *r);
 #include <mon_pipeline.h>
 /* What the monitor costs here: calibration (mon_calibrate*). */
 #include <mon_calibrate.h>
+/* What the rest of the machine does to a thread (noise_*, idle_*). */
+#include <mon_analysis.h>
 
 #endif /* LIBMONITOR_H */

@@ -206,6 +206,21 @@ int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 	return 0;
 }
 
+int monitor_busy_threads(struct monitor *mon, unsigned int *n)
+{
+	struct mkm_stats s;
+	int err;
+
+	if (!mon || !n)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	err = mon_ioctl(mon, MKM_IOC_STATS, &s);
+	if (err)
+		return err;
+	*n = s.busy_threads;
+	return 0;
+}
+
 int monitor_version(const struct monitor *mon, struct mkm_version *version)
 {
 	if (!mon || !version)

@@ -4,6 +4,8 @@
  * groups) and the names of event types and kernel task states. Every part
  * that prints or draws a state reads it from here.
  */
+#include <stdio.h>
+
 #include "internal.h"
 
 const struct tl_state_desc mon_states[TL_NR_STATES] = {
@@ -108,4 +110,55 @@ const char *mon_task_state_name(unsigned int task_state)
 
 	return task_state < ARRAY_SIZE(ts) && ts[task_state] ? ts[task_state] :
 							       "?";
+}
+
+const char *tl_irq_name(unsigned int kind, uint32_t number, char *buf,
+			size_t len)
+{
+	/* As /proc/softirqs names them. */
+	static const char *const softirqs[] = {
+		"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+		"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
+	};
+	const char *vec = NULL;
+
+	if (!buf || !len)
+		return buf;
+	switch (kind) {
+	case TL_IRQ_HARD:
+		snprintf(buf, len, "irq %u", number);
+		break;
+	case TL_IRQ_SOFT:
+		if (number < ARRAY_SIZE(softirqs))
+			snprintf(buf, len, "softirq %s", softirqs[number]);
+		else
+			snprintf(buf, len, "softirq %u", number);
+		break;
+	case TL_IRQ_VECTOR:
+		switch (number) {
+		case MKM_X86_LOCAL_TIMER_VECTOR:
+			vec = "local_timer";
+			break;
+		case MKM_X86_RESCHEDULE_VECTOR:
+			vec = "reschedule_ipi";
+			break;
+		case MKM_X86_CALL_FUNCTION_VECTOR:
+			vec = "call_function_ipi";
+			break;
+		case MKM_X86_CALL_FUNCTION_SINGLE_VECTOR:
+			vec = "call_func1_ipi";
+			break;
+		case MKM_X86_IRQ_WORK_VECTOR:
+			vec = "irq_work";
+			break;
+		}
+		if (vec)
+			snprintf(buf, len, "%s", vec);
+		else
+			snprintf(buf, len, "vector 0x%x", number);
+		break;
+	default:
+		snprintf(buf, len, "? %u", number);
+	}
+	return buf;
 }

@@ -235,7 +235,7 @@ static void test_configure_unknown_class_or_flag_einval(void **state)
 {
 	static const uint32_t bad_classes[] = { MKM_CLASS_ALL + 1, 1u << 5,
 						1u << 31, 0xffffffffu };
-	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 1,
+	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 2,
 					      1u << 31, 0xffffffffu };
 	struct mkm_config c;
 	(void)state;
@@ -368,10 +368,10 @@ static void test_stats_reserved_nonzero_einval(void **state)
 
 	int fd = abi_open();
 	struct mkm_stats s = { .nr_cpus = 256,
-			       .reserved = 1,
+			       .busy_threads = 1,
 			       .cpus = (uintptr_t)a };
 	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
-	s.reserved = 0x80000000u;
+	s.busy_threads = 0x80000000u;
 	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
 	ABI_OK(close(fd));
 }

@@ -92,7 +92,8 @@ static struct accounting mkm_until(const struct tl *tl, unsigned int tid,
 	return a;
 }
 
-static void test_record_matches_schedstat(void **state)
+/* Records the workload with mkm record @opts, compares with schedstat. */
+static void check_schedstat(const char *opts)
 {
 	struct mon_pipeline *p;
 	struct mon_source *src;
@@ -102,10 +103,10 @@ static void test_record_matches_schedstat(void **state)
 	FILE *f;
 	int threads = 0;
 
-	(void)state;
 	unlink("/tmp/w.ss");
 	assert_int_equal(
-		sh("mkm record -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/w.err"),
+		sh("mkm record %s -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/w.err",
+		   opts),
 		0);
 	assert_int_equal(mon_source_file(&src, "/tmp/w.mkm"), 0);
 	assert_int_equal(mon_pipeline_create(&p, src), 0);
@@ -153,6 +154,19 @@ static void test_record_matches_schedstat(void **state)
 	fclose(f);
 	tl_destroy(tl);
 	assert_int_equal(threads, 4);
+}
+
+static void test_record_matches_schedstat(void **state)
+{
+	(void)state;
+	check_schedstat("");
+}
+
+/* System-wide, the same threads' figures agree as well (docs/accuracy.md). */
+static void test_record_a_matches_schedstat(void **state)
+{
+	(void)state;
+	check_schedstat("-a");
 }
 
 static void test_record_usage_errors(void **state)
@@ -247,6 +261,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_matches_schedstat),
+		cmocka_unit_test(test_record_a_matches_schedstat),
 		cmocka_unit_test(test_record_usage_errors),
 		cmocka_unit_test(test_record_unknown_tid),
 		cmocka_unit_test(test_record_missing_command),

@@ -402,7 +402,7 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		int crd, cwr;
 		fill_random(r, &s, sizeof(s));
 		if (!random_bytes || stress_below(r, 2))
-			s.reserved = 0;
+			s.busy_threads = 0;
 		if (stress_below(r, 3))
 			s.nr_cpus = (uint32_t)stress_below(r, 2 * nr_cpus + 2);
 		size_t want = (s.nr_cpus < nr_cpus ? s.nr_cpus : nr_cpus) *
@@ -414,7 +414,7 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		else
 			cwr = 0;
 		memcpy(tmp, &s, sizeof(s));
-		if (s.reserved)
+		if (s.busy_threads)
 			expect = EINVAL;
 		else if (want && !cwr)
 			expect = EFAULT;

@@ -891,7 +891,7 @@ static void test_tl_set_callback_detach_closes_last(void **state)
 
 static void test_tl_create_invalid(void **state)
 {
-	struct tl_config bad = { .flags = 2 }; /* not a flag */
+	struct tl_config bad = { .flags = 4 }; /* not a flag */
 	struct tl_config cls = { .classes = 0x100 };
 	struct tl_config cpus = { .nr_cpus = 8193 };
 	struct tl_interval iv;

@@ -90,13 +90,14 @@ check next_lost 100x24 small.mkm L
 check next_mark 100x24 small.mkm M
 check next_flutter 100x24 small.mkm ]
 check events 100x24 small.mkm j j '>' '>' '>' '>' '>' '>' e
+check noise 100x24 small.mkm j i
 check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c
 check cpus 100x24 small.mkm Tab
 check cpu_gap 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>'
 check cpu_events 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' e
-check help 100x40 small.mkm '?'
+check help 100x42 small.mkm '?'
 check resize 100x24 small.mkm resize:72x16
 check too_small 20x5 small.mkm
 check cut_trace 100x24 cut.mkm

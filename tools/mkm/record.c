@@ -53,9 +53,9 @@ int cmd_record(int argc, char **argv)
 	int opt;
 
 	recorder_init(&rec);
-	while ((opt = getopt_long(argc, argv, "+" RECORDER_SHORT_OPTS "h", opts,
-				  NULL)) != -1) {
-		if (recorder_option(&rec, opt, optarg))
+	while ((opt = getopt_long(argc, argv, "+" RECORDER_SHORT_OPTS "ah",
+				  opts, NULL)) != -1) {
+		if (recorder_option(&rec, opt == 'a' ? 'S' : opt, optarg))
 			continue;
 		if (opt == 'h') {
 			puts("usage: mkm record " RECORDER_USAGE);

@@ -165,6 +165,10 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 	if (ret == -ENOENT)
 		die("%s: no such device: load the module: sudo modprobe mkm",
 		    MKM_DEVICE);
+	if (ret == -EPERM && cfg->flags & MKM_CONFIG_SYSTEM)
+		die("record -a: recording the whole machine needs CAP_PERFMON (or root): run it as root, or give mkm the capability (setcap cap_perfmon+ep)");
+	if (ret == -EBUSY && cfg->flags & MKM_CONFIG_SYSTEM)
+		die("record -a: another system-wide monitor is recording: only one may at a time");
 	if (ret == -EACCES && access(MKM_DEVICE, R_OK | W_OK) == 0)
 		die("--events irq: the IRQ class needs CAP_PERFMON (or the module's paranoid setting at 0)");
 	if (ret == -EACCES)
@@ -335,6 +339,10 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 	case 'p':
 		add_process(rec, arg);
 		return true;
+	case 'S':
+		rec->system = true;
+		rec->cfg.flags |= MKM_CONFIG_SYSTEM;
+		return true;
 	case 'N':
 		rec->no_calibrate = true;
 		return true;
@@ -348,12 +356,14 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 void recorder_command(struct recorder *rec, int argc, char **argv,
 		      const char *who)
 {
-	if (!argc && !rec->nr_tids)
+	if (!argc && !rec->nr_tids && !rec->system)
 		die_usage(
-			"%s: give a command (-- CMD ARGS) or threads (-t, -p)",
+			"%s: give a command (-- CMD ARGS), threads (-t, -p) or -a",
 			who);
 	if (argc && rec->nr_tids)
 		die_usage("%s: a command, or -t/-p, not both", who);
+	if (rec->system && rec->nr_tids)
+		die_usage("%s: -a records every thread: no -t/-p with it", who);
 	rec->cmd = argc ? argv : NULL;
 	if (!rec->out) {
 		const char *base = argc ? strrchr(argv[0], '/') : NULL;
@@ -386,11 +396,20 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 		rec->child = spawn(rec->cmd, &go_fd, &err_fd);
 		add_tid(rec, rec->child);
 	}
-	for (i = 0; i < rec->nr_tids; i++)
+	/* A system-wide monitor takes every thread at its resume. */
+	for (i = 0; i < rec->nr_tids && !rec->system; i++)
 		monitor_or_die(rec, rec->tids[i]);
 	ret = monitor_resume(rec->mon);
 	if (ret)
 		die("resume: %s", monitor_strerror(ret));
+	if (rec->system) {
+		unsigned int busy = 0;
+
+		if (!monitor_busy_threads(rec->mon, &busy) && busy)
+			warnx_("record -a: %u thread%s left out: another monitor tracks %s",
+			       busy, busy == 1 ? "" : "s",
+			       busy == 1 ? "it" : "them");
+	}
 	pthread_barrier_wait(&rec->go);
 	rec->running = true;
 	if (rec->child) {
@@ -428,7 +447,7 @@ bool recorder_wait(struct recorder *rec, int ms)
 		rec->reaped = true;
 		return false;
 	}
-	return rec->child || any_alive(rec);
+	return rec->child || rec->system || any_alive(rec);
 }
 
 void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost)
@@ -461,9 +480,15 @@ int recorder_finish(struct recorder *rec)
 		    mon_pipeline_error(rec->p, NULL));
 	meta = mon_pipeline_meta(rec->p);
 	recorder_counts(rec, &events, NULL);
-	fprintf(stderr, "mkm: wrote %s: %llu events from %zu thread%s\n",
-		rec->out, (unsigned long long)events, rec->nr_tids,
-		rec->nr_tids == 1 ? " and its children" : "s");
+	if (rec->system)
+		fprintf(stderr,
+			"mkm: wrote %s: %llu events from every thread of the machine\n",
+			rec->out, (unsigned long long)events);
+	else
+		fprintf(stderr,
+			"mkm: wrote %s: %llu events from %zu thread%s\n",
+			rec->out, (unsigned long long)events, rec->nr_tids,
+			rec->nr_tids == 1 ? " and its children" : "s");
 	if (meta->lost_by_stats)
 		fprintf(stderr,
 			"mkm: %llu events lost (rings full): shown as UNKNOWN; a larger --buffer-size keeps them\n",

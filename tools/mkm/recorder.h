@@ -21,7 +21,8 @@
 
 #include "util.h"
 
-/* The options every recording takes, for getopt_long. */
+/* The options every recording takes, for getopt_long. --all-cpus is
+ * -a for mkm record (mkm view's -a is --ascii). */
 #define RECORDER_SHORT_OPTS "o:b:e:t:p:"
 #define RECORDER_LONG_OPTS                                       \
 	{ "output", required_argument, NULL, 'o' },              \
@@ -29,6 +30,7 @@
 		{ "events", required_argument, NULL, 'e' },      \
 		{ "tid", required_argument, NULL, 't' },         \
 		{ "pid", required_argument, NULL, 'p' },         \
+		{ "all-cpus", no_argument, NULL, 'S' },          \
 		{ "no-calibrate", no_argument, NULL, 'N' },      \
 	{                                                        \
 		"calibration", required_argument, NULL, 'C'      \
@@ -36,7 +38,8 @@
 #define RECORDER_USAGE                                                    \
 	"[-o FILE] [--buffer-size N] [--events LIST]\n"                   \
 	"       [--no-calibrate | --calibration FILE] -- CMD [ARGS...]\n" \
-	"       ... [-o FILE] ... -t TID[,TID...] | -p PID"
+	"       ... [-o FILE] ... -t TID[,TID...] | -p PID\n"             \
+	"       ... [-o FILE] ... -a [-- CMD [ARGS...]]"
 
 struct recorder {
 	struct monitor_config cfg;
@@ -59,6 +62,7 @@ struct recorder {
 	pid_t child;
 	int status; /* the command's, once reaped */
 	bool reaped, exec_failed, stop_asked;
+	bool system; /* -a: every thread of the machine (MKM_CONFIG_SYSTEM) */
 	sigset_t sigs;
 };
 
@@ -67,7 +71,8 @@ void recorder_init(struct recorder *rec);
 /* Takes option @opt of RECORDER_SHORT_OPTS; false if it is not one. */
 bool recorder_option(struct recorder *rec, int opt, const char *arg);
 /* The arguments after the options: the command, if any. Dies (usage)
- * when there is neither a command nor threads, or both. */
+ * when there is neither a command nor threads (nor -a), or both. With -a
+ * and no command the recording lasts until Ctrl-C. */
 void recorder_command(struct recorder *rec, int argc, char **argv,
 		      const char *who);
 /* Calibrates (a short run, unless --no-calibrate or --calibration), opens

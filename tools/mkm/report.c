@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "report_noise.h"
 #include "util.h"
 
 static const char *end_name(unsigned int end)
@@ -102,22 +103,30 @@ static void print_cpus(const struct report *r)
 {
 	unsigned int cpu;
 
-	printf("\nPer CPU (monitored threads only)\n");
-	printf("%4s %10s %10s %8s %6s %9s %7s %7s\n", "CPU", "RUN", "INTR",
-	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS");
+	bool all = r->meta.info.flags & MKM_CONFIG_SYSTEM;
+
+	printf("\nPer CPU (%s)\n",
+	       all ? "every thread; IDLE: its idle task, of RUN" :
+		     "monitored threads only");
+	printf("%4s %10s %10s %8s %6s %9s %7s %7s%s\n", "CPU", "RUN", "INTR",
+	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS",
+	       all ? "       IDLE" : "");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		const struct acct_cpu c = r->cpus[cpu];
 		char a[32], b[32];
 
 		if (!c.events)
 			continue;
-		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu\n", cpu,
+		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu", cpu,
 		       fmt_ns(a, sizeof(a), c.run_ns),
 		       fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
 		       (unsigned long long)c.events, (unsigned long long)c.lost,
 		       (unsigned long long)c.threads);
+		if (all)
+			printf(" %10s", fmt_ns(a, sizeof(a), c.idle_ns));
+		putchar('\n');
 	}
 }
 
@@ -329,8 +338,9 @@ static void print_json(const struct report *r, const char *path,
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		const struct acct_cpu c = r->cpus[cpu];
 
-		printf("%s{\"cpu\":%u,\"run_ns\":%llu,\"interrupted_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"events\":%llu,\"lost\":%llu,\"threads\":%llu}",
+		printf("%s{\"cpu\":%u,\"run_ns\":%llu,\"idle_ns\":%llu,\"interrupted_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"events\":%llu,\"lost\":%llu,\"threads\":%llu}",
 		       cpu ? "," : "", cpu, (unsigned long long)c.run_ns,
+		       (unsigned long long)c.idle_ns,
 		       (unsigned long long)c.interrupted_ns,
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
@@ -354,11 +364,20 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "compensated", no_argument, NULL, 'c' },
 		{ "calibration", required_argument, NULL, 'C' },
+		{ "noise", no_argument, NULL, 'n' },
+		{ "idle", no_argument, NULL, 'i' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'm' },
+		{ "top", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static const char usage[] =
-		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE";
+		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE\n"
+		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
+		"       mkm report --idle [--json] FILE";
+	struct noise_opts nopts = { .top = 12 };
+	bool noise = false, idle = false;
 	struct report r = { 0 };
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
@@ -373,6 +392,16 @@ int cmd_report(int argc, char **argv)
 			compensated = true;
 		} else if (opt == 'C') {
 			cal_file = optarg;
+		} else if (opt == 'n') {
+			noise = true;
+		} else if (opt == 'i') {
+			idle = true;
+		} else if (opt == 't') {
+			nopts.tids = optarg;
+		} else if (opt == 'm') {
+			nopts.comm = optarg;
+		} else if (opt == 'T') {
+			nopts.top = (unsigned int)strtoul(optarg, NULL, 10);
 		} else if (opt == 'h') {
 			puts(usage);
 			return 0;
@@ -385,6 +414,23 @@ int cmd_report(int argc, char **argv)
 	if (cal_file && !compensated)
 		die_usage("report: --calibration goes with --compensated");
 	path = argv[optind];
+	if ((nopts.tids || nopts.comm) && !noise)
+		die_usage("report: --tid and --comm go with --noise");
+	if (noise && idle)
+		die_usage("report: --noise or --idle, one at a time");
+	if (noise || idle) {
+		int ret;
+
+		nopts.json = json;
+		r.tl = compensated ? NULL : load_trace(path, &r.meta, NULL, 0);
+		if (!r.tl)
+			die_usage(
+				"report: --noise and --idle read the raw trace (no --compensated)");
+		ret = noise ? report_noise(r.tl, &r.meta, &nopts) :
+			      report_idle(r.tl, &r.meta, json);
+		tl_destroy(r.tl);
+		return ret;
+	}
 
 	if (compensated) {
 		struct mon_meta raw_meta;

@@ -12,6 +12,11 @@
 static int timeline_consume(void *priv, const struct mon_msg *msg)
 {
 	switch (msg->type) {
+	case MON_MSG_INFO:
+		/* A system-wide stream: rebuild each CPU's idle task. */
+		if (msg->info && msg->info->flags & MKM_CONFIG_SYSTEM)
+			return tl_set_idle(priv) == -EINVAL ? -EINVAL : 0;
+		return 0;
 	case MON_MSG_EVENTS:
 		return tl_feed(priv, msg->events, msg->nr_events);
 	case MON_MSG_HORIZON:

@@ -226,6 +226,8 @@ int acct_cpus(const struct tl *tl, struct acct_cpu *out, unsigned int nr_cpus)
 				continue;
 			d = tl_iv_end(tl, t, k) - iv->start;
 			out[iv->cpu].run_ns += d;
+			if (t->idle_cpu >= 0)
+				out[iv->cpu].idle_ns += d;
 			if (iv->state == TL_INTERRUPTED)
 				out[iv->cpu].interrupted_ns += d;
 			if (counted[iv->cpu] != i + 1) {
@@ -269,6 +271,8 @@ int acct_cpu(const struct tl *tl, unsigned int cpu, struct acct_cpu *out)
 				continue;
 			d = tl_iv_end(tl, t, k) - iv->start;
 			out->run_ns += d;
+			if (t->idle_cpu >= 0)
+				out->idle_ns += d;
 			if (iv->state == TL_INTERRUPTED)
 				out->interrupted_ns += d;
 			ran = true;

@@ -23,6 +23,7 @@
  * picks the same task again, so only idle can be "nothing run between".
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -172,6 +173,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 	tl->cpus[c].out = NO_THREAD;
 	tl->cpus[c].cur = NO_THREAD;
 	tl->cpus[c].cache_tid = 0;
+	tl->cpus[c].nr_irq = 0;
 	for (i = 0; i < tl->nr_th; i++) {
 		struct tl_th *t = &tl->th[i];
 
@@ -200,6 +202,101 @@ static void *push(void **arr, size_t n, size_t *cap, size_t size)
 		*cap = c;
 	}
 	return (char *)*arr + n * size;
+}
+
+/* ---- idle CPUs (TL_IDLE) ----------------------------------------------- */
+
+/* CPU c switches to its idle task at now. */
+static void idle_run(struct tl *tl, unsigned int c, uint64_t now)
+{
+	int64_t i = tl_idle_get(tl, c, now);
+	struct tl_th *t;
+
+	if (i < 0)
+		return;
+	t = &tl->th[i];
+	t->irq_depth = 0;
+	t->switches++;
+	t->cpu = (uint16_t)c;
+	tl->cpus[c].cur = i;
+	set_state(tl, t, now, TL_RUN, c);
+}
+
+/* CPU c leaves its idle task at now: it sleeps until the CPU is idle. */
+static void idle_leave(struct tl *tl, unsigned int c, uint64_t now)
+{
+	int64_t i = tl_idle_get(tl, c, now);
+	struct tl_th *t;
+
+	if (i < 0)
+		return;
+	t = &tl->th[i];
+	t->irq_depth = 0;
+	if (tl->cpus[c].cur == i)
+		tl->cpus[c].cur = NO_THREAD;
+	set_state(tl, t, now, TL_SLEEP, c);
+}
+
+/* ---- interrupt handlers ------------------------------------------------ */
+
+static unsigned int irq_kind(const struct mkm_event *ev)
+{
+	if (ev->type == MKM_EV_SOFTIRQ_ENTRY || ev->type == MKM_EV_SOFTIRQ_EXIT)
+		return TL_IRQ_SOFT;
+	return ev->flags & MKM_EVF_VECTOR ? TL_IRQ_VECTOR : TL_IRQ_HARD;
+}
+
+static void irq_enter(struct tl *tl, struct tl_cpu *cpu,
+		      const struct mkm_event *ev, int64_t th, uint64_t now)
+{
+	if (tl->streaming)
+		return;
+	if (cpu->nr_irq < TL_IRQ_DEPTH)
+		cpu->irq[cpu->nr_irq] = (struct tl_irq_open){
+			.start = now,
+			.thread = th,
+			.number = ev->arg0,
+			.kind = (uint8_t)irq_kind(ev),
+		};
+	cpu->nr_irq++;
+}
+
+/*
+ * The handler of this exit, innermost first; handlers above it whose exits
+ * were not seen are dropped. An exit with no entry (one before the stream
+ * began) is ignored.
+ */
+static void irq_exit(struct tl *tl, struct tl_cpu *cpu,
+		     const struct mkm_event *ev, uint64_t now)
+{
+	unsigned int kind = irq_kind(ev), k;
+	struct tl_irq *r;
+
+	if (tl->streaming || !cpu->nr_irq)
+		return;
+	if (cpu->nr_irq > TL_IRQ_DEPTH) {
+		cpu->nr_irq--;
+		return;
+	}
+	for (k = cpu->nr_irq; k-- > 0;)
+		if (cpu->irq[k].kind == kind && cpu->irq[k].number == ev->arg0)
+			break;
+	if (k == UINT_MAX)
+		return;
+	cpu->nr_irq = k;
+	r = push((void **)&tl->irqs, tl->nr_irqs, &tl->cap_irqs, sizeof(*r));
+	if (!r)
+		return;
+	tl->nr_irqs++;
+	*r = (struct tl_irq){
+		.start_ns = cpu->irq[k].start,
+		.end_ns = now,
+		.thread = cpu->irq[k].thread,
+		.number = cpu->irq[k].number,
+		.cpu = ev->cpu,
+		.kind = cpu->irq[k].kind,
+		.depth = (uint8_t)k,
+	};
 }
 
 static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
@@ -268,6 +365,18 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	return &tl->th[i];
 }
 
+/* An IRQ record's thread: tid 0 is its CPU's idle task (TL_IDLE). */
+static inline struct tl_th *irq_th_get(struct tl *tl, struct tl_cpu *cpu,
+				       const struct mkm_event *ev, uint64_t now)
+{
+	int64_t i;
+
+	if (likely(ev->tid) || !tl->idle)
+		return th_get(tl, cpu, ev, now, true);
+	i = tl_idle_get(tl, ev->cpu, now);
+	return i < 0 ? NULL : &tl->th[i];
+}
+
 /*
  * A SWITCH_IN says how long its thread waited runnable (the kernel's
  * run_delay): unless a WAKEUP already said so, it was on the run queue from
@@ -310,6 +419,9 @@ apply(struct tl *tl, const struct mkm_event *ev)
 		add_mark(tl, ev, now);
 		return;
 	case MKM_EV_SWITCH_IN:
+		/* Before th_get(): making the idle thread may move tl->th. */
+		if (tl->idle && ev->arg1 == 0)
+			idle_leave(tl, c, now);
 		t = th_get(tl, cpu, ev, now, true);
 		if (!t)
 			return;
@@ -367,11 +479,12 @@ apply(struct tl *tl, const struct mkm_event *ev)
 		 * for): gone now, not a zombie until the late REAP, which
 		 * comes after an RCU grace period and finds it ended.
 		 */
-		if (ev->arg0 == MKM_TS_DEAD) {
+		if (ev->arg0 == MKM_TS_DEAD)
 			tl_thread_end(tl, t, now, TL_REAPED);
-			return;
-		}
-		set_state(tl, t, now, state_after(tl, t, ev->arg0), c);
+		else
+			set_state(tl, t, now, state_after(tl, t, ev->arg0), c);
+		if (tl->idle && ev->arg1 == 0)
+			idle_run(tl, c, now);
 		return;
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
@@ -463,9 +576,10 @@ apply(struct tl *tl, const struct mkm_event *ev)
 		return;
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_SOFTIRQ_ENTRY:
-		t = th_get(tl, cpu, ev, now, true);
+		t = irq_th_get(tl, cpu, ev, now);
 		if (!t)
 			return;
+		irq_enter(tl, cpu, ev, t - tl->th, now);
 		ensure_running(tl, t, now, c);
 		if (t->irq_depth < UINT8_MAX)
 			t->irq_depth++;
@@ -473,7 +587,8 @@ apply(struct tl *tl, const struct mkm_event *ev)
 		return;
 	case MKM_EV_IRQ_EXIT:
 	case MKM_EV_SOFTIRQ_EXIT:
-		t = th_get(tl, cpu, ev, now, true);
+		irq_exit(tl, cpu, ev, now);
+		t = irq_th_get(tl, cpu, ev, now);
 		if (!t)
 			return;
 		if (t->irq_depth) {

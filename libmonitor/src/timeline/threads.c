@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "timeline/timeline.h"
@@ -135,7 +136,8 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 		tl->cap_th = cap;
 	}
 	i = (int64_t)tl->nr_th;
-	if (tl_map_set(tl, tid, i))
+	/* tid 0 (an idle thread) is no key: tl_idle_get() finds those. */
+	if (tid && tl_map_set(tl, tid, i))
 		return -ENOMEM;
 	t = &tl->th[i];
 	memset(t, 0, sizeof(*t));
@@ -146,11 +148,30 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 	t->cpu = (uint16_t)cpu;
 	t->ivcpu = (uint16_t)cpu;
 	t->state = TL_UNKNOWN;
+	t->idle_cpu = -1;
 	tl->nr_th++;
 	tl->stats.threads = tl->nr_th;
 	if (tl_iv_append(tl, t, now, TL_UNKNOWN, cpu)) {
 		/* Keep the thread: an empty timeline is still consistent. */
 		return i;
 	}
+	return i;
+}
+
+int64_t tl_idle_get(struct tl *tl, unsigned int cpu, uint64_t now)
+{
+	int64_t i = tl->cpus[cpu].idle;
+	struct tl_th *t;
+
+	if (i != NO_THREAD)
+		return i;
+	i = tl_thread_new(tl, 0, cpu, now, cpu);
+	if (i < 0)
+		return i;
+	t = &tl->th[i];
+	t->idle_cpu = (int32_t)cpu;
+	/* As the kernel names them (ps shows swapper/N for pid 0). */
+	snprintf(t->name, sizeof(t->name), "swapper/%u", cpu);
+	tl->cpus[cpu].idle = i;
 	return i;
 }

@@ -48,6 +48,7 @@ int tl_cpus_grow(struct tl *tl, unsigned int n)
 		c[i].cur = NO_THREAD;
 		c[i].out = NO_THREAD;
 		c[i].cache_th = NO_THREAD;
+		c[i].idle = NO_THREAD;
 	}
 	tl->cpus = c;
 	tl->nr_cpus = cap;
@@ -65,14 +66,15 @@ int tl_create(struct tl **tlp, const struct tl_config *cfg)
 	*tlp = NULL;
 	if (!cfg)
 		cfg = &def;
-	if ((cfg->flags & ~TL_STREAMING) || (cfg->classes & ~MKM_CLASS_ALL) ||
-	    cfg->nr_cpus > TL_MAX_CPUS)
+	if ((cfg->flags & ~(TL_STREAMING | TL_IDLE)) ||
+	    (cfg->classes & ~MKM_CLASS_ALL) || cfg->nr_cpus > TL_MAX_CPUS)
 		return -EINVAL;
 	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return -ENOMEM;
 	tl->cfg = *cfg;
 	tl->streaming = cfg->flags & TL_STREAMING;
+	tl->idle = cfg->flags & TL_IDLE;
 	if (!tl->cfg.classes)
 		tl->cfg.classes = MKM_CLASS_DEFAULT;
 	tl->syscalls = tl->cfg.classes & MKM_CLASS_SYSCALL;
@@ -114,6 +116,7 @@ void tl_destroy(struct tl *tl)
 	free(tl->map_val);
 	free(tl->marks);
 	free(tl->flutters);
+	free(tl->irqs);
 	free(tl);
 }
 
@@ -160,6 +163,41 @@ int tl_thread(const struct tl *tl, size_t th, struct tl_thread *out)
 	out->switches = t->switches;
 	out->flutters = t->flutters;
 	out->anomalies = t->anomalies;
+	out->idle_cpu = t->idle_cpu;
+	return 0;
+}
+
+int64_t tl_idle_thread(const struct tl *tl, unsigned int cpu)
+{
+	if (!tl)
+		return -EINVAL;
+	if (cpu >= tl->nr_cpus || tl->cpus[cpu].idle == NO_THREAD)
+		return -ENOENT;
+	return tl->cpus[cpu].idle;
+}
+
+size_t tl_nr_irqs(const struct tl *tl)
+{
+	return tl ? tl->nr_irqs : 0;
+}
+
+int tl_irq(const struct tl *tl, size_t i, struct tl_irq *out)
+{
+	if (!tl || !out)
+		return -EINVAL;
+	if (i >= tl->nr_irqs)
+		return -ENOENT;
+	*out = tl->irqs[i];
+	return 0;
+}
+
+int tl_set_idle(struct tl *tl)
+{
+	if (!tl)
+		return -EINVAL;
+	if (tl->nr_th || tl->stats.events || tl->pending)
+		return -EBUSY;
+	tl->idle = true;
 	return 0;
 }
 
@@ -286,7 +324,8 @@ int tl_memory(const struct tl *tl, struct tl_memory *out)
 	out->total_bytes = out->interval_bytes + out->thread_bytes +
 			   out->queue_bytes + sizeof(*tl) +
 			   tl->cap_marks * sizeof(struct tl_mark) +
-			   tl->cap_flutters * sizeof(struct tl_flutter);
+			   tl->cap_flutters * sizeof(struct tl_flutter) +
+			   tl->cap_irqs * sizeof(struct tl_irq);
 	return 0;
 }
 

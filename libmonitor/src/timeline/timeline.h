@@ -64,8 +64,20 @@ struct tl_th {
 	uint64_t switches;
 	uint64_t flutters;
 	uint64_t anomalies;
+	int32_t idle_cpu; /* the CPU whose idle task this is, or -1 */
 	char name[16];
 };
+
+/* An interrupt handler running on a CPU, until its exit is seen. */
+struct tl_irq_open {
+	uint64_t start;
+	int64_t thread; /* the thread it interrupted, or NO_THREAD */
+	uint32_t number;
+	uint8_t kind; /* enum tl_irq_kind */
+};
+
+/* Nesting deeper than this (hard IRQ in softirq in ...) is not kept. */
+#define TL_IRQ_DEPTH 8
 
 struct tl_cpu {
 	struct mkm_event *q; /* reorder queue [head, tail) */
@@ -81,6 +93,10 @@ struct tl_cpu {
 	uint64_t cache_gen; /* valid while equal to tl->gen */
 	uint64_t events, lost, switches, flutters;
 	uint64_t first_time, last_done;
+	int64_t idle; /* this CPU's idle thread (TL_IDLE), or -1 */
+	struct tl_irq_open
+		irq[TL_IRQ_DEPTH]; /* handlers running, innermost last */
+	unsigned int nr_irq;
 };
 
 /* A CPU's queue while merging. */
@@ -124,6 +140,9 @@ struct tl {
 	size_t nr_marks, cap_marks;
 	struct tl_flutter *flutters;
 	size_t nr_flutters, cap_flutters;
+	struct tl_irq *irqs; /* handlers run, in order of their exits */
+	size_t nr_irqs, cap_irqs;
+	bool idle; /* TL_IDLE: tid 0 of IRQ records is the CPU's idle task */
 	uint64_t horizon;
 	uint64_t now;
 	uint64_t gen; /* bumped when a tid's live thread changes */
@@ -186,6 +205,8 @@ MON_HIDDEN int64_t tl_thread_lookup(const struct tl *tl, uint32_t tid);
 MON_HIDDEN int64_t tl_thread_new(struct tl *tl, uint32_t tid,
 				 uint32_t unique_id, uint64_t now,
 				 unsigned int cpu);
+/* The idle thread of CPU cpu, made at first use: its index, or -ENOMEM. */
+MON_HIDDEN int64_t tl_idle_get(struct tl *tl, unsigned int cpu, uint64_t now);
 MON_HIDDEN void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 			      enum tl_end how);
 

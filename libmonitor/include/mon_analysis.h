@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mon_analysis.h - what the rest of the machine does to a thread, computed
+ * from a rebuilt timeline (included by libmonitor.h):
+ *
+ *  noise_*   noise attribution (seeds 001 and 003): for a thread and a
+ *            time window, the time taken from it by each other thread and
+ *            by each interrupt handler, with counts and the period of
+ *            periodic intruders
+ *  idle_*    idle CPUs (seed 002): per CPU, the idle intervals' count,
+ *            mean, standard deviation, minimum and maximum, a histogram of
+ *            their lengths, and what ended them
+ *
+ * Both need a system-wide recording (MKM_CONFIG_SYSTEM, TL_IDLE) to see
+ * every intruder and idle time; on a selective one they see the monitored
+ * threads only. The IRQ class gives the interrupts.
+ *
+ * Time taken from a thread. While the thread waits on a run queue (RUNQ)
+ * on CPU c, whatever runs on c took that time from it: another thread, or
+ * the interrupt handler running there (the innermost, when they nest);
+ * while it is INTERRUPTED, the handler. Time on c that no record explains
+ * (a thread not monitored, a gap of lost events) is counted as unknown.
+ * The idle thread of c shows up as an intruder when the thread waited for
+ * an idle CPU to wake: its wakeup latency.
+ */
+#ifndef MON_ANALYSIS_H
+#define MON_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an intruder or a cause is: a thread, or an interrupt handler. */
+enum noise_kind {
+	NOISE_THREAD = 0,
+	NOISE_IRQ_HARD, /* = TL_IRQ_HARD + 1, and so on */
+	NOISE_IRQ_SOFT,
+	NOISE_IRQ_VECTOR,
+};
+
+/* How regular a source's activations are, over the whole timeline. */
+struct noise_period {
+	uint64_t activations; /* a thread's wakeups, a handler's entries */
+	uint64_t busy_ns; /* its time on CPUs (a handler's, nested ones in) */
+	uint64_t period_ns; /* median gap between activations (per CPU for a
+			       handler); 0 with fewer than 3 activations */
+	double regular; /* share of runs of 4 consecutive gaps that span 4
+			   periods within 10%: a late wakeup does not count
+			   against a beat that holds */
+};
+
+/* A source's activation is periodic when this share of gaps is regular. */
+#define NOISE_PERIODIC 0.5
+
+struct noise_source {
+	uint8_t kind; /* enum noise_kind */
+	uint32_t number; /* irq, softirq or system vector; 0 for a thread */
+	int64_t thread; /* NOISE_THREAD: the intruder's index; else -1 */
+	char name[32]; /* "kworker/0:1", "local_timer", "softirq TIMER" */
+	uint64_t taken_ns; /* time taken from the thread in the window */
+	uint64_t count; /* its bursts that took some of it */
+	uint64_t max_ns; /* the most one of those bursts took */
+	struct noise_period period;
+};
+
+struct noise_result {
+	size_t thread; /* the thread analysed */
+	uint64_t t0, t1; /* the window, clipped to the thread's life */
+	uint64_t run_ns; /* the thread on a CPU, running */
+	uint64_t taken_ns; /* the sources' taken_ns added up */
+	uint64_t unknown_ns; /* waiting or interrupted, cause not recorded */
+	size_t nr_sources;
+	struct noise_source *sources; /* by taken_ns, largest first */
+};
+
+/* An index of who occupied each CPU when, built once per timeline. */
+struct noise;
+
+/*
+ * noise_create - index @tl's CPUs for noise_thread() and idle_analyse()
+ * @np: out: the index; it refers to @tl, which must outlive it and not
+ *      grow meanwhile
+ * @tl: the timeline (flushed)
+ *
+ * Return: 0, or -EINVAL, -ENOMEM.
+ */
+MON_API int noise_create(struct noise **np, const struct tl *tl);
+
+/* noise_destroy - free the index; NULL is a no-op. */
+MON_API void noise_destroy(struct noise *n);
+
+/*
+ * noise_thread - who took time from thread @th within [@t0, @t1)
+ * @n: the index
+ * @th: the thread
+ * @t0, @t1: the window (0, UINT64_MAX: the whole timeline)
+ * @out: filled; free its sources with noise_result_free()
+ *
+ * Return: 0, or -EINVAL (NULL, @t1 < @t0), -ENOENT (@th out of range),
+ * -ENOMEM.
+ */
+MON_API int noise_thread(struct noise *n, size_t th, uint64_t t0, uint64_t t1,
+			 struct noise_result *out);
+
+/* noise_result_free - free what noise_thread() allocated in @r. */
+MON_API void noise_result_free(struct noise_result *r);
+
+/*
+ * noise_source_period - how regular source (@kind, @number, @thread) is
+ * over the whole timeline (a noise_source's period, for any source)
+ *
+ * Return: 0, or -EINVAL, -ENOENT (no such thread).
+ */
+MON_API int noise_source_period(struct noise *n, unsigned int kind,
+				uint32_t number, int64_t thread,
+				struct noise_period *out);
+
+/* Idle interval lengths: bucket 0 below 1 us, bucket k in [2^(k-1),
+ * 2^k) us, the last one everything longer. */
+#define IDLE_HIST_BUCKETS 24
+
+/* What ended a CPU's idle intervals. */
+struct idle_cause {
+	uint8_t kind; /* enum noise_kind: a handler, or the thread switched
+			 in (woken by a CPU that needed no interrupt here) */
+	uint32_t number;
+	int64_t thread; /* NOISE_THREAD: its index; else -1 */
+	char name[32];
+	uint64_t count; /* idle intervals it ended */
+	uint64_t idle_ns; /* their total length */
+	uint64_t period_ns; /* median gap between its ends of idle (0: < 3) */
+	double regular; /* as noise_period.regular, for those gaps */
+};
+
+struct idle_cpu {
+	unsigned int cpu;
+	uint64_t count; /* idle intervals, whole ones only */
+	double mean_ns, stddev_ns; /* population standard deviation */
+	uint64_t min_ns, max_ns;
+	uint64_t idle_ns; /* all its idle time, partial intervals too */
+	uint64_t span_ns; /* its idle thread's observed life */
+	uint64_t hist[IDLE_HIST_BUCKETS];
+	size_t nr_causes;
+	struct idle_cause *causes; /* by count, largest first */
+};
+
+struct idle_report {
+	unsigned int nr_cpus; /* entries at cpus: CPUs that went idle */
+	struct idle_cpu *cpus;
+};
+
+/*
+ * idle_analyse - seed 002's table: each CPU's idle intervals (the RUN
+ * intervals of its idle thread, TL_IDLE) and what ended them: the
+ * interrupt that landed on the idle CPU, or the thread switched in
+ * without one. An interval is whole when its start and its end were
+ * both seen (not cut by the stream's edges or a gap of lost events).
+ * The stretch between a handler's exit and the softirq it raised, or the
+ * switch to the thread it woke, belongs to that wakeup: idle time, not an
+ * interval.
+ * @n: an index of the timeline (noise_create())
+ * @out: filled; free with idle_report_free()
+ *
+ * Return: 0, or -EINVAL, -ENOMEM.
+ */
+MON_API int idle_analyse(struct noise *n, struct idle_report *out);
+
+/* idle_report_free - free what idle_analyse() allocated in @r. */
+MON_API void idle_report_free(struct idle_report *r);
+
+/* idle_hist_bound_ns - the upper bound of histogram bucket @k (ns);
+ * UINT64_MAX for the last. */
+MON_API uint64_t idle_hist_bound_ns(unsigned int k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MON_ANALYSIS_H */
