@@ -119,7 +119,11 @@ for p in "${PEER_DEBS[@]}"; do
 	say "bench peers: downloading $p into $CACHE/peers"
 	dl=$(mktemp -d)
 	chmod 0777 "$dl"
-	(cd "$dl" && apt-get download -qq "$p")
+	if ! (cd "$dl" && apt-get download -qq "$p" 2>/dev/null); then
+		say "bench peers: $p not in the package lists, running apt-get update"
+		$SUDO apt-get update -qq
+		(cd "$dl" && apt-get download -qq "$p")
+	fi
 	mv "$dl"/"${p}"_*.deb "$CACHE/peers/"
 	rm -rf "$dl"
 done
