@@ -42,6 +42,8 @@
  *   floor-none  floor.ko loaded, no probe (bench/floor/floor.c)
  *   floor-nop   floor.ko's probe on sched_switch, returning at once
  *   floor-count floor.ko's probe on sched_switch, bumping a per-CPU counter
+ *   mon-sys     a system-wide monitor (MKM_CONFIG_SYSTEM), default classes:
+ *               every thread of the machine, the two among them
  *
  * LTTng's kernel PID tracker matches the current task's tgid (lttng-modules
  * 2.13, tracepoint-event-impl.h), not its tid: tracking this process's PID
@@ -96,14 +98,15 @@ enum config {
 	C_FLOOR_NONE,
 	C_FLOOR_NOP,
 	C_FLOOR_COUNT,
+	C_MON_SYS,
 	C_NR
 };
 
 static const char *const config_name[C_NR] = {
-	"base",	       "loaded",     "suspended",  "const",
-	"mon",	       "mon-wake",   "mon-all",	   "ftrace-pid",
-	"ftrace-all",  "perf-task",  "perf-other", "lttng-pid",
-	"lttng-other", "floor-none", "floor-nop",  "floor-count",
+	"base",	       "loaded",    "suspended",   "const",	 "mon",
+	"mon-wake",    "mon-all",   "ftrace-pid",  "ftrace-all", "perf-task",
+	"perf-other",  "lttng-pid", "lttng-other", "floor-none", "floor-nop",
+	"floor-count", "mon-sys",
 };
 
 static const char *module_path = "/mkm.ko";
@@ -554,6 +557,25 @@ static int monitored_start(struct setup *s, const struct pingpong *pp,
 	return ret;
 }
 
+/* A system-wide monitor: it takes the two threads with all the others. */
+static int system_start(struct setup *s, unsigned long rounds)
+{
+	uint64_t want = (uint64_t)rounds * 2 * 16 * sizeof(struct mkm_event);
+	struct monitor_config cfg = { .ring_bytes = MKM_RING_DEFAULT_BYTES,
+				      .flags = MKM_CONFIG_SYSTEM };
+	int ret;
+
+	while (cfg.ring_bytes < want && cfg.ring_bytes < MKM_RING_MAX_BYTES)
+		cfg.ring_bytes *= 2;
+	ret = monitor_create_at(&s->mon, NULL, &cfg);
+	if (!ret)
+		ret = monitor_resume(s->mon);
+	if (ret)
+		fprintf(stderr, "vm_switch: monitor: %s\n",
+			monitor_strerror(ret));
+	return ret;
+}
+
 static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 		 unsigned long rounds)
 {
@@ -602,6 +624,8 @@ static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 		return module_load(floor_path, "mode=nop");
 	case C_FLOOR_COUNT:
 		return module_load(floor_path, "mode=count");
+	case C_MON_SYS:
+		return system_start(s, rounds);
 	default:
 		return -1;
 	}
