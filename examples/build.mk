@@ -12,12 +12,15 @@ $(BUILD)/examples/matmul: examples/matmul/matmul.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
-# One rule per example: each is its folder's one .c file and libmonitor.
+# One rule per example: each is its folder's one .c file, what the examples
+# share (examples/common) and libmonitor.
+EXAMPLE_COMMON := examples/common/common.c examples/common/common.h
 define example_rule
-$$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(LIBMON_A)
+$$(BUILD)/examples/$(1): examples/$(1)/$(1).c $$(EXAMPLE_COMMON) $$(LIBMON_A)
 	$$(quiet) CC $$@
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(EXAMPLE_CFLAGS) $$(CFLAGS) -o $$@ $$< $$(LIBMON_A) -lm
+	$$(Q)$$(CC) $$(EXAMPLE_CFLAGS) -Iexamples/common $$(CFLAGS) -o $$@ $$< \
+		examples/common/common.c $$(LIBMON_A) -lm
 endef
 $(foreach e,sensor_cost const_overhead ftq noise idle barrier,\
 	$(eval $(call example_rule,$(e))))

@@ -32,89 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libmonitor.h"
-
-static volatile unsigned long sink;
-
-static void work(unsigned long iterations)
-{
-	unsigned long i, x = 1;
-
-	for (i = 0; i < iterations; i++)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
-	sink = x;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static unsigned long calibrate(uint64_t target_ns)
-{
-	unsigned long it = 1000;
-	uint64_t best = UINT64_MAX;
-	int i;
-
-	for (;;) {
-		uint64_t t = now_ns();
-
-		work(it);
-		if (now_ns() - t > target_ns / 4)
-			break;
-		it *= 2;
-	}
-	for (i = 0; i < 5; i++) {
-		uint64_t t = now_ns();
-
-		work(it);
-		t = now_ns() - t;
-		if (t < best)
-			best = t;
-	}
-	return (unsigned long)((double)it * target_ns / best);
-}
-
-/* A system-wide monitor, drained only at the end (no drain thread to add
- * noise), into a timeline (and the file out, if not NULL). */
-static int start(struct monitor **mon, struct mon_source **src,
-		 struct mon_pipeline **p, struct tl **tl, const char *out)
-{
-	struct monitor_config cfg = { .ring_bytes = 8u << 20,
-				      .flags = MKM_CONFIG_SYSTEM };
-	const struct mon_live_config live = { .no_thread = true };
-	struct tl_config tcfg = { 0 };
-	struct mon_sink *to_tl;
-	int ret = monitor_create_at(mon, NULL, &cfg);
-
-	if (ret == -EPERM)
-		fprintf(stderr,
-			"barrier: a system-wide monitor needs CAP_PERFMON (run as root)\n");
-	/* Every CPU known from the start: none of their records is late. */
-	if (!ret)
-		ret = monitor_statistics(*mon, NULL, &tcfg.nr_cpus);
-	if (!ret)
-		ret = monitor_resume(*mon);
-	if (!ret)
-		ret = tl_create(tl, &tcfg);
-	if (!ret)
-		ret = mon_source_live(src, *mon, &live);
-	if (!ret)
-		ret = mon_pipeline_create(p, *src);
-	if (!ret)
-		ret = mon_sink_timeline(&to_tl, *tl);
-	if (!ret)
-		ret = mon_pipeline_add_sink(*p, to_tl);
-	/* -o: the recording kept, for mkm report, view, export. */
-	if (!ret && out)
-		ret = mon_sink_trace(&to_tl, out, mon_source_info(*src));
-	if (!ret && out)
-		ret = mon_pipeline_add_sink(*p, to_tl);
-	return ret;
-}
+#include "common.h"
 
 /* A sense-reversing barrier that spins, as MPI's busy-waiting ones do. */
 static atomic_uint arrived;
@@ -168,7 +86,7 @@ static void *worker_main(void *arg)
 	barrier_wait(nthreads, &my_sense);
 	for (k = 0; k < iterations; k++) {
 		w->start[k] = now_ns();
-		work(work_iterations);
+		fixed_work(work_iterations);
 		w->arrive[k] = now_ns();
 		barrier_wait(nthreads, &my_sense);
 	}
@@ -185,7 +103,7 @@ static void *daemon_main(void *arg)
 	prctl(PR_SET_NAME, "daemon");
 	while (!atomic_load(&stop_daemon)) {
 		nanosleep(&d, NULL);
-		work(it);
+		fixed_work(it);
 	}
 	return NULL;
 }
@@ -267,7 +185,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!work_iterations)
-		work_iterations = calibrate(300000);
+		work_iterations = fixed_work_iterations(300000);
 	pthread_barrier_init(&blocking, NULL, nthreads);
 	daemon_work = work_iterations / 3;
 	w = calloc(nthreads, sizeof(*w));
@@ -283,7 +201,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 
-	ret = start(&mon, &src, &p, &tl, out);
+	ret = record_system("barrier", &mon, &src, &p, &tl, out);
 	if (ret) {
 		fprintf(stderr, "barrier: %s\n", monitor_strerror(ret));
 		return 1;

@@ -16,58 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libmonitor.h"
+#include "common.h"
 
 struct sample {
 	uint64_t start, end;
 	uint64_t interrupted, runq, off_cpu; /* ns within the sample */
 };
-
-static volatile unsigned long sink;
-
-static void work(unsigned long iterations)
-{
-	unsigned long i, x = 1;
-
-	for (i = 0; i < iterations; i++)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
-	sink = x;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Iterations that take about target_ns, from the best of a few tries. */
-static unsigned long calibrate(uint64_t target_ns)
-{
-	unsigned long it = 1000;
-	uint64_t best = UINT64_MAX;
-	int i;
-
-	for (;;) {
-		uint64_t t = now_ns();
-
-		work(it);
-		t = now_ns() - t;
-		if (t > target_ns / 4)
-			break;
-		it *= 2;
-	}
-	for (i = 0; i < 5; i++) {
-		uint64_t t = now_ns();
-
-		work(it);
-		t = now_ns() - t;
-		if (t < best)
-			best = t;
-	}
-	return (unsigned long)((double)it * target_ns / best);
-}
 
 /* Adds to each sample the time its thread spent in each state within it. */
 static void attribute(const struct tl *tl, size_t th, struct sample *s,
@@ -142,7 +96,7 @@ int main(int argc, char **argv)
 	if (!s)
 		return 1;
 	if (!iterations)
-		iterations = calibrate(1000000);
+		iterations = fixed_work_iterations(1000000);
 
 	ret = monitor_create(&mon, &size);
 	if (!ret)
@@ -165,7 +119,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < samples; i++) {
 		s[i].start = now_ns();
-		work(iterations);
+		fixed_work(iterations);
 		s[i].end = now_ns();
 	}
 	/* Suspend, drain to the end, then rebuild the timeline. */

@@ -17,45 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "libmonitor.h"
-
-/* A system-wide monitor, drained only at the end (no drain thread to add
- * noise), into a timeline (and the file out, if not NULL). */
-static int start(struct monitor **mon, struct mon_source **src,
-		 struct mon_pipeline **p, struct tl **tl, const char *out)
-{
-	struct monitor_config cfg = { .ring_bytes = 8u << 20,
-				      .flags = MKM_CONFIG_SYSTEM };
-	const struct mon_live_config live = { .no_thread = true };
-	struct tl_config tcfg = { 0 };
-	struct mon_sink *to_tl;
-	int ret = monitor_create_at(mon, NULL, &cfg);
-
-	if (ret == -EPERM)
-		fprintf(stderr,
-			"idle: a system-wide monitor needs CAP_PERFMON (run as root)\n");
-	/* Every CPU known from the start: none of their records is late. */
-	if (!ret)
-		ret = monitor_statistics(*mon, NULL, &tcfg.nr_cpus);
-	if (!ret)
-		ret = monitor_resume(*mon);
-	if (!ret)
-		ret = tl_create(tl, &tcfg);
-	if (!ret)
-		ret = mon_source_live(src, *mon, &live);
-	if (!ret)
-		ret = mon_pipeline_create(p, *src);
-	if (!ret)
-		ret = mon_sink_timeline(&to_tl, *tl);
-	if (!ret)
-		ret = mon_pipeline_add_sink(*p, to_tl);
-	/* -o: the recording kept, for mkm report, view, export. */
-	if (!ret && out)
-		ret = mon_sink_trace(&to_tl, out, mon_source_info(*src));
-	if (!ret && out)
-		ret = mon_pipeline_add_sink(*p, to_tl);
-	return ret;
-}
+#include "common.h"
 
 static const char *kind_name(unsigned int kind)
 {
@@ -89,7 +51,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	ret = start(&mon, &src, &p, &tl, out);
+	ret = record_system("idle", &mon, &src, &p, &tl, out);
 	if (ret) {
 		fprintf(stderr, "idle: %s\n", monitor_strerror(ret));
 		return 1;
