@@ -148,7 +148,7 @@ static volatile u64 sink;
 static inline void drain_sometimes(u64 i)
 {
 	if (!(i & 1023))
-		smp_store_release(&ring->tail, ring->head);
+		smp_store_release(&ring->rd.tail, ring->head);
 }
 
 static inline void write_event(struct mkm_ring *r, u32 tid, u32 unique_id,

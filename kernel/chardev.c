@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* chardev.c - /dev/mkm: open creates a monitor, ioctls drive it, read drains it. */
+/*
+ * chardev.c - /dev/mkm: open creates a monitor, ioctls drive it, read drains
+ * it, mmap maps its rings.
+ */
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -8,6 +11,7 @@
 #include <linux/uaccess.h>
 
 #include "chardev.h"
+#include "mmap.h"
 #include "monitor.h"
 
 static int chardev_open(struct inode *inode, struct file *file)
@@ -112,6 +116,24 @@ static long ioctl_mark(struct mkm_monitor *mon, void __user *arg)
 	return mkm_monitor_mark(mon, mark.value);
 }
 
+static long ioctl_clock(void __user *arg)
+{
+	struct mkm_clock clk;
+	int ret;
+
+	if (copy_from_user(&clk, arg, sizeof(clk)))
+		return -EFAULT;
+	ret = mkm_monitor_clock(&clk);
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &clk, sizeof(clk)) ? -EFAULT : 0;
+}
+
+static int chardev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return mkm_monitor_mmap(file->private_data, vma);
+}
+
 static long chardev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -135,6 +157,8 @@ static long chardev_ioctl(struct file *file, unsigned int cmd,
 		return ioctl_stats(mon, uarg);
 	case MKM_IOC_MARK:
 		return ioctl_mark(mon, uarg);
+	case MKM_IOC_CLOCK:
+		return ioctl_clock(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -146,6 +170,7 @@ static const struct file_operations chardev_fops = {
 	.release = chardev_release,
 	.read = chardev_read,
 	.poll = chardev_poll,
+	.mmap = chardev_mmap,
 	.unlocked_ioctl = chardev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

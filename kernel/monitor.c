@@ -135,7 +135,7 @@ static void rings_free(struct mkm_cpu_buf __percpu *bufs)
 		struct mkm_cpu_buf *cb = per_cpu_ptr(bufs, cpu);
 
 		irq_work_sync(&cb->wakeup);
-		kvfree(cb->ring);
+		vfree(cb->ring);
 	}
 	free_percpu(bufs);
 }
@@ -161,10 +161,11 @@ static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
 
 		cb->mon = mon;
 		init_irq_work(&cb->wakeup, monitor_wakeup);
-		cb->ring = kvzalloc_node(ring_alloc_size(capacity),
-					 GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-						 __GFP_RETRY_MAYFAIL,
-					 cpu_to_node(cpu));
+		/* vmalloc, not kvmalloc: its pages can be mapped (mmap). */
+		cb->ring = __vmalloc(ring_alloc_size(capacity),
+				     GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					     __GFP_NOWARN |
+					     __GFP_RETRY_MAYFAIL);
 		if (!cb->ring)
 			goto err_free;
 		ring_init(cb->ring, capacity, wakeup);
@@ -198,7 +199,8 @@ static bool monitor_unread(struct mkm_monitor *mon)
 	for_each_possible_cpu(cpu) {
 		struct mkm_ring *r = per_cpu_ptr(mon->cpu, cpu)->ring;
 
-		if (ring_buffered(r) || READ_ONCE(r->lost) != r->read_lost)
+		if (ring_buffered(r) ||
+		    READ_ONCE(r->lost) != READ_ONCE(r->rd.read_lost))
 			return true;
 	}
 	return false;
@@ -340,7 +342,7 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	/* Held across: one system-wide monitor, decided with the rest. */
 	mutex_lock(&monitors_lock);
 	ret = -EBUSY;
-	if (mon->resumed || monitor_unread(mon))
+	if (mon->resumed || monitor_unread(mon) || atomic_read(&mon->mapped))
 		goto out;
 	if (cfg->flags & MKM_CONFIG_SYSTEM && mkm_system_monitor &&
 	    mkm_system_monitor != mon)
@@ -390,6 +392,16 @@ static void monitor_clock_point(int cpu, u64 *t, s64 *off)
 	local_irq_restore(irqflags);
 	*t = before + (after - before) / 2;
 	*off = mono - *t;
+}
+
+int mkm_monitor_clock(struct mkm_clock *clk)
+{
+	if (clk->reserved)
+		return -EINVAL;
+	if (clk->cpu >= nr_cpu_ids || !cpu_possible(clk->cpu))
+		return -EINVAL;
+	monitor_clock_point(clk->cpu, &clk->time_ns, &clk->offset_ns);
+	return 0;
 }
 
 static void monitor_clock_points(struct mkm_monitor *mon)
@@ -685,7 +697,7 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 
 			s.produced = ring_produced(r);
 			s.lost = READ_ONCE(r->lost);
-			s.read = r->read;
+			s.read = READ_ONCE(r->rd.read);
 			s.buffered = ring_buffered(r);
 		}
 		if (copy_to_user(&out[cpu], &s, sizeof(s))) {
@@ -722,7 +734,7 @@ static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 		struct ring_cursor c;
 		u32 n, bytes;
 
-		ring_cursor_start(r, &c);
+		ring_cursor_start(&r->rd, &c);
 		n = ring_peek(r, &c, mon->bounce,
 			      min_t(size_t, room, page_records), !mon->resumed,
 			      cpu, &clk);
@@ -731,7 +743,7 @@ static ssize_t monitor_drain_cpu(struct mkm_monitor *mon, int cpu,
 		bytes = n * sizeof(struct mkm_event);
 		if (copy_to_user(buf + done, mon->bounce, bytes))
 			return done ? done : -EFAULT;
-		ring_consume(r, &c);
+		ring_consume(&r->rd, &c);
 		done += bytes;
 	}
 }
@@ -776,7 +788,8 @@ bool mkm_monitor_readable(struct mkm_monitor *mon)
 		r = per_cpu_ptr(bufs, cpu)->ring;
 		n = ring_buffered(r);
 		ready = resumed ? n >= r->wakeup :
-				  n || READ_ONCE(r->lost) != r->read_lost;
+				  n || READ_ONCE(r->lost) !=
+					       READ_ONCE(r->rd.read_lost);
 	}
 	rcu_read_unlock();
 	return ready;

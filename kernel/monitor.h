@@ -3,6 +3,7 @@
 #ifndef MKM_MONITOR_H
 #define MKM_MONITOR_H
 
+#include <linux/atomic.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -49,6 +50,7 @@ struct mkm_monitor {
 	u32 wakeup_records;
 	unsigned int next_read_cpu; /* where the next read starts, for fairness */
 	struct mkm_event *bounce; /* one page, for copying out */
+	atomic_t mapped; /* mappings of the rings (mmap.c) */
 	wait_queue_head_t readers;
 
 	/* Tracked threads: struct mkm_tracked, under mkm_threads_lock. */
@@ -81,6 +83,7 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id);
 int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid);
 int mkm_monitor_mark(struct mkm_monitor *mon, u64 value);
 int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st);
+int mkm_monitor_clock(struct mkm_clock *clk);
 ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
 			 size_t count, bool nonblock);
 bool mkm_monitor_readable(struct mkm_monitor *mon);

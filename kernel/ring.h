@@ -39,22 +39,35 @@
 #endif
 
 struct mkm_ring {
-	/* Written by the ring's CPU only. */
+	/* The control page: written by the ring's CPU only. */
 	u64 head; /* records committed */
 	u64 lost; /* events dropped; head + lost were produced */
+	u32 mask; /* capacity - 1; capacity is a power of two; set at creation */
+	u32 wakeup; /* occupancy at which the reader is woken; likewise */
 
-	/* Written by the reader only, on its own cache line. */
-	u64 tail __aligned(64); /* records consumed */
-	u64 read; /* records delivered (LOST records not counted) */
-	u64 read_lost; /* drops already reported in LOST records */
-	u64 read_ts; /* time of the last record consumed, as delivered */
-	u32 next_seq; /* seq the reader expects next */
+	/*
+	 * The reader page: written by the reader only, read() or a reader in
+	 * user space through mmap (the uapi's struct mkm_ring_reader).
+	 */
+	struct mkm_ring_reader rd __aligned(MKM_RING_PAGE_BYTES);
 
-	/* Set at creation. */
-	u32 mask; /* capacity - 1; capacity is a power of two */
-	u32 wakeup; /* occupancy at which the reader is woken */
-	struct mkm_event ev[] __aligned(64);
+	/* From the third page on: the records. */
+	struct mkm_event ev[] __aligned(MKM_RING_PAGE_BYTES);
 };
+
+/* The layout user space maps (uapi: "Reading in place"). */
+_Static_assert(__builtin_offsetof(struct mkm_ring, head) ==
+			       __builtin_offsetof(struct mkm_ring_control, head) &&
+		       __builtin_offsetof(struct mkm_ring, lost) ==
+			       __builtin_offsetof(struct mkm_ring_control, lost) &&
+		       __builtin_offsetof(struct mkm_ring, mask) ==
+			       __builtin_offsetof(struct mkm_ring_control, mask),
+	       "the control page is struct mkm_ring_control");
+_Static_assert(__builtin_offsetof(struct mkm_ring, rd) ==
+			       MKM_RING_READER_OFFSET &&
+		       __builtin_offsetof(struct mkm_ring, ev) ==
+			       MKM_RING_RECORDS_OFFSET,
+	       "pages of the mapped ring");
 
 /* Bytes to allocate for a ring of capacity records. */
 static inline u64 ring_alloc_size(u32 capacity)
@@ -97,7 +110,7 @@ static inline struct mkm_event *ring_reserve(struct mkm_ring *r)
 	struct mkm_event *ev;
 
 	/* Acquire pairs with ring_consume(): the reader is done with the slot. */
-	if (unlikely(head - smp_load_acquire(&r->tail) > r->mask)) {
+	if (unlikely(head - smp_load_acquire(&r->rd.tail) > r->mask)) {
 		WRITE_ONCE(r->lost, lost + 1);
 		return NULL;
 	}
@@ -119,14 +132,14 @@ static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
 	ev->time_ns = now;
 	/* Release pairs with the reader's acquire: the record is complete. */
 	smp_store_release(&r->head, head);
-	return head - READ_ONCE(r->tail) == r->wakeup;
+	return head - READ_ONCE(r->rd.tail) == r->wakeup;
 }
 
 /* Reader: records waiting in the ring. */
 static inline u64 ring_buffered(const struct mkm_ring *r)
 {
 	/* Acquire pairs with ring_commit(). */
-	return smp_load_acquire(&r->head) - r->tail;
+	return smp_load_acquire(&r->head) - READ_ONCE(r->rd.tail);
 }
 
 /*
@@ -165,14 +178,14 @@ struct ring_cursor {
 	u64 last_ts;
 };
 
-static inline void ring_cursor_start(const struct mkm_ring *r,
+static inline void ring_cursor_start(const struct mkm_ring_reader *rd,
 				     struct ring_cursor *c)
 {
-	c->tail = r->tail;
-	c->read = r->read;
-	c->read_lost = r->read_lost;
-	c->next_seq = r->next_seq;
-	c->last_ts = r->read_ts;
+	c->tail = READ_ONCE(rd->tail);
+	c->read = rd->read;
+	c->read_lost = rd->read_lost;
+	c->next_seq = rd->next_seq;
+	c->last_ts = rd->read_ts;
 }
 
 static inline void ring_lost_record(struct mkm_event *dst, u32 count,
@@ -262,14 +275,15 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 }
 
 /* Reader: frees what the cursor has gone past. */
-static inline void ring_consume(struct mkm_ring *r, const struct ring_cursor *c)
+static inline void ring_consume(struct mkm_ring_reader *rd,
+				const struct ring_cursor *c)
 {
-	r->read = c->read;
-	r->read_lost = c->read_lost;
-	r->next_seq = c->next_seq;
-	r->read_ts = c->last_ts;
+	rd->read = c->read;
+	rd->read_lost = c->read_lost;
+	rd->next_seq = c->next_seq;
+	rd->read_ts = c->last_ts;
 	/* Release pairs with ring_reserve(): we are done with the slots. */
-	smp_store_release(&r->tail, c->tail);
+	smp_store_release(&rd->tail, c->tail);
 }
 
 #endif /* MKM_RING_H */

@@ -126,6 +126,40 @@
  *	The wakeup is deferred with irq_work: the sensor never wakes anyone
  *	from inside the scheduler.
  *
+ * MKM_IOC_CLOCK (struct mkm_clock, in/out; ABI 2.2)
+ *	For the ring of CPU cpu (a possible CPU: EINVAL otherwise), the
+ *	offset from the clock its records are stamped with in the ring (the
+ *	scheduler's) to CLOCK_MONOTONIC, taken now: time_ns is the ring clock
+ *	now, offset_ns what to add to it. read() does this mapping itself; a
+ *	reader in place (below) maps with two such points, interpolated.
+ *
+ * Reading in place: mmap (ABI 2.2)
+ *	Instead of read(), a reader may map each CPU's ring, as perf maps its
+ *	buffers, and read the records where the sensor wrote them. Once the
+ *	rings exist (after CONFIGURE or the first RESUME: EINVAL before),
+ *	with MAP_SHARED and offsets and lengths in pages of
+ *	MKM_RING_PAGE_BYTES (the only page size mmap supports: ENODEV on a
+ *	kernel with another):
+ *	- at MKM_MMAP_RING(cpu), PROT_READ only (EACCES for PROT_WRITE, and
+ *	  mprotect cannot add it): the whole ring, MKM_RING_MAP_BYTES(ring_bytes)
+ *	  long: the control page (struct mkm_ring_control, written by the
+ *	  kernel), the reader page (struct mkm_ring_reader), then the records,
+ *	  one slot per record, a position p in slot p & mask;
+ *	- at MKM_MMAP_RING(cpu) + MKM_RING_READER_OFFSET, PROT_READ|PROT_WRITE:
+ *	  the reader page alone, one page long, through which the reader
+ *	  frees slots.
+ *	Any other offset or a length past the ring gives EINVAL. The records
+ *	of positions [tail, head) are complete once head has been loaded with
+ *	acquire semantics; the reader frees them by storing the new tail with
+ *	release semantics. Their time_ns is the ring clock (MKM_IOC_CLOCK
+ *	maps it) and their cpu field is not filled in. A gap in seq is the
+ *	number of events dropped there (lost counts them all): the reader
+ *	reports them, keeping read, read_lost, next_seq and read_ts as read()
+ *	does, so that poll(), STATS and a read() after it agree with it. The
+ *	kernel trusts nothing on the reader page: a wrong tail costs the
+ *	reader its own records only. CONFIGURE gives EBUSY while any ring is
+ *	mapped.
+ *
  * The event record
  * ================
  * 32 bytes, little-endian, naturally aligned:
@@ -216,7 +250,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 1
+#define MKM_ABI_MINOR 2
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -353,6 +387,39 @@ struct mkm_mark {
 	__u64 value;
 };
 
+struct mkm_clock {
+	__u32 cpu; /* in: the ring's CPU */
+	__u32 reserved;
+	__u64 time_ns; /* out: the ring clock now */
+	__s64 offset_ns; /* out: CLOCK_MONOTONIC - ring clock, now */
+};
+
+/* A mapped ring (ABI 2.2): see "Reading in place" above. */
+#define MKM_RING_PAGE_BYTES 4096u
+#define MKM_RING_READER_OFFSET MKM_RING_PAGE_BYTES
+#define MKM_RING_RECORDS_OFFSET (2 * MKM_RING_PAGE_BYTES)
+#define MKM_RING_MAP_BYTES(ring_bytes) \
+	((__u64)MKM_RING_RECORDS_OFFSET + (ring_bytes))
+#define MKM_MMAP_RING(cpu) ((__u64)(cpu) << 32)
+
+/* Page 0 of a mapped ring, written by the kernel only. */
+struct mkm_ring_control {
+	__u64 head; /* positions committed; load with acquire */
+	__u64 lost; /* events dropped; head + lost were produced */
+	__u32 mask; /* slots - 1 (a power of two, minus one) */
+	__u32 wakeup; /* occupancy at which poll() wakes */
+};
+
+/* Page 1 of a mapped ring, written by the reader only. */
+struct mkm_ring_reader {
+	__u64 tail; /* positions consumed; store with release */
+	__u64 read; /* records delivered (STATS' read) */
+	__u64 read_lost; /* drops reported */
+	__u64 read_ts; /* time_ns of the last record delivered */
+	__u32 next_seq; /* seq of the next event expected */
+	__u32 reserved;
+};
+
 #define MKM_IOC_MAGIC 0xB6
 
 #define MKM_IOC_VERSION _IOR(MKM_IOC_MAGIC, 0x01, struct mkm_version)
@@ -363,5 +430,6 @@ struct mkm_mark {
 #define MKM_IOC_THREAD_UNMONITOR _IOW(MKM_IOC_MAGIC, 0x06, struct mkm_thread)
 #define MKM_IOC_STATS _IOWR(MKM_IOC_MAGIC, 0x07, struct mkm_stats)
 #define MKM_IOC_MARK _IOW(MKM_IOC_MAGIC, 0x08, struct mkm_mark)
+#define MKM_IOC_CLOCK _IOWR(MKM_IOC_MAGIC, 0x09, struct mkm_clock)
 
 #endif /* _UAPI_MKM_H */

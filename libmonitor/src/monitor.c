@@ -2,6 +2,8 @@
 /*
  * monitor.c - the MKM calls: thin wrappers of the /dev/mkm ioctls that
  * return 0 or a negative errno, and check the ABI version once at create.
+ * monitor_read() reads the rings in place (ring_map.c) where the module
+ * can map them, and falls back to read(2) where it cannot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +14,15 @@
 #include <unistd.h>
 
 #include "pipeline/pipeline_internal.h"
+#include "ring_map.h"
 
 struct monitor {
 	int fd;
 	struct mkm_version version;
 	struct monitor_config cfg; /* as the kernel last confirmed it */
+	bool resumed;
+	struct mon_ring_map *map; /* the rings, once mapped */
+	bool copy; /* read(2) only: mapping failed, or MKM_NO_MMAP is set */
 };
 
 static int mon_ioctl(const struct monitor *mon, unsigned long req, void *arg)
@@ -57,6 +63,7 @@ int monitor_create_at(struct monitor **monp, const char *path,
 		goto err_close;
 	}
 	mon->cfg.classes = MKM_CLASS_DEFAULT; /* the module's, until told */
+	mon->copy = mon->version.minor < 2 || getenv("MKM_NO_MMAP");
 	if (cfg) {
 		err = monitor_configure(mon, cfg);
 		if (err)
@@ -90,6 +97,7 @@ int monitor_terminate(struct monitor *mon)
 
 	if (!mon)
 		return 0;
+	mon_ring_map_close(mon->map);
 	/* close() must not be retried on EINTR: the fd is gone anyway. */
 	if (close(mon->fd) < 0)
 		err = -errno;
@@ -110,6 +118,9 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 	c.classes = cfg->classes;
 	c.flags = cfg->flags;
 	c.wakeup_bytes = cfg->wakeup_bytes;
+	/* The module refuses to replace rings that are mapped. */
+	mon_ring_map_close(mon->map);
+	mon->map = NULL;
 	err = mon_ioctl(mon, MKM_IOC_CONFIGURE, &c);
 	if (err)
 		return err;
@@ -126,18 +137,50 @@ void mon_monitor_config(const struct monitor *mon, struct monitor_config *cfg)
 	*cfg = mon->cfg;
 }
 
+/* Maps the rings, once they exist; read(2) from then on if that fails. */
+static void monitor_map(struct monitor *mon)
+{
+	size_t ring_bytes = mon->cfg.ring_bytes ? mon->cfg.ring_bytes :
+						  MKM_RING_DEFAULT_BYTES;
+	unsigned int nr_cpus = 0;
+
+	if (mon->copy || mon->map)
+		return;
+	if (monitor_statistics(mon, NULL, &nr_cpus) ||
+	    mon_ring_map_open(mon->fd, ring_bytes, nr_cpus, &mon->map))
+		mon->copy = true;
+}
+
 int monitor_resume(struct monitor *mon)
 {
+	int err;
+
 	if (!mon)
 		return -EINVAL;
-	return mon_ioctl(mon, MKM_IOC_RESUME, NULL);
+	err = mon_ioctl(mon, MKM_IOC_RESUME, NULL);
+	if (err)
+		return err;
+	mon->resumed = true;
+	/* A new clock point for the records from now on, as read() takes. */
+	if (mon->map && mon_ring_map_resumed(mon->map)) {
+		mon_ring_map_close(mon->map);
+		mon->map = NULL;
+		mon->copy = true;
+	}
+	monitor_map(mon);
+	return 0;
 }
 
 int monitor_suspend(struct monitor *mon)
 {
+	int err;
+
 	if (!mon)
 		return -EINVAL;
-	return mon_ioctl(mon, MKM_IOC_SUSPEND, NULL);
+	err = mon_ioctl(mon, MKM_IOC_SUSPEND, NULL);
+	if (!err)
+		mon->resumed = false;
+	return err;
 }
 
 int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
@@ -148,6 +191,8 @@ int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
 	if (!mon || !buf || !n || !max)
 		return -EINVAL;
 	*n = 0;
+	if (mon->map)
+		return mon_ring_map_read(mon->map, buf, max, !mon->resumed, n);
 	if (max > SSIZE_MAX / sizeof(*buf))
 		max = SSIZE_MAX / sizeof(*buf);
 	do {

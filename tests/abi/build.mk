@@ -3,12 +3,12 @@
 # root inside the VM guest (tests/vm), never on the host.
 
 # In the order the guest runs them; threads last (see its last test).
-ABI_AREAS := lifecycle exactness smp overflow security badinput classes threads
+ABI_AREAS := lifecycle mmap exactness smp overflow security badinput classes threads
 ABI_DIR := $(BUILD)/tests/abi
 ABI_TESTS := $(ABI_AREAS:%=$(ABI_DIR)/test_%)
 ABI_OBJS := $(ABI_AREAS:%=$(ABI_DIR)/test_%.o) $(ABI_DIR)/abi.o
 
-$(ABI_OBJS): $(ABI_DIR)/%.o: tests/abi/%.c tests/abi/abi.h kernel/uapi/mkm.h \
+$(ABI_OBJS): $(ABI_DIR)/%.o: tests/abi/%.c tests/abi/abi.h kernel/uapi/mkm.h kernel/ring.h \
 		libmonitor/include/libmonitor.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)

@@ -16,7 +16,10 @@ static const struct ring_clock same_clock;
 
 static struct mkm_ring *ring_new(u32 capacity, u32 wakeup)
 {
-	struct mkm_ring *r = aligned_alloc(64, ring_alloc_size(capacity));
+	/* Aligned as the module's vmalloc'd rings, a whole number of pages. */
+	u64 bytes = (ring_alloc_size(capacity) + MKM_RING_PAGE_BYTES - 1) &
+		    ~(u64)(MKM_RING_PAGE_BYTES - 1);
+	struct mkm_ring *r = aligned_alloc(MKM_RING_PAGE_BYTES, bytes);
 
 	assert_non_null(r);
 	memset(r, 0, ring_alloc_size(capacity));
@@ -44,9 +47,9 @@ static u32 drain(struct mkm_ring *r, struct mkm_event *dst, u32 max,
 	struct ring_cursor c;
 	u32 n;
 
-	ring_cursor_start(r, &c);
+	ring_cursor_start(&r->rd, &c);
 	n = ring_peek(r, &c, dst, max, quiescent, 3, &same_clock);
-	ring_consume(r, &c);
+	ring_consume(&r->rd, &c);
 	return n;
 }
 
@@ -68,7 +71,7 @@ static void test_ring_reserve_fifo(void **state)
 		assert_int_equal(ev[i].cpu, 3); /* the reader's to fill in */
 	}
 	assert_int_equal(ring_buffered(r), 0);
-	assert_int_equal(r->read, 3);
+	assert_int_equal(r->rd.read, 3);
 	free(r);
 }
 
@@ -96,8 +99,8 @@ static void test_ring_reserve_full_drops_and_reports_lost(void **state)
 	assert_int_equal(ev[0].cpu, 3);
 	assert_int_equal(ev[1].tid, 6);
 	assert_int_equal(ev[1].seq, 6);
-	assert_int_equal(ring_produced(r), r->read + r->lost);
-	assert_int_equal(r->read_lost, r->lost);
+	assert_int_equal(ring_produced(r), r->rd.read + r->lost);
+	assert_int_equal(r->rd.read_lost, r->lost);
 	free(r);
 }
 
@@ -122,7 +125,7 @@ static void test_ring_peek_quiescent_reports_trailing_lost(void **state)
 	put(r, 9, 9);
 	assert_int_equal(drain(r, ev, 8, true), 1);
 	assert_int_equal(ev[0].seq, 7);
-	assert_int_equal(ring_produced(r), r->read + r->lost);
+	assert_int_equal(ring_produced(r), r->rd.read + r->lost);
 	free(r);
 }
 
@@ -161,7 +164,7 @@ static void test_ring_peek_without_consume_keeps_records(void **state)
 	(void)state;
 	put(r, 1, 1);
 	put(r, 2, 2);
-	ring_cursor_start(r, &c);
+	ring_cursor_start(&r->rd, &c);
 	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0, &same_clock), 2);
 	/* Not consumed (a failed copy to user space): still there. */
 	assert_int_equal(ring_buffered(r), 2);
@@ -195,20 +198,20 @@ static void test_ring_peek_maps_time_across_reads(void **state)
 	(void)state;
 	put(r, 100, 1);
 	put(r, 200, 2);
-	ring_cursor_start(r, &c);
+	ring_cursor_start(&r->rd, &c);
 	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0,
 				   &(struct ring_clock){ .off1 = 1000 }),
 			 2);
-	ring_consume(r, &c);
+	ring_consume(&r->rd, &c);
 	assert_int_equal(ev[0].time_ns, 1100);
 	assert_int_equal(ev[1].time_ns, 1200);
 	put(r, 250, 3);
 	put(r, 400, 4);
-	ring_cursor_start(r, &c);
+	ring_cursor_start(&r->rd, &c);
 	assert_int_equal(ring_peek(r, &c, ev, 4, false, 0,
 				   &(struct ring_clock){ .off1 = 900 }),
 			 2);
-	ring_consume(r, &c);
+	ring_consume(&r->rd, &c);
 	assert_int_equal(ev[0].time_ns, 1200); /* 1150, clamped */
 	assert_int_equal(ev[1].time_ns, 1300);
 	free(r);
@@ -291,9 +294,9 @@ static void test_ring_peek_gap_across_seq_wrap(void **state)
 	(void)state;
 	/* As if 2^32 - 1 events had gone through already. */
 	r->head = 0xffffffffu; /* records consumed already: */
-	r->tail = 0xffffffffu;
-	r->next_seq = 0xffffffffu;
-	r->read = 0xffffffffu;
+	r->rd.tail = 0xffffffffu;
+	r->rd.next_seq = 0xffffffffu;
+	r->rd.read = 0xffffffffu;
 	put(r, 1, 1); /* seq 0xffffffff */
 	put(r, 2, 2); /* seq 0 */
 	put(r, 3, 3); /* dropped: seq 1 */
@@ -341,7 +344,7 @@ static void test_ring_peek_drops_past_2_32_exact(void **state)
 		lost += ev[i].arg0;
 	}
 	assert_true(lost == tail_run);
-	assert_true(r->read_lost == r->lost);
+	assert_true(r->rd.read_lost == r->lost);
 	free(r);
 }
 
