@@ -7,7 +7,8 @@
 #                      [BENCH_ROUNDS=20000 BENCH_RUNS=5 BENCH_CONFIGS=a,b]
 #   make bench-native  the sensor's hot path in userspace: ns per event and
 #                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
-#   make bench-read    read() draining a full ring in the guest
+#   make bench-read    draining full rings in the guest: read(), mmap, the
+#                      rings of 1 and 2 CPUs
 #                      [BENCH_RING_BYTES=4194304 BENCH_READ_RUNS=3]
 #   make bench-scale   cost per context switch with 1 to 60,000 tracked
 #                      threads and 1 to 64 monitors, in the guest
@@ -53,7 +54,7 @@ $(BENCH_SCALE): bench/vm_scale.c $(LIBMON_A)
 	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -pthread $(CFLAGS) \
 		-o $@ $< $(LIBMON_A) -lm
 
-$(BENCH_READ): bench/vm_read.c $(LIBMON_A)
+$(BENCH_READ): bench/vm_read.c kernel/ring.h kernel/ring_user.h $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A)
@@ -87,8 +88,9 @@ bench-vm: $(BENCH_IMAGE)
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
 
 bench-read: $(BENCH_IMAGE)
-	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \
-		-b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS)
+	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) BENCH_VM_CPUS=2 \
+		bench/vm.sh read -b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS) \
+		-c 1,2
 
 bench-scale: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh scale \

@@ -1,30 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # read.awk - bench-read's table from vm_read's measurements (one line per
-# drain: run buffer_bytes records ns reads), run on the host. Under QEMU's
-# -icount shift=1, guest ns / 2 = guest instructions; a guest second is
-# 5e8 instructions.
+# drain: run method cpus buffer_bytes records ns calls), run on the host.
+# Under QEMU's -icount shift=1, guest ns / 2 = guest instructions; a guest
+# second is 5e8 instructions.
 
 /^#/ { next }
-NF >= 5 {
-	b = $2
-	if (!(b in seen)) { seen[b] = 1; order[++nb] = b }
-	k = ++cnt[b]
-	rate[b, k] = $3 / ($4 / 1e9)
-	ipr[b, k] = $4 / 2 / $3
-	recs[b] = $3; reads[b] = $5
+NF >= 7 {
+	key = $2 SUBSEP $3 SUBSEP $4
+	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+	k = ++cnt[key]
+	rate[key, k] = $5 / ($6 / 1e9)
+	ipr[key, k] = $6 / 2 / $5
+	recs[key] = $5; calls[key] = $7
 }
 END {
-	if (!nb) { print "bench-read: no measurements" > "/dev/stderr"; exit 1 }
-	printf "bench-read: read() draining a full ring of %d records (32 bytes each), one vCPU, -icount shift=1\n\n", recs[order[1]]
-	printf "%10s %6s %16s %14s %12s %10s %10s\n", "buffer", "reads", "records/guest-s", "MB/guest-s", "instr/record", "min", "max"
-	for (i = 1; i <= nb; i++) {
-		b = order[i]; n = cnt[b]; sr = 0; si = 0
+	if (!nk) { print "bench-read: no measurements" > "/dev/stderr"; exit 1 }
+	print "bench-read: draining full rings (32-byte records), -icount shift=1"
+	print "read: read(2); mmap: monitor_read() on the mapped rings; visit: the mapped records read where they lie\n"
+	printf "%-6s %4s %10s %8s %8s %16s %12s %10s %10s\n", "method", "cpus", "buffer", "records", "calls", "records/guest-s", "instr/record", "min", "max"
+	for (i = 1; i <= nk; i++) {
+		key = order[i]; split(key, f, SUBSEP); n = cnt[key]; sr = 0; si = 0
 		for (k = 1; k <= n; k++) {
-			sr += rate[b, k]; si += ipr[b, k]
-			if (k == 1 || ipr[b, k] < mn) mn = ipr[b, k]
-			if (k == 1 || ipr[b, k] > mx) mx = ipr[b, k]
+			sr += rate[key, k]; si += ipr[key, k]
+			if (k == 1 || ipr[key, k] < mn) mn = ipr[key, k]
+			if (k == 1 || ipr[key, k] > mx) mx = ipr[key, k]
 		}
-		printf "%10d %6d %16.0f %14.1f %12.2f %10.2f %10.2f\n", b, reads[b], sr / n, sr / n * 32 / 1e6, si / n, mn, mx
+		printf "%-6s %4d %10s %8d %8d %16.0f %12.2f %10.2f %10.2f\n", f[1], f[2], f[3] ? f[3] : "-", recs[key], calls[key], sr / n, si / n, mn, mx
 	}
 	printf "\n(mean over %d runs; min and max of instructions per record)\n", cnt[order[1]]
 }

@@ -9,7 +9,9 @@
 # runs vm_scale (bench-scale); the arguments go to the guest program. The measurements and the guest's TSC
 # calibration land in $BUILD/bench/<what>/, the console log beside them.
 # Environment: BUILD; BENCH_IMAGE, the initramfs (default
-# $BUILD/bench/initramfs.cpio.gz); BENCH_VM_ARGS, more tests/vm/run.sh
+# $BUILD/bench/initramfs.cpio.gz); BENCH_VM_CPUS, virtual CPUs (default 1:
+# with more, each one's instructions count in the others' time, so only an
+# idle one leaves the figures exact); BENCH_VM_ARGS, more tests/vm/run.sh
 # options (-k KERNEL, -t SECONDS, -v); BENCH_PROFILE=1, a profile of each
 # timed run by the QEMU plugin bench/prof/tbprof.so (make bench-profile),
 # with the guest's kernel symbols, into $BUILD/bench/<what>/prof/.
@@ -59,7 +61,7 @@ if [ -n "${BENCH_PROFILE:-}" ]; then
 	plugin=(-plugin "$build/bench/prof/tbprof.so,out=$dir/prof/window")
 fi
 # shellcheck disable=SC2086 # BENCH_VM_ARGS is a list of options
-"$top/tests/vm/run.sh" -s 1 -m "$mem" -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
+"$top/tests/vm/run.sh" -s "${BENCH_VM_CPUS:-1}" -m "$mem" -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
 	-c "$dir.cmd" -o "$dir" -l "$dir.log" -t 7200 ${BENCH_VM_ARGS:-} \
 	-- -icount shift=1,sleep=on "${plugin[@]}"
 echo

@@ -162,10 +162,10 @@ static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
 		cb->mon = mon;
 		init_irq_work(&cb->wakeup, monitor_wakeup);
 		/* vmalloc, not kvmalloc: its pages can be mapped (mmap). */
-		cb->ring = __vmalloc(ring_alloc_size(capacity),
-				     GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-					     __GFP_NOWARN |
-					     __GFP_RETRY_MAYFAIL);
+		cb->ring =
+			__vmalloc(ring_alloc_size(capacity),
+				  GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					  __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 		if (!cb->ring)
 			goto err_free;
 		ring_init(cb->ring, capacity, wakeup);
@@ -789,7 +789,7 @@ bool mkm_monitor_readable(struct mkm_monitor *mon)
 		n = ring_buffered(r);
 		ready = resumed ? n >= r->wakeup :
 				  n || READ_ONCE(r->lost) !=
-					       READ_ONCE(r->rd.read_lost);
+						  READ_ONCE(r->rd.read_lost);
 	}
 	rcu_read_unlock();
 	return ready;

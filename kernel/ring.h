@@ -5,11 +5,11 @@
  * The writer is the CPU the ring belongs to, with interrupts disabled around
  * reserve and commit, so a ring never sees two writers at once and needs no
  * lock or atomic instruction. The reader is whoever holds the monitor's
- * mutex. head and tail count records since the ring was made and only grow;
- * a slot is written only when head - tail <= mask, so the writer never
- * touches a record the reader has not consumed, and publishes it with a
- * release store of head; the reader frees slots with a release store of
- * tail.
+ * mutex, or the reader in place of a mapped ring. head and tail count
+ * records since the ring was made and only grow; a slot is written only
+ * when head - tail <= mask, so the writer never touches a record the reader
+ * has not consumed, and publishes it with a release store of head; the
+ * reader frees slots with a release store of tail.
  *
  * When the ring is full the event is dropped: lost counts it and its
  * sequence number (the low 32 bits of head + lost, the events produced) is
@@ -20,8 +20,15 @@
  * times never go backwards, across reads too: the writer, which runs on
  * every context switch, does as little as it can.
  *
- * This file builds in the module and in userspace (unit tests, sanitizers,
- * native benchmarks): it uses only the few primitives defined below.
+ * The reader's state lives on a page of its own, which a reader in user
+ * space may map writable (the uapi's "Reading in place", mmap.c): it then
+ * runs this same code on the mapped ring. The writer trusts nothing on that
+ * page: every slot index is masked, so a wrong tail costs that reader its
+ * own records, never memory outside the ring.
+ *
+ * This file builds in the module and in userspace (libmonitor, unit tests,
+ * sanitizers, native benchmarks): it uses only the few primitives defined
+ * below.
  */
 #ifndef MKM_RING_H
 #define MKM_RING_H
@@ -56,18 +63,16 @@ struct mkm_ring {
 };
 
 /* The layout user space maps (uapi: "Reading in place"). */
-_Static_assert(__builtin_offsetof(struct mkm_ring, head) ==
-			       __builtin_offsetof(struct mkm_ring_control, head) &&
-		       __builtin_offsetof(struct mkm_ring, lost) ==
-			       __builtin_offsetof(struct mkm_ring_control, lost) &&
-		       __builtin_offsetof(struct mkm_ring, mask) ==
-			       __builtin_offsetof(struct mkm_ring_control, mask),
-	       "the control page is struct mkm_ring_control");
-_Static_assert(__builtin_offsetof(struct mkm_ring, rd) ==
-			       MKM_RING_READER_OFFSET &&
-		       __builtin_offsetof(struct mkm_ring, ev) ==
-			       MKM_RING_RECORDS_OFFSET,
-	       "pages of the mapped ring");
+#define RING_AT(field, offset)                                                 \
+	_Static_assert(__builtin_offsetof(struct mkm_ring, field) == (offset), \
+		       "mapped ring layout: " #field)
+RING_AT(head, __builtin_offsetof(struct mkm_ring_control, head));
+RING_AT(lost, __builtin_offsetof(struct mkm_ring_control, lost));
+RING_AT(mask, __builtin_offsetof(struct mkm_ring_control, mask));
+RING_AT(wakeup, __builtin_offsetof(struct mkm_ring_control, wakeup));
+RING_AT(rd, MKM_RING_READER_OFFSET);
+RING_AT(ev, MKM_RING_RECORDS_OFFSET);
+#undef RING_AT
 
 /* Bytes to allocate for a ring of capacity records. */
 static inline u64 ring_alloc_size(u32 capacity)

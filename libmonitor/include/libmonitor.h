@@ -193,9 +193,14 @@ MON_API int monitor_suspend(struct monitor *mon);
  *
  * Each CPU's records come in order; different CPUs are not merged (give
  * them to tl_feed(), which does). Use monitor_fd() with poll(2) to wait.
+ * Where the module can map its rings (ABI 2.2), monitor_resume() maps them
+ * and monitor_read() reads them in place, with no system call but an
+ * occasional MKM_IOC_CLOCK; elsewhere, or when the environment variable
+ * MKM_NO_MMAP was set at monitor_create(), it uses read(2). The records are
+ * the same either way.
  *
  * Return: 0, or -EINVAL (@max 0), -EIO (the device returned a partial
- * record), -EFAULT, or another errno of read(2).
+ * record), -EFAULT, or another errno of read(2) or of MKM_IOC_CLOCK.
  */
 MON_API int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
 			 size_t *n);

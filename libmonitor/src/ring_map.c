@@ -143,8 +143,8 @@ static bool ring_map_pending(const struct mapped_ring *c, bool quiescent)
 	       (quiescent && READ_ONCE(c->ring->lost) != c->rd->read_lost);
 }
 
-int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf,
-		      size_t max, bool quiescent, size_t *n)
+int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf, size_t max,
+		      bool quiescent, size_t *n)
 {
 	size_t done = 0;
 

@@ -269,7 +269,8 @@ static void test_monitor_read_in_place_matches_read(void **state)
 		/* The two marks of a value came one after the other. */
 		if (got[i].type == MKM_EV_MARK &&
 		    got[i].time_ns > t.ev[i].time_ns)
-			fail_msg("record %zu: mapped %" PRIu64 " after read()'s "
+			fail_msg("record %zu: mapped %" PRIu64
+				 " after read()'s "
 				 "%" PRIu64,
 				 i, got[i].time_ns, t.ev[i].time_ns);
 	}

@@ -12,7 +12,7 @@ LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
 TU_LIBS := -lcmocka -lm -pthread
 # test_monitor replaces the system calls under the MKM calls.
-TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close
+TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close,--wrap=mmap
 
 UNIT_TESTS += $(LIBMON_TEST_BINS)
 CHECK_EXTRA += check-unit-san

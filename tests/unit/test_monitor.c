@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "evstream.h"
@@ -28,12 +29,16 @@ static struct {
 	int read_err;
 	int closes;
 	int close_err;
+	unsigned int calls[16]; /* ioctls by _IOC_NR */
+	unsigned int mmaps; /* refused: the fake device cannot be mapped */
 } fake;
 
 int __wrap_open(const char *path, int flags, ...);
 int __wrap_ioctl(int fd, unsigned long req, ...);
 ssize_t __wrap_read(int fd, void *buf, size_t n);
 int __wrap_close(int fd);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
 int __real_close(int fd);
 ssize_t __real_read(int fd, void *buf, size_t n);
 
@@ -59,6 +64,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	assert_int_equal(fd, FAKE_FD);
 	fake.last_req = req;
+	if (nr < 16)
+		fake.calls[nr]++;
 	if (nr < 16 && fake.ioctl_err[nr]) {
 		errno = fake.ioctl_err[nr];
 		return -1;
@@ -114,6 +121,20 @@ ssize_t __wrap_read(int fd, void *buf, size_t n)
 	assert_true((size_t)fake.read_ret <= n);
 	memset(buf, 0x5a, (size_t)fake.read_ret);
 	return fake.read_ret;
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	(void)addr;
+	(void)len;
+	(void)prot;
+	(void)flags;
+	(void)off;
+	assert_int_equal(fd, FAKE_FD);
+	fake.mmaps++;
+	errno = ENODEV;
+	return MAP_FAILED;
 }
 
 int __wrap_close(int fd)
@@ -258,7 +279,11 @@ static void test_monitor_resume_suspend(void **state)
 
 	(void)state;
 	assert_int_equal(monitor_resume(mon), 0);
-	assert_int_equal(fake.last_req, MKM_IOC_RESUME);
+	assert_int_equal(fake.calls[_IOC_NR(MKM_IOC_RESUME)], 1);
+	/* It tried to map the rings, and will read(2) them instead. */
+	assert_int_equal(fake.mmaps, 1);
+	assert_int_equal(monitor_resume(mon), 0);
+	assert_int_equal(fake.mmaps, 1);
 	assert_int_equal(monitor_suspend(mon), 0);
 	assert_int_equal(fake.last_req, MKM_IOC_SUSPEND);
 	fake.ioctl_err[_IOC_NR(MKM_IOC_RESUME)] = ENOMEM;
@@ -276,6 +301,7 @@ static void test_monitor_read_records(void **state)
 
 	(void)state;
 	fake.read_ret = 2 * sizeof(struct mkm_event);
+	assert_int_equal(monitor_resume(mon), 0); /* the mapping refused */
 	assert_int_equal(monitor_read(mon, buf, 4, &n), 0);
 	assert_int_equal(n, 2);
 	monitor_terminate(mon);
