@@ -7,8 +7,9 @@
 #                      [BENCH_ROUNDS=20000 BENCH_RUNS=5 BENCH_CONFIGS=a,b]
 #   make bench-native  the sensor's hot path in userspace: ns per event and
 #                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
-#   make bench-read    draining full rings in the guest: read(), mmap, the
-#                      rings of 1 and 2 CPUs
+#   make bench-read    draining full rings in the guest: read() against
+#                      mmap, under -icount; then the rings of 1 and 2 CPUs
+#                      (two vCPUs, timed: -icount hangs an SMP boot)
 #                      [BENCH_RING_BYTES=4194304 BENCH_READ_RUNS=3]
 #   make bench-scale   cost per context switch with 1 to 60,000 tracked
 #                      threads and 1 to 64 monitors, in the guest
@@ -88,6 +89,8 @@ bench-vm: $(BENCH_IMAGE)
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
 
 bench-read: $(BENCH_IMAGE)
+	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \
+		-b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS) -c 1
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) BENCH_VM_CPUS=2 \
 		bench/vm.sh read -b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS) \
 		-c 1,2

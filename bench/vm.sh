@@ -9,9 +9,10 @@
 # runs vm_scale (bench-scale); the arguments go to the guest program. The measurements and the guest's TSC
 # calibration land in $BUILD/bench/<what>/, the console log beside them.
 # Environment: BUILD; BENCH_IMAGE, the initramfs (default
-# $BUILD/bench/initramfs.cpio.gz); BENCH_VM_CPUS, virtual CPUs (default 1:
-# with more, each one's instructions count in the others' time, so only an
-# idle one leaves the figures exact); BENCH_VM_ARGS, more tests/vm/run.sh
+# $BUILD/bench/initramfs.cpio.gz); BENCH_VM_CPUS, virtual CPUs (default 1;
+# with more the guest runs without -icount, which hangs QEMU 7.2's guest at
+# SMP bring-up, so its figures are times, to compare within the run);
+# BENCH_VM_ARGS, more tests/vm/run.sh
 # options (-k KERNEL, -t SECONDS, -v); BENCH_PROFILE=1, a profile of each
 # timed run by the QEMU plugin bench/prof/tbprof.so (make bench-profile),
 # with the guest's kernel symbols, into $BUILD/bench/<what>/prof/.
@@ -31,6 +32,7 @@ scale) table=$top/bench/scale.awk ;;
 esac
 shift
 dir=$build/bench/$what
+[ "${BENCH_VM_CPUS:-1}" = 1 ] || dir=$dir-smp${BENCH_VM_CPUS}
 rm -rf "$dir"
 mkdir -p "$dir"
 
@@ -53,6 +55,8 @@ mkdir -p "$dir"
 	[ -z "${BENCH_PROFILE:-}" ] || echo "cat /proc/kallsyms >/out/kallsyms"
 	echo "rmmod mkm"
 } >"$dir.cmd"
+icount="-icount shift=1,sleep=on"
+[ "${BENCH_VM_CPUS:-1}" = 1 ] || icount=
 mem=1G
 [ "$what" != scale ] || mem=4G
 plugin=()
@@ -63,7 +67,7 @@ fi
 # shellcheck disable=SC2086 # BENCH_VM_ARGS is a list of options
 "$top/tests/vm/run.sh" -s "${BENCH_VM_CPUS:-1}" -m "$mem" -i "${BENCH_IMAGE:-$build/bench/initramfs.cpio.gz}" \
 	-c "$dir.cmd" -o "$dir" -l "$dir.log" -t 7200 ${BENCH_VM_ARGS:-} \
-	-- -icount shift=1,sleep=on "${plugin[@]}"
+	-- $icount "${plugin[@]}"
 echo
-awk -f "$table" "$dir/vm_$what.tsv"
+awk -v icount=${icount:+1} -f "$table" "$dir/vm_$what.tsv"
 [ ! -s "$dir/tsc.txt" ] || sed 's/^\[[ 0-9.]*\] /guest: /' "$dir/tsc.txt"

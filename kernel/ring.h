@@ -159,19 +159,66 @@ struct ring_clock {
 	s64 off0, off1;
 };
 
+/*
+ * The same as a line, prepared once for the many records of a read: the
+ * offset's slope between the points as a fraction of 2^63, rounded up, so
+ * that a record costs a multiplication, not a division, and lands at most
+ * 1 ns later than exact division would put it (never earlier). An offset
+ * that moved by more than the span (a clock step, not a slew) is divided
+ * per record.
+ */
+struct ring_clock_line {
+	u64 t0, t1;
+	s64 off0, off1;
+	u64 slope; /* |off1 - off0| / (t1 - t0) * 2^63, rounded up */
+	u64 rise; /* |off1 - off0|, for the exact division */
+	u64 sign; /* 0, or all ones when the offset decreases from t0 to t1 */
+	bool exact; /* divide per record: the slope would not fit */
+};
+
+static inline void ring_clock_line(struct ring_clock_line *l,
+				   const struct ring_clock *k)
+{
+	s64 d = k->off1 - k->off0;
+
+	*l = (struct ring_clock_line){
+		.t0 = k->t0, .t1 = k->t1, .off0 = k->off0, .off1 = k->off1
+	};
+	/* One point (t1 <= t0): its offset everywhere. */
+	if (k->t1 <= k->t0) {
+		l->t0 = l->t1;
+		l->off0 = l->off1;
+		return;
+	}
+	l->sign = d < 0 ? ~0ull : 0;
+	l->rise = d < 0 ? -(u64)d : (u64)d;
+	l->exact = l->rise >= k->t1 - k->t0;
+	if (!l->exact)
+		l->slope = 1 + mul_u64_u64_div_u64(l->rise, 1ull << 63,
+						   k->t1 - k->t0);
+}
+
+static inline u64 ring_clock_line_map(const struct ring_clock_line *l, u64 t)
+{
+	u64 mag;
+
+	if (t <= l->t0)
+		return t + l->off0;
+	if (t >= l->t1)
+		return t + l->off1;
+	mag = likely(!l->exact) ?
+		      mul_u64_u64_shr(t - l->t0, l->slope, 63) :
+		      mul_u64_u64_div_u64(l->rise, t - l->t0, l->t1 - l->t0);
+	/* mag, or -mag: no branch. */
+	return t + l->off0 + ((mag ^ l->sign) - l->sign);
+}
+
 static inline u64 ring_clock_map(const struct ring_clock *k, u64 t)
 {
-	u64 span, mag;
-	s64 d;
+	struct ring_clock_line l;
 
-	if (t <= k->t0 || k->t1 <= k->t0)
-		return t + (t <= k->t0 && k->t1 > k->t0 ? k->off0 : k->off1);
-	if (t >= k->t1)
-		return t + k->off1;
-	span = k->t1 - k->t0;
-	d = k->off1 - k->off0;
-	mag = mul_u64_u64_div_u64(d < 0 ? -(u64)d : (u64)d, t - k->t0, span);
-	return t + k->off0 + (d < 0 ? -(s64)mag : (s64)mag);
+	ring_clock_line(&l, k);
+	return ring_clock_line_map(&l, t);
 }
 
 /* Reader position, advanced by ring_peek() and made final by ring_consume(). */
@@ -206,6 +253,46 @@ static inline void ring_lost_record(struct mkm_event *dst, u32 count,
 }
 
 /*
+ * ring_peek()'s common case, n records without a gap (no drop unreported)
+ * and a clock line without division: a loop with nothing else in it, as
+ * it runs for every record read.
+ */
+static inline u32 ring_peek_run(const struct mkm_ring *r, struct ring_cursor *c,
+				struct mkm_event *dst, u64 n, u16 cpu,
+				const struct ring_clock_line *l)
+{
+	const struct mkm_event *ring_ev = r->ev;
+	struct mkm_event *out = dst, *end = dst + n;
+	const u64 mask = r->mask, t0 = l->t0, t1 = l->t1, slope = l->slope;
+	const u64 sign = l->sign, off0 = l->off0 - sign, off1 = l->off1;
+	u64 pos = c->tail, last = c->last_ts;
+
+	for (; out != end; out++, pos++) {
+		const struct mkm_event *ev = &ring_ev[pos & mask];
+		u64 t = ev->time_ns;
+
+		/* ring_clock_line_map(), with (mag ^ sign) - sign folded. */
+		if (t <= t0)
+			t += off0 + sign;
+		else if (t >= t1)
+			t += off1;
+		else
+			t += off0 + (mul_u64_u64_shr(t - t0, slope, 63) ^ sign);
+		*out = *ev;
+		out->cpu = cpu;
+		last = t > last ? t : last;
+		out->time_ns = last;
+	}
+	if (n) {
+		c->next_seq = ring_ev[(pos - 1) & mask].seq + 1;
+		c->read += n;
+		c->tail = pos;
+		c->last_ts = last;
+	}
+	return (u32)n;
+}
+
+/*
  * Reader: copies up to max records (in-band LOST records included) into dst
  * without freeing them, advancing the cursor, with their cpu filled in and
  * their time mapped by clk, never before the previous record's (a LOST
@@ -215,20 +302,34 @@ static inline void ring_lost_record(struct mkm_event *dst, u32 count,
  * reported once a later record shows the gap. Returns the number of records
  * copied.
  */
-static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
-			    struct mkm_event *dst, u32 max, bool quiescent,
-			    u16 cpu, const struct ring_clock *clk)
+static inline u32 ring_peek(const struct mkm_ring *r,
+			    struct ring_cursor *cursor, struct mkm_event *dst,
+			    u32 max, bool quiescent, u16 cpu,
+			    const struct ring_clock *clock)
 {
+	/*
+	 * The cursor, the clock's line and the mask in locals: stores into dst may
+	 * alias them as far as the compiler knows, which would reload them
+	 * after every record.
+	 */
+	struct ring_cursor c = *cursor;
+	struct ring_clock_line clk;
+	const u32 mask = r->mask;
 	/* Acquire pairs with ring_commit(): records up to head are complete. */
 	u64 head = smp_load_acquire(&r->head);
 	/* Drops not reported yet, some perhaps after head: a u64 count. */
-	u64 unreported = READ_ONCE(r->lost) - c->read_lost;
+	u64 unreported = READ_ONCE(r->lost) - c.read_lost;
 	u32 n = 0;
 
-	while (c->tail != head && n < max) {
-		const struct mkm_event *ev = &r->ev[r->mask & c->tail];
-		u32 gap32 = ev->seq - c->next_seq;
-		u64 gap = gap32;
+	ring_clock_line(&clk, clock);
+	if (likely(!unreported && !clk.exact))
+		n = ring_peek_run(r, &c, dst,
+				  head - c.tail > max ? max : head - c.tail,
+				  cpu, &clk);
+	while (c.tail != head && n < max) {
+		const struct mkm_event *ev = &r->ev[mask & c.tail];
+		u32 seq = ev->seq, gap32 = seq - c.next_seq;
+		u64 gap = gap32, t;
 
 		/*
 		 * seq is 32 bits: a run of 2^32 drops or more wraps it. The
@@ -237,45 +338,47 @@ static inline u32 ring_peek(const struct mkm_ring *r, struct ring_cursor *c,
 		 * of 2^32 shows no gap and is reported later, with the drops
 		 * after the last record.
 		 */
-		if (gap32 && unreported - gap32 > U32_MAX)
+		if (unlikely(gap32) && unreported - gap32 > U32_MAX)
 			gap += (unreported - gap32) & ~(u64)U32_MAX;
-		if (gap) {
+		if (unlikely(gap)) {
 			/*
 			 * The drops come first, in LOST records of at most
 			 * U32_MAX each; the record on a later turn.
 			 */
 			u32 count = gap > U32_MAX ? U32_MAX : (u32)gap;
 
-			ring_lost_record(&dst[n++], count, c->next_seq,
-					 c->last_ts, cpu);
-			c->read_lost += count;
-			c->next_seq += count;
+			ring_lost_record(&dst[n++], count, c.next_seq,
+					 c.last_ts, cpu);
+			c.read_lost += count;
+			c.next_seq += count;
 			unreported -= count;
 			continue;
 		}
+		t = ring_clock_line_map(&clk, ev->time_ns);
 		dst[n] = *ev;
 		dst[n].cpu = cpu;
-		dst[n].time_ns = ring_clock_map(clk, ev->time_ns);
-		if (unlikely(dst[n].time_ns < c->last_ts))
-			dst[n].time_ns = c->last_ts;
-		c->last_ts = dst[n++].time_ns;
-		c->next_seq = ev->seq + 1;
-		c->tail++;
-		c->read++;
+		if (unlikely(t < c.last_ts))
+			t = c.last_ts;
+		dst[n++].time_ns = t;
+		c.last_ts = t;
+		c.next_seq = seq + 1;
+		c.tail++;
+		c.read++;
 	}
-	if (quiescent && c->tail == head) {
+	if (quiescent && c.tail == head) {
 		u64 lost = READ_ONCE(r->lost);
 
-		while (lost != c->read_lost && n < max) {
-			u64 rest = lost - c->read_lost;
+		while (lost != c.read_lost && n < max) {
+			u64 rest = lost - c.read_lost;
 			u32 count = rest > U32_MAX ? U32_MAX : (u32)rest;
 
-			ring_lost_record(&dst[n++], count, c->next_seq,
-					 c->last_ts, cpu);
-			c->next_seq += count;
-			c->read_lost += count;
+			ring_lost_record(&dst[n++], count, c.next_seq,
+					 c.last_ts, cpu);
+			c.next_seq += count;
+			c.read_lost += count;
 		}
 	}
+	*cursor = c;
 	return n;
 }
 

@@ -14,10 +14,29 @@ typedef uint16_t u16;
 typedef uint8_t u8;
 typedef int64_t s64;
 
-/* a * b / c without overflow, as the kernel's (linux/math64.h). */
+/*
+ * a * b / c without overflow, as the kernel's (linux/math64.h); the
+ * quotient must fit in 64 bits. On x86-64 the kernel's two instructions,
+ * where __int128's division would call a libgcc routine of dozens.
+ */
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
+#ifdef __x86_64__
+	u64 q;
+
+	__asm__("mulq %2; divq %3"
+		: "=a"(q)
+		: "a"(a), "rm"(b), "rm"(c)
+		: "rdx");
+	return q;
+#else
 	return (u64)((unsigned __int128)a * b / c);
+#endif
+}
+/* (a * mul) >> shift without overflow, as the kernel's. */
+static inline u64 mul_u64_u64_shr(u64 a, u64 mul, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * mul) >> shift);
 }
 #define U32_MAX UINT32_MAX
 /* The kernel's primitives, as C11 atomics (barrier pairs noted in the code). */

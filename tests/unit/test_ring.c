@@ -243,6 +243,46 @@ static void test_ring_clock_interpolates(void **state)
 	assert_int_equal(ring_clock_map(&k, 1250), 1650);
 }
 
+/* The line (a multiplication a record) against exact division: 0 or 1 ns. */
+static void test_ring_clock_line_within_1ns_of_exact(void **state)
+{
+	u64 seed = 88172645463325252ull;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		struct ring_clock k;
+		struct ring_clock_line l;
+		u64 span, x, rise, want, got;
+		s64 d;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		span = 1 + (seed >> (i % 40 + 20)); /* 1 ns to ~2^44 ns */
+		k.t0 = seed >> 20;
+		k.t1 = k.t0 + span;
+		/* Slews of up to a few thousand ppm, and steps past the span. */
+		d = (s64)((seed >> 3) % (span / 64 + 3)) -
+		    (s64)(span / 128 + 1);
+		if (i % 97 == 0)
+			d = (s64)span * 3;
+		k.off0 = (s64)(seed % 1000000) - 500000;
+		k.off1 = k.off0 + d;
+		x = (seed * 2654435761u) % span;
+		rise = d < 0 ? -(u64)d : (u64)d;
+		want = (u64)((unsigned __int128)rise * x / span);
+		want = k.t0 + x + k.off0 + (d < 0 ? -(s64)want : (s64)want);
+		ring_clock_line(&l, &k);
+		got = ring_clock_line_map(&l, k.t0 + x);
+		if (got - want > 1)
+			fail_msg("t0 %llu span %llu off0 %lld d %lld x %llu: "
+				 "line %llu, exact %llu",
+				 (unsigned long long)k.t0,
+				 (unsigned long long)span, (long long)k.off0,
+				 (long long)d, (unsigned long long)x,
+				 (unsigned long long)got,
+				 (unsigned long long)want);
+	}
+}
+
 static void test_ring_commit_wakeup_once_per_crossing(void **state)
 {
 	struct mkm_ring *r = ring_new(8, 3);
@@ -360,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_ring_peek_clamps_time),
 		cmocka_unit_test(test_ring_peek_maps_time_across_reads),
 		cmocka_unit_test(test_ring_clock_interpolates),
+		cmocka_unit_test(test_ring_clock_line_within_1ns_of_exact),
 		cmocka_unit_test(test_ring_commit_wakeup_once_per_crossing),
 		cmocka_unit_test(test_ring_reserve_wraps_around),
 		cmocka_unit_test(test_ring_peek_drops_past_2_32_exact),
