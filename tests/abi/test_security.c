@@ -1004,14 +1004,15 @@ static void *race_reap(void *arg)
 }
 
 /*
- * Whether fd's stream shows the REAP of tid within the wait timeout: an
+ * Whether fd's stream shows the REAP of tid within 5 s: an
  * entry added while its task lived is released, with a REAP, when the task
  * is freed; one added for a task already reaped would never be.
  */
 static bool race_reap_recorded(int fd, pid_t tid)
 {
 	static struct mkm_event ev[256];
-	uint64_t deadline = abi_now_ns() + ABI_WAIT_TIMEOUT * 1000000000ull;
+	/* Freed an RCU grace period after the reap: well within this. */
+	uint64_t deadline = abi_now_ns() + 5 * 1000000000ull;
 
 	CHILD_CHECK(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0);
 	while (abi_now_ns() < deadline) {
