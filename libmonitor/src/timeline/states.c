@@ -13,7 +13,7 @@
  * Hot path. Records of the thread that last had one on the same CPU skip
  * the tid map (a per-CPU cache, invalidated by a generation count when a
  * timeline ends or changes tid); the open interval's start and slot are
- * kept in the thread, so a transition touches the thread and one 16-byte
+ * kept in the thread, so a transition touches the thread and one 12-byte
  * slot. A transition at the very instant the open interval began rewrites
  * that interval instead of leaving one of zero length.
  *

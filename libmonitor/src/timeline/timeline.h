@@ -26,13 +26,19 @@
 #define TL_BLOCK_SHIFT 9
 #define TL_BLOCK_LEN (1u << TL_BLOCK_SHIFT)
 
-/* One stored interval: its end is the next one's start (16 bytes). */
-struct tl_iv {
+/*
+ * One stored interval: its end is the next one's start. Packed to 12 bytes
+ * (4-byte aligned): the store is most of a timeline's memory, and x86-64
+ * and arm64 load a misaligned start at full speed.
+ */
+struct __attribute__((packed, aligned(4))) tl_iv {
 	uint64_t start;
 	uint16_t cpu;
 	uint8_t state;
-	uint8_t reserved[5];
+	uint8_t reserved;
 };
+
+_Static_assert(sizeof(struct tl_iv) == 12, "tl_iv is 12 bytes");
 
 enum tl_sys {
 	SYS_UNKNOWN = 0, /* no syscall events yet, or lost */
@@ -185,7 +191,7 @@ tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	iv->start = start;
 	iv->cpu = (uint16_t)cpu;
 	iv->state = (uint8_t)state;
-	memset(iv->reserved, 0, sizeof(iv->reserved));
+	iv->reserved = 0;
 	t->last = iv;
 	t->since = start;
 	t->nr_iv++;
