@@ -20,7 +20,7 @@
 #include "libmonitor.h"
 
 /* Intervals per block: the index costs 14 x 8 bytes per block (1.75 bytes
- * per 16-byte interval), a lookup reads at most this many intervals. */
+ * per 12-byte interval), a lookup reads at most this many intervals. */
 #define LOD_BLOCK 64
 
 struct lod;

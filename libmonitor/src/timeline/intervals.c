@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * intervals.c - where a thread's intervals live. Blocks of TL_BLOCK_LEN
- * 16-byte entries hold only the start, the state and the CPU: the end is
+ * 12-byte entries hold only the start, the state and the CPU: the end is
  * the next start (or the thread's end, or the time processed so far for
  * the open one). Block 0 grows by doubling (most threads have few
  * intervals); later blocks are carved from large chunks and never move.

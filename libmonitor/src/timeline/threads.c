@@ -12,11 +12,6 @@
 
 /* ---- tid -> thread map (open addressing, linear probing) ---------------- */
 
-static inline size_t map_slot(uint32_t tid, size_t cap)
-{
-	return (size_t)((tid * 0x9E3779B1u) & (cap - 1));
-}
-
 static int map_grow(struct tl *tl)
 {
 	size_t cap = tl->map_cap ? tl->map_cap * 2 : 64, i, s;
@@ -31,7 +26,7 @@ static int map_grow(struct tl *tl)
 	for (i = 0; i < tl->map_cap; i++) {
 		if (!tl->map_key[i])
 			continue;
-		s = map_slot(tl->map_key[i], cap);
+		s = tl_map_slot(tl->map_key[i], cap);
 		while (key[s])
 			s = (s + 1) & (cap - 1);
 		key[s] = tl->map_key[i];
@@ -56,7 +51,7 @@ int tl_map_set(struct tl *tl, uint32_t tid, int64_t th)
 		if (err)
 			return err;
 	}
-	s = map_slot(tid, tl->map_cap);
+	s = tl_map_slot(tid, tl->map_cap);
 	while (tl->map_key[s] && tl->map_key[s] != tid)
 		s = (s + 1) & (tl->map_cap - 1);
 	if (!tl->map_key[s])
@@ -64,31 +59,6 @@ int tl_map_set(struct tl *tl, uint32_t tid, int64_t th)
 	tl->map_key[s] = tid;
 	tl->map_val[s] = th;
 	return 0;
-}
-
-int64_t tl_map_get(const struct tl *tl, uint32_t tid)
-{
-	size_t s;
-
-	if (!tl->map_cap || !tid)
-		return NO_THREAD;
-	s = map_slot(tid, tl->map_cap);
-	while (tl->map_key[s]) {
-		if (tl->map_key[s] == tid)
-			return tl->map_val[s];
-		s = (s + 1) & (tl->map_cap - 1);
-	}
-	return NO_THREAD;
-}
-
-/* The live thread with this tid, or NO_THREAD. */
-int64_t tl_thread_lookup(const struct tl *tl, uint32_t tid)
-{
-	int64_t i = tl_map_get(tl, tid);
-
-	if (i == NO_THREAD || tl->th[i].tid != tid || tl->th[i].ended)
-		return NO_THREAD;
-	return i;
 }
 
 /* ---- timelines ------------------------------------------------------- */
