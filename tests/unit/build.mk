@@ -49,12 +49,12 @@ FUZZ_TIME ?= 20
 FUZZ_CC ?= clang
 CHECK_EXTRA += check-fuzz
 
-$(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) $(LIBMON_HDRS) \
+$(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) $(LIBMON_HDRS) kernel/ring.h \
 		libmonitor/include/libmonitor.h
 	$(quiet) FUZZ-CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -Ilibmonitor/include -Ilibmonitor/src \
-		-Ikernel/uapi -fsanitize=fuzzer,address,undefined \
+		-Ikernel/uapi -Ikernel -fsanitize=fuzzer,address,undefined \
 		-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 		-fno-sanitize-recover=all -o $@ $< $(LIBMON_SRCS) -lm -pthread
 
