@@ -308,9 +308,9 @@ static inline u32 ring_peek(const struct mkm_ring *r,
 			    const struct ring_clock *clock)
 {
 	/*
-	 * The cursor, the clock's line and the mask in locals: stores into dst may
-	 * alias them as far as the compiler knows, which would reload them
-	 * after every record.
+	 * The cursor, the clock's line and the mask in locals: stores into
+	 * dst may alias them as far as the compiler knows, which would
+	 * reload them after every record.
 	 */
 	struct ring_cursor c = *cursor;
 	struct ring_clock_line clk;

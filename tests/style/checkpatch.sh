@@ -30,7 +30,9 @@ fi
 # ring_user.h is userspace glue, not kernel code.
 files=$(find "$dir" -name '*.[ch]' ! -name ring_user.h | sort)
 rc=0
-out=$("$tool/checkpatch.pl" --no-tree --quiet --terse --show-types -f $files) ||
-	rc=$?
+# An out-of-tree module builds against every kernel DKMS gives it, so it
+# tests LINUX_VERSION_CODE (written as the kernel's own code writes it).
+out=$("$tool/checkpatch.pl" --no-tree --quiet --terse --show-types \
+	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f $files) || rc=$?
 printf '%s\n' "$out" | grep -v '^total: 0 errors, 0 warnings' || true
 exit $rc
