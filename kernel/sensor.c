@@ -295,10 +295,11 @@ static __always_inline u32 sensor_waited(struct mkm_tracked *t,
  * A tracked thread leaves or takes the CPU: both records on one time. tb
  * is the table the probe tested (one load of the pointer per switch).
  */
-static noinline void sensor_switch(const struct mkm_threads_table *tb,
-				   bool preempt, struct task_struct *prev,
-				   struct task_struct *next,
-				   unsigned int prev_state)
+static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
+					   bool preempt,
+					   struct task_struct *prev,
+					   struct task_struct *next,
+					   unsigned int prev_state)
 {
 	/* First, so that little is live across the call. */
 	u64 now = local_clock();
@@ -332,14 +333,19 @@ static noinline void sensor_switch(const struct mkm_threads_table *tb,
 	}
 }
 
-static void probe_sched_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
+/*
+ * Every context switch of the machine runs this: notrace, so that not even
+ * the function tracer's nop is in it (one of the dozen instructions an
+ * untracked switch pays), as for the other hot probes and their sensors.
+ */
+static notrace void probe_sched_switch(void *data, bool preempt,
+				       struct task_struct *prev,
+				       struct task_struct *next,
+				       unsigned int prev_state)
 {
 	const struct mkm_threads_table *tb = mkm_threads_current();
 
-	if (mkm_threads_maybe_in(tb, prev) || mkm_threads_maybe_in(tb, next))
+	if (mkm_threads_maybe_either(tb, prev, next))
 		sensor_switch(tb, preempt, prev, next, prev_state);
 }
 
@@ -365,23 +371,23 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 	local_irq_restore(irqflags);
 }
 
-static noinline void sensor_waking(void *data, struct task_struct *p)
+static noinline notrace void sensor_waking(void *data, struct task_struct *p)
 {
 	sensor_wake(p, MKM_EV_WAKING, false);
 }
 
-static void probe_sched_waking(void *data, struct task_struct *p)
+static notrace void probe_sched_waking(void *data, struct task_struct *p)
 {
 	if (mkm_threads_maybe(p))
 		sensor_waking(data, p);
 }
 
-static noinline void sensor_wakeup(void *data, struct task_struct *p)
+static noinline notrace void sensor_wakeup(void *data, struct task_struct *p)
 {
 	sensor_wake(p, MKM_EV_WAKEUP, true);
 }
 
-static void probe_sched_wakeup(void *data, struct task_struct *p)
+static notrace void probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	if (mkm_threads_maybe(p))
 		sensor_wakeup(data, p);

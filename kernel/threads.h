@@ -104,10 +104,17 @@ static __always_inline struct mkm_threads_table *mkm_threads_current(void)
  * task's bit in tb's filter (hash_ptr() with the shift kept ready); its
  * bucket is the bit >> MKM_THREADS_FILTER_SHIFT.
  */
-static __always_inline u32 mkm_threads_bit(const struct mkm_threads_table *tb,
-					   const struct task_struct *task)
+static __always_inline unsigned long
+mkm_threads_hash(const struct task_struct *task, unsigned int shift)
 {
-	return (u32)(((unsigned long)task * GOLDEN_RATIO_64) >> tb->shift);
+	return ((unsigned long)task * GOLDEN_RATIO_64) >> shift;
+}
+
+static __always_inline unsigned long
+mkm_threads_bit(const struct mkm_threads_table *tb,
+		const struct task_struct *task)
+{
+	return mkm_threads_hash(task, tb->shift);
 }
 
 /* False when task is surely not tracked in tb: the sensors' first test. */
@@ -118,12 +125,29 @@ mkm_threads_maybe_in(const struct mkm_threads_table *tb,
 	return test_bit(mkm_threads_bit(tb, task), tb->filter);
 }
 
+/*
+ * False when neither a nor b is tracked in tb: the switch probe's test,
+ * which runs on every context switch of the machine. The shift is read
+ * once (test_bit()'s asm would have it read again).
+ */
+static __always_inline bool
+mkm_threads_maybe_either(const struct mkm_threads_table *tb,
+			 const struct task_struct *a,
+			 const struct task_struct *b)
+{
+	unsigned int shift = tb->shift;
+
+	return test_bit(mkm_threads_hash(a, shift), tb->filter) ||
+	       test_bit(mkm_threads_hash(b, shift), tb->filter);
+}
+
 /* The entry tracking task in tb, or NULL. */
 static __always_inline struct mkm_tracked *
 mkm_threads_find(const struct mkm_threads_table *tb,
 		 const struct task_struct *task)
 {
-	u32 bucket = mkm_threads_bit(tb, task) >> MKM_THREADS_FILTER_SHIFT;
+	unsigned long bucket = mkm_threads_bit(tb, task) >>
+			       MKM_THREADS_FILTER_SHIFT;
 	struct hlist_node *node;
 
 	for (node = rcu_dereference_raw(hlist_first_rcu(&tb->buckets[bucket]));

@@ -37,13 +37,17 @@ static const struct kernel_param_ops switches_ops = { .get = switches_get };
 module_param_cb(switches, &switches_ops, NULL, 0444);
 MODULE_PARM_DESC(switches, "sched_switch calls counted (mode=count)");
 
-static void floor_nop(void *data, bool preempt, struct task_struct *prev,
-		      struct task_struct *next, unsigned int prev_state)
+/* notrace, as mkm's switch probe: not even the function tracer's nop. */
+static notrace void floor_nop(void *data, bool preempt,
+			      struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state)
 {
 }
 
-static void floor_count(void *data, bool preempt, struct task_struct *prev,
-			struct task_struct *next, unsigned int prev_state)
+static notrace void floor_count(void *data, bool preempt,
+				struct task_struct *prev,
+				struct task_struct *next,
+				unsigned int prev_state)
 {
 	this_cpu_inc(floor_switches);
 }
