@@ -324,6 +324,18 @@ long stress_meminfo_kb(const char *field)
 	return -1;
 }
 
+long stress_pcp_kb(void)
+{
+	static char buf[1 << 16];
+	long pages = 0;
+
+	if (read_small_file("/proc/zoneinfo", buf, sizeof(buf)))
+		return -1;
+	for (char *p = strstr(buf, "count:"); p; p = strstr(p + 1, "count:"))
+		pages += strtol(p + strlen("count:"), NULL, 10);
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 long stress_slab_active(const char *cache)
 {
 	static char buf[1 << 18];

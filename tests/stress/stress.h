@@ -97,6 +97,12 @@ int stress_wait_refcnt_zero(unsigned int seconds);
 
 /* A /proc/meminfo field in kB, or -1. */
 long stress_meminfo_kb(const char *field);
+/*
+ * kB of free pages in the per-CPU lists (/proc/zoneinfo's pagesets), which
+ * MemFree and MemAvailable leave out: freed order-0 pages (vmalloc's) wait
+ * there until a list passes its high mark.
+ */
+long stress_pcp_kb(void);
 /* Objects in use in a slab cache (/proc/slabinfo), or -1. */
 long stress_slab_active(const char *cache);
 
