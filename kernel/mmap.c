@@ -10,7 +10,8 @@
  * every index it writes through masked). The pages are inserted at mmap
  * time and hold a reference each, and the mapping holds the file, so the
  * monitor outlives it; CONFIGURE, which would replace the rings, is refused
- * while any mapping remains (mon->mapped).
+ * while any mapping remains (mon->mapped, tested where the rings are
+ * swapped, under mon->map_lock, which mmap holds while it maps them).
  */
 
 #include <linux/mm.h>
@@ -71,7 +72,8 @@ int mkm_monitor_mmap(struct mkm_monitor *mon, struct vm_area_struct *vma)
 	mmap_set_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 		       reader ? 0 : VM_MAYWRITE);
 
-	mutex_lock(&mon->lock);
+	/* Not mon->lock: read() takes mmap_lock (a fault) under it. */
+	mutex_lock(&mon->map_lock);
 	ret = -EINVAL;
 	if (!mon->cpu)
 		goto out;
@@ -91,6 +93,6 @@ int mkm_monitor_mmap(struct mkm_monitor *mon, struct vm_area_struct *vma)
 	vma->vm_ops = &mmap_vm_ops;
 	atomic_inc(&mon->mapped);
 out:
-	mutex_unlock(&mon->lock);
+	mutex_unlock(&mon->map_lock);
 	return ret;
 }

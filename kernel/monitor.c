@@ -170,8 +170,17 @@ static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
 			goto err_free;
 		ring_init(cb->ring, capacity, wakeup);
 	}
+	/* mmap() takes the rings under map_lock: none may be mapped now. */
+	mutex_lock(&mon->map_lock);
+	if (atomic_read(&mon->mapped)) {
+		mutex_unlock(&mon->map_lock);
+		ret = -EBUSY;
+		goto err_free_rings;
+	}
 	old = mon->cpu;
 	WRITE_ONCE(mon->cpu, bufs);
+	mon->capacity = capacity;
+	mutex_unlock(&mon->map_lock);
 	if (old) {
 		/* poll() looks at the rings without the mutex, under RCU. */
 		synchronize_rcu();
@@ -179,14 +188,15 @@ static int monitor_alloc_rings(struct mkm_monitor *mon, u32 capacity,
 		monitor_uncharge(mon, mon->charged);
 	}
 	mon->charged = pages;
-	mon->capacity = capacity;
 	mon->wakeup_records = wakeup;
 	return 0;
 
 err_free:
+	ret = -ENOMEM;
+err_free_rings:
 	rings_free(bufs);
 	monitor_uncharge(mon, pages);
-	return -ENOMEM;
+	return ret;
 }
 
 /* Whether a reader has anything left: records, or drops not yet reported. */
@@ -217,6 +227,7 @@ struct mkm_monitor *mkm_monitor_create(void)
 	if (!mon->bounce)
 		goto err_free_mon;
 	mutex_init(&mon->lock);
+	mutex_init(&mon->map_lock);
 	init_waitqueue_head(&mon->readers);
 	INIT_LIST_HEAD(&mon->threads);
 	mon->creator = get_current_cred();

@@ -50,6 +50,12 @@ struct mkm_monitor {
 	u32 wakeup_records;
 	unsigned int next_read_cpu; /* where the next read starts, for fairness */
 	struct mkm_event *bounce; /* one page, for copying out */
+	/*
+	 * mmap() and the replacing of the rings: mmap runs under the
+	 * process's mmap_lock, which read() may take (a fault in
+	 * copy_to_user) while it holds lock, so mmap must not take lock.
+	 */
+	struct mutex map_lock;
 	atomic_t mapped; /* mappings of the rings (mmap.c) */
 	wait_queue_head_t readers;
 
