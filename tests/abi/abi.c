@@ -712,7 +712,12 @@ void abi_pingpong_stop(struct abi_pingpong *p)
 
 int abi_wait_child(pid_t pid)
 {
-	uint64_t deadline = abi_now_ns() + ABI_WAIT_TIMEOUT * 1000000000ull;
+	return abi_wait_child_for(pid, ABI_WAIT_TIMEOUT);
+}
+
+int abi_wait_child_for(pid_t pid, unsigned int seconds)
+{
+	uint64_t deadline = abi_now_ns() + seconds * 1000000000ull;
 	int status;
 
 	for (;;) {
@@ -724,8 +729,8 @@ int abi_wait_child(pid_t pid)
 		if (abi_now_ns() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			fail_msg("child %d stuck for %d s: killed", (int)pid,
-				 ABI_WAIT_TIMEOUT);
+			fail_msg("child %d stuck for %u s: killed", (int)pid,
+				 seconds);
 		}
 		abi_sleep_ms(2);
 	}

@@ -241,6 +241,8 @@ void abi_pingpong_stop(struct abi_pingpong *p);
 
 /* Wait for a child with a deadline; returns the wait status. */
 int abi_wait_child(pid_t pid);
+/* The same, for a child given longer than ABI_WAIT_TIMEOUT. */
+int abi_wait_child_for(pid_t pid, unsigned int seconds);
 /* Assert the child exited 0. */
 void abi_expect_child_ok(pid_t pid);
 /* Drop to uid/gid (all three ids), no groups, and stay dumpable. */
