@@ -261,23 +261,17 @@ static inline u32 ring_peek_run(const struct mkm_ring *r, struct ring_cursor *c,
 				struct mkm_event *dst, u64 n, u16 cpu,
 				const struct ring_clock_line *l)
 {
+	/* In locals, kept in registers across the loop's stores. */
+	const struct ring_clock_line line = *l;
 	const struct mkm_event *ring_ev = r->ev;
 	struct mkm_event *out = dst, *end = dst + n;
-	const u64 mask = r->mask, t0 = l->t0, t1 = l->t1, slope = l->slope;
-	const u64 sign = l->sign, off0 = l->off0 - sign, off1 = l->off1;
+	const u64 mask = r->mask;
 	u64 pos = c->tail, last = c->last_ts;
 
 	for (; out != end; out++, pos++) {
 		const struct mkm_event *ev = &ring_ev[pos & mask];
-		u64 t = ev->time_ns;
+		u64 t = ring_clock_line_map(&line, ev->time_ns);
 
-		/* ring_clock_line_map(), with (mag ^ sign) - sign folded. */
-		if (t <= t0)
-			t += off0 + sign;
-		else if (t >= t1)
-			t += off1;
-		else
-			t += off0 + (mul_u64_u64_shr(t - t0, slope, 63) ^ sign);
 		*out = *ev;
 		out->cpu = cpu;
 		last = t > last ? t : last;
