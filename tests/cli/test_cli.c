@@ -215,6 +215,7 @@ static void test_record_sigint_gives_complete_file(void **state)
 	int st;
 
 	(void)state;
+	unlink("/tmp/int.mkm");
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
@@ -222,7 +223,13 @@ static void test_record_sigint_gives_complete_file(void **state)
 		       "sleep", "30", (char *)NULL);
 		_exit(126);
 	}
-	sleep(2);
+	/*
+	 * Once the output exists the recorder has its signals in hand; a
+	 * fixed 2 s was too short for the debug kernel on a loaded host.
+	 */
+	for (int i = 0; i < 300 && access("/tmp/int.mkm", F_OK); i++)
+		usleep(100000);
+	sleep(1);
 	assert_int_equal(kill(pid, SIGINT), 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
