@@ -26,11 +26,9 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/task.h>
 
 #include "access.h"
+#include "compat.h"
 #include "monitor.h"
 
 static bool access_same_owner(const struct cred *c, const struct cred *tc)
@@ -73,8 +71,5 @@ int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task)
 	if (!ok)
 		return -EPERM;
 
-	task_lock(task);
-	ok = !task->mm || get_dumpable(task->mm) == SUID_DUMP_USER;
-	task_unlock(task);
-	return ok ? 0 : -EPERM;
+	return mkm_task_dumpable(task) ? 0 : -EPERM;
 }

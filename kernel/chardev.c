@@ -173,7 +173,7 @@ static const struct file_operations chardev_fops = {
 	.mmap = chardev_mmap,
 	.unlocked_ioctl = chardev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
+	/* No .llseek: stream_open() makes lseek() fail with ESPIPE. */
 };
 
 /* Anyone may create a monitor; what it may watch is checked per thread. */

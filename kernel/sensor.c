@@ -41,6 +41,7 @@
 #include <asm/syscall.h>
 
 #include "access.h"
+#include "compat.h"
 #include "monitor.h"
 #include "sensor.h"
 #include "threads.h"
@@ -495,7 +496,8 @@ static void probe_sched_process_exec(void *data, struct task_struct *p,
 	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXEC, 0, old_tid, 0);
 }
 
-static void probe_sched_process_exit(void *data, struct task_struct *p)
+static void probe_sched_process_exit(void *data,
+				     MKM_TP_PROTO_SCHED_PROCESS_EXIT)
 {
 	struct mkm_tracked *t = sensor_lookup(p);
 
@@ -574,6 +576,7 @@ static void probe_softirq_exit(void *data, unsigned int vec)
  * own, here (optional: other architectures and small configurations lack
  * them).
  */
+#if MKM_HAVE_X86_VECTORS
 #define VECTOR_PROBES(name)                                              \
 	static void probe_##name##_entry(void *data, int vector)         \
 	{                                                                \
@@ -588,6 +591,20 @@ VECTOR_PROBES(reschedule)
 VECTOR_PROBES(call_function)
 VECTOR_PROBES(call_function_single)
 VECTOR_PROBES(irq_work)
+#define SENSOR_VECTOR_PROBES(OPT)                      \
+	OPT(local_timer_entry, MKM_CLASS_IRQ)          \
+	OPT(local_timer_exit, MKM_CLASS_IRQ)           \
+	OPT(reschedule_entry, MKM_CLASS_IRQ)           \
+	OPT(reschedule_exit, MKM_CLASS_IRQ)            \
+	OPT(call_function_entry, MKM_CLASS_IRQ)        \
+	OPT(call_function_exit, MKM_CLASS_IRQ)         \
+	OPT(call_function_single_entry, MKM_CLASS_IRQ) \
+	OPT(call_function_single_exit, MKM_CLASS_IRQ)  \
+	OPT(irq_work_entry, MKM_CLASS_IRQ)             \
+	OPT(irq_work_exit, MKM_CLASS_IRQ)
+#else
+#define SENSOR_VECTOR_PROBES(OPT)
+#endif
 
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
@@ -654,42 +671,44 @@ struct sensor_probe {
 	bool registered;
 };
 
-#define PROBE(tp, class)               \
-	{                              \
-#tp, probe_##tp, class \
-	}
-#define OPTIONAL_PROBE(tp, class)            \
-	{                                    \
-#tp, probe_##tp, class, true \
-	}
+/*
+ * Every probe: its tracepoint, the class it serves, and whether the class
+ * works without it (OPT). Expanded twice: into the table, and into a
+ * function never called, where each probe is checked against its
+ * tracepoint's prototype when the module is built (compat.h).
+ */
+#define SENSOR_PROBES(P, OPT)                      \
+	P(sched_switch, MKM_CLASS_SCHED)           \
+	P(sched_waking, MKM_CLASS_WAKEUP)          \
+	P(sched_wakeup, MKM_CLASS_WAKEUP)          \
+	P(sched_wakeup_new, MKM_CLASS_SCHED)       \
+	P(sched_migrate_task, MKM_CLASS_SCHED)     \
+	P(sched_process_fork, MKM_CLASS_TRACKING)  \
+	P(sched_process_exec, MKM_CLASS_TRACKING)  \
+	P(sched_process_free, MKM_CLASS_TRACKING)  \
+	P(sched_process_exit, MKM_CLASS_LIFECYCLE) \
+	P(task_rename, MKM_CLASS_LIFECYCLE)        \
+	P(irq_handler_entry, MKM_CLASS_IRQ)        \
+	P(irq_handler_exit, MKM_CLASS_IRQ)         \
+	P(softirq_entry, MKM_CLASS_IRQ)            \
+	P(softirq_exit, MKM_CLASS_IRQ)             \
+	SENSOR_VECTOR_PROBES(OPT)                  \
+	P(sys_enter, MKM_CLASS_SYSCALL)            \
+	P(sys_exit, MKM_CLASS_SYSCALL)
+
+#define PROBE(tp, class) { #tp, probe_##tp, class, false },
+#define OPTIONAL_PROBE(tp, class) { #tp, probe_##tp, class, true },
+/* clang-format off */
 static struct sensor_probe sensor_probes[] = {
-	PROBE(sched_switch, MKM_CLASS_SCHED),
-	PROBE(sched_waking, MKM_CLASS_WAKEUP),
-	PROBE(sched_wakeup, MKM_CLASS_WAKEUP),
-	PROBE(sched_wakeup_new, MKM_CLASS_SCHED),
-	PROBE(sched_migrate_task, MKM_CLASS_SCHED),
-	PROBE(sched_process_fork, MKM_CLASS_TRACKING),
-	PROBE(sched_process_exec, MKM_CLASS_TRACKING),
-	PROBE(sched_process_free, MKM_CLASS_TRACKING),
-	PROBE(sched_process_exit, MKM_CLASS_LIFECYCLE),
-	PROBE(task_rename, MKM_CLASS_LIFECYCLE),
-	PROBE(irq_handler_entry, MKM_CLASS_IRQ),
-	PROBE(irq_handler_exit, MKM_CLASS_IRQ),
-	PROBE(softirq_entry, MKM_CLASS_IRQ),
-	PROBE(softirq_exit, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(local_timer_entry, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(local_timer_exit, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(reschedule_entry, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(reschedule_exit, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(call_function_entry, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(call_function_exit, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(call_function_single_entry, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(call_function_single_exit, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(irq_work_entry, MKM_CLASS_IRQ),
-	OPTIONAL_PROBE(irq_work_exit, MKM_CLASS_IRQ),
-	PROBE(sys_enter, MKM_CLASS_SYSCALL),
-	PROBE(sys_exit, MKM_CLASS_SYSCALL),
+	SENSOR_PROBES(PROBE, OPTIONAL_PROBE)
 };
+/* clang-format on */
+
+#define CHECK_PROBE(tp, class) MKM_CHECK_PROBE(tp, probe_##tp);
+static void __maybe_unused sensor_check_prototypes(void)
+{
+	SENSOR_PROBES(CHECK_PROBE, CHECK_PROBE)
+}
 
 static void sensor_find(struct tracepoint *tp, void *data)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_badinput.c - clean errors for bad input: unknown ioctl numbers,
+ * test_badinput.c - clean errors for bad input: seeking, unknown ioctl numbers,
  * bad pointers (unmapped, read-only, kernel, straddling a hole), sizes of
  * 0 and 2^63, odd sizes, nonzero reserved fields, unknown bits, and STATS
  * with fewer or more entries than CPUs.
@@ -23,6 +23,22 @@ static long raw_read(int fd, void *buf, size_t count)
 struct big {
 	char x[64];
 };
+
+/*
+ * A monitor is a stream: no seeking, no positioned reads (stream_open();
+ * the file has no .llseek, which 6.12 removed no_llseek for).
+ */
+static void test_lseek_and_pread_espipe(void **state)
+{
+	char buf[64];
+	(void)state;
+
+	int fd = abi_open();
+	ABI_ERR(lseek(fd, 0, SEEK_SET), ESPIPE);
+	ABI_ERR(lseek(fd, 0, SEEK_CUR), ESPIPE);
+	ABI_ERR(pread(fd, buf, sizeof(buf), 0), ESPIPE);
+	ABI_OK(close(fd));
+}
 
 static void test_ioctl_unknown_number_enotty(void **state)
 {
@@ -380,6 +396,7 @@ int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
 	const struct CMUnitTest tests[] = {
+		ABI_TEST(test_lseek_and_pread_espipe),
 		ABI_TEST(test_ioctl_unknown_number_enotty),
 		ABI_TEST(test_ioctl_bad_pointer_efault),
 		ABI_TEST(test_ioctl_readonly_out_param_efault),

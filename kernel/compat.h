@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - every difference between the kernels mkm builds for, behind a
+ * small named helper, so that the rest of the module reads as if there were
+ * one kernel (lttng-modules keeps these in wrapper/, the kernel's backports
+ * project in backport-include/).
+ *
+ * Each helper is chosen by a feature test where one exists (__has_include,
+ * a macro the change defined), by LINUX_VERSION_CODE where none does, and
+ * names the kernel version that changed it. The kernels tested are those of
+ * tests/kernel/matrix (6.1 to 7.2, generic and PREEMPT_RT); anything from
+ * 6.1 on should build.
+ *
+ * Also here: the tracepoints' own declarations, so that every probe's
+ * prototype is checked against its tracepoint when the module is built
+ * (MKM_CHECK_PROBE()): a tracepoint whose arguments change fails the build,
+ * where a mismatched probe would otherwise be called with the wrong
+ * arguments, or trap under kCFI.
+ */
+#ifndef MKM_COMPAT_H
+#define MKM_COMPAT_H
+
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/version.h>
+
+#if __has_include(<linux/sched/exec_state.h>)
+#include <linux/sched/exec_state.h>
+#else
+#include <linux/sched/coredump.h>
+#endif
+
+/*
+ * The tracepoints' declarations, for the probes' prototype check, after
+ * the types their prototypes name (else each is a new type there).
+ */
+#include <linux/binfmts.h>
+#include <linux/interrupt.h>
+#include <trace/events/irq.h>
+#include <trace/events/sched.h>
+#include <trace/events/syscalls.h>
+#include <trace/events/task.h>
+#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
+#include <asm/trace/irq_vectors.h>
+#define MKM_HAVE_X86_VECTORS 1
+#else
+#define MKM_HAVE_X86_VECTORS 0
+#endif
+
+/* Fails the build unless probe has tracepoint tp's prototype. */
+#define MKM_CHECK_PROBE(tp, probe) check_trace_callback_type_##tp(probe)
+
+/*
+ * Whether task may be dumped and ptrace'd by its owner: dumpability as
+ * ptrace's read-access rule tests it.
+ */
+#if __has_include(<linux/sched/exec_state.h>)
+/* 7.2: dumpability moved from mm->flags to task->exec_state, under RCU. */
+static inline bool mkm_task_dumpable(struct task_struct *task)
+{
+	const struct task_exec_state *es;
+	bool ok;
+
+	rcu_read_lock();
+	es = rcu_dereference(task->exec_state);
+	ok = !es || es->dumpable == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return ok;
+}
+#else
+static inline bool mkm_task_dumpable(struct task_struct *task)
+{
+	bool ok;
+
+	task_lock(task);
+	ok = !task->mm || get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+#endif
+
+/*
+ * sched_process_exit's prototype: 6.16 added whether the thread group dies
+ * with the task (the build-time check above catches a wrong guess).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define MKM_TP_PROTO_SCHED_PROCESS_EXIT struct task_struct *p, bool group_dead
+#else
+#define MKM_TP_PROTO_SCHED_PROCESS_EXIT struct task_struct *p
+#endif
+
+#endif /* MKM_COMPAT_H */
