@@ -55,7 +55,11 @@ bool mkm_access_creds(const struct mkm_monitor *mon, const struct cred *tc)
 				access_no_more_caps(mon, tc));
 }
 
-/* Returns 0 when mon may track task, -EPERM otherwise. Does not sleep. */
+/*
+ * Returns 0 when mon may track task, -EPERM otherwise. Takes task_lock()
+ * (a sleeping lock on PREEMPT_RT) unless task is current: callers in
+ * atomic context pass current only (mkm_task_dumpable()).
+ */
 int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task)
 {
 	bool ok;

@@ -54,7 +54,10 @@
 
 /*
  * Whether task may be dumped and ptrace'd by its owner: dumpability as
- * ptrace's read-access rule tests it.
+ * ptrace's read-access rule tests it. Safe in atomic context for current
+ * (the exec probe, under preemption disabled, where task_lock() would
+ * sleep on PREEMPT_RT) and for any task on 7.2 on; else it takes
+ * task_lock(), a sleeping lock on PREEMPT_RT.
  */
 #if __has_include(<linux/sched/exec_state.h>)
 /* 7.2: dumpability moved from mm->flags to task->exec_state, under RCU. */
@@ -74,6 +77,9 @@ static inline bool mkm_task_dumpable(struct task_struct *task)
 {
 	bool ok;
 
+	/* current's mm changes only by current, at exec: no lock needed. */
+	if (task == current)
+		return !task->mm || get_dumpable(task->mm) == SUID_DUMP_USER;
 	task_lock(task);
 	ok = !task->mm || get_dumpable(task->mm) == SUID_DUMP_USER;
 	task_unlock(task);
