@@ -10,6 +10,13 @@
  * the thread table's spare entries), print or wake anyone directly
  * (irq_work does the wakeup).
  *
+ * A lookup and the use of its entry need an RCU read-side section. Up to
+ * 6.12 every probe ran with preemption disabled, which is one; from 7.x
+ * most tracepoints call their probes under SRCU-fast and the syscall ones
+ * under tasks-trace RCU, preemptible, which call_rcu() does not wait for.
+ * So the probes that the scheduler does not call with interrupts off
+ * (switch, wakeups, migration) take rcu_read_lock() themselves.
+ *
  * A probe is registered only while some monitor wants its class, so an event
  * class nobody asked for costs nothing, and with no monitor resumed no
  * context-switch probe is registered at all. The tracepoints are found by
@@ -431,11 +438,14 @@ static struct mkm_monitor *sensor_child_monitor(const struct mkm_tracked *t)
 static void probe_sched_process_fork(void *data, struct task_struct *parent,
 				     struct task_struct *child)
 {
-	struct mkm_tracked *t = sensor_lookup(parent), *ct = NULL;
-	struct mkm_monitor *cmon = sensor_child_monitor(t);
+	struct mkm_tracked *t, *ct = NULL;
+	struct mkm_monitor *cmon;
 	unsigned long irqflags;
 	u32 ctid = 0, flags;
 
+	rcu_read_lock();
+	t = sensor_lookup(parent);
+	cmon = sensor_child_monitor(t);
 	if (cmon)
 		ctid = sensor_tid(cmon, child);
 	if (ctid) {
@@ -456,6 +466,7 @@ name:
 	/* The child's state comes with its WAKEUP_NEW; its name now. */
 	if (ct)
 		sensor_name(ct, child->comm);
+	rcu_read_unlock();
 }
 
 /* Forgets t, if it is still tracked, after recording why. */
@@ -477,16 +488,20 @@ static void sensor_untrack(struct task_struct *p, u32 reason, u8 type)
 	raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
 }
 
+/* p is current, which exec'd: checked again under its new credentials. */
 static void probe_sched_process_exec(void *data, struct task_struct *p,
 				     pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct mkm_tracked *t = sensor_lookup(p);
+	struct mkm_tracked *t;
 	u32 old_tid;
 
+	rcu_read_lock();
+	t = sensor_lookup(p);
 	if (!t)
-		return;
+		goto out;
 	/* The new credentials are in place: a setuid binary drops out here. */
 	if (mkm_access_check(t->mon, p)) {
+		rcu_read_unlock();
 		sensor_untrack(p, MKM_DETACH_EXEC, MKM_EV_DETACH);
 		return;
 	}
@@ -494,35 +509,48 @@ static void probe_sched_process_exec(void *data, struct task_struct *p,
 	old_tid = t->tid;
 	WRITE_ONCE(t->tid, sensor_tid(t->mon, p));
 	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXEC, 0, old_tid, 0);
+out:
+	rcu_read_unlock();
 }
 
 static void probe_sched_process_exit(void *data,
 				     MKM_TP_PROTO_SCHED_PROCESS_EXIT)
 {
-	struct mkm_tracked *t = sensor_lookup(p);
+	struct mkm_tracked *t;
 
+	rcu_read_lock();
+	t = sensor_lookup(p);
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXIT, 0,
 				   p->exit_code, 0);
+	rcu_read_unlock();
 }
 
 /* The task is reaped: its last event, and the end of its tracking. */
 static void probe_sched_process_free(void *data, struct task_struct *p)
 {
-	if (sensor_lookup(p))
+	bool tracked;
+
+	rcu_read_lock();
+	tracked = sensor_lookup(p);
+	rcu_read_unlock();
+	if (tracked)
 		sensor_untrack(p, 0, MKM_EV_REAP);
 }
 
 static void probe_task_rename(void *data, struct task_struct *task,
 			      const char *comm)
 {
-	struct mkm_tracked *t = sensor_lookup(task);
+	struct mkm_tracked *t;
 	char name[TASK_COMM_LEN] = {};
 
+	rcu_read_lock();
+	t = sensor_lookup(task);
 	if (t) {
 		strscpy(name, comm, sizeof(name));
 		sensor_name(t, name);
 	}
+	rcu_read_unlock();
 }
 
 /*
@@ -540,12 +568,16 @@ static noinline void sensor_idle_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 /* An interrupt handler's entry or exit, for the thread it interrupted. */
 static __always_inline void sensor_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 {
-	struct mkm_tracked *t = sensor_lookup(current);
+	struct mkm_tracked *t;
 
+	/* Softirqs run preemptible in task context on PREEMPT_RT. */
+	rcu_read_lock();
+	t = sensor_lookup(current);
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, type, flags, arg0, arg1);
 	else if (unlikely(is_idle_task(current)))
 		sensor_idle_irq(type, flags, arg0, arg1);
+	rcu_read_unlock();
 }
 
 static void probe_irq_handler_entry(void *data, int irq,
@@ -606,22 +638,29 @@ VECTOR_PROBES(irq_work)
 #define SENSOR_VECTOR_PROBES(OPT)
 #endif
 
+/* Preemptible on 7.x (faultable tracepoints, under tasks-trace RCU). */
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct mkm_tracked *t = sensor_lookup(current);
+	struct mkm_tracked *t;
 
+	rcu_read_lock();
+	t = sensor_lookup(current);
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_ENTRY,
 				   0, id, 0);
+	rcu_read_unlock();
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct mkm_tracked *t = sensor_lookup(current);
+	struct mkm_tracked *t;
 
+	rcu_read_lock();
+	t = sensor_lookup(current);
 	if (t)
 		sensor_emit_thread(t, MKM_CLASS_SYSCALL, MKM_EV_SYSCALL_EXIT, 0,
 				   syscall_get_nr(current, regs), ret);
+	rcu_read_unlock();
 }
 
 void mkm_sensor_attach(struct mkm_tracked *t)
