@@ -241,7 +241,12 @@ static noinline u32 sensor_state_slow(const struct task_struct *p,
 		return MKM_TS_STOPPED;
 	if (state & TASK_PARKED || (state & TASK_IDLE) == TASK_IDLE)
 		return MKM_TS_PARKED;
-	if (state & TASK_UNINTERRUPTIBLE)
+	/*
+	 * As the kernel's __task_state_index() reports them: a wait for a
+	 * lock that sleeps only on PREEMPT_RT (spinlock_t, rwlock_t), and a
+	 * frozen task, are uninterruptible.
+	 */
+	if (state & (TASK_UNINTERRUPTIBLE | TASK_RTLOCK_WAIT | TASK_FROZEN))
 		return MKM_TS_UNINTERRUPTIBLE;
 	if (state & TASK_INTERRUPTIBLE)
 		return MKM_TS_INTERRUPTIBLE;
@@ -324,10 +329,13 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 		 * runnable. A sleep cut short by a signal leaves the task
 		 * runnable too, but counts as voluntary.
 		 */
-		if (preempt || prev_state == TASK_RUNNING)
+		if (preempt || prev_state == TASK_RUNNING) {
 			flags = MKM_EVF_PREEMPTED;
-		else if (READ_ONCE(prev->__state) != TASK_RUNNING)
+		} else if (READ_ONCE(prev->__state) != TASK_RUNNING) {
 			state = sensor_state(prev, prev_state);
+			if (unlikely(prev_state == TASK_RTLOCK_WAIT))
+				flags = MKM_EVF_LOCK_WAIT;
+		}
 		sensor_write_thread(pt, MKM_EV_SWITCH_OUT, flags, state,
 				    sensor_peer(pt->mon, next, nt), now);
 		pt->run_delay = mkm_task_run_delay(prev);
@@ -367,15 +375,27 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 {
 	struct mkm_tracked *t;
 	unsigned long irqflags;
+	u8 flags;
 	u64 now;
 
 	local_irq_save(irqflags);
 	now = local_clock();
 	t = mkm_threads_lookup(p);
-	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP))
-		sensor_write_thread(t, type, in_task() ? 0 : MKM_EVF_IN_IRQ,
-				    target ? task_cpu(p) : 0,
+	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP)) {
+		flags = in_task() ? 0 : MKM_EVF_IN_IRQ;
+		/*
+		 * The end of a PREEMPT_RT lock wait: seen at WAKING, while
+		 * p is still in it; its WAKEUP follows under the same
+		 * p->pi_lock, once p's state says TASK_RUNNING.
+		 */
+		if (type == MKM_EV_WAKING)
+			t->lock_wake = READ_ONCE(p->__state) ==
+				       TASK_RTLOCK_WAIT;
+		if (unlikely(t->lock_wake))
+			flags |= MKM_EVF_LOCK_WAIT;
+		sensor_write_thread(t, type, flags, target ? task_cpu(p) : 0,
 				    sensor_waker(t->mon), now);
+	}
 	local_irq_restore(irqflags);
 }
 

@@ -61,6 +61,8 @@ struct mkm_tracked {
 	u32 unique_id;
 	/* mkm_task_run_delay() at the last switch-out, attach or fork */
 	u64 run_delay;
+	/* The wakeup under way ends a PREEMPT_RT lock wait (under pi_lock) */
+	bool lock_wake;
 	struct list_head mon_link; /* in mon->threads, or the spares */
 	struct rcu_head rcu;
 };

@@ -195,10 +195,10 @@
  * Timestamps of one CPU's records never go backwards.
  *
  * type                 tid/unique_id  flags            arg0          arg1
- * MKM_EV_SWITCH_OUT    the thread     PREEMPTED        MKM_TS_* left in  next tid
+ * MKM_EV_SWITCH_OUT    the thread     PREEMPTED,LOCK_WAIT MKM_TS_* left in next tid
  * MKM_EV_SWITCH_IN     the thread     WAIT_US          runnable wait prev tid
- * MKM_EV_WAKING        wakee          IN_IRQ           -             waker tid
- * MKM_EV_WAKEUP        wakee          IN_IRQ           target cpu    waker tid
+ * MKM_EV_WAKING        wakee          IN_IRQ,LOCK_WAIT -             waker tid
+ * MKM_EV_WAKEUP        wakee          IN_IRQ,LOCK_WAIT target cpu    waker tid
  * MKM_EV_WAKEUP_NEW    new thread     -                target cpu    parent tid
  * MKM_EV_MIGRATE       the thread     -                dest cpu      orig cpu
  * MKM_EV_FORK          parent         THREAD,INHERITED child tid     child unique_id
@@ -220,7 +220,13 @@
  * MKM_EV_SWITCH_OUT gives the state the thread leaves in: MKM_TS_RUNNING with
  * MKM_EVF_PREEMPTED when it stays runnable involuntarily, MKM_TS_RUNNING
  * without it when a signal cut its sleep short (a voluntary switch, the
- * thread still runnable), else the sleep it goes into.
+ * thread still runnable), else the sleep it goes into. With
+ * MKM_EVF_LOCK_WAIT (ABI 2.3) the thread blocks, MKM_TS_UNINTERRUPTIBLE, on
+ * a lock that sleeps only on PREEMPT_RT (a spinlock_t or rwlock_t, an
+ * rtmutex there); the WAKING and WAKEUP that end such a wait carry the flag
+ * too, and are the lock's release, not the wakeup the thread may be
+ * sleeping for (which, on PREEMPT_RT, can arrive during the lock wait and
+ * then makes no record of its own).
  * MKM_EV_SWITCH_IN gives in arg0 how long the thread waited runnable on a run
  * queue since its last SWITCH_OUT (or since it was attached), in ns, or in us
  * with MKM_EVF_WAIT_US when that is 2^32 ns or more: the kernel's own
@@ -250,7 +256,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 2
+#define MKM_ABI_MINOR 3
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -311,6 +317,8 @@ enum mkm_event_type {
 #define MKM_EVF_INHERITED (1u << 3) /* FORK: the child is tracked too */
 #define MKM_EVF_WAIT_US (1u << 4) /* SWITCH_IN: arg0 counts us, not ns */
 #define MKM_EVF_VECTOR (1u << 5) /* IRQ_ENTRY/EXIT: arg0 is an x86 vector */
+/* SWITCH_OUT, WAKING, WAKEUP: a PREEMPT_RT lock wait, begun or ended */
+#define MKM_EVF_LOCK_WAIT (1u << 6)
 
 /* The x86 system vectors that MKM_EVF_VECTOR records name. */
 #define MKM_X86_LOCAL_TIMER_VECTOR 0xec

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -77,6 +78,13 @@ void abi_sleep_ms(unsigned int ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+int abi_kernel_is_rt(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && strstr(u.version, "PREEMPT_RT") != NULL;
 }
 
 int abi_nr_cpus_online(void)

@@ -130,6 +130,8 @@ uint64_t abi_now_ns(void); /* CLOCK_MONOTONIC */
 void abi_sleep_ms(unsigned int ms);
 
 /* CPUs: online ones in the test's affinity mask, and pinning. */
+/* Whether the guest's kernel is PREEMPT_RT (its version string says so). */
+int abi_kernel_is_rt(void);
 int abi_nr_cpus_online(void);
 int abi_cpu_online(int n); /* the n-th usable CPU id, or -1 */
 int abi_pin_self(int cpu); /* cpu < 0: every CPU */

@@ -288,9 +288,23 @@ static void test_switch_out_state_matches_preemption(void **state)
 		if (e->type != MKM_EV_SWITCH_OUT)
 			continue;
 		outs++;
-		if (e->flags & ~MKM_EVF_PREEMPTED)
+		if (e->flags & ~(MKM_EVF_PREEMPTED | MKM_EVF_LOCK_WAIT))
 			fail_msg("event %zu: SWITCH_OUT flags %#x", i,
 				 e->flags);
+		/*
+		 * PREEMPT_RT only: the pipe's wait-queue spinlock is an
+		 * rtmutex there, and a thread blocks on it uninterruptibly.
+		 */
+		if (e->flags & MKM_EVF_LOCK_WAIT) {
+			if (!abi_kernel_is_rt())
+				fail_msg("event %zu: a lock wait, not on "
+					 "PREEMPT_RT",
+					 i);
+			if (e->arg0 != MKM_TS_UNINTERRUPTIBLE)
+				fail_msg("event %zu: lock wait, state %u", i,
+					 e->arg0);
+			continue;
+		}
 		if (e->flags & MKM_EVF_PREEMPTED) {
 			if (e->arg0 != MKM_TS_RUNNING)
 				fail_msg("event %zu: preempted, state %u", i,
@@ -339,6 +353,9 @@ static void check_wakeups(pid_t tid, pid_t partner, const struct abi_ctxt *c0,
 		const struct mkm_event *e = &x.t.ev[i];
 		if (e->tid != (uint32_t)tid ||
 		    (e->type != MKM_EV_WAKEUP && e->type != MKM_EV_WAKING))
+			continue;
+		/* A PREEMPT_RT lock's release: whoever held it wakes. */
+		if (e->flags & MKM_EVF_LOCK_WAIT)
 			continue;
 		if (e->type == MKM_EV_WAKEUP && e->arg0 != (uint32_t)x.cpu)
 			fail_msg(
