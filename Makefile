@@ -74,8 +74,8 @@ deps:
 # machine, and KDIR is only known once the headers are installed.
 check:
 	$(Q)$(MAKE) --no-print-directory deps
-	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-install \
-		check-compensation check-debug
+	$(Q)$(MAKE) --no-print-directory check-unit check-vm check-kernels \
+		check-install check-compensation check-debug
 
 demo:
 	$(Q)$(MAKE) --no-print-directory deps

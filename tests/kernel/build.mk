@@ -27,3 +27,25 @@ check-debug: $(VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	echo "  VM       $(VM_DIR)/check-debug.log (debug kernel)" && \
 	$(VM_RUN) -k $$kdir/arch/x86/boot/bzImage -i $(DEBUG_INITRAMFS) \
 		-l $(VM_DIR)/check-debug.log -t 3000
+
+# check-kernels: every kernel of tests/kernel/matrix (6.1 to 7.2, generic
+# and PREEMPT_RT), each with mkm.ko built for it, booted with the ABI,
+# security, command-line and accuracy tests; a table kernel x (build, boot,
+# passed, failed, splats) at the end. KERNELS=6.12,7.2 picks some.
+KERNELS_VM_TESTS := $(ABI_TESTS) $(CLI_TEST) $(WHOLE_TEST)
+KERNELS ?=
+
+.PHONY: check-kernels
+check-kernels: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
+	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check $(if $(KERNELS),-n $(KERNELS)) \
+		$(KERNELS_VM_TESTS) $(VM_FILES)
+
+# check-kernels-debug: the same on the debug twins of the kernels where the
+# risk is (build-debug-kernel.sh: 6.12 with PREEMPT_RT, 7.2; 6.1's is
+# check-debug's), each built once into the cache (5 to 15 minutes each).
+DEBUG_KERNELS ?= 6.12-rt,7.2
+
+.PHONY: check-kernels-debug
+check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
+	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -d -n $(DEBUG_KERNELS) \
+		$(KERNELS_VM_TESTS) $(VM_FILES)

@@ -1,14 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # deps.sh: install what mkm's build and tests need (Debian bookworm, as root),
-# and fetch the guest kernel the VM tests boot. Idempotent; fast when all is there.
+# and fetch the guest kernels the VM tests boot. Idempotent; fast when all is there.
 #
-# The guest kernel is Debian's linux-image matching linux-headers-amd64 (so
-# mkm.ko built against those headers loads in it). It is downloaded and
-# unpacked with dpkg -x into the cache, never installed on this machine.
-# Its vmlinux is then taken out of the compressed vmlinuz: QEMU boots that
-# ELF file directly (PVH), which under TCG halves the boot time (no BIOS
-# path, no decompression).
+# The reference guest kernel is Debian's linux-image matching
+# linux-headers-amd64 (so mkm.ko built against those headers loads in it);
+# the others are those of tests/kernel/matrix, with their headers. All are
+# downloaded and unpacked into the cache by tests/kernel/kernels.sh, never
+# installed on this machine.
 #
 # Environment: MKM_CACHE (default $HOME/.cache/mkm) is where the kernel goes.
 set -euo pipefail
@@ -24,6 +23,7 @@ PACKAGES=(
 	otf2-tools libopen-trace-format2-dev
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
 	rt-tests   # hackbench, a workload nobody here wrote (bench/compensation)
+	mmdebstrap dwarves zstd   # the kernel matrix (tests/kernel: sid chroot, BTF, 6.12's images)
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
 	linux-perf libglib2.0-dev   # bench-vm's perf record, bench-profile's QEMU plugin
 	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools' libraries
@@ -58,52 +58,9 @@ else
 	say "packages: installed"
 fi
 
-# 2. The guest kernel: the linux-image that linux-headers-amd64 points at.
-KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
-	sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
-[ -n "$KVER" ] || die "cannot tell the kernel version from linux-headers-amd64"
-KDIR=$CACHE/linux-image-$KVER
-VMLINUZ=$KDIR/boot/vmlinuz-$KVER
-if [ -f "$VMLINUZ" ]; then
-	say "guest kernel: $VMLINUZ"
-else
-	say "guest kernel: downloading linux-image-$KVER into $CACHE"
-	mkdir -p "$CACHE"
-	# apt-get download runs as _apt: give it a folder it can write to.
-	deb=$(mktemp -d)
-	unpack=$(mktemp -d "$CACHE/unpack.XXXXXX")
-	trap 'rm -rf "$deb" "$unpack"' EXIT
-	chmod 0777 "$deb"
-	if ! (cd "$deb" && apt-get download -qq "linux-image-$KVER" 2>/dev/null); then
-		say "guest kernel: not in the package lists, running apt-get update"
-		$SUDO apt-get update -qq
-		(cd "$deb" && apt-get download -qq "linux-image-$KVER")
-	fi
-	chmod 0755 "$unpack"
-	dpkg -x "$deb"/linux-image-"$KVER"_*.deb "$unpack"
-	[ -f "$unpack/boot/vmlinuz-$KVER" ] || die "no boot/vmlinuz-$KVER in linux-image-$KVER"
-	rm -rf "$KDIR"
-	mv "$unpack" "$KDIR"
-	say "guest kernel: $VMLINUZ"
-fi
-
-VMLINUX=$KDIR/boot/vmlinux-$KVER
-if [ -f "$VMLINUX" ]; then
-	say "guest vmlinux: $VMLINUX"
-else
-	# Debian compresses it with xz: try each xz header in the bzImage.
-	for off in $(LC_ALL=C grep -abo $'\xfd7zXZ' "$VMLINUZ" | cut -d: -f1); do
-		tail -c +$((off + 1)) "$VMLINUZ" | xz -dcq >"$VMLINUX.tmp" 2>/dev/null || true
-		[ "$(head -c 4 "$VMLINUX.tmp")" = $'\x7fELF' ] && break
-	done
-	if [ "$(head -c 4 "$VMLINUX.tmp" 2>/dev/null)" = $'\x7fELF' ]; then
-		mv "$VMLINUX.tmp" "$VMLINUX"
-		say "guest vmlinux: $VMLINUX"
-	else
-		rm -f "$VMLINUX.tmp"
-		say "guest vmlinux: cannot take it out of $VMLINUZ; the VM boots the slower vmlinuz"
-	fi
-fi
+# 2. The guest kernels: the reference and the matrix's others, with their
+# headers (tests/kernel/kernels.sh; a sid chroot for those sid's gcc builds).
+MKM_CACHE=$CACHE "$(dirname "$0")/../kernel/kernels.sh" fetch
 
 # 3. bench-vm's LTTng, for the guest only. Installing lttng-modules-dkms would
 # have DKMS build it for every kernel under /lib/modules, and 2.13.9 does not

@@ -178,7 +178,7 @@ static uint64_t on_cpu_ns(const struct tl *tl, unsigned int cpu, uint64_t t0,
 
 static struct tl *intruder_tl;
 static struct raw intruder_raw;
-static long intruder_wakeups;
+static long intruder_wakeups, intruder_preempted;
 
 /* One recording of the intruder workload for the tests that read it. */
 static int record_intruder(void **state)
@@ -186,8 +186,9 @@ static int record_intruder(void **state)
 	(void)state;
 	if (sh("mkm record -a --no-calibrate -o /tmp/i.mkm -- whole_workload 2 >/tmp/i.out 2>/tmp/i.err"))
 		return -1;
-	if (sscanf(slurp("/tmp/i.out"), "intruder wakeups %ld",
-		   &intruder_wakeups) != 1)
+	if (sscanf(slurp("/tmp/i.out"), "intruder wakeups %ld preempted %ld",
+		   &intruder_wakeups, &intruder_preempted) != 2 ||
+	    intruder_preempted < 0)
 		return -1;
 	intruder_tl = load("/tmp/i.mkm");
 	scan("/tmp/i.mkm", intruder_tl, &intruder_raw);
@@ -289,24 +290,28 @@ static void test_noise_finds_the_intruder(void **state)
 			s = &r.sources[i];
 	assert_non_null(s);
 	print_message(
-		"intruder: %llu bursts took %.3f ms (%.3f ms each), period %.3f ms (%.0f%% regular), %ld wakeups counted by itself\n",
+		"intruder: %llu bursts took %.3f ms (%.3f ms each), period %.3f ms (%.0f%% regular), %ld wakeups counted by itself, %ld preemptions counted by the kernel\n",
 		(unsigned long long)s->count, s->taken_ns / 1e6,
 		s->taken_ns / 1e6 / (s->count ? s->count : 1),
 		s->period.period_ns / 1e6, 100 * s->period.regular,
-		intruder_wakeups);
+		intruder_wakeups, intruder_preempted);
 	/*
 	 * The biggest thief, every 10 ms, each time about its 1 ms spin. By
 	 * the guest's clock, which runs on while the host does not run the
-	 * virtual CPU: on a loaded host a burst took up to 2.2 ms, the
-	 * period measured 11.0 ms, and a few bursts were cut in two (204
-	 * for 201 wakeups), so the bounds leave room for that.
+	 * virtual CPU: on a loaded host a burst took up to 2.2 ms and the
+	 * period measured 11.0 ms, so the bounds leave room for that. A
+	 * burst is cut in two each time something preempts the intruder
+	 * mid-spin (on PREEMPT_RT, ktimers/0 and other threads of higher
+	 * priority): at most one burst per wakeup and per involuntary
+	 * switch the kernel counted for it (/proc/thread-self/status).
 	 */
 	assert_ptr_equal(s, &r.sources[0]);
 	assert_true(s->period.period_ns > 8500000 &&
 		    s->period.period_ns < 11500000);
 	assert_true(s->period.regular >= NOISE_PERIODIC);
 	assert_true(s->count * 10 >= (uint64_t)intruder_wakeups * 8);
-	assert_true(s->count <= (uint64_t)intruder_wakeups * 21 / 20 + 1);
+	assert_true(s->count <=
+		    (uint64_t)(intruder_wakeups + intruder_preempted) + 1);
 	assert_true(s->taken_ns > s->count * 800000 &&
 		    s->taken_ns < s->count * 3000000);
 	noise_result_free(&r);

@@ -3,8 +3,9 @@
  * whole_workload.c - a workload with a known intruder, for the system-wide
  * tests: "spinner" computes for SECONDS on CPU 0 while "intruder", on the
  * same CPU, wakes every 10 ms (absolute deadlines, so its period does not
- * drift) and spins 1 ms. The intruder's own count of wakeups goes to
- * stdout: "intruder wakeups N".
+ * drift) and spins 1 ms. The intruder's own count of wakeups, and the
+ * kernel's count of its involuntary switches, go to stdout:
+ * "intruder wakeups N preempted M".
  *
  *   whole_workload SECONDS
  */
@@ -53,6 +54,24 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
+static long intruder_preempted;
+
+/* The kernel's count of this thread's involuntary switches. */
+static long nonvoluntary_switches(void)
+{
+	char line[128];
+	long n = -1;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 static void *intruder(void *arg)
 {
 	struct timespec next;
@@ -75,6 +94,7 @@ static void *intruder(void *arg)
 		while (now_ns() < until)
 			;
 	}
+	intruder_preempted = nonvoluntary_switches();
 	return (void *)(long)wakeups;
 }
 
@@ -88,6 +108,7 @@ int main(int argc, char **argv)
 	pthread_create(&s, NULL, spinner, NULL);
 	pthread_join(s, NULL);
 	pthread_join(i, &wakeups);
-	printf("intruder wakeups %ld\n", (long)wakeups);
+	printf("intruder wakeups %ld preempted %ld\n", (long)wakeups,
+	       intruder_preempted);
 	return 0;
 }

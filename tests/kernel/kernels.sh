@@ -1,0 +1,390 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels.sh - the kernels of tests/kernel/matrix: fetch them, build mkm.ko
+# for one, and check them all (build, boot, the VM suite, a table).
+#
+#   kernels.sh fetch                 headers and images of every kernel (make deps)
+#   kernels.sh list                  name release builds, a line each
+#   kernels.sh image NAME            the image the VM boots
+#   kernels.sh kdir NAME             its headers, as its build environment sees them
+#   kernels.sh build NAME DIR        mkm.ko for NAME into DIR (DIR/build.log)
+#   kernels.sh run NAME DIR -- CMD   CMD (an argv) in NAME's build environment,
+#                                    with DIR (absolute) seen at the same path
+#   kernels.sh download SUITE PKG... into the current folder, from that suite
+#   kernels.sh check [-d] [-n NAMES] TEST... [SRC:DEST]...
+#                                    for each kernel: build, boot with the
+#                                    given test binaries (and files), print
+#                                    the table; -d: each kernel's debug twin
+#                                    (build-debug-kernel.sh), for the names
+#                                    that have one
+#
+# Nothing is installed on this machine: headers are unpacked with dpkg -x
+# into $MKM_CACHE/kernels/RELEASE (their Makefile pointed at the unpacked
+# common headers), images into $MKM_CACHE/linux-image-RELEASE, as deps.sh
+# does for the reference kernel. Suites other than bookworm come through a
+# private apt configuration in $MKM_CACHE/apt (the machine's sources stay as
+# they are); kernels built with sid's gcc-16 are built in a sid chroot that
+# mmdebstrap makes in $MKM_CACHE/sid, with their headers installed there.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cache=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
+build=${BUILD:-$top/build}
+matrix=$here/matrix
+mirror=${MKM_MIRROR:-http://deb.debian.org/debian}
+
+say() { printf 'kernels: %s\n' "$*" >&2; }
+die() { printf 'kernels: %s\n' "$*" >&2; exit 1; }
+
+reference() {
+	dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p'
+}
+
+# The matrix's rows as "name suite release builds", "reference" resolved.
+rows() {
+	local ref name suite release builds
+	ref=$(reference)
+	[ -n "$ref" ] || die "cannot tell the reference kernel from linux-headers-amd64: run make deps"
+	while read -r name suite release builds; do
+		case $name in '' | '#'*) continue ;; esac
+		case $release in
+		reference) release=$ref ;;
+		reference-rt) release=${ref%-amd64}-rt-amd64 ;;
+		esac
+		echo "$name $suite $release $builds"
+	done <"$matrix"
+}
+
+row() {
+	local r
+	r=$(rows | awk -v n="$1" '$1 == n')
+	[ -n "$r" ] || die "no kernel named '$1' in $matrix (names: $(rows | cut -d' ' -f1 | tr '\n' ' '))"
+	echo "$r"
+}
+
+# apt-get and apt-cache for one suite: bookworm is the machine's own; the
+# others read a sources file of their own in the cache (sid's Release file is
+# served past its Valid-Until date, hence the option).
+apt_opts() {
+	[ "$1" = bookworm ] && return 0
+	local d=$cache/apt/$1
+	mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
+	cat >"$d/sources/$1.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: $1
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+	printf '%s\n' -o "Dir::Etc::SourceList=/dev/null" \
+		-o "Dir::Etc::SourceParts=$d/sources" \
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" \
+		-o "Acquire::Check-Valid-Until=false" \
+		-o "APT::Sandbox::User=root"
+}
+
+apt_update() {
+	local opts
+	mapfile -t opts < <(apt_opts "$1")
+	say "$1: apt-get update"
+	apt-get "${opts[@]}" update -qq >/dev/null
+}
+
+# Downloads packages of a suite into the current folder (which _apt, who
+# downloads, may write), updating the suite's lists once if they lack one.
+# A pinned package gone from the archive is named, in one line.
+apt_download() {
+	local suite=$1 opts
+	shift
+	mapfile -t opts < <(apt_opts "$suite")
+	if ! apt-get "${opts[@]}" download -qq "$@" >/dev/null 2>&1; then
+		apt_update "$suite"
+		apt-get "${opts[@]}" download -qq "$@" >/dev/null 2>&1 ||
+			die "$suite: cannot download $*: gone from Debian's archive? (pinned in $matrix)"
+	fi
+}
+
+# The first of the named packages the suite has.
+apt_first() {
+	local suite=$1 opts p
+	shift
+	mapfile -t opts < <(apt_opts "$suite")
+	for p in "$@"; do
+		if apt-cache "${opts[@]}" show "$p" >/dev/null 2>&1; then
+			echo "$p"
+			return
+		fi
+	done
+	apt_update "$suite"
+	for p in "$@"; do
+		if apt-cache "${opts[@]}" show "$p" >/dev/null 2>&1; then
+			echo "$p"
+			return
+		fi
+	done
+	die "$suite: none of $* in Debian's archive (pinned in $matrix)"
+}
+
+dl_dir() {
+	local d
+	d=$(mktemp -d)
+	chmod 0777 "$d"
+	echo "$d"
+}
+
+# The image: its vmlinuz (boot/ up to 7.1, usr/lib/modules/RELEASE/ from
+# 7.2), and the ELF vmlinux taken out of it (QEMU boots that directly,
+# twice as fast under TCG), in $cache/linux-image-RELEASE/boot.
+fetch_image() {
+	local suite=$1 release=$2 dir=$cache/linux-image-$2 dl pkg member off
+	local vmlinuz=$dir/boot/vmlinuz-$2 vmlinux=$dir/boot/vmlinux-$2
+	if [ ! -f "$vmlinuz" ]; then
+		# sid's images put the kernel in linux-binary-*; older ones in
+		# the -unsigned or the signed image.
+		pkg=$(apt_first "$suite" "linux-binary-$release" \
+			"linux-image-$release-unsigned" "linux-image-$release")
+		say "$release: downloading $pkg"
+		dl=$(dl_dir)
+		(cd "$dl" && apt_download "$suite" "$pkg")
+		member=$(dpkg-deb -c "$dl"/"$pkg"_*.deb | awk -v a="./boot/vmlinuz-$release" \
+			-v b="./usr/lib/modules/$release/vmlinuz" '$NF == a || $NF == b { print $NF; exit }')
+		[ -n "$member" ] || die "$pkg has no vmlinuz of $release"
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/boot"
+		dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb | tar -xO "$member" >"$dir.tmp/boot/vmlinuz-$release"
+		rm -rf "$dl"
+		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	[ -f "$vmlinux" ] && return 0
+	# Debian compresses it with xz (6.1) or zstd (6.12 on): try each
+	# header of either in the bzImage until one gives an ELF file.
+	local magic unpack
+	for magic in xz zstd; do
+		case $magic in
+		xz) pattern=$'\xfd7zXZ' unpack="xz -dcq" ;;
+		zstd) pattern=$'\x28\xb5\x2f\xfd' unpack="zstd -dcq" ;;
+		esac
+		for off in $(LC_ALL=C grep -abo "$pattern" "$vmlinuz" | cut -d: -f1); do
+			tail -c +$((off + 1)) "$vmlinuz" | $unpack >"$vmlinux.tmp" 2>/dev/null || true
+			if [ "$(head -c 4 "$vmlinux.tmp")" = $'\x7fELF' ]; then
+				mv "$vmlinux.tmp" "$vmlinux"
+				return 0
+			fi
+		done
+	done
+	rm -f "$vmlinux.tmp"
+	say "$release: no ELF vmlinux in $vmlinuz; the VM boots the slower vmlinuz"
+}
+
+# Headers for a kernel this machine builds for: the arch package, its
+# common headers and kbuild, unpacked together; the arch Makefile's include
+# of the common one pointed into the unpacked tree.
+fetch_headers() {
+	local suite=$1 release=$2 root=$cache/kernels/$2 dl common kbuild deps
+	local kdir=$root/usr/src/linux-headers-$2
+	[ -f "$kdir/.mkm-ready" ] && return 0
+	if [ "$release" = "$(reference)" ]; then
+		return 0 # installed by make deps (linux-headers-amd64)
+	fi
+	dl=$(dl_dir)
+	(cd "$dl" && apt_download "$suite" "linux-headers-$release")
+	deps=$(dpkg-deb -f "$dl"/linux-headers-"$release"_*.deb Depends)
+	common=$(echo "$deps" | grep -o 'linux-headers-[^ ,]*-common[^ ,]*' | head -n 1)
+	kbuild=$(echo "$deps" | grep -o 'linux-kbuild-[^ ,]*' | head -n 1)
+	[ -n "$common" ] && [ -n "$kbuild" ] ||
+		die "linux-headers-$release: cannot find its common headers and kbuild in: $deps"
+	say "$release: downloading its headers ($common, $kbuild)"
+	(cd "$dl" && apt_download "$suite" "$common" "$kbuild")
+	rm -rf "$root" && mkdir -p "$root"
+	for deb in "$dl"/*.deb; do dpkg -x "$deb" "$root"; done
+	rm -rf "$dl"
+	sed -i "s|^include /usr/src/|include $root/usr/src/|" "$kdir/Makefile"
+	touch "$kdir/.mkm-ready"
+}
+
+# The sid chroot, with the headers of every kernel built there installed
+# (gcc-16 comes with them) and what DKMS and the debug kernel need. Made
+# again when the matrix asks for other headers.
+sid_root() { echo "$cache/sid"; }
+
+fetch_sid() {
+	local root pkgs want
+	root=$(sid_root)
+	pkgs="make kmod dkms gcc-16 flex bison bc cpio libelf-dev libssl-dev xz-utils"
+	pkgs+=" $(rows | awk '$4 == "sid" { printf " linux-headers-%s", $3 }')"
+	want=$(echo "$pkgs" | tr ' ' '\n' | sort | tr '\n' ' ')
+	if [ -f "$root/.mkm-ready" ] && [ "$(cat "$root/.mkm-ready")" = "$want" ]; then
+		return 0
+	fi
+	command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run make deps"
+	say "sid chroot: making $root with $pkgs (a few minutes)"
+	rm -rf "$root.tmp" "$root"
+	mmdebstrap --quiet --variant=minbase --include="$(echo $pkgs | tr ' ' ,)" \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		sid "$root.tmp" "$mirror" >&2 ||
+		die "sid chroot: mmdebstrap failed (a pinned sid package gone? $pkgs)"
+	echo "$want" >"$root.tmp/.mkm-ready"
+	mv "$root.tmp" "$root"
+}
+
+cmd_fetch() {
+	local name suite release builds
+	rows | awk '$4 == "sid"' | grep -q . && fetch_sid
+	while read -r name suite release builds; do
+		[ "$builds" = host ] && fetch_headers "$suite" "$release"
+		fetch_image "$suite" "$release"
+		say "$name: $release ready"
+	done < <(rows)
+}
+
+# Where NAME's headers are, as its build environment sees them.
+kdir_of() {
+	local release=$1 builds=$2
+	if [ "$builds" = sid ]; then
+		echo "/usr/src/linux-headers-$release"
+	elif [ "$release" = "$(reference)" ]; then
+		echo "/usr/src/linux-headers-$release"
+	else
+		echo "$cache/kernels/$release/usr/src/linux-headers-$release"
+	fi
+}
+
+# Runs a command in NAME's build environment: here, or in the sid chroot
+# with DIR bind-mounted at the same path and /proc mounted.
+cmd_run() {
+	local name=$1 dir=$2 r builds root
+	shift 2
+	[ "${1:-}" = -- ] && shift
+	r=$(row "$name")
+	builds=$(echo "$r" | cut -d' ' -f4)
+	if [ "$builds" != sid ]; then
+		(cd "$dir" && "$@")
+		return
+	fi
+	root=$(sid_root)
+	[ -f "$root/.mkm-ready" ] || die "no sid chroot at $root: run make deps"
+	mkdir -p "$root$dir"
+	# objtool reads /proc (its stack limit), as do compilers.
+	mount --bind "$dir" "$root$dir"
+	mount -t proc proc "$root/proc"
+	local rc=0
+	chroot "$root" sh -c 'cd "$1" && shift && exec "$@"' sh "$dir" "$@" || rc=$?
+	umount "$root/proc"
+	umount "$root$dir"
+	return $rc
+}
+
+cmd_build() {
+	local name=$1 out r release builds kdir f
+	out=$(mkdir -p "$2" && cd "$2" && pwd)
+	r=$(row "$name")
+	release=$(echo "$r" | cut -d' ' -f3)
+	builds=$(echo "$r" | cut -d' ' -f4)
+	kdir=${KDIR_OVERRIDE:-$(kdir_of "$release" "$builds")}
+	# Copies, not links: the chroot sees only what is under DIR.
+	for f in "$top"/kernel/*.c "$top"/kernel/*.h "$top"/kernel/Kbuild; do
+		cp -f "$f" "$out/"
+	done
+	rm -rf "$out/uapi" && cp -r "$top/kernel/uapi" "$out/uapi"
+	rm -f "$out/mkm.ko"
+	cmd_run "$name" "$out" -- make -C "$kdir" M="$out" W=1 \
+		MKM_VERSION="$(cat "$top/VERSION")" modules >"$out/build.log" 2>&1
+}
+
+cmd_image() {
+	local release
+	release=$(row "$1" | cut -d' ' -f3)
+	local boot=$cache/linux-image-$release/boot
+	if [ -f "$boot/vmlinux-$release" ]; then
+		echo "$boot/vmlinux-$release"
+	elif [ -f "$boot/vmlinuz-$release" ]; then
+		echo "$boot/vmlinuz-$release"
+	else
+		die "no image of $release in $boot: run make deps"
+	fi
+}
+
+# check: every kernel (or those of -n), each built, booted with the given
+# test binaries, and its log read; the table at the end; exit 1 if any
+# kernel failed anything.
+cmd_check() {
+	local only= debug= names name suite release builds dir log status tests=()
+	local table=() bad=0 image kdir
+	while getopts "dn:" opt; do
+		case $opt in
+		d) debug=1 ;;
+		n) only=$OPTARG ;;
+		*) die "usage: kernels.sh check [-d] [-n NAME,...] TEST... [SRC:DEST]..." ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	local files=()
+	for a in "$@"; do
+		case $a in
+		*:*) files+=(-f "$a") ;;
+		*) tests+=(-t "$a") ;;
+		esac
+	done
+	names=$(rows | cut -d' ' -f1)
+	[ -z "$only" ] || names=$(echo "$only" | tr , ' ')
+	for name in $names; do
+		read -r name suite release builds <<<"$(row "$name")"
+		dir=$build/kernels/$release
+		kdir= image=
+		if [ -n "$debug" ]; then
+			kdir=$("$here/build-debug-kernel.sh" "$name") || die "$name: no debug kernel"
+			image=$kdir/arch/x86/boot/bzImage
+			release="$release-debug"
+			dir=$build/kernels/$release
+		fi
+		log=$dir/check.log
+		mkdir -p "$dir"
+		local b=ok boot=- passed=- failed=- splats=-
+		say "$name ($release): building mkm.ko"
+		if ! KDIR_OVERRIDE=$kdir cmd_build "$name" "$dir/module"; then
+			b=FAILED
+			grep -E 'error|Error' "$dir/module/build.log" | head -n 5 >&2
+		elif grep -q 'warning:' "$dir/module/build.log"; then
+			b=warnings
+			grep 'warning:' "$dir/module/build.log" | head -n 5 >&2
+		fi
+		if [ "$b" != FAILED ]; then
+			"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
+				-m "$dir/module/mkm.ko" "${tests[@]}" "${files[@]}"
+			status=0
+			[ -n "$image" ] || image=$(cmd_image "$name")
+			BUILD=$build "$top/tests/vm/run.sh" -k "$image" \
+				-i "$dir/initramfs.cpio.gz" -l "$log" -t 3000 \
+				>"$dir/report.txt" 2>&1 || status=$?
+			grep -E '^(FAIL|vm: )' "$dir/report.txt" | grep -v '^vm: booting' >&2 || true
+			if grep -q '^MKM-VM-BOOT' "$log"; then boot=ok; else boot=FAILED; fi
+			read -r passed failed < <(sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
+				"$dir/report.txt" | tail -n 1) || true
+			splats=$(sed -n 's/^FAIL  kernel log (\([0-9]*\) splat.*/\1/p' "$dir/report.txt")
+			splats=${splats:-0}
+			[ $status = 0 ] || bad=1
+		else
+			bad=1
+		fi
+		[ "$b" = ok ] || [ "$b" = warnings ] || bad=1
+		[ -z "${WERROR:-}" ] || [ "$b" != warnings ] || bad=1
+		table+=("$(printf '%-8s %-24s %-8s %-6s %6s %6s  %s' "$name" "$release" \
+			"$b" "$boot" "${passed:--}" "${failed:--}" "$splats")")
+	done
+	printf '\n%-8s %-24s %-8s %-6s %6s %6s  %s\n' kernel release build boot passed failed splats
+	printf '%s\n' "${table[@]}"
+	[ $bad = 0 ] || { echo "kernels: some kernel failed: its log is in $build/kernels/RELEASE/check.log" >&2; return 1; }
+}
+
+case ${1:-} in
+fetch) cmd_fetch ;;
+list) rows | awk '{ print $1, $3, $4 }' ;;
+image) cmd_image "$2" ;;
+kdir) kdir_of "$(row "$2" | cut -d' ' -f3)" "$(row "$2" | cut -d' ' -f4)" ;;
+build) cmd_build "$2" "$3" ;;
+run) shift; cmd_run "$@" ;;
+download) shift; apt_download "$@" ;;
+check) shift; cmd_check "$@" ;;
+*) sed -n '3,/^$/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
