@@ -38,7 +38,7 @@ BENCH_SCALE_THREADS ?= 1,100,10000,60000
 BENCH_SCALE_MONITORS ?= 1,8,64
 BENCH_SCALE_RUNS ?= 5
 
-.PHONY: bench-vm bench-native bench-read bench-scale bench-smoke
+.PHONY: bench-vm bench-native bench-read bench-scale bench-smoke bench-kernels
 all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(BENCH_NATIVE)
 
 # The switch benchmark reuses the calibration's ping-pong and keeper
@@ -87,6 +87,13 @@ bench-vm: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh switch \
 		-n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
+
+# bench-vm's method on each kernel of the matrix (tests/kernel/matrix),
+# without LTTng: a table kernel x configuration at the end.
+BENCH_KERNELS ?= 6.1 6.12 7.2
+bench-kernels: $(BENCH_SWITCH)
+	$(Q)BUILD=$(BUILD) bench/kernels.sh -n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
+		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS)) $(BENCH_KERNELS)
 
 bench-read: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \

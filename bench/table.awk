@@ -70,6 +70,16 @@ END {
 		for (k = 1; k <= n; k++) sq += (add[c, k] - mean[c]) * (add[c, k] - mean[c])
 		sd[c] = n > 1 ? root(sq / (n - 1)) : 0
 	}
+	# -v summary=NAME: "NAME config instructions-over-loaded" lines only,
+	# for bench/kernels.sh's table of kernels.
+	if (summary != "") {
+		for (i = 1; i <= nconf; i++) {
+			c = order[i]
+			if (c == "base" || c == "loaded" || !("loaded" in seen)) continue
+			printf "%s %s %.1f\n", summary, c, mean[c] - mean["loaded"]
+		}
+		exit
+	}
 	ref = ("ftrace-pid" in seen) ? mean["ftrace-pid"] : 0
 	printf "bench-vm: %d runs of %d round trips per configuration, one vCPU, -icount shift=1\n", nrun, rounds
 	printf "guest instructions per context switch (guest ns / 2); added = minus the baseline's mean\n\n"

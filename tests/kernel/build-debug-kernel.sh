@@ -24,11 +24,14 @@ say() { echo "debug-kernel: $*" >&2; }
 die() { echo "debug-kernel: $*" >&2; exit 1; }
 
 # name: source package, its version (empty: the suite's), suite, fragments.
+# cc: make's compilers, where the build environment has no plain gcc.
+cc=()
 case $name in
 6.1) pkg=linux-source-6.1 version= suite=bookworm fragments=(debug.config) ;;
 6.12-rt) pkg=linux-source-6.12 version=6.12.95-1~bpo12+1 suite=bookworm-backports
 	fragments=(debug.config rt.config) ;;
-7.2) pkg=linux-source-7.2 version=7.2.13-1 suite=sid fragments=(debug.config) ;;
+7.2) pkg=linux-source-7.2 version=7.2.13-1 suite=sid fragments=(debug.config)
+	cc=(CC=gcc-16 HOSTCC=gcc-16) ;;
 *) die "no debug kernel for '$name' (6.1, 6.12-rt, 7.2)" ;;
 esac
 builds=$("$here/kernels.sh" list | awk -v n="$name" '$1 == n { print $3 }')
@@ -75,12 +78,12 @@ wanted=$(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)/\1 \2/p' "$out/mkm.config" |
 	sort -n | cut -d' ' -f2)
 
 # make in NAME's build environment (the sid chroot for 7.2).
-kmake() { "$here/kernels.sh" run "$name" "$base" -- make -C "$src" O="$out" "$@"; }
+kmake() { "$here/kernels.sh" run "$name" "$base" -- make -C "$src" O="$out" "${cc[@]}" "$@"; }
 
 say "configuring $name in $out (log: $log)"
 {
 	kmake tinyconfig
-	"$here/kernels.sh" run "$name" "$base" -- \
+	"$here/kernels.sh" run "$name" "$base" -- env "${cc[@]}" \
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$out/mkm.config"
 	kmake olddefconfig
 } >"$log" 2>&1 || { tail -n 20 "$log" >&2; exit 1; }

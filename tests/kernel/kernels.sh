@@ -7,7 +7,8 @@
 #   kernels.sh list                  name release builds, a line each
 #   kernels.sh image NAME            the image the VM boots
 #   kernels.sh kdir NAME             its headers, as its build environment sees them
-#   kernels.sh build NAME DIR        mkm.ko for NAME into DIR (DIR/build.log)
+#   kernels.sh build NAME DIR [SRC]  mkm.ko for NAME into DIR (DIR/build.log), or
+#                                    the module whose Kbuild is in SRC
 #   kernels.sh run NAME DIR -- CMD   CMD (an argv) in NAME's build environment,
 #                                    with DIR (absolute) seen at the same path
 #   kernels.sh download SUITE PKG... into the current folder, from that suite
@@ -276,19 +277,23 @@ cmd_run() {
 }
 
 cmd_build() {
-	local name=$1 out r release builds kdir f
+	local name=$1 out r release builds kdir f src=${3:-$top/kernel}
 	out=$(mkdir -p "$2" && cd "$2" && pwd)
 	r=$(row "$name")
 	release=$(echo "$r" | cut -d' ' -f3)
 	builds=$(echo "$r" | cut -d' ' -f4)
 	kdir=${KDIR_OVERRIDE:-$(kdir_of "$release" "$builds")}
 	# Copies, not links: the chroot sees only what is under DIR.
-	for f in "$top"/kernel/*.c "$top"/kernel/*.h "$top"/kernel/Kbuild; do
-		cp -f "$f" "$out/"
+	for f in "$src"/*.c "$src"/*.h "$src"/Kbuild; do
+		[ ! -e "$f" ] || cp -f "$f" "$out/"
 	done
-	rm -rf "$out/uapi" && cp -r "$top/kernel/uapi" "$out/uapi"
-	rm -f "$out/mkm.ko"
-	cmd_run "$name" "$out" -- make -C "$kdir" M="$out" W=1 \
+	rm -rf "$out/uapi"
+	[ ! -d "$src/uapi" ] || cp -r "$src/uapi" "$out/uapi"
+	rm -f "$out"/*.ko
+	# sid's compiler by name: a debug kernel built there records no other.
+	local cc=()
+	[ "$builds" != sid ] || cc=(CC=gcc-16 HOSTCC=gcc-16)
+	cmd_run "$name" "$out" -- make -C "$kdir" M="$out" W=1 "${cc[@]}" \
 		MKM_VERSION="$(cat "$top/VERSION")" modules >"$out/build.log" 2>&1
 }
 
@@ -382,7 +387,7 @@ fetch) cmd_fetch ;;
 list) rows | awk '{ print $1, $3, $4 }' ;;
 image) cmd_image "$2" ;;
 kdir) kdir_of "$(row "$2" | cut -d' ' -f3)" "$(row "$2" | cut -d' ' -f4)" ;;
-build) cmd_build "$2" "$3" ;;
+build) cmd_build "$2" "$3" "${4:-}" ;;
 run) shift; cmd_run "$@" ;;
 download) shift; apt_download "$@" ;;
 check) shift; cmd_check "$@" ;;

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels.sh - bench-vm on several kernels of tests/kernel/matrix: for each,
+# mkm.ko and the floor's module built for it, an image with vm_switch and
+# perf, one -icount boot of its Debian image (bench/vm.sh switch), its
+# table; then one table kernel x configuration, instructions per switch
+# over "loaded" (mkm.ko loaded, no monitor).
+#
+#   bench/kernels.sh [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME...
+#
+# LTTng's configurations are left out (lttng-modules 2.13 builds for 6.1
+# only); vm_switch skips them where the image has no lttng-sessiond. Each
+# guest first sleeps BENCH_SETTLE seconds (default 60; free under -icount's
+# sleep=on): a fresh 7.2 guest's own work made its first runs cost up to
+# 12,000 instructions more per switch.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+kernels=$top/tests/kernel/kernels.sh
+rounds=20000 runs=5 configs=
+while getopts "n:r:c:" opt; do
+	case $opt in
+	n) rounds=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	c) configs=$OPTARG ;;
+	*) echo "usage: $0 [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME..." >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- 6.1 6.12 7.2
+
+summary=$build/bench/kernels.tsv
+mkdir -p "$build/bench"
+: >"$summary"
+for name in "$@"; do
+	release=$("$kernels" list | awk -v n="$name" '$1 == n { print $2 }')
+	[ -n "$release" ] || { echo "bench: no kernel '$name' in tests/kernel/matrix" >&2; exit 1; }
+	dir=$build/bench/kernels/$release
+	echo "== $name ($release)"
+	"$kernels" build "$name" "$dir/mkm" ||
+		{ cat "$dir/mkm/build.log" >&2; exit 1; }
+	"$kernels" build "$name" "$dir/floor" "$top/bench/floor" ||
+		{ cat "$dir/floor/build.log" >&2; exit 1; }
+	"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
+		-f "$build/bench/vm_switch" -f "$dir/mkm/mkm.ko:/bench/mkm.ko" \
+		-f "$dir/floor/floor.ko:/bench/floor.ko" -f "${PERF:-/usr/bin/perf}:/usr/bin/perf"
+	BUILD=$dir BENCH_IMAGE=$dir/initramfs.cpio.gz BENCH_SETTLE=${BENCH_SETTLE:-60} \
+		BENCH_VM_ARGS="-k $("$kernels" image "$name")" \
+		"$top/bench/vm.sh" switch -n "$rounds" -r "$runs" ${configs:+-c "$configs"}
+	awk -v summary="$name" -f "$top/bench/table.awk" "$dir/bench/switch/vm_switch.tsv" >>"$summary"
+	echo
+done
+
+# The table: a row per configuration, a column per kernel.
+awk '
+{ k[$1] = 1; if (!($2 in c)) { c[$2] = 1; order[++n] = $2 } v[$1, $2] = $3
+  if (!($1 in col)) { col[$1] = ++m; name[m] = $1 } }
+END {
+	printf "bench-vm on each kernel: guest instructions per switch over \"loaded\"\n\n%-12s", "config"
+	for (j = 1; j <= m; j++) printf " %10s", name[j]
+	printf "\n"
+	for (i = 1; i <= n; i++) {
+		printf "%-12s", order[i]
+		for (j = 1; j <= m; j++)
+			printf " %10s", ((name[j], order[i]) in v) ? sprintf("%+.1f", v[name[j], order[i]]) : "-"
+		printf "\n"
+	}
+}' "$summary"
