@@ -335,13 +335,37 @@ struct mon_calibration;
  *       for the stream's own CALIBRATION message, which must then come
  *       before the first EVENTS
  *
- * Errors of process(): -EALREADY (the stream is compensated already),
- * -ENOENT (EVENTS before any calibration), -ENOMEM.
+ * A calibration with a figure that is not a cost (mon_calibration_judge())
+ * is refused: compensation computed from noise moves times by noise.
  *
- * Return: 0, -EINVAL (@cal with no CPU) or -ENOMEM.
+ * Errors of process(): -EALREADY (the stream is compensated already),
+ * -ENOENT (EVENTS before any calibration), -EDOM (the stream's calibration
+ * is not meaningful), -ENOMEM.
+ *
+ * Return: 0, -EINVAL (@cal with no CPU), -EDOM (@cal is not meaningful)
+ * or -ENOMEM.
  */
 MON_API int mon_stage_compensate(struct mon_stage **stp,
 				 const struct mon_calibration *cal);
+
+/* mon_compensate_opts.flags: compensate from a calibration that
+ * mon_calibration_judge() finds meaningless (the user said so). */
+#define MON_COMPENSATE_FORCE (1u << 0)
+
+struct mon_compensate_opts {
+	unsigned int flags; /* MON_COMPENSATE_* */
+};
+
+/*
+ * mon_stage_compensate_opts - mon_stage_compensate() with options (@opts
+ * NULL: none, as mon_stage_compensate())
+ *
+ * Return: as mon_stage_compensate(); -EDOM only without
+ * MON_COMPENSATE_FORCE.
+ */
+MON_API int mon_stage_compensate_opts(struct mon_stage **stp,
+				      const struct mon_calibration *cal,
+				      const struct mon_compensate_opts *opts);
 
 /* mon_stage_destroy, mon_sink_destroy - free one not added to a pipeline. */
 MON_API void mon_stage_destroy(struct mon_stage *st);

@@ -14,13 +14,22 @@
 
 struct src {
 	const struct evs *s;
-	bool sent;
+	const struct mon_calibration *cal; /* sent first, if any */
+	bool cal_sent, sent;
 };
 
 static int src_next(void *priv, struct mon_msg *msg)
 {
 	struct src *p = priv;
 
+	if (p->cal && !p->cal_sent) {
+		p->cal_sent = true;
+		msg->type = MON_MSG_CALIBRATION;
+		msg->calibration_hdr = &p->cal->hdr;
+		msg->calibration = p->cal->cpu;
+		msg->nr_calibration = p->cal->hdr.nr_cpus;
+		return 1;
+	}
 	if (p->sent)
 		return 0;
 	p->sent = true;
@@ -62,6 +71,7 @@ static void set_cost(struct trace_calibration *c, enum mon_cost_kind k,
 		     int64_t ns)
 {
 	c->cost[k].mean_ps = ns * 1000;
+	c->cost[k].samples = 10;
 	c->cost[k].flags = MON_COST_MEASURED;
 }
 
@@ -88,14 +98,18 @@ static struct mon_calibration *test_calibration(void)
 /* Runs @s through order and compensate into @o; returns the run's result. */
 static uint32_t own_tid; /* the recording's own thread, in INFO (0: none) */
 
-static int compensate(const struct evs *s, struct out *o,
-		      const struct mon_calibration *cal, uint32_t trace_flags)
+/* The same with the calibration in the stream (@stream_cal) and @opts. */
+static int compensate_opts(const struct evs *s, struct out *o,
+			   const struct mon_calibration *cal,
+			   const struct mon_calibration *stream_cal,
+			   uint32_t trace_flags,
+			   const struct mon_compensate_opts *opts)
 {
 	struct trace_info info = { .nr_cpus = 2,
 				   .trace_flags = trace_flags,
 				   .nr_monitor_tids = own_tid ? 1 : 0,
 				   .monitor_tids = { own_tid } };
-	struct src p = { .s = s };
+	struct src p = { .s = s, .cal = stream_cal };
 	struct mon_pipeline *pl;
 	struct mon_source *src;
 	struct mon_stage *st;
@@ -107,13 +121,21 @@ static int compensate(const struct evs *s, struct out *o,
 	assert_int_equal(mon_pipeline_create(&pl, src), 0);
 	assert_int_equal(mon_stage_order(&st), 0);
 	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
-	assert_int_equal(mon_stage_compensate(&st, cal), 0);
+	assert_int_equal(opts ? mon_stage_compensate_opts(&st, cal, opts) :
+				mon_stage_compensate(&st, cal),
+			 0);
 	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
 	assert_int_equal(mon_sink_new(&sk, &out_ops, o), 0);
 	assert_int_equal(mon_pipeline_add_sink(pl, sk), 0);
 	ret = mon_pipeline_run(pl);
 	mon_pipeline_destroy(pl);
 	return ret;
+}
+
+static int compensate(const struct evs *s, struct out *o,
+		      const struct mon_calibration *cal, uint32_t trace_flags)
+{
+	return compensate_opts(s, o, cal, NULL, trace_flags, NULL);
 }
 
 /* The compensated times of @o, in input order per CPU, against @want. */
@@ -345,6 +367,89 @@ static void test_compensate_refuses(void **state)
 	assert_int_equal(compensate(&s, &o, NULL, 0), -ENOENT);
 }
 
+/*
+ * A calibration whose figure is not a cost, as `make demo`'s trace under
+ * plain TCG carried (switch -1914.7 ns from trials that straddle zero):
+ * refused when given, unless forced.
+ */
+static struct mon_calibration *meaningless_calibration(void)
+{
+	struct mon_calibration *cal = test_calibration();
+
+	cal->cpu[1].cost[MON_COST_SWITCH] = (struct trace_cost){
+		.mean_ps = -1914700,
+		.stddev_ps = 2500000,
+		.ci99_ps = 4073000,
+		.samples = 3,
+		.flags = MON_COST_MEASURED,
+	};
+	return cal;
+}
+
+static void test_mon_stage_compensate_refuses_meaningless(void **state)
+{
+	struct mon_compensate_opts force = { .flags = MON_COMPENSATE_FORCE };
+	struct mon_calibration *cal;
+	struct mon_stage *st = NULL;
+
+	(void)state;
+	assert_int_equal(mon_stage_compensate(&st, meaningless_calibration()),
+			 -EDOM);
+	assert_null(st);
+	assert_int_equal(mon_stage_compensate_opts(
+				 &st, meaningless_calibration(), &force),
+			 0);
+	mon_stage_destroy(st);
+	/* A stored verdict stands: the same figures judged a cost. */
+	cal = meaningless_calibration();
+	cal->cpu[1].cost[MON_COST_SWITCH].flags = MON_COST_MEASURED |
+						  MON_COST_JUDGED;
+	assert_int_equal(mon_stage_compensate(&st, cal), 0);
+	mon_stage_destroy(st);
+}
+
+/* The stream's own calibration (the trace's), meaningless: refused when
+ * it arrives, so no record is compensated from it; forced, it is used. */
+static void test_compensate_refuses_meaningless_stream_calibration(void **state)
+{
+	struct mon_compensate_opts force = { .flags = MON_COMPENSATE_FORCE };
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	MARK(&s, 200, 0, 1);
+	assert_int_equal(compensate_opts(&s, &o, NULL,
+					 meaningless_calibration(), 0, NULL),
+			 -EDOM);
+	assert_int_equal(o.n, 0);
+	assert_int_equal(compensate_opts(&s, &o, NULL,
+					 meaningless_calibration(), 0, &force),
+			 0);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.ev[1].time_ns, 190); /* CPU 0's switch: 10 ns */
+}
+
+/* A trace from before verdicts: its figures carry none, and are judged
+ * from their statistics (a spread as wide as the mean: noisy). */
+static void test_compensate_judges_old_calibration(void **state)
+{
+	struct mon_calibration *cal = test_calibration();
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	cal->cpu[0].cost[MON_COST_CONSTANT] = (struct trace_cost){
+		.mean_ps = 1379500,
+		.stddev_ps = 1500000,
+		.ci99_ps = 1221900,
+		.samples = 10,
+		.flags = MON_COST_MEASURED,
+	};
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	assert_int_equal(compensate_opts(&s, &o, NULL, cal, 0, NULL), -EDOM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +460,10 @@ int main(void)
 		cmocka_unit_test(test_compensate_own_thread),
 		cmocka_unit_test(test_compensate_keeps_order),
 		cmocka_unit_test(test_compensate_refuses),
+		cmocka_unit_test(test_mon_stage_compensate_refuses_meaningless),
+		cmocka_unit_test(
+			test_compensate_refuses_meaningless_stream_calibration),
+		cmocka_unit_test(test_compensate_judges_old_calibration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -185,7 +185,8 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
  * The short calibration stored with every recording: three trials per
  * figure on one CPU (the first this process may run on; compensation
  * gives the others its figures), where mkm calibrate measures every CPU
- * with more trials.
+ * with more trials. A figure that is not a cost is measured again, up to
+ * twelve trials (mon_calibrate()), and stored with its verdict.
  */
 #define QUICK_TRIALS 3
 
@@ -196,9 +197,9 @@ static void calibrate(struct recorder *rec)
 	struct trace_info here = { 0 };
 	unsigned int cpu = 0;
 	cpu_set_t allowed;
-	char model[128];
+	char model[128], why[256];
 	struct utsname u;
-	const char *why;
+	const char *differs;
 	int ret;
 
 	if (rec->no_calibrate)
@@ -213,6 +214,9 @@ static void calibrate(struct recorder *rec)
 		if (ret)
 			warnx_("calibration: %s: recording without one (compensating will need --calibration FILE)",
 			       monitor_strerror(ret));
+		else if (mon_calibration_judge(&rec->cal, why, sizeof(why)))
+			warnx_("calibration is not a cost (%s), even after more trials: stored with its verdict; to compensate, run mkm calibrate -o cal.mkm on a quiet machine and pass --calibration cal.mkm",
+			       why);
 		return;
 	}
 	ret = mon_calibration_load(&rec->cal, rec->cal_file);
@@ -224,9 +228,12 @@ static void calibrate(struct recorder *rec)
 	if (!uname(&u))
 		snprintf(here.kernel, sizeof(here.kernel), "%s", u.release);
 	mon_cpu_model(model, sizeof(model));
-	why = mon_calibration_check(&rec->cal, &here, model);
-	if (why)
+	differs = mon_calibration_check(&rec->cal, &here, model);
+	if (differs)
 		warnx_("%s: calibration %s than this machine's: its costs may not apply",
+		       rec->cal_file, differs);
+	if (mon_calibration_judge(&rec->cal, why, sizeof(why)))
+		warnx_("%s: calibration is not a cost (%s): compensating this recording will be refused",
 		       rec->cal_file, why);
 }
 

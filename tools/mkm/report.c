@@ -263,16 +263,20 @@ static void json_calibration(const struct mon_calibration *cal)
 		printf("%s{\"cpu\":%u", i ? "," : "", cal->cpu[i].cpu);
 		for (k = 0; k < MON_COST_NR; k++) {
 			const struct trace_cost *c = &cal->cpu[i].cost[k];
+			unsigned int v = mon_cost_verdict(c);
+			char words[64];
 
-			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s}",
+			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s,\"verdict\":\"%s\"}",
 			       mon_cost_name(k), (double)c->mean_ps / 1000,
 			       (double)c->stddev_ps / 1000,
 			       (double)c->ci99_ps / 1000, c->samples,
-			       c->flags & MON_COST_MEASURED ? "true" : "false");
+			       c->flags & MON_COST_MEASURED ? "true" : "false",
+			       mon_cost_verdict_str(v, words, sizeof(words)));
 		}
 		printf("}");
 	}
-	printf("]}");
+	printf("],\"meaningful\":%s}",
+	       mon_calibration_judge(cal, NULL, 0) ? "false" : "true");
 }
 
 static void print_json(const struct report *r, const char *path,
@@ -364,6 +368,7 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "compensated", no_argument, NULL, 'c' },
 		{ "calibration", required_argument, NULL, 'C' },
+		{ "force-calibration", no_argument, NULL, 'F' },
 		{ "noise", no_argument, NULL, 'n' },
 		{ "idle", no_argument, NULL, 'i' },
 		{ "tid", required_argument, NULL, 't' },
@@ -373,7 +378,7 @@ int cmd_report(int argc, char **argv)
 		{ 0 }
 	};
 	static const char usage[] =
-		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE\n"
+		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]] FILE\n"
 		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
 		"       mkm report --idle [--json] FILE";
 	struct noise_opts nopts = { .top = 12 };
@@ -382,7 +387,7 @@ int cmd_report(int argc, char **argv)
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
 	struct tl *raw = NULL;
-	bool json = false, compensated = false;
+	bool json = false, compensated = false, force = false;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -392,6 +397,8 @@ int cmd_report(int argc, char **argv)
 			compensated = true;
 		} else if (opt == 'C') {
 			cal_file = optarg;
+		} else if (opt == 'F') {
+			force = true;
 		} else if (opt == 'n') {
 			noise = true;
 		} else if (opt == 'i') {
@@ -411,8 +418,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die_usage("report: give one trace file");
-	if (cal_file && !compensated)
-		die_usage("report: --calibration goes with --compensated");
+	if ((cal_file || force) && !compensated)
+		die_usage(
+			"report: --calibration and --force-calibration go with --compensated");
 	path = argv[optind];
 	if ((nopts.tids || nopts.comm) && !noise)
 		die_usage("report: --tid and --comm go with --noise");
@@ -436,10 +444,11 @@ int cmd_report(int argc, char **argv)
 		struct mon_meta raw_meta;
 		uint64_t end;
 
-		calibration_for(path, cal_file, &r.cal);
+		calibration_for(path, cal_file, force, &r.cal);
 		raw = load_trace(path, &raw_meta, NULL, 0);
 		span(raw, &r.raw_t0, &end);
-		r.tl = load_trace_compensated(path, &r.cal, &r.meta, NULL, 0);
+		r.tl = load_trace_compensated(path, &r.cal, force, &r.meta,
+					      NULL, 0);
 	} else {
 		r.tl = load_trace(path, &r.meta, NULL, 0);
 		if (mon_calibration_load(&r.cal, path))

@@ -72,6 +72,7 @@ struct thread_state {
 struct compensate {
 	struct mon_calibration cal; /* the one given, or the stream's */
 	bool have_cal, own_cal;
+	struct mon_compensate_opts opts;
 	struct cpu_state *cpus;
 	size_t nr_cpus;
 	struct thread_state *threads; /* open addressing on tid */
@@ -413,6 +414,8 @@ static int take_calibration(struct compensate *c, const struct mon_msg *msg,
 		ret = mon_calibration_set(&c->cal, msg->calibration_hdr,
 					  msg->calibration,
 					  msg->nr_calibration);
+		if (!ret && !(c->opts.flags & MON_COMPENSATE_FORCE))
+			ret = mon_calibration_judge(&c->cal, NULL, 0);
 		if (ret)
 			return ret;
 		c->have_cal = true;
@@ -482,17 +485,25 @@ static const struct mon_stage_ops compensate_ops = {
 	.destroy = compensate_destroy,
 };
 
-int mon_stage_compensate(struct mon_stage **stp,
-			 const struct mon_calibration *cal)
+int mon_stage_compensate_opts(struct mon_stage **stp,
+			      const struct mon_calibration *cal,
+			      const struct mon_compensate_opts *opts)
 {
 	struct compensate *c;
 	int ret;
 
 	if (!stp || (cal && (!cal->hdr.nr_cpus || !cal->cpu)))
 		return -EINVAL;
+	if (cal && !(opts && opts->flags & MON_COMPENSATE_FORCE)) {
+		ret = mon_calibration_judge(cal, NULL, 0);
+		if (ret)
+			return ret;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	if (opts)
+		c->opts = *opts;
 	if (cal) {
 		ret = mon_calibration_set(&c->cal, &cal->hdr, cal->cpu,
 					  cal->hdr.nr_cpus);
@@ -506,4 +517,10 @@ int mon_stage_compensate(struct mon_stage **stp,
 	if (ret)
 		compensate_destroy(c);
 	return ret;
+}
+
+int mon_stage_compensate(struct mon_stage **stp,
+			 const struct mon_calibration *cal)
+{
+	return mon_stage_compensate_opts(stp, cal, NULL);
 }
