@@ -352,8 +352,48 @@ MON_API int mon_stage_compensate(struct mon_stage **stp,
  * mon_calibration_judge() finds meaningless (the user said so). */
 #define MON_COMPENSATE_FORCE (1u << 0)
 
+/*
+ * Where compensation is unsure, per thread (docs/compensation.md,
+ * "Honesty"). Compensation moves times; it cannot undo a scheduling
+ * decision that the monitor's cost changed. Two kinds of decision depend
+ * on the time the monitor added:
+ *  - a preemption (the thread switched out runnable) after a run in which
+ *    the monitor's cost grew the thread's run time by c: the scheduler
+ *    compares run times against a granularity, so the decision may flip
+ *    with probability about c / MON_COMPENSATE_PREEMPT_GRAN_NS; the
+ *    run-queue wait that followed, weighted by it, is at stake;
+ *  - a wakeup from an interrupt (a timer: a timed wait that expired) while
+ *    the CPU carried monitor delay d: unmonitored, the thread that would
+ *    have woken it could have come up to d earlier; d is at stake.
+ * A thread is unsure when what is at stake is of the order of what
+ * compensation moved its records by (at least MON_COMPENSATE_UNSURE_SHIFT
+ * of its largest shift), and at least MON_COMPENSATE_UNSURE_LIFE of its
+ * observed life (the claim's own resolution).
+ */
+#define MON_COMPENSATE_PREEMPT_GRAN_NS \
+	1000000.0 /* CFS's smallest wakeup
+							granularity (1 ms) */
+#define MON_COMPENSATE_UNSURE_SHIFT 0.5
+#define MON_COMPENSATE_UNSURE_LIFE 0.005
+
+struct mon_comp_doubt {
+	uint32_t tid;
+	bool unsure; /* the rule above */
+	uint64_t life_ns; /* first to last record, as recorded */
+	double shift_ns; /* the most its records moved */
+	uint64_t preemptions; /* runs ended by preemption, monitor cost in */
+	double preempt_cost_ns; /* the monitor's cost in those runs */
+	uint64_t timer_wakeups; /* woken by an interrupt, the CPU delayed */
+	double timer_delay_ns; /* the CPU's delay at those wakeups, summed */
+	double at_stake_ns; /* weighted wait after preemptions + that delay */
+};
+
 struct mon_compensate_opts {
 	unsigned int flags; /* MON_COMPENSATE_* */
+	/* Called at the end of the stream for every thread seen (may be
+	 * NULL), in no particular order. */
+	void (*doubt)(void *arg, const struct mon_comp_doubt *d);
+	void *arg;
 };
 
 /*

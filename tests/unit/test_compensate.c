@@ -450,6 +450,156 @@ static void test_compensate_judges_old_calibration(void **state)
 	assert_int_equal(compensate_opts(&s, &o, NULL, cal, 0, NULL), -EDOM);
 }
 
+/* Costs that matter against the scheduler's 1 ms granularity: a mark
+ * costs 100 us, a switch or wakeup record 1 us. */
+static struct mon_calibration *dear_calibration(void)
+{
+	static struct trace_calibration cpu[2];
+	static struct mon_calibration cal = {
+		.hdr = { .version = 1, .nr_cpus = 2, .kernel = "test" },
+		.cpu = cpu
+	};
+	unsigned int c;
+
+	memset(cpu, 0, sizeof(cpu));
+	for (c = 0; c < 2; c++) {
+		cpu[c].cpu = c;
+		set_cost(&cpu[c], MON_COST_SWITCH, 1000);
+		set_cost(&cpu[c], MON_COST_WAKEUP, 1000);
+		set_cost(&cpu[c], MON_COST_MARK, 100000);
+	}
+	return &cal;
+}
+
+struct doubts {
+	struct mon_comp_doubt d[4];
+	size_t n;
+};
+
+static void collect_doubt(void *arg, const struct mon_comp_doubt *d)
+{
+	struct doubts *ds = arg;
+
+	assert_true(ds->n < 4);
+	ds->d[ds->n++] = *d;
+}
+
+static const struct mon_comp_doubt *doubt_of(const struct doubts *ds,
+					     uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < ds->n; i++)
+		if (ds->d[i].tid == tid)
+			return &ds->d[i];
+	fail_msg("no doubt reported for thread %u", tid);
+	return NULL;
+}
+
+/*
+ * Thread 1 runs 1 ms with five marks (500 us of the monitor's cost in
+ * its run), then leaves the CPU to thread 2 for 10 ms: preempted, the
+ * scheduler's choice may be the monitor's (500 us against the 1 ms
+ * granularity: a 0.5 chance), and 0.5 x 10 ms = 5 ms of its wait is at
+ * stake, more than the ~0.5 ms compensation moves it by: unsure.
+ * Blocking of its own accord (SLEEP), it is not a decision the monitor's
+ * time could change: sure. Thread 2 is never preempted: sure.
+ */
+static void doubt_run(unsigned int state_out, unsigned int flags_out,
+		      struct doubts *ds)
+{
+	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
+	struct evs s = { 0 };
+	struct out o;
+	int k;
+
+	memset(ds, 0, sizeof(*ds));
+	OUT(&s, 1000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 1000000, 0, 1, 2, 0);
+	for (k = 1; k <= 5; k++)
+		MARK(&s, 1000000 + 100000 * (uint64_t)k, 0, 1);
+	evs_add(&s, 2000000, 0, MKM_EV_SWITCH_OUT, 1, state_out, 2, flags_out);
+	IN_WAIT(&s, 2000000, 0, 2, 1, 0);
+	OUT(&s, 12000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 12000000, 0, 1, 2, 10000000);
+	OUT(&s, 13000000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	assert_int_equal(ds->n, 2);
+}
+
+static void test_compensate_doubt_preempted_after_cost(void **state)
+{
+	const struct mon_comp_doubt *d1, *d2;
+	struct doubts ds;
+
+	(void)state;
+	doubt_run(MKM_TS_RUNNING, MKM_EVF_PREEMPTED, &ds);
+	d1 = doubt_of(&ds, 1);
+	d2 = doubt_of(&ds, 2);
+	assert_int_equal(d1->preemptions, 1);
+	assert_float_equal(d1->preempt_cost_ns, 500000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 5000000, 0.5);
+	assert_int_equal(d1->life_ns, 12000000);
+	assert_true(d1->shift_ns > 500000 && d1->shift_ns < 1000000);
+	assert_true(d1->unsure);
+	assert_int_equal(d2->preemptions, 0);
+	assert_float_equal(d2->at_stake_ns, 0, 0);
+	assert_false(d2->unsure);
+}
+
+static void test_compensate_doubt_blocked_is_sure(void **state)
+{
+	const struct mon_comp_doubt *d1;
+	struct doubts ds;
+
+	(void)state;
+	doubt_run(SLEEP, 0, &ds);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->preemptions, 0);
+	assert_float_equal(d1->at_stake_ns, 0, 0);
+	assert_false(d1->unsure);
+	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
+/*
+ * Thread 1 sleeps on a timer while thread 2 runs on CPU 0 with two marks
+ * (202 us of delay on the CPU's chain by then); the timer's interrupt
+ * wakes it onto idle CPU 1. Had the monitor not held up CPU 0, a wakeup
+ * from thread 2 could have come first: 202 us at stake, as much as
+ * compensation moves its wakeup by (CPU 0's delay then): unsure.
+ */
+static void test_compensate_doubt_timer_wakeup(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	OUT(&s, 1000000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1000000, 0, 2, 1, 0);
+	MARK(&s, 1100000, 0, 2);
+	MARK(&s, 1200000, 0, 2);
+	evs_add(&s, 1300000, 0, MKM_EV_WAKEUP, 1, 1, 0, MKM_EVF_IN_IRQ);
+	IN_WAIT(&s, 1310000, 1, 1, 0, 10000);
+	OUT(&s, 1400000, 1, 1, SLEEP, 0);
+	OUT(&s, 1500000, 0, 2, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->timer_wakeups, 1);
+	assert_float_equal(d1->timer_delay_ns, 202000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 202000, 0.5);
+	assert_float_equal(d1->shift_ns, 202000, 0.5); /* its WAKEUP's */
+	assert_true(d1->unsure);
+	assert_int_equal(doubt_of(&ds, 2)->timer_wakeups, 0);
+	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +614,9 @@ int main(void)
 		cmocka_unit_test(
 			test_compensate_refuses_meaningless_stream_calibration),
 		cmocka_unit_test(test_compensate_judges_old_calibration),
+		cmocka_unit_test(test_compensate_doubt_preempted_after_cost),
+		cmocka_unit_test(test_compensate_doubt_blocked_is_sure),
+		cmocka_unit_test(test_compensate_doubt_timer_wakeup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

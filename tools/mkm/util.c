@@ -197,12 +197,9 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 
 /* file source [-> order -> compensate] -> timeline sink */
 static struct tl *load(const char *path, const struct mon_calibration *cal,
-		       bool force, struct mon_meta *meta, char *damage,
-		       size_t len)
+		       const struct mon_compensate_opts *opts,
+		       struct mon_meta *meta, char *damage, size_t len)
 {
-	struct mon_compensate_opts opts = {
-		.flags = force ? MON_COMPENSATE_FORCE : 0,
-	};
 	struct mon_pipeline *p = open_trace(path);
 	const struct trace_info *info = mon_source_info(mon_pipeline_source(p));
 	struct tl_config cfg = { .nr_cpus = info->nr_cpus,
@@ -218,7 +215,7 @@ static struct tl *load(const char *path, const struct mon_calibration *cal,
 		if (!ret)
 			ret = mon_pipeline_add_stage(p, order);
 		if (!ret)
-			ret = mon_stage_compensate_opts(&comp, cal, &opts);
+			ret = mon_stage_compensate_opts(&comp, cal, opts);
 		if (!ret)
 			ret = mon_pipeline_add_stage(p, comp);
 	}
@@ -237,15 +234,16 @@ static struct tl *load(const char *path, const struct mon_calibration *cal,
 struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 		      size_t len)
 {
-	return load(path, NULL, false, meta, damage, len);
+	return load(path, NULL, NULL, meta, damage, len);
 }
 
 struct tl *load_trace_compensated(const char *path,
-				  const struct mon_calibration *cal, bool force,
+				  const struct mon_calibration *cal,
+				  const struct mon_compensate_opts *opts,
 				  struct mon_meta *meta, char *damage,
 				  size_t len)
 {
-	return load(path, cal, force, meta, damage, len);
+	return load(path, cal, opts, meta, damage, len);
 }
 
 double parse_speed(const char *s)

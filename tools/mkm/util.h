@@ -74,10 +74,11 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 		      size_t len);
 
-/* The same through the compensation stage, with @cal (@force: even if
- * it is not a cost, MON_COMPENSATE_FORCE). */
+/* The same through the compensation stage, with @cal and @opts (NULL:
+ * none; MON_COMPENSATE_FORCE to use a calibration that is not a cost). */
 struct tl *load_trace_compensated(const char *path,
-				  const struct mon_calibration *cal, bool force,
+				  const struct mon_calibration *cal,
+				  const struct mon_compensate_opts *opts,
 				  struct mon_meta *meta, char *damage,
 				  size_t len);
 

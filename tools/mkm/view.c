@@ -233,7 +233,7 @@ static void toggle(struct viewer *w, void *arg)
 				b->path);
 			return;
 		}
-		b->tl[1] = load_trace_compensated(b->path, &b->cal, false,
+		b->tl[1] = load_trace_compensated(b->path, &b->cal, NULL,
 						  &b->meta[1], NULL, 0);
 	}
 	b->shown = !b->shown;

@@ -67,6 +67,12 @@ struct thread_state {
 	double delay; /* carried off the CPU at its last switch out */
 	double wake_delay;
 	uint64_t last_out; /* last time given to its records */
+	/* Where compensation is unsure (struct mon_comp_doubt). */
+	uint64_t first_in, last_in; /* its first and last input times */
+	double run_delay; /* the CPU's delay when its current run began */
+	double flip; /* the chance its last preemption was the monitor's */
+	uint64_t preempted_at; /* input time of that preemption */
+	struct mon_comp_doubt doubt;
 };
 
 struct compensate {
@@ -303,6 +309,41 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 	return d;
 }
 
+/*
+ * A preemption after a run in which the monitor's cost grew the thread's
+ * run time by c may be the monitor's doing: the scheduler preempts on run
+ * time against a granularity, so about c / granularity of such decisions
+ * flip. The wait that follows is weighted by that chance
+ * (doubt_switch_in()).
+ */
+static void doubt_switch_out(struct thread_state *th, const struct mkm_event *e,
+			     double d)
+{
+	double c;
+
+	if (!th)
+		return;
+	c = th->run_delay >= 0 ? d - th->run_delay : 0;
+	th->flip = 0;
+	if (e->arg0 != MKM_TS_RUNNING || !(e->flags & MKM_EVF_PREEMPTED) ||
+	    !(c > 0))
+		return;
+	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
+	th->preempted_at = e->time_ns;
+	th->doubt.preemptions++;
+	th->doubt.preempt_cost_ns += c;
+}
+
+static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
+{
+	if (!th)
+		return;
+	if (th->flip > 0 && e->time_ns > th->preempted_at)
+		th->doubt.at_stake_ns +=
+			th->flip * (double)(e->time_ns - th->preempted_at);
+	th->flip = 0;
+}
+
 /* The delay of @e (of thread @th, NULL for tid 0), from its CPU's chain
  * and the causal edges it closes. */
 static double delay_of(const struct compensate *c, struct cpu_state *s,
@@ -322,6 +363,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 	case MKM_EV_SWITCH_IN:
 		pair = same_switch(s, e);
 		d = switch_in(c, s, th, e, pair);
+		doubt_switch_in(th, e);
 		break;
 	case MKM_EV_SWITCH_OUT:
 		same_switch(s, e);
@@ -330,6 +372,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		s->runner = e->arg1;
 		s->runner_since = e->time_ns;
 		s->runner_delay = d;
+		doubt_switch_out(th, e, d);
 		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
@@ -338,12 +381,20 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		if (th && !(e->flags & MKM_EVF_IN_IRQ)) {
 			th->woken = true;
 			th->wake_delay = d;
+		} else if (th && e->type == MKM_EV_WAKEUP && d > 0) {
+			/* A timed wait may have expired because the monitor
+			 * held up its waker: by up to d. */
+			th->doubt.timer_wakeups++;
+			th->doubt.timer_delay_ns += d;
+			th->doubt.at_stake_ns += d;
 		}
 		break;
 	}
 	s->pending += s->cost[kind_of(e->type)];
 	if (th && e->type == MKM_EV_SWITCH_OUT)
 		th->delay = d + s->pending;
+	if (th && e->type == MKM_EV_SWITCH_IN)
+		th->run_delay = d + s->pending;
 	return d;
 }
 
@@ -378,6 +429,12 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		th = thread_get(c, e.tid, &ret);
 		if (!s || ret)
 			return -ENOMEM;
+		if (th && !th->first_in) {
+			th->first_in = e.time_ns;
+			th->run_delay = -1; /* a run begun before the trace */
+		}
+		if (th)
+			th->last_in = e.time_ns;
 		d = delay_of(c, s, th, &e);
 		/* Never before the CPU's or the thread's last record, nor
 		 * below the horizon already passed on (LOST: tid 0, no th). */
@@ -388,8 +445,11 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		if (e.time_ns > 0 && t < floor)
 			t = floor < e.time_ns ? floor : e.time_ns;
 		c->max_delay = fmax(c->max_delay, (double)(e.time_ns - t));
-		if (th)
+		if (th) {
 			c->max_delay = fmax(c->max_delay, th->delay);
+			th->doubt.shift_ns = fmax(th->doubt.shift_ns,
+						  (double)(e.time_ns - t));
+		}
 		e.time_ns = t;
 		s->last_out = t;
 		if (th)
@@ -469,6 +529,34 @@ static int compensate_process(void *priv, const struct mon_msg *msg,
 	return mon_emit(out, msg);
 }
 
+/* Every thread's doubt, to opts.doubt (struct mon_comp_doubt). */
+static int compensate_finish(void *priv, struct mon_emit *out)
+{
+	struct compensate *c = priv;
+	size_t i;
+
+	(void)out;
+	if (!c->opts.doubt)
+		return 0;
+	for (i = 0; i < c->cap; i++) {
+		struct thread_state *th = &c->threads[i];
+		struct mon_comp_doubt d;
+
+		if (!th->tid)
+			continue;
+		d = th->doubt;
+		d.tid = th->tid;
+		d.life_ns = th->last_in - th->first_in;
+		d.unsure = d.at_stake_ns > 0 &&
+			   d.at_stake_ns >=
+				   MON_COMPENSATE_UNSURE_SHIFT * d.shift_ns &&
+			   d.at_stake_ns >= MON_COMPENSATE_UNSURE_LIFE *
+						    (double)d.life_ns;
+		c->opts.doubt(c->opts.arg, &d);
+	}
+	return 0;
+}
+
 static void compensate_destroy(void *priv)
 {
 	struct compensate *c = priv;
@@ -482,6 +570,7 @@ static void compensate_destroy(void *priv)
 static const struct mon_stage_ops compensate_ops = {
 	.name = "compensate",
 	.process = compensate_process,
+	.finish = compensate_finish,
 	.destroy = compensate_destroy,
 };
 
