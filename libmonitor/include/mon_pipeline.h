@@ -355,12 +355,14 @@ MON_API int mon_stage_compensate(struct mon_stage **stp,
 /*
  * Where compensation is unsure, per thread (docs/compensation.md,
  * "Honesty"). Compensation moves times; it cannot undo a scheduling
- * decision that the monitor's cost changed. Two kinds of decision depend
- * on the time the monitor added:
+ * decision that the monitor's cost changed. Decisions that depend on the
+ * time the monitor added:
  *  - a preemption (the thread switched out runnable) after a run in which
- *    the monitor's cost grew the thread's run time by c: the scheduler
- *    compares run times against a granularity, so the decision may flip
- *    with probability about c / MON_COMPENSATE_PREEMPT_GRAN_NS; the
+ *    the monitor's cost grew the thread's run time by c, or a wakeup by a
+ *    thread after the monitor's cost grew the wakee's last run and the
+ *    waker's run so far by c: the scheduler compares run times against a
+ *    granularity, so the decision (preempt, or let the waker run on) may
+ *    flip with probability about c / MON_COMPENSATE_PREEMPT_GRAN_NS; the
  *    run-queue wait that followed, weighted by it, is at stake;
  *  - a wakeup from an interrupt (a timer: a timed wait that expired) while
  *    the CPU carried monitor delay d: unmonitored, the thread that would
@@ -383,6 +385,8 @@ struct mon_comp_doubt {
 	double shift_ns; /* the most its records moved */
 	uint64_t preemptions; /* runs ended by preemption, monitor cost in */
 	double preempt_cost_ns; /* the monitor's cost in those runs */
+	uint64_t wakeups; /* woken by a thread, monitor cost in the runs */
+	double wakeup_cost_ns; /* the monitor's cost in those runs */
 	uint64_t timer_wakeups; /* woken by an interrupt, the CPU delayed */
 	double timer_delay_ns; /* the CPU's delay at those wakeups, summed */
 	double at_stake_ns; /* weighted wait after preemptions + that delay */

@@ -502,11 +502,12 @@ static const struct mon_comp_doubt *doubt_of(const struct doubts *ds,
  * scheduler's choice may be the monitor's (500 us against the 1 ms
  * granularity: a 0.5 chance), and 0.5 x 10 ms = 5 ms of its wait is at
  * stake, more than the ~0.5 ms compensation moves it by: unsure.
- * Blocking of its own accord (SLEEP), it is not a decision the monitor's
- * time could change: sure. Thread 2 is never preempted: sure.
+ * Blocking of its own accord (SLEEP) and switched in as soon as it is
+ * woken (no wait), it is not a decision the monitor's time could change:
+ * sure. Thread 2 is never preempted: sure.
  */
 static void doubt_run(unsigned int state_out, unsigned int flags_out,
-		      struct doubts *ds)
+		      uint32_t wait, struct doubts *ds)
 {
 	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
 	struct evs s = { 0 };
@@ -521,7 +522,7 @@ static void doubt_run(unsigned int state_out, unsigned int flags_out,
 	evs_add(&s, 2000000, 0, MKM_EV_SWITCH_OUT, 1, state_out, 2, flags_out);
 	IN_WAIT(&s, 2000000, 0, 2, 1, 0);
 	OUT(&s, 12000000, 0, 2, SLEEP, 1);
-	IN_WAIT(&s, 12000000, 0, 1, 2, 10000000);
+	IN_WAIT(&s, 12000000, 0, 1, 2, wait);
 	OUT(&s, 13000000, 0, 1, SLEEP, 0);
 	assert_int_equal(
 		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
@@ -534,7 +535,7 @@ static void test_compensate_doubt_preempted_after_cost(void **state)
 	struct doubts ds;
 
 	(void)state;
-	doubt_run(MKM_TS_RUNNING, MKM_EVF_PREEMPTED, &ds);
+	doubt_run(MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 10000000, &ds);
 	d1 = doubt_of(&ds, 1);
 	d2 = doubt_of(&ds, 2);
 	assert_int_equal(d1->preemptions, 1);
@@ -554,7 +555,7 @@ static void test_compensate_doubt_blocked_is_sure(void **state)
 	struct doubts ds;
 
 	(void)state;
-	doubt_run(SLEEP, 0, &ds);
+	doubt_run(SLEEP, 0, 0, &ds);
 	d1 = doubt_of(&ds, 1);
 	assert_int_equal(d1->preemptions, 0);
 	assert_float_equal(d1->at_stake_ns, 0, 0);
@@ -600,6 +601,81 @@ static void test_compensate_doubt_timer_wakeup(void **state)
 	assert_false(doubt_of(&ds, 2)->unsure);
 }
 
+/*
+ * Thread 2 runs with three marks (300 us of the monitor's cost), wakes
+ * thread 1 and runs on for 4 ms before it blocks: whether the wakee
+ * preempts its waker is the scheduler's run-time comparison, which the
+ * monitor moved by 300 us against the 1 ms granularity: 0.3 x 4 ms =
+ * 1.2 ms of thread 1's wait at stake, more than half the ~0.3 ms
+ * compensation moves it by: unsure. Thread 2 is sure.
+ */
+static void test_compensate_doubt_wakeup_waits(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	OUT(&s, 1000000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1000000, 0, 2, 1, 0);
+	MARK(&s, 1100000, 0, 2);
+	MARK(&s, 1200000, 0, 2);
+	MARK(&s, 1300000, 0, 2);
+	evs_add(&s, 1400000, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	OUT(&s, 5400000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 5400000, 0, 1, 2, 4000000);
+	OUT(&s, 6000000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->wakeups, 1);
+	assert_float_equal(d1->wakeup_cost_ns, 300000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 1200000, 0.5);
+	assert_int_equal(d1->preemptions, 0);
+	assert_true(d1->shift_ns > 300000 && d1->shift_ns < 400000);
+	assert_true(d1->unsure);
+	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
+/*
+ * Without the WAKEUP class: thread 1 runs 0.2 ms with two marks (200 us
+ * of the monitor's cost), sleeps, and comes back after a recorded wait
+ * of 4 ms behind thread 2: its own inflated run time alone may have
+ * decided that wait, 0.2 x 4 ms = 0.8 ms at stake.
+ */
+static void test_compensate_doubt_wait_without_wakeups(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	OUT(&s, 1000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 1000000, 0, 1, 2, 0);
+	MARK(&s, 1100000, 0, 1);
+	MARK(&s, 1150000, 0, 1);
+	OUT(&s, 1200000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1200000, 0, 2, 1, 0);
+	OUT(&s, 6000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 6000000, 0, 1, 2, 4000000);
+	OUT(&s, 6100000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->wakeups, 1);
+	assert_float_equal(d1->wakeup_cost_ns, 200000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 800000, 0.5);
+	assert_int_equal(doubt_of(&ds, 2)->wakeups, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +693,8 @@ int main(void)
 		cmocka_unit_test(test_compensate_doubt_preempted_after_cost),
 		cmocka_unit_test(test_compensate_doubt_blocked_is_sure),
 		cmocka_unit_test(test_compensate_doubt_timer_wakeup),
+		cmocka_unit_test(test_compensate_doubt_wakeup_waits),
+		cmocka_unit_test(test_compensate_doubt_wait_without_wakeups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,12 @@ const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
 			"preempted %llu times after %s of the monitor's cost in its runs (the scheduler's choice may be the monitor's); ",
 			(unsigned long long)d->preemptions,
 			fmt_ns(a, sizeof(a), (uint64_t)d->preempt_cost_ns));
+	if (d->wakeups && n >= 0 && (size_t)n < len)
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"woken %llu times after %s of the monitor's cost in its and its wakers' runs (whether it preempted its waker may be the monitor's); ",
+			(unsigned long long)d->wakeups,
+			fmt_ns(a, sizeof(a), (uint64_t)d->wakeup_cost_ns));
 	if (d->timer_wakeups && n >= 0 && (size_t)n < len)
 		n += snprintf(
 			buf + n, len - (size_t)n,
@@ -75,16 +81,19 @@ void doubts_json(const struct doubts *ds)
 	const char *sep = "";
 	size_t i;
 
-	printf(",\"unsure\":[");
+	printf(",\"doubts\":[");
 	for (i = 0; i < ds->n; i++) {
 		const struct mon_comp_doubt *d = &ds->d[i];
 
-		if (!d->unsure)
+		if (!(d->at_stake_ns > 0))
 			continue;
-		printf("%s{\"tid\":%u,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f}",
-		       sep, d->tid, (unsigned long long)d->preemptions,
-		       d->preempt_cost_ns, (unsigned long long)d->timer_wakeups,
-		       d->timer_delay_ns, d->at_stake_ns, d->shift_ns);
+		printf("%s{\"tid\":%u,\"unsure\":%s,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"wakeups\":%llu,\"wakeup_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f,\"life_ns\":%llu}",
+		       sep, d->tid, d->unsure ? "true" : "false",
+		       (unsigned long long)d->preemptions, d->preempt_cost_ns,
+		       (unsigned long long)d->wakeups, d->wakeup_cost_ns,
+		       (unsigned long long)d->timer_wakeups, d->timer_delay_ns,
+		       d->at_stake_ns, d->shift_ns,
+		       (unsigned long long)d->life_ns);
 		sep = ",";
 	}
 	printf("]");

@@ -27,7 +27,8 @@ const struct mon_comp_doubt *doubt_of(const struct doubts *ds, uint32_t tid);
 /* Why thread @d is unsure, in words, into @buf of @len bytes. */
 const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len);
 
-/* The unsure threads as a JSON member: ,"unsure":[{...},...] */
+/* The threads with anything at stake as a JSON member:
+ * ,"doubts":[{"tid":..,"unsure":..,...},...] */
 void doubts_json(const struct doubts *ds);
 
 void doubts_free(struct doubts *ds);

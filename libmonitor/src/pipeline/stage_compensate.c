@@ -70,8 +70,10 @@ struct thread_state {
 	/* Where compensation is unsure (struct mon_comp_doubt). */
 	uint64_t first_in, last_in; /* its first and last input times */
 	double run_delay; /* the CPU's delay when its current run began */
-	double flip; /* the chance its last preemption was the monitor's */
-	uint64_t preempted_at; /* input time of that preemption */
+	double last_run_cost; /* the monitor's cost in its last run */
+	double flip; /* the chance its current wait is the monitor's doing */
+	bool preempted; /* its last switch out left it runnable */
+	uint64_t flip_at; /* input time of the decision that began it */
 	struct mon_comp_doubt doubt;
 };
 
@@ -184,6 +186,7 @@ static struct thread_state *thread_get(struct compensate *c, uint32_t tid,
 			return &c->threads[j];
 	c->used++;
 	c->threads[j].tid = tid;
+	c->threads[j].run_delay = -1; /* no run of it seen begin */
 	return &c->threads[j];
 }
 
@@ -310,11 +313,14 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 }
 
 /*
- * A preemption after a run in which the monitor's cost grew the thread's
- * run time by c may be the monitor's doing: the scheduler preempts on run
- * time against a granularity, so about c / granularity of such decisions
- * flip. The wait that follows is weighted by that chance
- * (doubt_switch_in()).
+ * Scheduling decisions whose timing the monitor moved (mon_pipeline.h,
+ * struct mon_comp_doubt): the scheduler compares run times against a
+ * granularity, so a decision taken after the monitor's cost grew the run
+ * times involved by c flips with a chance of about c / granularity, and
+ * the wait that follows it, weighted by that chance, is at stake.
+ *  - A preemption: c is the cost in the run it ended.
+ *  - A wakeup by a thread that kept its CPU: c is the cost in the wakee's
+ *    last run and in the waker's run so far (doubt_wakeup()).
  */
 static void doubt_switch_out(struct thread_state *th, const struct mkm_event *e,
 			     double d)
@@ -323,24 +329,60 @@ static void doubt_switch_out(struct thread_state *th, const struct mkm_event *e,
 
 	if (!th)
 		return;
-	c = th->run_delay >= 0 ? d - th->run_delay : 0;
+	c = th->run_delay >= 0 ? fmax(d - th->run_delay, 0) : 0;
+	th->last_run_cost = c;
 	th->flip = 0;
+	th->preempted = e->arg0 == MKM_TS_RUNNING;
 	if (e->arg0 != MKM_TS_RUNNING || !(e->flags & MKM_EVF_PREEMPTED) ||
 	    !(c > 0))
 		return;
 	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
-	th->preempted_at = e->time_ns;
+	th->flip_at = e->time_ns;
 	th->doubt.preemptions++;
 	th->doubt.preempt_cost_ns += c;
 }
 
+/* @th woken at @e by a thread (not an interrupt) whose run began when
+ * its CPU's delay was @waker_run_delay (< 0: not seen begin), the delay
+ * now @d. */
+static void doubt_wakeup(struct thread_state *th, double waker_run_delay,
+			 const struct mkm_event *e, double d)
+{
+	double c = th->last_run_cost;
+
+	if (waker_run_delay >= 0)
+		c += fmax(d - waker_run_delay, 0);
+	if (!(c > 0))
+		return;
+	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
+	th->flip_at = e->time_ns;
+	th->doubt.wakeups++;
+	th->doubt.wakeup_cost_ns += c;
+}
+
+/* The wait that ends at switch-in @e, weighted by the chance that the
+ * decision which began it was the monitor's. Without WAKEUP records, a
+ * wait after a sleep is taken to begin at its ready time (the wait the
+ * SWITCH_IN records) with the cost of the wakee's last run alone. */
 static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
 {
+	uint64_t wait = e->flags & MKM_EVF_WAIT_US ? (uint64_t)e->arg0 * 1000 :
+						     e->arg0;
+
 	if (!th)
 		return;
-	if (th->flip > 0 && e->time_ns > th->preempted_at)
+	if (th->flip > 0 && e->time_ns > th->flip_at) {
 		th->doubt.at_stake_ns +=
-			th->flip * (double)(e->time_ns - th->preempted_at);
+			th->flip * (double)(e->time_ns - th->flip_at);
+	} else if (!th->flip && !th->preempted && wait &&
+		   th->last_run_cost > 0) {
+		th->doubt.wakeups++;
+		th->doubt.wakeup_cost_ns += th->last_run_cost;
+		th->doubt.at_stake_ns +=
+			fmin(1, th->last_run_cost /
+					MON_COMPENSATE_PREEMPT_GRAN_NS) *
+			(double)wait;
+	}
 	th->flip = 0;
 }
 
@@ -436,6 +478,19 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		if (th)
 			th->last_in = e.time_ns;
 		d = delay_of(c, s, th, &e);
+		if (th && e.type == MKM_EV_WAKEUP &&
+		    !(e.flags & MKM_EVF_IN_IRQ)) {
+			/* Either lookup may grow the table: th again. */
+			const struct thread_state *w =
+				thread_get(c, e.arg1, &ret);
+			double waker_run_delay = w ? w->run_delay : -1;
+
+			if (!ret)
+				th = thread_get(c, e.tid, &ret);
+			if (ret)
+				return -ENOMEM;
+			doubt_wakeup(th, waker_run_delay, &e, d);
+		}
 		/* Never before the CPU's or the thread's last record, nor
 		 * below the horizon already passed on (LOST: tid 0, no th). */
 		floor = s->last_out > c->floor ? s->last_out : c->floor;
