@@ -186,6 +186,17 @@ def ground_truth(d, w, run):
     return gt
 
 
+def recorder_cpu(d, w):
+    """The recorder's own CPU time (ns) that mkm record reported for the
+    monitored run of @w, or None."""
+    path = os.path.join(d, f"{w}.mon.stderr")
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"^mkm: recorder: ([0-9.]+) ms CPU", open(path).read(),
+                  re.M)
+    return round(float(m.group(1)) * 1e6) if m else None
+
+
 def mkm_json(mkm, trace):
     r = subprocess.run([mkm, "report", "--json", trace], capture_output=True,
                        text=True)
@@ -394,6 +405,13 @@ def main():
                 f" {raw['events']} events, {switches} switches"
                 f" ({switches * 1e9 / raw['elapsed']:,.0f}/s), {raw['lost']}"
                 " lost")
+        rec = recorder_cpu(a.dir, w)
+        if rec is not None:
+            # Issue 23's goal: at most 2% of the workload's CPU.
+            info += (f"; recorder {rec / 1e6:.1f} ms CPU"
+                     f" ({rec / max(raw['events'], 1):.0f} ns/event,"
+                     f" {fmt_pct(rec * 100.0 / cols['mon']['run_total'])[1:]}"
+                     " of the workload's)")
         verdicts, row_failures = table(w, cols, info, rule)
         all_rows += verdicts
         failures += row_failures

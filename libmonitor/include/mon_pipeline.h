@@ -184,6 +184,23 @@ MON_API int mon_source_live_fd(const struct mon_source *src);
 MON_API int mon_source_live_counts(const struct mon_source *src,
 				   uint64_t *events, uint64_t *lost);
 
+/* What the drain did so far: the recorder's own work per record. */
+struct mon_live_stats {
+	uint64_t events; /* records drained (LOST ones apart) */
+	uint64_t drains; /* drains that found records */
+	uint64_t reads; /* monitor_read() calls */
+	uint64_t batches; /* EVENTS messages queued */
+	uint64_t signals; /* consumer wake-ups written (eventfd) */
+};
+
+/*
+ * mon_source_live_stats - the drain's work so far (any thread may call it)
+ *
+ * Return: 0, or -EINVAL (not a live source, @st NULL).
+ */
+MON_API int mon_source_live_stats(const struct mon_source *src,
+				  struct mon_live_stats *st);
+
 /*
  * mon_source_merge - several sources as one stream in time order
  * @srcp: out

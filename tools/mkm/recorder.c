@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -381,6 +382,17 @@ void recorder_command(struct recorder *rec, int argc, char **argv,
 	}
 }
 
+/* This process's CPU time so far (its children's apart), ns. */
+static double self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+}
+
 void recorder_start(struct recorder *rec, struct mon_sink *extra)
 {
 	int go_fd = -1, err_fd = -1, ret;
@@ -419,6 +431,7 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	}
 	pthread_barrier_wait(&rec->go);
 	rec->running = true;
+	rec->cpu_ns = self_cpu_ns();
 	if (rec->child) {
 		int e;
 
@@ -469,11 +482,13 @@ void recorder_stop(struct recorder *rec)
 	mon_source_live_stop(mon_pipeline_source(rec->p));
 	pthread_join(rec->runner, NULL);
 	rec->running = false;
+	rec->cpu_ns = self_cpu_ns() - rec->cpu_ns;
 }
 
 int recorder_finish(struct recorder *rec)
 {
 	const struct mon_meta *meta;
+	struct mon_live_stats st;
 	uint64_t events = 0;
 
 	recorder_stop(rec);
@@ -496,6 +511,17 @@ int recorder_finish(struct recorder *rec)
 			"mkm: wrote %s: %llu events from %zu thread%s\n",
 			rec->out, (unsigned long long)events, rec->nr_tids,
 			rec->nr_tids == 1 ? " and its children" : "s");
+	/* The recorder's own cost, part of the perturbation (issue 23). */
+	if (!mon_source_live_stats(mon_pipeline_source(rec->p), &st) &&
+	    st.events)
+		fprintf(stderr,
+			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each; %llu drains, %llu reads, %llu batches, %llu wake-ups)\n",
+			rec->cpu_ns / 1e6, (unsigned long long)st.events,
+			rec->cpu_ns / (double)st.events,
+			(unsigned long long)st.drains,
+			(unsigned long long)st.reads,
+			(unsigned long long)st.batches,
+			(unsigned long long)st.signals);
 	if (meta->lost_by_stats)
 		fprintf(stderr,
 			"mkm: %llu events lost (rings full): shown as UNKNOWN; a larger --buffer-size keeps them\n",

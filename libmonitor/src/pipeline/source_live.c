@@ -72,6 +72,8 @@ struct live {
 	bool stopped; /* the end was queued (under drain_lock) */
 	int stop_err;
 	atomic_uint_fast64_t events, lost, drained;
+	atomic_uint_fast64_t drains, reads, batches,
+		signals; /* mon_live_stats */
 	struct item *cur; /* lent to the consumer by next() */
 	bool ended;
 	int end_err;
@@ -109,6 +111,7 @@ static void queue(struct live *l, struct item *it)
 	pthread_mutex_unlock(&l->queue_lock);
 	cds_wfcq_node_init(&it->node);
 	cds_wfcq_enqueue(&l->head, &l->tail, &it->node);
+	atomic_fetch_add(&l->signals, 1);
 	if (write(l->ready_fd, &one, sizeof(one)) != sizeof(one))
 		abort(); /* an eventfd write only fails on overflow */
 }
@@ -127,6 +130,8 @@ static void wait_for_space(struct live *l)
  * with drain_lock held. */
 static int drain(struct live *l, uint64_t horizon, bool may_wait)
 {
+	bool any = false;
+
 	for (;;) {
 		struct item *it;
 		size_t i;
@@ -139,6 +144,11 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			return -ENOMEM;
 		ret = monitor_read(l->mon, it->ev, l->cfg.batch_records,
 				   &it->n);
+		atomic_fetch_add(&l->reads, 1);
+		if (!ret && it->n && !any) {
+			any = true;
+			atomic_fetch_add(&l->drains, 1);
+		}
 		if (ret || !it->n) {
 			free(it);
 			if (ret || !horizon)
@@ -157,6 +167,7 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			else
 				atomic_fetch_add(&l->events, 1);
 		it->offset = atomic_fetch_add(&l->drained, it->n);
+		atomic_fetch_add(&l->batches, 1);
 		queue(l, it);
 	}
 }
@@ -301,6 +312,23 @@ int mon_source_live_counts(const struct mon_source *src, uint64_t *events,
 		*events = atomic_load(&l->events);
 	if (lost)
 		*lost = atomic_load(&l->lost);
+	return 0;
+}
+
+int mon_source_live_stats(const struct mon_source *src,
+			  struct mon_live_stats *st)
+{
+	struct live *l = mon_source_priv(src, &live_ops);
+
+	if (!l || !st)
+		return -EINVAL;
+	*st = (struct mon_live_stats){
+		.events = atomic_load(&l->events),
+		.drains = atomic_load(&l->drains),
+		.reads = atomic_load(&l->reads),
+		.batches = atomic_load(&l->batches),
+		.signals = atomic_load(&l->signals),
+	};
 	return 0;
 }
 
