@@ -382,15 +382,19 @@ void recorder_command(struct recorder *rec, int argc, char **argv,
 	}
 }
 
-/* This process's CPU time so far (its children's apart), ns. */
-static double self_cpu_ns(void)
+/* This process's CPU time so far (its children's apart), ns: in user
+ * space, and in the kernel on its behalf (reads, writes, faults). */
+static void self_cpu_ns(double *user, double *sys)
 {
 	struct rusage ru;
 
+	*user = *sys = 0;
 	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+		return;
+	*user = (double)ru.ru_utime.tv_sec * 1e9 +
+		(double)ru.ru_utime.tv_usec * 1e3;
+	*sys = (double)ru.ru_stime.tv_sec * 1e9 +
+	       (double)ru.ru_stime.tv_usec * 1e3;
 }
 
 void recorder_start(struct recorder *rec, struct mon_sink *extra)
@@ -431,7 +435,7 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	}
 	pthread_barrier_wait(&rec->go);
 	rec->running = true;
-	rec->cpu_ns = self_cpu_ns();
+	self_cpu_ns(&rec->user_ns, &rec->sys_ns);
 	if (rec->child) {
 		int e;
 
@@ -477,12 +481,16 @@ void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost)
 
 void recorder_stop(struct recorder *rec)
 {
+	double user, sys;
+
 	if (!rec->running)
 		return;
 	mon_source_live_stop(mon_pipeline_source(rec->p));
 	pthread_join(rec->runner, NULL);
 	rec->running = false;
-	rec->cpu_ns = self_cpu_ns() - rec->cpu_ns;
+	self_cpu_ns(&user, &sys);
+	rec->user_ns = user - rec->user_ns;
+	rec->sys_ns = sys - rec->sys_ns;
 }
 
 int recorder_finish(struct recorder *rec)
@@ -515,9 +523,14 @@ int recorder_finish(struct recorder *rec)
 	if (!mon_source_live_stats(mon_pipeline_source(rec->p), &st) &&
 	    st.events)
 		fprintf(stderr,
-			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each; %llu drains, %llu reads, %llu batches, %llu wake-ups)\n",
-			rec->cpu_ns / 1e6, (unsigned long long)st.events,
-			rec->cpu_ns / (double)st.events,
+			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each, %.0f%% in the kernel; %llu drains, %llu reads, %llu batches, %llu wake-ups)\n",
+			(rec->user_ns + rec->sys_ns) / 1e6,
+			(unsigned long long)st.events,
+			(rec->user_ns + rec->sys_ns) / (double)st.events,
+			rec->user_ns + rec->sys_ns > 0 ?
+				100 * rec->sys_ns /
+					(rec->user_ns + rec->sys_ns) :
+				0,
 			(unsigned long long)st.drains,
 			(unsigned long long)st.reads,
 			(unsigned long long)st.batches,
