@@ -128,6 +128,17 @@ static void test_mon_calibration_judge_names_figure(void **state)
 	assert_non_null(strstr(why, "(too few trials)"));
 	assert_int_equal(mon_calibration_judge(NULL, why, sizeof(why)),
 			 -EINVAL);
+	/* A noisy syscall figure, copied by the estimated migrate, irq and
+	 * other ones: the message names the measured one. */
+	cpu[0].cost[MON_COST_SWITCH].flags = MON_COST_MEASURED |
+					     MON_COST_JUDGED;
+	cpu[0].cost[MON_COST_SWITCH].samples = 10;
+	cpu[1].cost[MON_COST_CONSTANT].flags = MON_COST_MEASURED |
+					       MON_COST_JUDGED;
+	cpu[0].cost[MON_COST_SYSCALL].flags |= MON_COST_NOISY;
+	cpu[0].cost[MON_COST_MIGRATE].flags = MON_COST_JUDGED | MON_COST_NOISY;
+	assert_int_equal(mon_calibration_judge(&cal, why, sizeof(why)), -EDOM);
+	assert_non_null(strstr(why, "syscall on CPU 0"));
 }
 
 /* Synthetic trials: the first @noisy ones from @early (cycled), then

@@ -88,40 +88,50 @@ const char *mon_cost_verdict_str(unsigned int verdict, char *buf, size_t len)
 	return buf;
 }
 
+/* Figure @k of CPU entry @e, whose verdict is @v, in one line. */
+static void say_why(char *why, size_t len, const struct trace_calibration *e,
+		    unsigned int k, unsigned int v)
+{
+	const struct trace_cost *f = &e->cost[k];
+	double m = (double)f->mean_ps / 1000, ci = (double)f->ci99_ps / 1000;
+	const char *cause = "a noisy or virtual machine";
+	char words[64];
+
+	if (v & MON_COST_FEW_TRIALS)
+		cause = "too few trials";
+	else if (f->samples < 10)
+		cause = "a noisy or virtual machine, or too few trials";
+	snprintf(
+		why, len,
+		"%s on CPU %u: mean %.1f ns, 99%% interval %.1f .. %.1f ns over %u trials: %s (%s)",
+		mon_cost_name(k), e->cpu, m, m - ci, m + ci, f->samples,
+		mon_cost_verdict_str(v, words, sizeof(words)), cause);
+}
+
 int mon_calibration_judge(const struct mon_calibration *c, char *why,
 			  size_t len)
 {
-	uint32_t i, k;
+	uint32_t i, k, pass;
 
 	if (why && len)
 		why[0] = '\0';
 	if (!c || !c->hdr.nr_cpus || !c->cpu)
 		return -EINVAL;
-	for (i = 0; i < c->hdr.nr_cpus; i++)
-		for (k = 0; k < MON_COST_NR; k++) {
-			const struct trace_cost *f = &c->cpu[i].cost[k];
-			unsigned int v = mon_cost_verdict(f);
-			double m = (double)f->mean_ps / 1000,
-			       ci = (double)f->ci99_ps / 1000;
-			char words[64];
+	/* Measured figures first: an estimated one that fails copies one
+	 * that does, which is the one to name. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < c->hdr.nr_cpus; i++)
+			for (k = 0; k < MON_COST_NR; k++) {
+				const struct trace_cost *f = &c->cpu[i].cost[k];
+				unsigned int v = mon_cost_verdict(f);
 
-			if (!v)
-				continue;
-			if (why && len)
-				snprintf(
-					why, len,
-					"%s on CPU %u: mean %.1f ns, 99%% interval %.1f .. %.1f ns over %u trials: %s (%s)",
-					mon_cost_name(k), c->cpu[i].cpu, m,
-					m - ci, m + ci, f->samples,
-					mon_cost_verdict_str(v, words,
-							     sizeof(words)),
-					v & MON_COST_FEW_TRIALS ?
-						"too few trials" :
-					f->samples < 10 ?
-						"a noisy or virtual machine, or too few trials" :
-						"a noisy or virtual machine");
-			return -EDOM;
-		}
+				if (!v ||
+				    (!pass && !(f->flags & MON_COST_MEASURED)))
+					continue;
+				if (why && len)
+					say_why(why, len, &c->cpu[i], k, v);
+				return -EDOM;
+			}
 	return 0;
 }
 
