@@ -16,8 +16,15 @@ CB_IMAGE := $(CB_DIR)/initramfs.cpio.gz
 # hackbench, from Debian's rt-tests (make deps installs it).
 CB_HACKBENCH ?= /usr/bin/hackbench
 
-.PHONY: bench-compensation check-compensation
+.PHONY: bench-compensation check-compensation check-compare
 all: $(CB_PROGS)
+
+# compare.py's verdicts on synthetic figures (no VM): the table's and the
+# exit status's are one (check-unit runs it).
+CHECK_EXTRA += check-compare
+check-compare:
+	$(quiet) TEST tests/compensation/test_compare.py
+	$(Q)python3 tests/compensation/test_compare.py $(if $(filter 1,$(V)),-v,-q)
 
 $(CB_DIR)/cb_pingpong: bench/compensation/pingpong.c
 $(CB_DIR)/cb_mixed: bench/compensation/mixed.c

@@ -52,7 +52,9 @@ for w in $CB_WORKLOADS; do
 			cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
 		else
 			mkm record --buffer-size "$CB_BUFFER" -o "/out/$w.mkm" -- \
-				cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
+				cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout" \
+				2>"/out/$w.$run.stderr" || { cat "/out/$w.$run.stderr" >&2; exit 1; }
+			cat "/out/$w.$run.stderr" >&2
 		fi
 		unlisten
 	done

@@ -877,13 +877,29 @@ enum mon_cost_kind {
 /* trace_cost.flags: measured, else estimated from another kind's figure
  * (no workload makes that kind alone: mon_calibrate.h) */
 #define MON_COST_MEASURED (1u << 0)
+/*
+ * The figure's verdict (mon_cost_judge()): JUDGED says the bits below were
+ * set by the calibration that measured it (traces written before the
+ * verdict existed have none; readers judge those from mean, stddev, ci99
+ * and samples). Any of the other four: the figure is not a cost, and no
+ * compensation is computed from it unless forced. An estimated figure
+ * carries the verdict of the one it was taken from.
+ */
+#define MON_COST_JUDGED (1u << 1)
+#define MON_COST_NEGATIVE (1u << 2) /* mean <= 0 */
+#define MON_COST_SPANS_ZERO (1u << 3) /* its 99% interval reaches 0 */
+#define MON_COST_NOISY (1u << 4) /* std dev >= half its mean */
+#define MON_COST_FEW_TRIALS (1u << 5) /* under MON_CALIBRATE_MIN_TRIALS */
+#define MON_COST_NOT_A_COST                                         \
+	(MON_COST_NEGATIVE | MON_COST_SPANS_ZERO | MON_COST_NOISY | \
+	 MON_COST_FEW_TRIALS)
 
 struct trace_cost {
 	int64_t mean_ps; /* per event (noise can make it negative) */
 	uint64_t stddev_ps;
 	uint64_t ci99_ps; /* half-width of the mean's 99% interval */
 	uint32_t samples; /* trials */
-	uint32_t flags; /* MON_COST_* */
+	uint32_t flags; /* MON_COST_MEASURED, verdict bits */
 };
 
 /* The figures of one CPU. */

@@ -57,6 +57,36 @@ MON_API void mon_sample_stats(const double *x, size_t n,
  */
 #define MON_CALIBRATE_ROUNDS 300
 
+/*
+ * A figure is a cost only when its trials say so (mon_cost_judge()): a
+ * mean above zero, a 99% interval that stays above zero, a standard
+ * deviation under half the mean, and at least MON_CALIBRATE_MIN_TRIALS
+ * trials. mon_calibrate() measures a figure that fails again, with twice
+ * its trials each time, up to MON_CALIBRATE_RETRY_FACTOR times the trials
+ * asked for, before it gives up and stores the verdict.
+ */
+#define MON_CALIBRATE_MIN_TRIALS 3
+#define MON_CALIBRATE_NOISY_CV 0.5 /* std dev / mean from which: noisy */
+#define MON_CALIBRATE_RETRY_FACTOR 4
+
+/*
+ * mon_cost_judge - the verdict on a figure from its trials' statistics
+ *
+ * Return: 0 (a cost), or MON_COST_NEGATIVE, _SPANS_ZERO, _NOISY and
+ * _FEW_TRIALS or'ed (libmonitor.h).
+ */
+MON_API unsigned int mon_cost_judge(const struct mon_sample_stats *s);
+
+/*
+ * mon_cost_verdict - the verdict of a stored figure: the one it carries
+ * (MON_COST_JUDGED), else, for a trace written before verdicts existed,
+ * judged now from its mean, std dev, interval and trials; 0 for an
+ * estimated figure without one (its source is judged)
+ *
+ * Return: 0 or MON_COST_NOT_A_COST bits.
+ */
+MON_API unsigned int mon_cost_verdict(const struct trace_cost *c);
+
 /* The trials of one figure, for those who print them (the examples). */
 struct mon_trials {
 	size_t n; /* trials: entries of each array */
@@ -100,6 +130,9 @@ struct mon_calibration {
 struct mon_calibrate_config {
 	unsigned long rounds, trials; /* per figure; 0: MON_CALIBRATE_ROUNDS
 					 and 10 */
+	unsigned long max_trials; /* a figure that is not a cost is measured
+				     again up to this many trials; 0:
+				     MON_CALIBRATE_RETRY_FACTOR x trials */
 	const unsigned int *cpus; /* the CPUs to measure; NULL: every CPU
 				     the caller may run on */
 	size_t nr_cpus;
@@ -114,7 +147,11 @@ struct mon_calibrate_config {
  * @cfg: NULL for the defaults
  *
  * A kind that cannot be measured (e.g. -EACCES) is left estimated, as
- * those without a workload are; other errors end the calibration.
+ * those without a workload are; other errors end the calibration. Each
+ * figure is judged (mon_cost_judge()), measured longer while it is not a
+ * cost (up to @cfg->max_trials), and stored with its verdict: a
+ * calibration that is not meaningful is still returned (0), for
+ * mon_calibration_judge() to say so.
  *
  * Return: 0, or as mon_calibrate_kind().
  */
@@ -150,6 +187,25 @@ MON_API void mon_calibration_free(struct mon_calibration *c);
  */
 MON_API double mon_calibration_cost(const struct mon_calibration *c,
 				    unsigned int cpu, enum mon_cost_kind kind);
+
+/*
+ * mon_calibration_judge - whether every figure of @c is a cost
+ * (mon_cost_verdict()), as compensation requires
+ * @why: if not NULL, @len bytes for one line naming the first figure that
+ *       is not a cost and why ("switch on CPU 0: mean -389.9 ns, 99%
+ *       interval -1200.2 .. 420.4 ns over 3 trials: negative, spans zero,
+ *       noisy (too few trials)"); "" when it is meaningful
+ *
+ * Return: 0, -EINVAL (@c NULL or without a CPU), or -EDOM (a figure is not
+ * a cost).
+ */
+MON_API int mon_calibration_judge(const struct mon_calibration *c, char *why,
+				  size_t len);
+
+/* mon_cost_verdict_str - the verdict bits of @verdict in words ("negative,
+ * spans zero"), "a cost" for 0; in @buf of @len bytes, which it returns */
+MON_API const char *mon_cost_verdict_str(unsigned int verdict, char *buf,
+					 size_t len);
 
 /*
  * mon_calibration_check - compare the machine a calibration was taken on

@@ -184,6 +184,23 @@ MON_API int mon_source_live_fd(const struct mon_source *src);
 MON_API int mon_source_live_counts(const struct mon_source *src,
 				   uint64_t *events, uint64_t *lost);
 
+/* What the drain did so far: the recorder's own work per record. */
+struct mon_live_stats {
+	uint64_t events; /* records drained (LOST ones apart) */
+	uint64_t drains; /* drains that found records */
+	uint64_t reads; /* monitor_read() calls */
+	uint64_t batches; /* EVENTS messages queued */
+	uint64_t signals; /* consumer wake-ups written (eventfd) */
+};
+
+/*
+ * mon_source_live_stats - the drain's work so far (any thread may call it)
+ *
+ * Return: 0, or -EINVAL (not a live source, @st NULL).
+ */
+MON_API int mon_source_live_stats(const struct mon_source *src,
+				  struct mon_live_stats *st);
+
 /*
  * mon_source_merge - several sources as one stream in time order
  * @srcp: out
@@ -335,13 +352,81 @@ struct mon_calibration;
  *       for the stream's own CALIBRATION message, which must then come
  *       before the first EVENTS
  *
- * Errors of process(): -EALREADY (the stream is compensated already),
- * -ENOENT (EVENTS before any calibration), -ENOMEM.
+ * A calibration with a figure that is not a cost (mon_calibration_judge())
+ * is refused: compensation computed from noise moves times by noise.
  *
- * Return: 0, -EINVAL (@cal with no CPU) or -ENOMEM.
+ * Errors of process(): -EALREADY (the stream is compensated already),
+ * -ENOENT (EVENTS before any calibration), -EDOM (the stream's calibration
+ * is not meaningful), -ENOMEM.
+ *
+ * Return: 0, -EINVAL (@cal with no CPU), -EDOM (@cal is not meaningful)
+ * or -ENOMEM.
  */
 MON_API int mon_stage_compensate(struct mon_stage **stp,
 				 const struct mon_calibration *cal);
+
+/* mon_compensate_opts.flags: compensate from a calibration that
+ * mon_calibration_judge() finds meaningless (the user said so). */
+#define MON_COMPENSATE_FORCE (1u << 0)
+
+/*
+ * Where compensation is unsure, per thread (docs/compensation.md,
+ * "Honesty"). Compensation moves times; it cannot undo a scheduling
+ * decision that the monitor's cost changed. Decisions that depend on the
+ * time the monitor added:
+ *  - a preemption (the thread switched out runnable) after a run in which
+ *    the monitor's cost grew the thread's run time by c, or a wakeup by a
+ *    thread after the monitor's cost grew the wakee's last run and the
+ *    waker's run so far by c: the scheduler compares run times against a
+ *    granularity, so the decision (preempt, or let the waker run on) may
+ *    flip with probability about c / MON_COMPENSATE_PREEMPT_GRAN_NS; the
+ *    run-queue wait that followed, weighted by it, is at stake;
+ *  - a wakeup from an interrupt (a timer: a timed wait that expired) while
+ *    the CPU carried monitor delay d: unmonitored, the thread that would
+ *    have woken it could have come up to d earlier; d is at stake.
+ * A thread is unsure when what is at stake is of the order of what
+ * compensation moved its records by (at least MON_COMPENSATE_UNSURE_SHIFT
+ * of its largest shift), and at least MON_COMPENSATE_UNSURE_LIFE of its
+ * observed life (the claim's own resolution).
+ */
+#define MON_COMPENSATE_PREEMPT_GRAN_NS \
+	1000000.0 /* CFS's smallest wakeup
+							granularity (1 ms) */
+#define MON_COMPENSATE_UNSURE_SHIFT 0.5
+#define MON_COMPENSATE_UNSURE_LIFE 0.005
+
+struct mon_comp_doubt {
+	uint32_t tid;
+	bool unsure; /* the rule above */
+	uint64_t life_ns; /* first to last record, as recorded */
+	double shift_ns; /* the most its records moved */
+	uint64_t preemptions; /* runs ended by preemption, monitor cost in */
+	double preempt_cost_ns; /* the monitor's cost in those runs */
+	uint64_t wakeups; /* woken by a thread, monitor cost in the runs */
+	double wakeup_cost_ns; /* the monitor's cost in those runs */
+	uint64_t timer_wakeups; /* woken by an interrupt, the CPU delayed */
+	double timer_delay_ns; /* the CPU's delay at those wakeups, summed */
+	double at_stake_ns; /* weighted wait after preemptions + that delay */
+};
+
+struct mon_compensate_opts {
+	unsigned int flags; /* MON_COMPENSATE_* */
+	/* Called at the end of the stream for every thread seen (may be
+	 * NULL), in no particular order. */
+	void (*doubt)(void *arg, const struct mon_comp_doubt *d);
+	void *arg;
+};
+
+/*
+ * mon_stage_compensate_opts - mon_stage_compensate() with options (@opts
+ * NULL: none, as mon_stage_compensate())
+ *
+ * Return: as mon_stage_compensate(); -EDOM only without
+ * MON_COMPENSATE_FORCE.
+ */
+MON_API int mon_stage_compensate_opts(struct mon_stage **stp,
+				      const struct mon_calibration *cal,
+				      const struct mon_compensate_opts *opts);
 
 /* mon_stage_destroy, mon_sink_destroy - free one not added to a pipeline. */
 MON_API void mon_stage_destroy(struct mon_stage *st);

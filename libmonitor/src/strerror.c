@@ -26,6 +26,9 @@ static const struct {
 	{ ESRCH, "no such thread" },
 	{ EPERM, "not allowed to monitor this thread" },
 	{ EAGAIN, "the monitor is suspended" },
+	{ EDOM, "the calibration is not a cost (a figure negative, its "
+		"interval reaching zero, or as noisy as its mean): calibrate "
+		"on a quiet machine" },
 };
 
 const char *monitor_strerror(int err)

@@ -14,13 +14,22 @@
 
 struct src {
 	const struct evs *s;
-	bool sent;
+	const struct mon_calibration *cal; /* sent first, if any */
+	bool cal_sent, sent;
 };
 
 static int src_next(void *priv, struct mon_msg *msg)
 {
 	struct src *p = priv;
 
+	if (p->cal && !p->cal_sent) {
+		p->cal_sent = true;
+		msg->type = MON_MSG_CALIBRATION;
+		msg->calibration_hdr = &p->cal->hdr;
+		msg->calibration = p->cal->cpu;
+		msg->nr_calibration = p->cal->hdr.nr_cpus;
+		return 1;
+	}
 	if (p->sent)
 		return 0;
 	p->sent = true;
@@ -62,6 +71,7 @@ static void set_cost(struct trace_calibration *c, enum mon_cost_kind k,
 		     int64_t ns)
 {
 	c->cost[k].mean_ps = ns * 1000;
+	c->cost[k].samples = 10;
 	c->cost[k].flags = MON_COST_MEASURED;
 }
 
@@ -88,14 +98,18 @@ static struct mon_calibration *test_calibration(void)
 /* Runs @s through order and compensate into @o; returns the run's result. */
 static uint32_t own_tid; /* the recording's own thread, in INFO (0: none) */
 
-static int compensate(const struct evs *s, struct out *o,
-		      const struct mon_calibration *cal, uint32_t trace_flags)
+/* The same with the calibration in the stream (@stream_cal) and @opts. */
+static int compensate_opts(const struct evs *s, struct out *o,
+			   const struct mon_calibration *cal,
+			   const struct mon_calibration *stream_cal,
+			   uint32_t trace_flags,
+			   const struct mon_compensate_opts *opts)
 {
 	struct trace_info info = { .nr_cpus = 2,
 				   .trace_flags = trace_flags,
 				   .nr_monitor_tids = own_tid ? 1 : 0,
 				   .monitor_tids = { own_tid } };
-	struct src p = { .s = s };
+	struct src p = { .s = s, .cal = stream_cal };
 	struct mon_pipeline *pl;
 	struct mon_source *src;
 	struct mon_stage *st;
@@ -107,13 +121,21 @@ static int compensate(const struct evs *s, struct out *o,
 	assert_int_equal(mon_pipeline_create(&pl, src), 0);
 	assert_int_equal(mon_stage_order(&st), 0);
 	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
-	assert_int_equal(mon_stage_compensate(&st, cal), 0);
+	assert_int_equal(opts ? mon_stage_compensate_opts(&st, cal, opts) :
+				mon_stage_compensate(&st, cal),
+			 0);
 	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
 	assert_int_equal(mon_sink_new(&sk, &out_ops, o), 0);
 	assert_int_equal(mon_pipeline_add_sink(pl, sk), 0);
 	ret = mon_pipeline_run(pl);
 	mon_pipeline_destroy(pl);
 	return ret;
+}
+
+static int compensate(const struct evs *s, struct out *o,
+		      const struct mon_calibration *cal, uint32_t trace_flags)
+{
+	return compensate_opts(s, o, cal, NULL, trace_flags, NULL);
 }
 
 /* The compensated times of @o, in input order per CPU, against @want. */
@@ -345,6 +367,315 @@ static void test_compensate_refuses(void **state)
 	assert_int_equal(compensate(&s, &o, NULL, 0), -ENOENT);
 }
 
+/*
+ * A calibration whose figure is not a cost, as `make demo`'s trace under
+ * plain TCG carried (switch -1914.7 ns from trials that straddle zero):
+ * refused when given, unless forced.
+ */
+static struct mon_calibration *meaningless_calibration(void)
+{
+	struct mon_calibration *cal = test_calibration();
+
+	cal->cpu[1].cost[MON_COST_SWITCH] = (struct trace_cost){
+		.mean_ps = -1914700,
+		.stddev_ps = 2500000,
+		.ci99_ps = 4073000,
+		.samples = 3,
+		.flags = MON_COST_MEASURED,
+	};
+	return cal;
+}
+
+static void test_mon_stage_compensate_refuses_meaningless(void **state)
+{
+	struct mon_compensate_opts force = { .flags = MON_COMPENSATE_FORCE };
+	struct mon_calibration *cal;
+	struct mon_stage *st = NULL;
+
+	(void)state;
+	assert_int_equal(mon_stage_compensate(&st, meaningless_calibration()),
+			 -EDOM);
+	assert_null(st);
+	assert_int_equal(mon_stage_compensate_opts(
+				 &st, meaningless_calibration(), &force),
+			 0);
+	mon_stage_destroy(st);
+	/* A stored verdict stands: the same figures judged a cost. */
+	cal = meaningless_calibration();
+	cal->cpu[1].cost[MON_COST_SWITCH].flags = MON_COST_MEASURED |
+						  MON_COST_JUDGED;
+	assert_int_equal(mon_stage_compensate(&st, cal), 0);
+	mon_stage_destroy(st);
+}
+
+/* The stream's own calibration (the trace's), meaningless: refused when
+ * it arrives, so no record is compensated from it; forced, it is used. */
+static void test_compensate_refuses_meaningless_stream_calibration(void **state)
+{
+	struct mon_compensate_opts force = { .flags = MON_COMPENSATE_FORCE };
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	MARK(&s, 200, 0, 1);
+	assert_int_equal(compensate_opts(&s, &o, NULL,
+					 meaningless_calibration(), 0, NULL),
+			 -EDOM);
+	assert_int_equal(o.n, 0);
+	assert_int_equal(compensate_opts(&s, &o, NULL,
+					 meaningless_calibration(), 0, &force),
+			 0);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.ev[1].time_ns, 190); /* CPU 0's switch: 10 ns */
+}
+
+/* A trace from before verdicts: its figures carry none, and are judged
+ * from their statistics (a spread as wide as the mean: noisy). */
+static void test_compensate_judges_old_calibration(void **state)
+{
+	struct mon_calibration *cal = test_calibration();
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	cal->cpu[0].cost[MON_COST_CONSTANT] = (struct trace_cost){
+		.mean_ps = 1379500,
+		.stddev_ps = 1500000,
+		.ci99_ps = 1221900,
+		.samples = 10,
+		.flags = MON_COST_MEASURED,
+	};
+	IN_WAIT(&s, 100, 0, 1, 0, 0);
+	assert_int_equal(compensate_opts(&s, &o, NULL, cal, 0, NULL), -EDOM);
+}
+
+/* Costs that matter against the scheduler's 1 ms granularity: a mark
+ * costs 100 us, a switch or wakeup record 1 us. */
+static struct mon_calibration *dear_calibration(void)
+{
+	static struct trace_calibration cpu[2];
+	static struct mon_calibration cal = {
+		.hdr = { .version = 1, .nr_cpus = 2, .kernel = "test" },
+		.cpu = cpu
+	};
+	unsigned int c;
+
+	memset(cpu, 0, sizeof(cpu));
+	for (c = 0; c < 2; c++) {
+		cpu[c].cpu = c;
+		set_cost(&cpu[c], MON_COST_SWITCH, 1000);
+		set_cost(&cpu[c], MON_COST_WAKEUP, 1000);
+		set_cost(&cpu[c], MON_COST_MARK, 100000);
+	}
+	return &cal;
+}
+
+struct doubts {
+	struct mon_comp_doubt d[4];
+	size_t n;
+};
+
+static void collect_doubt(void *arg, const struct mon_comp_doubt *d)
+{
+	struct doubts *ds = arg;
+
+	assert_true(ds->n < 4);
+	ds->d[ds->n++] = *d;
+}
+
+static const struct mon_comp_doubt *doubt_of(const struct doubts *ds,
+					     uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < ds->n; i++)
+		if (ds->d[i].tid == tid)
+			return &ds->d[i];
+	fail_msg("no doubt reported for thread %u", tid);
+	return NULL;
+}
+
+/*
+ * Thread 1 runs 1 ms with five marks (500 us of the monitor's cost in
+ * its run), then leaves the CPU to thread 2 for 10 ms: preempted, the
+ * scheduler's choice may be the monitor's (500 us against the 1 ms
+ * granularity: a 0.5 chance), and 0.5 x 10 ms = 5 ms of its wait is at
+ * stake, more than the ~0.5 ms compensation moves it by: unsure.
+ * Blocking of its own accord (SLEEP) and switched in as soon as it is
+ * woken (no wait), it is not a decision the monitor's time could change:
+ * sure. Thread 2 is never preempted: sure.
+ */
+static void doubt_run(unsigned int state_out, unsigned int flags_out,
+		      uint32_t wait, struct doubts *ds)
+{
+	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
+	struct evs s = { 0 };
+	struct out o;
+	int k;
+
+	memset(ds, 0, sizeof(*ds));
+	OUT(&s, 1000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 1000000, 0, 1, 2, 0);
+	for (k = 1; k <= 5; k++)
+		MARK(&s, 1000000 + 100000 * (uint64_t)k, 0, 1);
+	evs_add(&s, 2000000, 0, MKM_EV_SWITCH_OUT, 1, state_out, 2, flags_out);
+	IN_WAIT(&s, 2000000, 0, 2, 1, 0);
+	OUT(&s, 12000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 12000000, 0, 1, 2, wait);
+	OUT(&s, 13000000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	assert_int_equal(ds->n, 2);
+}
+
+static void test_compensate_doubt_preempted_after_cost(void **state)
+{
+	const struct mon_comp_doubt *d1, *d2;
+	struct doubts ds;
+
+	(void)state;
+	doubt_run(MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 10000000, &ds);
+	d1 = doubt_of(&ds, 1);
+	d2 = doubt_of(&ds, 2);
+	assert_int_equal(d1->preemptions, 1);
+	assert_float_equal(d1->preempt_cost_ns, 500000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 5000000, 0.5);
+	assert_int_equal(d1->life_ns, 12000000);
+	assert_true(d1->shift_ns > 500000 && d1->shift_ns < 1000000);
+	assert_true(d1->unsure);
+	assert_int_equal(d2->preemptions, 0);
+	assert_float_equal(d2->at_stake_ns, 0, 0);
+	assert_false(d2->unsure);
+}
+
+static void test_compensate_doubt_blocked_is_sure(void **state)
+{
+	const struct mon_comp_doubt *d1;
+	struct doubts ds;
+
+	(void)state;
+	doubt_run(SLEEP, 0, 0, &ds);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->preemptions, 0);
+	assert_float_equal(d1->at_stake_ns, 0, 0);
+	assert_false(d1->unsure);
+	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
+/*
+ * Thread 1 sleeps on a timer while thread 2 runs on CPU 0 with two marks
+ * (202 us of delay on the CPU's chain by then); the timer's interrupt
+ * wakes it onto idle CPU 1. Had the monitor not held up CPU 0, a wakeup
+ * from thread 2 could have come first: 202 us at stake, as much as
+ * compensation moves its wakeup by (CPU 0's delay then): unsure.
+ */
+static void test_compensate_doubt_timer_wakeup(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	OUT(&s, 1000000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1000000, 0, 2, 1, 0);
+	MARK(&s, 1100000, 0, 2);
+	MARK(&s, 1200000, 0, 2);
+	evs_add(&s, 1300000, 0, MKM_EV_WAKEUP, 1, 1, 0, MKM_EVF_IN_IRQ);
+	IN_WAIT(&s, 1310000, 1, 1, 0, 10000);
+	OUT(&s, 1400000, 1, 1, SLEEP, 0);
+	OUT(&s, 1500000, 0, 2, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->timer_wakeups, 1);
+	assert_float_equal(d1->timer_delay_ns, 202000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 202000, 0.5);
+	assert_float_equal(d1->shift_ns, 202000, 0.5); /* its WAKEUP's */
+	assert_true(d1->unsure);
+	assert_int_equal(doubt_of(&ds, 2)->timer_wakeups, 0);
+	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
+/*
+ * Thread 2 runs with three marks (300 us of the monitor's cost), wakes
+ * thread 1 and runs on for 4 ms before it blocks: whether the wakee
+ * preempts its waker is the scheduler's run-time comparison, which the
+ * monitor moved by 300 us against the 1 ms granularity: 0.3 x 4 ms =
+ * 1.2 ms of thread 1's wait at stake, more than half the ~0.3 ms
+ * compensation moves it by: unsure. Thread 2 is sure.
+ */
+static void test_compensate_doubt_wakeup_waits(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	OUT(&s, 1000000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1000000, 0, 2, 1, 0);
+	MARK(&s, 1100000, 0, 2);
+	MARK(&s, 1200000, 0, 2);
+	MARK(&s, 1300000, 0, 2);
+	evs_add(&s, 1400000, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	OUT(&s, 5400000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 5400000, 0, 1, 2, 4000000);
+	OUT(&s, 6000000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->wakeups, 1);
+	assert_float_equal(d1->wakeup_cost_ns, 300000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 1200000, 0.5);
+	assert_int_equal(d1->preemptions, 0);
+	assert_true(d1->shift_ns > 300000 && d1->shift_ns < 400000);
+	assert_true(d1->unsure);
+	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
+/*
+ * Without the WAKEUP class: thread 1 runs 0.2 ms with two marks (200 us
+ * of the monitor's cost), sleeps, and comes back after a recorded wait
+ * of 4 ms behind thread 2: its own inflated run time alone may have
+ * decided that wait, 0.2 x 4 ms = 0.8 ms at stake.
+ */
+static void test_compensate_doubt_wait_without_wakeups(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	OUT(&s, 1000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 1000000, 0, 1, 2, 0);
+	MARK(&s, 1100000, 0, 1);
+	MARK(&s, 1150000, 0, 1);
+	OUT(&s, 1200000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1200000, 0, 2, 1, 0);
+	OUT(&s, 6000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 6000000, 0, 1, 2, 4000000);
+	OUT(&s, 6100000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->wakeups, 1);
+	assert_float_equal(d1->wakeup_cost_ns, 200000, 0.5);
+	assert_float_equal(d1->at_stake_ns, 800000, 0.5);
+	assert_int_equal(doubt_of(&ds, 2)->wakeups, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +686,15 @@ int main(void)
 		cmocka_unit_test(test_compensate_own_thread),
 		cmocka_unit_test(test_compensate_keeps_order),
 		cmocka_unit_test(test_compensate_refuses),
+		cmocka_unit_test(test_mon_stage_compensate_refuses_meaningless),
+		cmocka_unit_test(
+			test_compensate_refuses_meaningless_stream_calibration),
+		cmocka_unit_test(test_compensate_judges_old_calibration),
+		cmocka_unit_test(test_compensate_doubt_preempted_after_cost),
+		cmocka_unit_test(test_compensate_doubt_blocked_is_sure),
+		cmocka_unit_test(test_compensate_doubt_timer_wakeup),
+		cmocka_unit_test(test_compensate_doubt_wakeup_waits),
+		cmocka_unit_test(test_compensate_doubt_wait_without_wakeups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * calibrate.c - mkm calibrate: what the monitor costs on this machine,
  * per CPU (MKM's Tables 2 and 3), printed, and written with -o as a trace
  * file carrying just the calibration, for mkm record --calibration and
- * mkm replay --calibration.
+ * mkm replay --calibration. Exits 1 when a figure is not a cost (the
+ * table says which and why; -o still writes it, verdict included).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -66,6 +67,7 @@ int cmd_calibrate(int argc, char **argv)
 								NULL };
 	struct mon_calibration cal;
 	const char *out = NULL;
+	char why[256];
 	unsigned int cpu;
 	int opt, ret;
 
@@ -112,6 +114,10 @@ int cmd_calibrate(int argc, char **argv)
 	print_calibration(&cal);
 	if (out)
 		save(out, &cal);
+	ret = mon_calibration_judge(&cal, why, sizeof(why));
+	if (ret)
+		warnx_("calibration is not a cost (%s), even after more trials: compensation will refuse it; calibrate on a quiet machine (under QEMU: -icount)",
+		       why);
 	mon_calibration_free(&cal);
-	return 0;
+	return ret ? 1 : 0;
 }

@@ -103,9 +103,12 @@ static const struct mon_stage_ops pace_ops = {
 };
 
 struct mon_pipeline *player_open(struct player **plp, const char *path,
-				 const char *cal_file, double speed,
+				 const char *cal_file, bool force, double speed,
 				 struct mon_sink *sink)
 {
+	struct mon_compensate_opts opts = {
+		.flags = force ? MON_COMPENSATE_FORCE : 0,
+	};
 	struct player *pl = calloc(1, sizeof(*pl));
 	struct mon_stage *order, *comp, *pace;
 	struct mon_pipeline *p;
@@ -114,13 +117,13 @@ struct mon_pipeline *player_open(struct player **plp, const char *path,
 	if (!pl)
 		die("out of memory");
 	pl->speed = speed;
-	calibration_for(path, cal_file, &pl->cal);
+	calibration_for(path, cal_file, force, &pl->cal);
 	p = open_trace(path);
 	ret = mon_stage_order(&order);
 	if (!ret)
 		ret = mon_pipeline_add_stage(p, order);
 	if (!ret)
-		ret = mon_stage_compensate(&comp, &pl->cal);
+		ret = mon_stage_compensate_opts(&comp, &pl->cal, &opts);
 	if (!ret)
 		ret = mon_pipeline_add_stage(p, comp);
 	if (!ret)

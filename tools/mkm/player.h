@@ -18,11 +18,11 @@ struct player;
 /*
  * The pipeline playing @path compensated with the trace's calibration (or
  * @cal_file's) into @sink, @speed times real time (0: no waiting). Dies
- * with a clear message, as calibration_for() does. Destroy the pipeline,
- * then the player.
+ * with a clear message, as calibration_for() does (@force as there).
+ * Destroy the pipeline, then the player.
  */
 struct mon_pipeline *player_open(struct player **plp, const char *path,
-				 const char *cal_file, double speed,
+				 const char *cal_file, bool force, double speed,
 				 struct mon_sink *sink);
 /* Ends the play at the next record (from another thread). */
 void player_stop(struct player *pl);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -185,7 +186,8 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
  * The short calibration stored with every recording: three trials per
  * figure on one CPU (the first this process may run on; compensation
  * gives the others its figures), where mkm calibrate measures every CPU
- * with more trials.
+ * with more trials. A figure that is not a cost is measured again, up to
+ * twelve trials (mon_calibrate()), and stored with its verdict.
  */
 #define QUICK_TRIALS 3
 
@@ -196,9 +198,9 @@ static void calibrate(struct recorder *rec)
 	struct trace_info here = { 0 };
 	unsigned int cpu = 0;
 	cpu_set_t allowed;
-	char model[128];
+	char model[128], why[256];
 	struct utsname u;
-	const char *why;
+	const char *differs;
 	int ret;
 
 	if (rec->no_calibrate)
@@ -213,6 +215,9 @@ static void calibrate(struct recorder *rec)
 		if (ret)
 			warnx_("calibration: %s: recording without one (compensating will need --calibration FILE)",
 			       monitor_strerror(ret));
+		else if (mon_calibration_judge(&rec->cal, why, sizeof(why)))
+			warnx_("calibration is not a cost (%s), even after more trials: stored with its verdict; to compensate, run mkm calibrate -o cal.mkm on a quiet machine and pass --calibration cal.mkm",
+			       why);
 		return;
 	}
 	ret = mon_calibration_load(&rec->cal, rec->cal_file);
@@ -224,9 +229,12 @@ static void calibrate(struct recorder *rec)
 	if (!uname(&u))
 		snprintf(here.kernel, sizeof(here.kernel), "%s", u.release);
 	mon_cpu_model(model, sizeof(model));
-	why = mon_calibration_check(&rec->cal, &here, model);
-	if (why)
+	differs = mon_calibration_check(&rec->cal, &here, model);
+	if (differs)
 		warnx_("%s: calibration %s than this machine's: its costs may not apply",
+		       rec->cal_file, differs);
+	if (mon_calibration_judge(&rec->cal, why, sizeof(why)))
+		warnx_("%s: calibration is not a cost (%s): compensating this recording will be refused",
 		       rec->cal_file, why);
 }
 
@@ -374,6 +382,21 @@ void recorder_command(struct recorder *rec, int argc, char **argv,
 	}
 }
 
+/* This process's CPU time so far (its children's apart), ns: in user
+ * space, and in the kernel on its behalf (reads, writes, faults). */
+static void self_cpu_ns(double *user, double *sys)
+{
+	struct rusage ru;
+
+	*user = *sys = 0;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	*user = (double)ru.ru_utime.tv_sec * 1e9 +
+		(double)ru.ru_utime.tv_usec * 1e3;
+	*sys = (double)ru.ru_stime.tv_sec * 1e9 +
+	       (double)ru.ru_stime.tv_usec * 1e3;
+}
+
 void recorder_start(struct recorder *rec, struct mon_sink *extra)
 {
 	int go_fd = -1, err_fd = -1, ret;
@@ -412,6 +435,7 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	}
 	pthread_barrier_wait(&rec->go);
 	rec->running = true;
+	self_cpu_ns(&rec->user_ns, &rec->sys_ns);
 	if (rec->child) {
 		int e;
 
@@ -457,16 +481,22 @@ void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost)
 
 void recorder_stop(struct recorder *rec)
 {
+	double user, sys;
+
 	if (!rec->running)
 		return;
 	mon_source_live_stop(mon_pipeline_source(rec->p));
 	pthread_join(rec->runner, NULL);
 	rec->running = false;
+	self_cpu_ns(&user, &sys);
+	rec->user_ns = user - rec->user_ns;
+	rec->sys_ns = sys - rec->sys_ns;
 }
 
 int recorder_finish(struct recorder *rec)
 {
 	const struct mon_meta *meta;
+	struct mon_live_stats st;
 	uint64_t events = 0;
 
 	recorder_stop(rec);
@@ -489,6 +519,22 @@ int recorder_finish(struct recorder *rec)
 			"mkm: wrote %s: %llu events from %zu thread%s\n",
 			rec->out, (unsigned long long)events, rec->nr_tids,
 			rec->nr_tids == 1 ? " and its children" : "s");
+	/* The recorder's own cost, part of the perturbation (issue 23). */
+	if (!mon_source_live_stats(mon_pipeline_source(rec->p), &st) &&
+	    st.events)
+		fprintf(stderr,
+			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each, %.0f%% in the kernel; %llu drains, %llu reads, %llu batches, %llu wake-ups)\n",
+			(rec->user_ns + rec->sys_ns) / 1e6,
+			(unsigned long long)st.events,
+			(rec->user_ns + rec->sys_ns) / (double)st.events,
+			rec->user_ns + rec->sys_ns > 0 ?
+				100 * rec->sys_ns /
+					(rec->user_ns + rec->sys_ns) :
+				0,
+			(unsigned long long)st.drains,
+			(unsigned long long)st.reads,
+			(unsigned long long)st.batches,
+			(unsigned long long)st.signals);
 	if (meta->lost_by_stats)
 		fprintf(stderr,
 			"mkm: %llu events lost (rings full): shown as UNKNOWN; a larger --buffer-size keeps them\n",

@@ -64,6 +64,9 @@ struct recorder {
 	bool reaped, exec_failed, stop_asked;
 	bool system; /* -a: every thread of the machine (MKM_CONFIG_SYSTEM) */
 	sigset_t sigs;
+	double user_ns, sys_ns; /* this process's CPU time at resume, then
+				   while recording (its own cost: drain,
+				   writer, main) */
 };
 
 /* Defaults: the command's threads and children, the default classes. */

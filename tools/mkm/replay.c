@@ -15,14 +15,17 @@
 #include "player.h"
 #include "util.h"
 
-#define USAGE                                                  \
-	"usage: mkm replay [--calibration FILE] -o OUT FILE\n" \
-	"       mkm replay [--calibration FILE] --play [--speed X] FILE"
+#define USAGE                                                                        \
+	"usage: mkm replay [--calibration FILE] [--force-calibration] -o OUT FILE\n" \
+	"       mkm replay [--calibration FILE] [--force-calibration] --play [--speed X] FILE"
 
 /* file -> order -> compensate -> a new trace */
 static void write_compensated(const char *path, const char *cal_file,
-			      const char *out)
+			      bool force, const char *out)
 {
+	struct mon_compensate_opts opts = {
+		.flags = force ? MON_COMPENSATE_FORCE : 0,
+	};
 	struct mon_calibration cal;
 	struct mon_stage *order, *comp;
 	struct trace_info info;
@@ -30,7 +33,7 @@ static void write_compensated(const char *path, const char *cal_file,
 	struct mon_sink *sink;
 	int ret;
 
-	calibration_for(path, cal_file, &cal);
+	calibration_for(path, cal_file, force, &cal);
 	p = open_trace(path);
 	/* The sink writes INFO when it creates the file. */
 	info = *mon_source_info(mon_pipeline_source(p));
@@ -39,7 +42,7 @@ static void write_compensated(const char *path, const char *cal_file,
 	if (!ret)
 		ret = mon_pipeline_add_stage(p, order);
 	if (!ret)
-		ret = mon_stage_compensate(&comp, &cal);
+		ret = mon_stage_compensate_opts(&comp, &cal, &opts);
 	if (!ret)
 		ret = mon_pipeline_add_stage(p, comp);
 	if (!ret)
@@ -60,6 +63,7 @@ int cmd_replay(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "calibration", required_argument, NULL, 'C' },
+		{ "force-calibration", no_argument, NULL, 'F' },
 		{ "play", no_argument, NULL, 'P' },
 		{ "speed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -69,7 +73,7 @@ int cmd_replay(int argc, char **argv)
 	struct mon_pipeline *p;
 	struct mon_sink *sink;
 	struct player *pl;
-	bool play = false;
+	bool play = false, force = false;
 	double speed = 1;
 	int opt;
 
@@ -80,6 +84,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'C':
 			cal_file = optarg;
+			break;
+		case 'F':
+			force = true;
 			break;
 		case 'P':
 			play = true;
@@ -97,12 +104,12 @@ int cmd_replay(int argc, char **argv)
 	if (optind != argc - 1 || !play == !out)
 		die_usage(USAGE);
 	if (out) {
-		write_compensated(argv[optind], cal_file, out);
+		write_compensated(argv[optind], cal_file, force, out);
 		return 0;
 	}
 	if (event_printer(&sink))
 		die("out of memory");
-	p = player_open(&pl, argv[optind], cal_file, speed, sink);
+	p = player_open(&pl, argv[optind], cal_file, force, speed, sink);
 	run_trace(p, argv[optind], NULL, 0);
 	mon_pipeline_destroy(p);
 	player_destroy(pl);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "report_doubt.h"
 #include "report_noise.h"
 #include "util.h"
 
@@ -30,6 +31,7 @@ struct report {
 	uint64_t t0, t1;
 	uint64_t raw_t0; /* of the raw timeline, with --compensated */
 	struct mon_calibration cal; /* the trace's, or the one applied */
+	struct doubts doubts; /* with --compensated: where it is unsure */
 };
 
 /* The first and last times of @tl's threads (0, 0: none). */
@@ -218,18 +220,23 @@ static void json_bursts(const struct acct_burst *b)
 }
 
 /* Raw against compensated, per thread: when it finished, how long it
- * ran and waited on a run queue (seeds/004, Figs. 10 and 11). */
+ * ran and waited on a run queue (seeds/004, Figs. 10 and 11). Where
+ * compensation is unsure (report_doubt.h), its figures are left raw,
+ * marked '?', and the reason follows the table: a compensation that the
+ * run's scheduling may contradict must not read better than raw. */
 static void print_compensation(const struct report *r, const struct tl *raw)
 {
-	size_t th;
+	size_t th, unsure = 0;
 
-	printf("\nRaw and compensated, per thread (times from the trace's start)\n");
+	printf("\nRaw and compensated, per thread (times from the trace's start; ?: unsure, left raw)\n");
 	printf("%7s %-16s %12s %12s %12s %12s %12s %12s\n", "TID", "NAME",
 	       "END raw", "END comp", "RUN raw", "RUN comp", "RUNQ raw",
 	       "RUNQ comp");
 	for (th = 0; th < r->nr_threads; th++) {
-		uint64_t comp[TL_NR_STATES], was[TL_NR_STATES], life;
+		uint64_t comp[TL_NR_STATES], was[TL_NR_STATES], life, end;
+		const struct mon_comp_doubt *d;
 		struct tl_thread t, u;
+		const char *q = "";
 		int64_t i;
 		char b[6][32];
 
@@ -239,14 +246,37 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 			continue;
 		thread_totals(r, th, comp, &life);
 		acct_msa(raw, ACCT_THREAD, (size_t)i, TL_NR_STATES, was);
-		printf("%7u %-16.16s %12s %12s %12s %12s %12s %12s\n", t.tid,
-		       t.name[0] ? t.name : "?",
+		end = t.end_ns - r->t0;
+		d = doubt_of(&r->doubts, t.tid);
+		if (d && d->unsure) {
+			memcpy(comp, was, sizeof(comp));
+			end = u.end_ns - r->raw_t0;
+			q = "?";
+			unsure++;
+		}
+		printf("%7u %-16.16s %12s %11s%1s %12s %11s%1s %12s %11s%1s\n",
+		       t.tid, t.name[0] ? t.name : "?",
 		       fmt_ns(b[0], sizeof(b[0]), u.end_ns - r->raw_t0),
-		       fmt_ns(b[1], sizeof(b[1]), t.end_ns - r->t0),
+		       fmt_ns(b[1], sizeof(b[1]), end), q,
 		       fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
-		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]),
+		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]), q,
 		       fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
-		       fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]));
+		       fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]), q);
+	}
+	if (!unsure)
+		return;
+	printf("\nUnsure (the monitored run's scheduling may differ from what compensation can explain):\n");
+	for (th = 0; th < r->nr_threads; th++) {
+		const struct mon_comp_doubt *d;
+		struct tl_thread t;
+		char why[512];
+
+		tl_thread(r->tl, th, &t);
+		d = doubt_of(&r->doubts, t.tid);
+		if (d && d->unsure)
+			printf("%7u %-16.16s %s\n", t.tid,
+			       t.name[0] ? t.name : "?",
+			       doubt_reason(d, why, sizeof(why)));
 	}
 }
 
@@ -263,16 +293,20 @@ static void json_calibration(const struct mon_calibration *cal)
 		printf("%s{\"cpu\":%u", i ? "," : "", cal->cpu[i].cpu);
 		for (k = 0; k < MON_COST_NR; k++) {
 			const struct trace_cost *c = &cal->cpu[i].cost[k];
+			unsigned int v = mon_cost_verdict(c);
+			char words[64];
 
-			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s}",
+			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s,\"verdict\":\"%s\"}",
 			       mon_cost_name(k), (double)c->mean_ps / 1000,
 			       (double)c->stddev_ps / 1000,
 			       (double)c->ci99_ps / 1000, c->samples,
-			       c->flags & MON_COST_MEASURED ? "true" : "false");
+			       c->flags & MON_COST_MEASURED ? "true" : "false",
+			       mon_cost_verdict_str(v, words, sizeof(words)));
 		}
 		printf("}");
 	}
-	printf("]}");
+	printf("],\"meaningful\":%s}",
+	       mon_calibration_judge(cal, NULL, 0) ? "false" : "true");
 }
 
 static void print_json(const struct report *r, const char *path,
@@ -355,6 +389,8 @@ static void print_json(const struct report *r, const char *path,
 								"false");
 	if (r->cal.hdr.nr_cpus)
 		json_calibration(&r->cal);
+	if (r->doubts.n)
+		doubts_json(&r->doubts);
 	printf("}\n");
 }
 
@@ -364,6 +400,7 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "compensated", no_argument, NULL, 'c' },
 		{ "calibration", required_argument, NULL, 'C' },
+		{ "force-calibration", no_argument, NULL, 'F' },
 		{ "noise", no_argument, NULL, 'n' },
 		{ "idle", no_argument, NULL, 'i' },
 		{ "tid", required_argument, NULL, 't' },
@@ -373,7 +410,7 @@ int cmd_report(int argc, char **argv)
 		{ 0 }
 	};
 	static const char usage[] =
-		"usage: mkm report [--json] [--compensated [--calibration FILE]] FILE\n"
+		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]] FILE\n"
 		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
 		"       mkm report --idle [--json] FILE";
 	struct noise_opts nopts = { .top = 12 };
@@ -382,7 +419,7 @@ int cmd_report(int argc, char **argv)
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
 	struct tl *raw = NULL;
-	bool json = false, compensated = false;
+	bool json = false, compensated = false, force = false;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -392,6 +429,8 @@ int cmd_report(int argc, char **argv)
 			compensated = true;
 		} else if (opt == 'C') {
 			cal_file = optarg;
+		} else if (opt == 'F') {
+			force = true;
 		} else if (opt == 'n') {
 			noise = true;
 		} else if (opt == 'i') {
@@ -411,8 +450,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die_usage("report: give one trace file");
-	if (cal_file && !compensated)
-		die_usage("report: --calibration goes with --compensated");
+	if ((cal_file || force) && !compensated)
+		die_usage(
+			"report: --calibration and --force-calibration go with --compensated");
 	path = argv[optind];
 	if ((nopts.tids || nopts.comm) && !noise)
 		die_usage("report: --tid and --comm go with --noise");
@@ -433,13 +473,16 @@ int cmd_report(int argc, char **argv)
 	}
 
 	if (compensated) {
+		struct mon_compensate_opts copts =
+			doubts_opts(&r.doubts, force);
 		struct mon_meta raw_meta;
 		uint64_t end;
 
-		calibration_for(path, cal_file, &r.cal);
+		calibration_for(path, cal_file, force, &r.cal);
 		raw = load_trace(path, &raw_meta, NULL, 0);
 		span(raw, &r.raw_t0, &end);
-		r.tl = load_trace_compensated(path, &r.cal, &r.meta, NULL, 0);
+		r.tl = load_trace_compensated(path, &r.cal, &copts, &r.meta,
+					      NULL, 0);
 	} else {
 		r.tl = load_trace(path, &r.meta, NULL, 0);
 		if (mon_calibration_load(&r.cal, path))
@@ -488,5 +531,6 @@ int cmd_report(int argc, char **argv)
 	tl_destroy(r.tl);
 	tl_destroy(raw);
 	mon_calibration_free(&r.cal);
+	doubts_free(&r.doubts);
 	return 0;
 }

@@ -197,6 +197,7 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 
 /* file source [-> order -> compensate] -> timeline sink */
 static struct tl *load(const char *path, const struct mon_calibration *cal,
+		       const struct mon_compensate_opts *opts,
 		       struct mon_meta *meta, char *damage, size_t len)
 {
 	struct mon_pipeline *p = open_trace(path);
@@ -214,7 +215,7 @@ static struct tl *load(const char *path, const struct mon_calibration *cal,
 		if (!ret)
 			ret = mon_pipeline_add_stage(p, order);
 		if (!ret)
-			ret = mon_stage_compensate(&comp, cal);
+			ret = mon_stage_compensate_opts(&comp, cal, opts);
 		if (!ret)
 			ret = mon_pipeline_add_stage(p, comp);
 	}
@@ -233,15 +234,16 @@ static struct tl *load(const char *path, const struct mon_calibration *cal,
 struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 		      size_t len)
 {
-	return load(path, NULL, meta, damage, len);
+	return load(path, NULL, NULL, meta, damage, len);
 }
 
 struct tl *load_trace_compensated(const char *path,
 				  const struct mon_calibration *cal,
+				  const struct mon_compensate_opts *opts,
 				  struct mon_meta *meta, char *damage,
 				  size_t len)
 {
-	return load(path, cal, meta, damage, len);
+	return load(path, cal, opts, meta, damage, len);
 }
 
 double parse_speed(const char *s)
@@ -309,7 +311,7 @@ int event_printer(struct mon_sink **skp)
 
 void print_calibration(const struct mon_calibration *cal)
 {
-	char when[64];
+	char when[64], why[256];
 	time_t t = (time_t)(cal->hdr.taken_real_ns / 1000000000ull);
 	struct tm tm;
 	uint32_t i, k;
@@ -319,29 +321,60 @@ void print_calibration(const struct mon_calibration *cal)
 	       when, cal->hdr.kernel,
 	       cal->hdr.cpu_model[0] ? cal->hdr.cpu_model : "CPU model unknown",
 	       cal->hdr.trials, cal->hdr.rounds);
-	printf("%4s %-9s %12s %12s %8s %22s\n", "CPU", "COST", "MEAN ns",
-	       "STDDEV ns", "TRIALS", "99% CONFIDENCE (ns)");
+	printf("%4s %-9s %12s %12s %8s %22s  %s\n", "CPU", "COST", "MEAN ns",
+	       "STDDEV ns", "TRIALS", "99% CONFIDENCE (ns)", "VERDICT");
 	for (i = 0; i < cal->hdr.nr_cpus; i++)
 		for (k = 0; k < MON_COST_NR; k++) {
 			const struct trace_cost *c = &cal->cpu[i].cost[k];
 			double m = (double)c->mean_ps / 1000,
 			       ci = (double)c->ci99_ps / 1000;
+			unsigned int v = mon_cost_verdict(c);
+			char words[64];
 
+			if (v)
+				snprintf(words, sizeof(words), "NOT A COST: ");
+			else
+				words[0] = '\0';
+			if (v)
+				mon_cost_verdict_str(v, words + strlen(words),
+						     sizeof(words) -
+							     strlen(words));
 			if (!(c->flags & MON_COST_MEASURED)) {
-				printf("%4u %-9s %12.1f %12s %8s %22s\n",
+				printf("%4u %-9s %12.1f %12s %8s %22s  %s\n",
 				       cal->cpu[i].cpu, mon_cost_name(k), m, "",
-				       "", "(estimated)");
+				       "", "(estimated)", words);
 				continue;
 			}
-			printf("%4u %-9s %12.1f %12.1f %8u %10.1f .. %-9.1f\n",
+			printf("%4u %-9s %12.1f %12.1f %8u %10.1f .. %-9.1f  %s\n",
 			       cal->cpu[i].cpu, mon_cost_name(k), m,
 			       (double)c->stddev_ps / 1000, c->samples, m - ci,
-			       m + ci);
+			       m + ci, words);
 		}
 	printf("(per record; constant: per context switch of unmonitored threads)\n");
+	if (mon_calibration_judge(cal, why, sizeof(why)) == -EDOM)
+		printf("MEANINGLESS: %s; compensation refuses it (mkm calibrate on a quiet machine, or --calibration FILE)\n",
+		       why);
 }
 
-void calibration_for(const char *path, const char *cal_file,
+/* Dies (one line: which figure, why, what to do) unless @cal is a cost
+ * or @force; warns when forced. */
+static void judge(const char *file, const struct mon_calibration *cal,
+		  bool force)
+{
+	char why[256];
+
+	if (!mon_calibration_judge(cal, why, sizeof(why)))
+		return;
+	if (force) {
+		warnx_("%s: calibration is not a cost (%s): compensating with it anyway (--force-calibration)",
+		       file, why);
+		return;
+	}
+	die("%s: calibration is not a cost (%s): run mkm calibrate -o cal.mkm on a quiet machine and pass --calibration cal.mkm (or --force-calibration)",
+	    file, why);
+}
+
+void calibration_for(const char *path, const char *cal_file, bool force,
 		     struct mon_calibration *cal)
 {
 	struct mon_pipeline *p = open_trace(path);
@@ -360,6 +393,7 @@ void calibration_for(const char *path, const char *cal_file,
 		if (ret)
 			die("%s: the trace carries no calibration (recorded with --no-calibrate?): give one with --calibration FILE (mkm calibrate -o FILE writes one)",
 			    path);
+		judge(path, &own, force);
 		*cal = own;
 		return;
 	}
@@ -369,6 +403,7 @@ void calibration_for(const char *path, const char *cal_file,
 		    cal_file);
 	if (ret)
 		die("%s: %s", cal_file, monitor_strerror(ret));
+	judge(cal_file, cal, force);
 	why = mon_calibration_check(cal, &info,
 				    own.cpu ? own.hdr.cpu_model : NULL);
 	if (why)

@@ -49,10 +49,11 @@ void print_calibration(const struct mon_calibration *cal);
 /*
  * The calibration to compensate trace @path with: the one in @cal_file
  * (NULL: the trace's own). Dies with a clear message when there is none,
- * or when the trace is compensated already; warns when it was taken on
- * another kernel release or CPU model than the trace.
+ * when the trace is compensated already, or when a figure is not a cost
+ * (mon_calibration_judge()) unless @force (then it warns); warns when it
+ * was taken on another kernel release or CPU model than the trace.
  */
-void calibration_for(const char *path, const char *cal_file,
+void calibration_for(const char *path, const char *cal_file, bool force,
 		     struct mon_calibration *cal);
 
 /* A pipeline reading the trace file @path; dies with a clear message. */
@@ -73,9 +74,11 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 		      size_t len);
 
-/* The same through the compensation stage, with @cal. */
+/* The same through the compensation stage, with @cal and @opts (NULL:
+ * none; MON_COMPENSATE_FORCE to use a calibration that is not a cost). */
 struct tl *load_trace_compensated(const char *path,
 				  const struct mon_calibration *cal,
+				  const struct mon_compensate_opts *opts,
 				  struct mon_meta *meta, char *damage,
 				  size_t len);
 

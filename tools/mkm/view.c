@@ -152,7 +152,7 @@ static int view_play(const char *path, const char *cal_file, double speed,
 	err = live_feed_create(&pv.feed, &sink);
 	if (err)
 		die("view: %s", monitor_strerror(err));
-	pv.p = player_open(&pv.pl, path, cal_file, speed, sink);
+	pv.p = player_open(&pv.pl, path, cal_file, false, speed, sink);
 	info = *mon_source_info(mon_pipeline_source(pv.p));
 	info.trace_flags |= TRACE_F_COMPENSATED;
 	tl = fed_viewer(&w, path, &info, ascii);
@@ -226,8 +226,15 @@ static void toggle(struct viewer *w, void *arg)
 				b->path);
 			return;
 		}
-		b->tl[1] = load_trace_compensated(b->path, &b->cal, &b->meta[1],
-						  NULL, 0);
+		if (mon_calibration_judge(&b->cal, NULL, 0)) {
+			snprintf(
+				w->message, sizeof(w->message),
+				"the trace's calibration is not a cost: mkm replay --calibration FILE %s -o OUT, then view OUT",
+				b->path);
+			return;
+		}
+		b->tl[1] = load_trace_compensated(b->path, &b->cal, NULL,
+						  &b->meta[1], NULL, 0);
 	}
 	b->shown = !b->shown;
 	err = viewer_swap(w, b->tl[b->shown], &b->meta[b->shown]);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "calibrate/verdict.h"
 #include "internal.h"
 #include "mon_calibrate.h"
 
@@ -53,53 +54,57 @@ void mon_cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-static struct trace_cost figure(const struct mon_trials *t)
-{
-	struct mon_sample_stats s;
+struct measure {
+	enum mon_cost_kind kind;
+	unsigned int cpu;
+	unsigned long rounds;
+};
 
-	mon_sample_stats(t->cost_ns, t->n, &s);
-	return (struct trace_cost){
-		.mean_ps = llround(s.mean * 1000),
-		.stddev_ps = (uint64_t)llround(s.stddev * 1000),
-		.ci99_ps = (uint64_t)llround(s.ci99 * 1000),
-		.samples = (uint32_t)s.n,
-		.flags = MON_COST_MEASURED,
-	};
+static int measure(void *arg, unsigned long trials, struct mon_trials *out)
+{
+	const struct measure *m = arg;
+
+	return mon_calibrate_kind(m->kind, m->cpu, m->rounds, trials, out);
 }
 
 static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 			 const struct mon_calibrate_config *cfg)
 {
+	unsigned long trials = cfg->trials ? cfg->trials : 10;
+	unsigned long max_trials = cfg->max_trials ?
+					   cfg->max_trials :
+					   trials * MON_CALIBRATE_RETRY_FACTOR;
 	size_t i;
 	int ret;
 
 	e->cpu = cpu;
 	for (i = 0; i < ARRAY_SIZE(measured); i++) {
-		unsigned long rounds = cfg->rounds ? cfg->rounds :
-						     MON_CALIBRATE_ROUNDS;
-		struct mon_trials t;
+		struct measure m = {
+			.kind = measured[i],
+			.cpu = cpu,
+			.rounds = cfg->rounds ? cfg->rounds :
+						MON_CALIBRATE_ROUNDS,
+		};
 
 		/* The constant cost is small against a short trial's noise
 		 * and what a monitor's start leaves behind (it shrinks with
 		 * longer trials): ten times longer ones. */
 		if (measured[i] == MON_COST_CONSTANT)
-			rounds *= 10;
+			m.rounds *= 10;
 		if (cfg->progress)
 			cfg->progress(cfg->arg, cpu, measured[i]);
-		ret = mon_calibrate_kind(measured[i], cpu, rounds, cfg->trials,
-					 &t);
+		ret = cal_figure(measure, &m, trials, max_trials,
+				 &e->cost[measured[i]]);
 		if (ret == -EACCES || ret == -EOPNOTSUPP)
 			continue; /* a class refused here: left estimated */
 		if (ret)
 			return ret;
-		e->cost[measured[i]] = figure(&t);
-		mon_trials_free(&t);
 	}
 	/*
 	 * No workload makes these alone. The module writes them, as a
 	 * syscall record, with one call for the current thread
 	 * (sensor_emit_thread()): they take its figure (the switch's if a
-	 * class was refused), marked estimated.
+	 * class was refused), marked estimated, and its verdict.
 	 */
 	for (i = 0; i < MON_COST_NR; i++) {
 		const struct trace_cost *from =
@@ -113,6 +118,7 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 				.mean_ps = from->mean_ps,
 				.stddev_ps = from->stddev_ps,
 				.ci99_ps = from->ci99_ps,
+				.flags = from->flags & ~MON_COST_MEASURED,
 			};
 	}
 	return 0;

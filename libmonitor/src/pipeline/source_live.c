@@ -72,6 +72,12 @@ struct live {
 	bool stopped; /* the end was queued (under drain_lock) */
 	int stop_err;
 	atomic_uint_fast64_t events, lost, drained;
+	atomic_uint_fast64_t drains, reads, batches,
+		signals; /* mon_live_stats */
+	struct item *spare; /* an EVENTS item kept for the next batch
+			       (queue_lock): batch_records records is
+			       128 KiB, which glibc maps and unmaps at
+			       every malloc and free */
 	struct item *cur; /* lent to the consumer by next() */
 	bool ended;
 	int end_err;
@@ -88,16 +94,47 @@ static struct item *item_new(uint32_t type, size_t records)
 	return it;
 }
 
-static void item_free(struct live *l, struct item *it)
+/* Frees @it, which was queued (@queued) or not; an EVENTS item is kept
+ * as the spare if there is none. */
+static void item_put(struct live *l, struct item *it, bool queued)
 {
 	if (!it)
 		return;
 	pthread_mutex_lock(&l->queue_lock);
-	l->queued -= it->bytes;
-	pthread_cond_signal(&l->space);
+	if (queued) {
+		l->queued -= it->bytes;
+		pthread_cond_signal(&l->space);
+	}
+	if (it->type == MON_MSG_EVENTS && !l->spare) {
+		l->spare = it;
+		it = NULL;
+	}
 	pthread_mutex_unlock(&l->queue_lock);
-	free(it->stats);
+	if (it)
+		free(it->stats);
 	free(it);
+}
+
+static void item_free(struct live *l, struct item *it)
+{
+	item_put(l, it, true);
+}
+
+/* An EVENTS item for a batch: the spare, or a new one. */
+static struct item *events_item(struct live *l)
+{
+	struct item *it;
+
+	pthread_mutex_lock(&l->queue_lock);
+	it = l->spare;
+	l->spare = NULL;
+	pthread_mutex_unlock(&l->queue_lock);
+	if (!it)
+		return item_new(MON_MSG_EVENTS, l->cfg.batch_records);
+	memset(it, 0, sizeof(*it)); /* not the records: read() fills them */
+	it->type = MON_MSG_EVENTS;
+	it->bytes = sizeof(*it) + l->cfg.batch_records * sizeof(it->ev[0]);
+	return it;
 }
 
 static void queue(struct live *l, struct item *it)
@@ -109,6 +146,7 @@ static void queue(struct live *l, struct item *it)
 	pthread_mutex_unlock(&l->queue_lock);
 	cds_wfcq_node_init(&it->node);
 	cds_wfcq_enqueue(&l->head, &l->tail, &it->node);
+	atomic_fetch_add(&l->signals, 1);
 	if (write(l->ready_fd, &one, sizeof(one)) != sizeof(one))
 		abort(); /* an eventfd write only fails on overflow */
 }
@@ -127,6 +165,8 @@ static void wait_for_space(struct live *l)
  * with drain_lock held. */
 static int drain(struct live *l, uint64_t horizon, bool may_wait)
 {
+	bool any = false;
+
 	for (;;) {
 		struct item *it;
 		size_t i;
@@ -134,13 +174,18 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 
 		if (may_wait)
 			wait_for_space(l);
-		it = item_new(MON_MSG_EVENTS, l->cfg.batch_records);
+		it = events_item(l);
 		if (!it)
 			return -ENOMEM;
 		ret = monitor_read(l->mon, it->ev, l->cfg.batch_records,
 				   &it->n);
+		atomic_fetch_add(&l->reads, 1);
+		if (!ret && it->n && !any) {
+			any = true;
+			atomic_fetch_add(&l->drains, 1);
+		}
 		if (ret || !it->n) {
-			free(it);
+			item_put(l, it, false);
 			if (ret || !horizon)
 				return ret;
 			it = item_new(MON_MSG_HORIZON, 0);
@@ -157,6 +202,7 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			else
 				atomic_fetch_add(&l->events, 1);
 		it->offset = atomic_fetch_add(&l->drained, it->n);
+		atomic_fetch_add(&l->batches, 1);
 		queue(l, it);
 	}
 }
@@ -304,6 +350,23 @@ int mon_source_live_counts(const struct mon_source *src, uint64_t *events,
 	return 0;
 }
 
+int mon_source_live_stats(const struct mon_source *src,
+			  struct mon_live_stats *st)
+{
+	struct live *l = mon_source_priv(src, &live_ops);
+
+	if (!l || !st)
+		return -EINVAL;
+	*st = (struct mon_live_stats){
+		.events = atomic_load(&l->events),
+		.drains = atomic_load(&l->drains),
+		.reads = atomic_load(&l->reads),
+		.batches = atomic_load(&l->batches),
+		.signals = atomic_load(&l->signals),
+	};
+	return 0;
+}
+
 /* The next item, waiting for one unless non-blocking; NULL and *err
  * (-EAGAIN) if none. */
 static struct item *take(struct live *l, int *err)
@@ -384,6 +447,7 @@ static void live_destroy(void *priv)
 	item_free(l, l->cur);
 	while ((node = __cds_wfcq_dequeue_blocking(&l->head, &l->tail)))
 		item_free(l, caa_container_of(node, struct item, node));
+	free(l->spare);
 	close(l->ready_fd);
 	close(l->wake_fd);
 	pthread_mutex_destroy(&l->drain_lock);

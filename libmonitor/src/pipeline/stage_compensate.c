@@ -67,11 +67,20 @@ struct thread_state {
 	double delay; /* carried off the CPU at its last switch out */
 	double wake_delay;
 	uint64_t last_out; /* last time given to its records */
+	/* Where compensation is unsure (struct mon_comp_doubt). */
+	uint64_t first_in, last_in; /* its first and last input times */
+	double run_delay; /* the CPU's delay when its current run began */
+	double last_run_cost; /* the monitor's cost in its last run */
+	double flip; /* the chance its current wait is the monitor's doing */
+	bool preempted; /* its last switch out left it runnable */
+	uint64_t flip_at; /* input time of the decision that began it */
+	struct mon_comp_doubt doubt;
 };
 
 struct compensate {
 	struct mon_calibration cal; /* the one given, or the stream's */
 	bool have_cal, own_cal;
+	struct mon_compensate_opts opts;
 	struct cpu_state *cpus;
 	size_t nr_cpus;
 	struct thread_state *threads; /* open addressing on tid */
@@ -177,6 +186,7 @@ static struct thread_state *thread_get(struct compensate *c, uint32_t tid,
 			return &c->threads[j];
 	c->used++;
 	c->threads[j].tid = tid;
+	c->threads[j].run_delay = -1; /* no run of it seen begin */
 	return &c->threads[j];
 }
 
@@ -302,6 +312,80 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 	return d;
 }
 
+/*
+ * Scheduling decisions whose timing the monitor moved (mon_pipeline.h,
+ * struct mon_comp_doubt): the scheduler compares run times against a
+ * granularity, so a decision taken after the monitor's cost grew the run
+ * times involved by c flips with a chance of about c / granularity, and
+ * the wait that follows it, weighted by that chance, is at stake.
+ *  - A preemption: c is the cost in the run it ended.
+ *  - A wakeup by a thread that kept its CPU: c is the cost in the wakee's
+ *    last run and in the waker's run so far (doubt_wakeup()).
+ */
+static void doubt_switch_out(struct thread_state *th, const struct mkm_event *e,
+			     double d)
+{
+	double c;
+
+	if (!th)
+		return;
+	c = th->run_delay >= 0 ? fmax(d - th->run_delay, 0) : 0;
+	th->last_run_cost = c;
+	th->flip = 0;
+	th->preempted = e->arg0 == MKM_TS_RUNNING;
+	if (e->arg0 != MKM_TS_RUNNING || !(e->flags & MKM_EVF_PREEMPTED) ||
+	    !(c > 0))
+		return;
+	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
+	th->flip_at = e->time_ns;
+	th->doubt.preemptions++;
+	th->doubt.preempt_cost_ns += c;
+}
+
+/* @th woken at @e by a thread (not an interrupt) whose run began when
+ * its CPU's delay was @waker_run_delay (< 0: not seen begin), the delay
+ * now @d. */
+static void doubt_wakeup(struct thread_state *th, double waker_run_delay,
+			 const struct mkm_event *e, double d)
+{
+	double c = th->last_run_cost;
+
+	if (waker_run_delay >= 0)
+		c += fmax(d - waker_run_delay, 0);
+	if (!(c > 0))
+		return;
+	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
+	th->flip_at = e->time_ns;
+	th->doubt.wakeups++;
+	th->doubt.wakeup_cost_ns += c;
+}
+
+/* The wait that ends at switch-in @e, weighted by the chance that the
+ * decision which began it was the monitor's. Without WAKEUP records, a
+ * wait after a sleep is taken to begin at its ready time (the wait the
+ * SWITCH_IN records) with the cost of the wakee's last run alone. */
+static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
+{
+	uint64_t wait = e->flags & MKM_EVF_WAIT_US ? (uint64_t)e->arg0 * 1000 :
+						     e->arg0;
+
+	if (!th)
+		return;
+	if (th->flip > 0 && e->time_ns > th->flip_at) {
+		th->doubt.at_stake_ns +=
+			th->flip * (double)(e->time_ns - th->flip_at);
+	} else if (!th->flip && !th->preempted && wait &&
+		   th->last_run_cost > 0) {
+		th->doubt.wakeups++;
+		th->doubt.wakeup_cost_ns += th->last_run_cost;
+		th->doubt.at_stake_ns +=
+			fmin(1, th->last_run_cost /
+					MON_COMPENSATE_PREEMPT_GRAN_NS) *
+			(double)wait;
+	}
+	th->flip = 0;
+}
+
 /* The delay of @e (of thread @th, NULL for tid 0), from its CPU's chain
  * and the causal edges it closes. */
 static double delay_of(const struct compensate *c, struct cpu_state *s,
@@ -321,6 +405,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 	case MKM_EV_SWITCH_IN:
 		pair = same_switch(s, e);
 		d = switch_in(c, s, th, e, pair);
+		doubt_switch_in(th, e);
 		break;
 	case MKM_EV_SWITCH_OUT:
 		same_switch(s, e);
@@ -329,6 +414,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		s->runner = e->arg1;
 		s->runner_since = e->time_ns;
 		s->runner_delay = d;
+		doubt_switch_out(th, e, d);
 		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
@@ -337,12 +423,20 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		if (th && !(e->flags & MKM_EVF_IN_IRQ)) {
 			th->woken = true;
 			th->wake_delay = d;
+		} else if (th && e->type == MKM_EV_WAKEUP && d > 0) {
+			/* A timed wait may have expired because the monitor
+			 * held up its waker: by up to d. */
+			th->doubt.timer_wakeups++;
+			th->doubt.timer_delay_ns += d;
+			th->doubt.at_stake_ns += d;
 		}
 		break;
 	}
 	s->pending += s->cost[kind_of(e->type)];
 	if (th && e->type == MKM_EV_SWITCH_OUT)
 		th->delay = d + s->pending;
+	if (th && e->type == MKM_EV_SWITCH_IN)
+		th->run_delay = d + s->pending;
 	return d;
 }
 
@@ -377,7 +471,26 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		th = thread_get(c, e.tid, &ret);
 		if (!s || ret)
 			return -ENOMEM;
+		if (th && !th->first_in) {
+			th->first_in = e.time_ns;
+			th->run_delay = -1; /* a run begun before the trace */
+		}
+		if (th)
+			th->last_in = e.time_ns;
 		d = delay_of(c, s, th, &e);
+		if (th && e.type == MKM_EV_WAKEUP &&
+		    !(e.flags & MKM_EVF_IN_IRQ)) {
+			/* Either lookup may grow the table: th again. */
+			const struct thread_state *w =
+				thread_get(c, e.arg1, &ret);
+			double waker_run_delay = w ? w->run_delay : -1;
+
+			if (!ret)
+				th = thread_get(c, e.tid, &ret);
+			if (ret)
+				return -ENOMEM;
+			doubt_wakeup(th, waker_run_delay, &e, d);
+		}
 		/* Never before the CPU's or the thread's last record, nor
 		 * below the horizon already passed on (LOST: tid 0, no th). */
 		floor = s->last_out > c->floor ? s->last_out : c->floor;
@@ -387,8 +500,11 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		if (e.time_ns > 0 && t < floor)
 			t = floor < e.time_ns ? floor : e.time_ns;
 		c->max_delay = fmax(c->max_delay, (double)(e.time_ns - t));
-		if (th)
+		if (th) {
 			c->max_delay = fmax(c->max_delay, th->delay);
+			th->doubt.shift_ns = fmax(th->doubt.shift_ns,
+						  (double)(e.time_ns - t));
+		}
 		e.time_ns = t;
 		s->last_out = t;
 		if (th)
@@ -413,6 +529,8 @@ static int take_calibration(struct compensate *c, const struct mon_msg *msg,
 		ret = mon_calibration_set(&c->cal, msg->calibration_hdr,
 					  msg->calibration,
 					  msg->nr_calibration);
+		if (!ret && !(c->opts.flags & MON_COMPENSATE_FORCE))
+			ret = mon_calibration_judge(&c->cal, NULL, 0);
 		if (ret)
 			return ret;
 		c->have_cal = true;
@@ -466,6 +584,34 @@ static int compensate_process(void *priv, const struct mon_msg *msg,
 	return mon_emit(out, msg);
 }
 
+/* Every thread's doubt, to opts.doubt (struct mon_comp_doubt). */
+static int compensate_finish(void *priv, struct mon_emit *out)
+{
+	struct compensate *c = priv;
+	size_t i;
+
+	(void)out;
+	if (!c->opts.doubt)
+		return 0;
+	for (i = 0; i < c->cap; i++) {
+		struct thread_state *th = &c->threads[i];
+		struct mon_comp_doubt d;
+
+		if (!th->tid)
+			continue;
+		d = th->doubt;
+		d.tid = th->tid;
+		d.life_ns = th->last_in - th->first_in;
+		d.unsure = d.at_stake_ns > 0 &&
+			   d.at_stake_ns >=
+				   MON_COMPENSATE_UNSURE_SHIFT * d.shift_ns &&
+			   d.at_stake_ns >= MON_COMPENSATE_UNSURE_LIFE *
+						    (double)d.life_ns;
+		c->opts.doubt(c->opts.arg, &d);
+	}
+	return 0;
+}
+
 static void compensate_destroy(void *priv)
 {
 	struct compensate *c = priv;
@@ -479,20 +625,29 @@ static void compensate_destroy(void *priv)
 static const struct mon_stage_ops compensate_ops = {
 	.name = "compensate",
 	.process = compensate_process,
+	.finish = compensate_finish,
 	.destroy = compensate_destroy,
 };
 
-int mon_stage_compensate(struct mon_stage **stp,
-			 const struct mon_calibration *cal)
+int mon_stage_compensate_opts(struct mon_stage **stp,
+			      const struct mon_calibration *cal,
+			      const struct mon_compensate_opts *opts)
 {
 	struct compensate *c;
 	int ret;
 
 	if (!stp || (cal && (!cal->hdr.nr_cpus || !cal->cpu)))
 		return -EINVAL;
+	if (cal && !(opts && opts->flags & MON_COMPENSATE_FORCE)) {
+		ret = mon_calibration_judge(cal, NULL, 0);
+		if (ret)
+			return ret;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	if (opts)
+		c->opts = *opts;
 	if (cal) {
 		ret = mon_calibration_set(&c->cal, &cal->hdr, cal->cpu,
 					  cal->hdr.nr_cpus);
@@ -506,4 +661,10 @@ int mon_stage_compensate(struct mon_stage **stp,
 	if (ret)
 		compensate_destroy(c);
 	return ret;
+}
+
+int mon_stage_compensate(struct mon_stage **stp,
+			 const struct mon_calibration *cal)
+{
+	return mon_stage_compensate_opts(stp, cal, NULL);
 }

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""test_compare.py - bench/compensation/compare.py judges each row and the
+run by one rule: the verdict its table prints on a row is the one its exit
+status acts on (issue 23: make check-compensation passed while its table
+printed FAIL on two rows, the table judging 0.5% and the check 1.5%).
+
+Synthetic figures, no VM: python3 tests/compensation/test_compare.py
+(COMPARE_PY=path tests another compare.py).
+"""
+import contextlib
+import importlib.util
+import io
+import os
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PATH = os.environ.get("COMPARE_PY") or os.path.join(
+    HERE, "..", "..", "bench", "compensation", "compare.py")
+spec = importlib.util.spec_from_file_location("compare", PATH)
+compare = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(compare)
+
+MS = 1_000_000
+
+
+def side(elapsed, run_main, run_peer, runq=100 * MS):
+    """One column of the ping-pong's figures (ns)."""
+    return {"elapsed": elapsed, "own": None,
+            "run_total": run_main + run_peer,
+            "threads": [
+                {"name": "pp-main", "tid": 10, "run": run_main,
+                 "runq": runq, "slices": 1000},
+                {"name": "pp-peer", "tid": 11, "run": run_peer,
+                 "runq": runq, "slices": 1000}]}
+
+
+def cols(comp_peer_pct):
+    """Unmonitored 1000 ms per thread; raw +4% everywhere (mkm measures
+    the monitored run exactly); compensated exact but pp-peer's run off
+    by @comp_peer_pct."""
+    unmon = side(2000 * MS, 1000 * MS, 1000 * MS)
+    mon = side(2080 * MS, 1040 * MS, 1040 * MS)
+    comp = side(2000 * MS, 1000 * MS,
+                round(1000 * MS * (1 + comp_peer_pct / 100)))
+    return {"unmon": unmon, "mon": mon, "raw": mon, "comp": comp}
+
+
+def run_table(c, rule):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        verdicts, failures = compare.table("pingpong", c, "test", rule)
+        rc = compare.conclude(verdicts, failures)
+    return out.getvalue(), verdicts, rc
+
+
+def row_words(text):
+    """The verdict column of every row of a printed table."""
+    return [line.split()[-1] for line in text.splitlines()
+            if line and not line.startswith(("==", "ms ", "FAIL",
+                                             "verdict"))]
+
+
+class TestVerdict(unittest.TestCase):
+    def test_verdict_rule_decides_the_row(self):
+        v = {"unmon": 1000 * MS, "mon": 1040 * MS, "raw": 1040 * MS,
+             "comp": 1010 * MS}
+        self.assertEqual(compare.verdict("run pp-peer", v,
+                                         compare.CHECK)[0], "ok")
+        word, why = compare.verdict("run pp-peer", v, compare.CLAIM)
+        self.assertEqual(word, "FAIL")
+        self.assertIn("+1.00%", why)
+
+    def test_verdict_mon_limit_fails_the_row(self):
+        v = {"unmon": 1000 * MS, "mon": 1040 * MS, "raw": 1045 * MS,
+             "comp": 1000 * MS}
+        word, why = compare.verdict("elapsed", v, compare.CHECK)
+        self.assertEqual(word, "FAIL")
+        self.assertIn("monitored run's kernel figure", why)
+
+
+class TestTableAndExitAgree(unittest.TestCase):
+    def check(self, comp_peer_pct, rule, want_rc):
+        text, verdicts, rc = run_table(cols(comp_peer_pct), rule)
+        words = row_words(text)
+        self.assertEqual(len(words), len(verdicts), text)
+        self.assertEqual(rc, want_rc, text)
+        # The invariant: a FAIL in the table if and only if a failed run.
+        self.assertEqual("FAIL" in words, rc == 1, text)
+        self.assertIn("verdict: " + ("FAIL" if rc else "ok"), text)
+
+    def test_table_and_exit_agree_check_within(self):
+        self.check(1.0, compare.CHECK, 0)  # the 0.5% claim would fail it
+
+    def test_table_and_exit_agree_check_beyond(self):
+        self.check(2.0, compare.CHECK, 1)
+
+    def test_table_and_exit_agree_claim(self):
+        self.check(1.0, compare.CLAIM, 1)
+        self.check(0.2, compare.CLAIM, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_doubt.c - where compensation is unsure, per thread, as the
+ * compensation stage reports it (mon_compensate_opts.doubt).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "report_doubt.h"
+
+static void collect(void *arg, const struct mon_comp_doubt *d)
+{
+	struct doubts *ds = arg;
+
+	if (ds->n == ds->cap) {
+		size_t cap = ds->cap ? 2 * ds->cap : 64;
+		struct mon_comp_doubt *p = realloc(ds->d, cap * sizeof(*p));
+
+		if (!p)
+			die("out of memory");
+		ds->d = p;
+		ds->cap = cap;
+	}
+	ds->d[ds->n++] = *d;
+}
+
+struct mon_compensate_opts doubts_opts(struct doubts *ds, bool force)
+{
+	return (struct mon_compensate_opts){
+		.flags = force ? MON_COMPENSATE_FORCE : 0,
+		.doubt = collect,
+		.arg = ds,
+	};
+}
+
+const struct mon_comp_doubt *doubt_of(const struct doubts *ds, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < ds->n; i++)
+		if (ds->d[i].tid == tid)
+			return &ds->d[i];
+	return NULL;
+}
+
+const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
+{
+	char a[32], b[32], c[32];
+	int n = 0;
+
+	buf[0] = '\0';
+	if (d->preemptions)
+		n = snprintf(
+			buf, len,
+			"preempted %llu times after %s of the monitor's cost in its runs (the scheduler's choice may be the monitor's); ",
+			(unsigned long long)d->preemptions,
+			fmt_ns(a, sizeof(a), (uint64_t)d->preempt_cost_ns));
+	if (d->wakeups && n >= 0 && (size_t)n < len)
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"woken %llu times after %s of the monitor's cost in its and its wakers' runs (whether it preempted its waker may be the monitor's); ",
+			(unsigned long long)d->wakeups,
+			fmt_ns(a, sizeof(a), (uint64_t)d->wakeup_cost_ns));
+	if (d->timer_wakeups && n >= 0 && (size_t)n < len)
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"woken %llu times by an interrupt while its CPU ran %s late (a timed wait may have expired because the monitor held up its waker); ",
+			(unsigned long long)d->timer_wakeups,
+			fmt_ns(a, sizeof(a), (uint64_t)d->timer_delay_ns));
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "%s at stake against %s compensated, in a life of %s",
+			 fmt_ns(a, sizeof(a), (uint64_t)d->at_stake_ns),
+			 fmt_ns(b, sizeof(b), (uint64_t)d->shift_ns),
+			 fmt_ns(c, sizeof(c), d->life_ns));
+	return buf;
+}
+
+void doubts_json(const struct doubts *ds)
+{
+	const char *sep = "";
+	size_t i;
+
+	printf(",\"doubts\":[");
+	for (i = 0; i < ds->n; i++) {
+		const struct mon_comp_doubt *d = &ds->d[i];
+
+		if (!(d->at_stake_ns > 0))
+			continue;
+		printf("%s{\"tid\":%u,\"unsure\":%s,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"wakeups\":%llu,\"wakeup_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f,\"life_ns\":%llu}",
+		       sep, d->tid, d->unsure ? "true" : "false",
+		       (unsigned long long)d->preemptions, d->preempt_cost_ns,
+		       (unsigned long long)d->wakeups, d->wakeup_cost_ns,
+		       (unsigned long long)d->timer_wakeups, d->timer_delay_ns,
+		       d->at_stake_ns, d->shift_ns,
+		       (unsigned long long)d->life_ns);
+		sep = ",";
+	}
+	printf("]");
+}
+
+void doubts_free(struct doubts *ds)
+{
+	free(ds->d);
+	*ds = (struct doubts){ 0 };
+}
