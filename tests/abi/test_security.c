@@ -139,8 +139,20 @@ static void monitor_own_thread(long arg)
 	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
 	CHILD_OK(abi_monitor(fd, me, 3));
 	CHILD_ERR(abi_monitor(fd, me, 3), EEXIST);
-	for (int i = 0; i < 3; i++)
+	/*
+	 * Sleep until the kernel counted 3 switches of this thread (a 1 ms
+	 * sleep whose timer fired before the thread got to sleep, on a host
+	 * that kept the virtual CPU away, makes none); each was monitored.
+	 */
+	struct abi_ctxt c0, c1;
+	unsigned long switches = 0;
+	abi_ctxt(me, &c0);
+	for (int i = 0; i < 1000 && switches < 3; i++) {
 		usleep(1000);
+		abi_ctxt(me, &c1);
+		switches = c1.vol + c1.nonvol - c0.vol - c0.nonvol;
+	}
+	CHILD_CHECK(switches >= 3);
 	CHILD_OK(abi_unmonitor(fd, me));
 	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
 	for (;;) {
@@ -152,7 +164,7 @@ static void monitor_own_thread(long arg)
 			outs += ev[i].tid == (uint32_t)me &&
 				ev[i].type == MKM_EV_SWITCH_OUT;
 	}
-	CHILD_CHECK(outs >= 3);
+	CHILD_CHECK(outs >= switches);
 	CHILD_OK(close(fd));
 }
 
@@ -803,8 +815,9 @@ static void test_delete_module_while_open_fails(void **state)
 }
 
 static int suid_go = -1; /* the target execs when this pipe speaks */
+static int suid_detaches = 1; /* its program is setuid: it must drop out */
 
-static void watch_setuid_exec(long pid)
+static void watch_exec(long pid)
 {
 	static struct mkm_event ev[4096];
 	size_t n = 0;
@@ -840,6 +853,25 @@ static void watch_setuid_exec(long pid)
 	for (size_t i = 0; i < n; i++)
 		if (ev[i].tid == (uint32_t)pid && ev[i].type == MKM_EV_DETACH)
 			detach = (int)i;
+	if (!suid_detaches) {
+		/* A plain program: still tracked, its exec and exit recorded. */
+		int exec = 0, exited = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (ev[i].tid != (uint32_t)pid)
+				continue;
+			exec |= ev[i].type == MKM_EV_EXEC;
+			exited |= ev[i].type == MKM_EV_EXIT;
+		}
+		if (detach >= 0 || !exec || !exited) {
+			fprintf(stderr,
+				"plain exec of %ld: detach at %d, exec %d, "
+				"exit %d\n",
+				pid, detach, exec, exited);
+			_exit(1);
+		}
+		CHILD_OK(close(fd));
+		return;
+	}
 	if (detach < 0) {
 		fprintf(stderr, "no DETACH of %ld after its setuid exec\n",
 			pid);
@@ -858,18 +890,22 @@ static void watch_setuid_exec(long pid)
 	CHILD_OK(close(fd));
 }
 
-static void test_exec_setuid_detaches(void **state)
+/*
+ * A thread tracked by an unprivileged monitor execs a copy of this program,
+ * setuid root or not (mode), and the monitor watches.
+ */
+static void exec_watched(mode_t mode)
 {
 	char path[64];
 	int go[2];
-	(void)state;
 
+	suid_detaches = (mode & 04000) != 0;
 	/* On the root file system: a /tmp might be mounted nosuid. */
 	snprintf(path, sizeof(path), "/abi-suid-%d", (int)getpid());
-	if (abi_install_copy("/proc/self/exe", path, 04755)) {
+	if (abi_install_copy("/proc/self/exe", path, mode)) {
 		mkdir("/tmp", 01777);
 		snprintf(path, sizeof(path), "/tmp/abi-suid-%d", (int)getpid());
-		ABI_OK(abi_install_copy("/proc/self/exe", path, 04755));
+		ABI_OK(abi_install_copy("/proc/self/exe", path, mode));
 	}
 	ABI_OK(pipe(go));
 	pid_t target = fork();
@@ -888,12 +924,31 @@ static void test_exec_setuid_detaches(void **state)
 	close(go[0]);
 	abi_wait_proc_blocked(target);
 	suid_go = go[1];
-	as_user(watch_setuid_exec, target);
+	as_user(watch_exec, target);
 	close(go[1]);
 	int status = abi_wait_child(target);
 	unlink(path);
 	/* The exec succeeded and the program ran. */
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_exec_setuid_detaches(void **state)
+{
+	(void)state;
+	exec_watched(04755);
+}
+
+/*
+ * The exec probe applies the access rule to a plain program too, and must
+ * keep it tracked; on PREEMPT_RT it runs with preemption disabled, where
+ * the rule's dumpability test once took task_lock(), a sleeping lock there
+ * (the 6.12-rt debug kernel's DEBUG_ATOMIC_SLEEP: "BUG: sleeping function
+ * called from invalid context").
+ */
+static void test_exec_plain_stays_tracked(void **state)
+{
+	(void)state;
+	exec_watched(0755);
 }
 
 /*
@@ -1149,6 +1204,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_root_kthread_ok),
 		ABI_TEST(test_delete_module_while_open_fails),
 		ABI_TEST(test_exec_setuid_detaches),
+		ABI_TEST(test_exec_plain_stays_tracked),
 		ABI_TEST(test_exec_setuid_race_window),
 		ABI_TEST(test_reaped_target_race_window),
 	};
