@@ -100,7 +100,7 @@ void draw_end(void)
 static const char *rel(const struct viewer *w, char *buf, size_t len,
 		       uint64_t t)
 {
-	return fmt_ns(buf, len, t - w->view.begin);
+	return fmt_time(buf, len, t, mon_time_origin(&w->meta.info));
 }
 
 static void header(const struct viewer *w)
@@ -502,8 +502,10 @@ static void events_pane(const struct viewer *w)
 		e = &w->events[r - 1];
 		printw("%c %14.6f ms  cpu%-2u %7u %-13s %s",
 		       r - 1 == w->events_before ? '>' : ' ',
-		       (double)(e->time_ns - v->begin) / 1e6, e->cpu, e->tid,
-		       mon_event_name(e->type),
+		       ((double)e->time_ns -
+			(double)mon_time_origin(&w->meta.info)) /
+			       1e6,
+		       e->cpu, e->tid, mon_event_name(e->type),
 		       fmt_event_args(args, sizeof(args), e));
 	}
 }

@@ -847,6 +847,18 @@ struct trace_info {
 	uint32_t monitor_tids[TRACE_MAX_MONITOR_TIDS];
 };
 
+/*
+ * mon_time_origin - the instant a trace's times are counted from, by every
+ * mkm command: the recording's start (@info->start_mono_ns, taken before
+ * the first record). Times printed by mkm view, dump, timeline and report,
+ * and the --from/--to of mkm export and timeline, are nanoseconds since
+ * this instant, so a time read in one selects the same instant in another.
+ *
+ * Return: the origin on the trace's clock (0 if @info is NULL or gives no
+ * start).
+ */
+MON_API uint64_t mon_time_origin(const struct trace_info *info);
+
 /* A thread name known to the writer (THREADS chunk). */
 struct trace_thread {
 	uint32_t tid;

@@ -17,3 +17,23 @@ $(CLI_WORKLOAD): tests/cli/cli_workload.c
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+
+# On the host (check-unit): the commands that need no module, on the
+# traces tests/view's mktrace writes, and mkm's own arguments.
+CLI_HOST_TEST := $(BUILD)/tests/cli/test_commands
+all: $(CLI_HOST_TEST)
+CHECK_EXTRA += check-cli
+
+$(CLI_HOST_TEST): tests/cli/test_commands.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lcmocka
+
+.PHONY: check-cli
+# (tests/view/build.mk, included later, builds mktrace: its name here.)
+check-cli: $(CLI_HOST_TEST) $(MKM_TOOL) $(BUILD)/tests/view/mktrace
+	$(Q)mkdir -p $(BUILD)/tests/cli/work
+	$(Q)echo "== $(CLI_HOST_TEST)"
+	$(Q)$(CLI_HOST_TEST) $(abspath $(MKM_TOOL)) \
+		$(abspath $(BUILD)/tests/view/mktrace) \
+		$(abspath $(BUILD)/tests/cli/work)

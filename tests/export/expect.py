@@ -5,7 +5,7 @@ decode the export with a reader nobody here wrote and compare.
 
 Each expected event is (time_ns, cpu, name, fields) with LTTng's event and
 field names; the Perfetto test renames ftrace's (pid -> tid) to match.
-Times in the dump are relative to its first record; the tests check that
+Times in the dump are relative to the recording's start; the tests check that
 one offset maps every dump time onto every exported time.
 """
 import re
@@ -17,7 +17,7 @@ STATE_BITS = {"R": 0, "S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64}
 
 
 def dump(mkm, trace):
-    """The dump's records: dicts of t (ns from the first), cpu, tid, type,
+    """The dump's records: dicts of t (ns from the start), cpu, tid, type,
     rest (the type's text), seq."""
     out = subprocess.run([mkm, "dump", trace], check=True, capture_output=True,
                          text=True).stdout

@@ -20,8 +20,8 @@
 static const char export_usage[] =
 	"usage: mkm export -f FORMAT FILE [-o OUT] [--threads TID,...]\n"
 	"                  [--from T] [--to T]\n"
-	"  T: a time from the recording's start, with a unit: 1.5s, 20ms,\n"
-	"     300us, 4000ns";
+	"  T: a time from the recording's start (as mkm view, dump and timeline\n"
+	"     count), with a unit: 1.5s, 20ms, 300us, 4000ns";
 
 static void list_formats(FILE *f)
 {
@@ -88,7 +88,8 @@ int cmd_export(int argc, char **argv)
 	struct mon_sink *sink;
 	char *out = NULL, why[512];
 	uint64_t start;
-	int opt, ret, written;
+	struct export_result res = { 0 };
+	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "f:o:t:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -106,9 +107,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'F':
 		case 'T':
-			if (parse_time(optarg) < 0)
-				die_usage("export: bad time: %s", optarg);
-			*(opt == 'F' ? &from : &to) = parse_time(optarg);
+			*(opt == 'F' ? &from : &to) = parse_time_arg(
+				opt == 'F' ? "export --from" : "export --to",
+				optarg);
 			break;
 		case 'h':
 			puts(export_usage);
@@ -134,8 +135,8 @@ int cmd_export(int argc, char **argv)
 		out = default_out(in, fmt);
 
 	p = open_trace(in);
-	/* Times are from the recording's start, as the header says. */
-	start = mon_source_info(mon_pipeline_source(p))->start_mono_ns;
+	/* Times count from the origin every command uses. */
+	start = mon_time_origin(mon_source_info(mon_pipeline_source(p)));
 	filter.from_ns = from >= 0 ? start + (uint64_t)from : 0;
 	filter.to_ns = to >= 0 ? start + (uint64_t)to : 0;
 	if (to >= 0 && filter.to_ns <= filter.from_ns)
@@ -151,7 +152,9 @@ int cmd_export(int argc, char **argv)
 	}
 	if (ret)
 		die("%s: %s", in, monitor_strerror(ret));
-	ret = fmt->sink(&sink, out, &written);
+	/* A cut that keeps nothing is a mistake to say, not an empty file. */
+	res.need_records = filter.nr_tids || from >= 0 || to >= 0;
+	ret = fmt->sink(&sink, out, &res);
 	if (ret)
 		die("%s: cannot write: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(p, sink);
@@ -167,16 +170,23 @@ int cmd_export(int argc, char **argv)
 	 * kept. The runner returns the same result when asked again; it keeps
 	 * its first error only, so the sink says whether it wrote. */
 	ret = mon_pipeline_run(p);
+	if (res.err == -ENOMSG) {
+		if (ret == -EBADMSG || ret == -ENODATA)
+			run_trace(p, in, NULL, 0); /* says where it stopped */
+		mon_pipeline_destroy(p);
+		die("%s: no record in the window or threads given (--from/--to count from the recording's start, as mkm view and mkm dump do); nothing written",
+		    in);
+	}
 	if (ret && ret != -EBADMSG && ret != -ENODATA) {
 		snprintf(why, sizeof(why), "%s", mon_pipeline_error(p, NULL));
 		mon_pipeline_destroy(p);
 		die("%s -> %s: %s; nothing written", in, out, why);
 	}
 	run_trace(p, in, NULL, 0);
-	if (written) {
+	if (res.err) {
 		mon_pipeline_destroy(p);
 		die("%s -> %s: sink %s: %s; nothing written", in, out,
-		    fmt->name, strerror(-written));
+		    fmt->name, strerror(-res.err));
 	}
 	fprintf(stderr, "mkm: wrote %s (%s) from %llu records\n", out,
 		fmt->name, (unsigned long long)mon_pipeline_meta(p)->events);

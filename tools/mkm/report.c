@@ -28,7 +28,6 @@ struct report {
 	unsigned int nr_cpus;
 	struct acct_cpu *cpus; /* per-CPU summaries, nr_cpus of them */
 	uint64_t t0, t1;
-	uint64_t raw_t0; /* of the raw timeline, with --compensated */
 	struct mon_calibration cal; /* the trace's, or the one applied */
 };
 
@@ -223,7 +222,9 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 {
 	size_t th;
 
-	printf("\nRaw and compensated, per thread (times from the trace's start)\n");
+	uint64_t origin = mon_time_origin(&r->meta.info);
+
+	printf("\nRaw and compensated, per thread (times from the recording's start)\n");
 	printf("%7s %-16s %12s %12s %12s %12s %12s %12s\n", "TID", "NAME",
 	       "END raw", "END comp", "RUN raw", "RUN comp", "RUNQ raw",
 	       "RUNQ comp");
@@ -241,8 +242,8 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 		acct_msa(raw, ACCT_THREAD, (size_t)i, TL_NR_STATES, was);
 		printf("%7u %-16.16s %12s %12s %12s %12s %12s %12s\n", t.tid,
 		       t.name[0] ? t.name : "?",
-		       fmt_ns(b[0], sizeof(b[0]), u.end_ns - r->raw_t0),
-		       fmt_ns(b[1], sizeof(b[1]), t.end_ns - r->t0),
+		       fmt_time(b[0], sizeof(b[0]), u.end_ns, origin),
+		       fmt_time(b[1], sizeof(b[1]), t.end_ns, origin),
 		       fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
 		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]),
 		       fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
@@ -434,11 +435,9 @@ int cmd_report(int argc, char **argv)
 
 	if (compensated) {
 		struct mon_meta raw_meta;
-		uint64_t end;
 
 		calibration_for(path, cal_file, &r.cal);
 		raw = load_trace(path, &raw_meta, NULL, 0);
-		span(raw, &r.raw_t0, &end);
 		r.tl = load_trace_compensated(path, &r.cal, &r.meta, NULL, 0);
 	} else {
 		r.tl = load_trace(path, &r.meta, NULL, 0);

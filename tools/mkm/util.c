@@ -75,14 +75,11 @@ int64_t parse_size(const char *s)
 
 int64_t parse_time(const char *s)
 {
+	/* TIME_UNITS, in util.h, lists them for messages. */
 	static const struct {
 		const char *unit;
 		double ns;
-	} units[] = { { "ns", 1 },
-		      { "us", 1e3 },
-		      { "ms", 1e6 },
-		      { "s", 1e9 },
-		      { "", 1 } };
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
 	char *end;
 	double v;
 	size_t i;
@@ -99,6 +96,18 @@ int64_t parse_time(const char *s)
 	return -1;
 }
 
+int64_t parse_time_arg(const char *opt, const char *s)
+{
+	int64_t t = parse_time(s);
+
+	if (t < 0)
+		die_usage(
+			"%s: '%s' is not a time: give a number and a unit, one of " TIME_UNITS
+			" (e.g. 20ms)",
+			opt, s);
+	return t;
+}
+
 const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 10000)
@@ -109,6 +118,15 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.1f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin)
+{
+	if (t >= origin)
+		return fmt_ns(buf, len, t - origin);
+	buf[0] = '-';
+	fmt_ns(buf + 1, len - 1, origin - t);
 	return buf;
 }
 
@@ -256,19 +274,18 @@ double parse_speed(const char *s)
 	return x;
 }
 
-void print_event_line(const struct mkm_event *e, uint64_t t0)
+void print_event_line(const struct mkm_event *e, uint64_t origin)
 {
 	char args[96];
 
 	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
-	       ((double)e->time_ns - (double)t0) / 1e6, e->cpu, e->tid,
+	       ((double)e->time_ns - (double)origin) / 1e6, e->cpu, e->tid,
 	       mon_event_name(e->type), fmt_event_args(args, sizeof(args), e),
 	       e->seq);
 }
 
 struct printer {
-	uint64_t t0; /* the first record's time: times print from it */
-	bool started;
+	uint64_t origin; /* times print from it: mon_time_origin() */
 };
 
 static int printer_consume(void *priv, const struct mon_msg *msg)
@@ -276,14 +293,12 @@ static int printer_consume(void *priv, const struct mon_msg *msg)
 	struct printer *pr = priv;
 	size_t i;
 
+	if (msg->type == MON_MSG_INFO)
+		pr->origin = mon_time_origin(msg->info);
 	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
 		return 0;
-	if (!pr->started) {
-		pr->t0 = msg->events[0].time_ns;
-		pr->started = true;
-	}
 	for (i = 0; i < msg->nr_events; i++)
-		print_event_line(&msg->events[i], pr->t0);
+		print_event_line(&msg->events[i], pr->origin);
 	fflush(stdout);
 	return ferror(stdout) ? -EIO : 0;
 }

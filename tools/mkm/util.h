@@ -21,9 +21,16 @@ void die_usage(const char *fmt, ...)
 /* Parses a size with an optional K, M or G suffix; -1 if malformed. */
 int64_t parse_size(const char *s);
 
-/* A time with an optional unit ("1.5ms", "200 us", "2s", "1500" ns) in
- * nanoseconds; -1 if malformed. */
+/* The units parse_time() takes, for messages. */
+#define TIME_UNITS "ns, us, ms, s"
+
+/* A time with its unit ("1.5ms", "200 us", "2s", "1500ns") in nanoseconds;
+ * -1 if malformed or without a unit (a bare "5" is refused, not 5 ns). */
 int64_t parse_time(const char *s);
+
+/* parse_time() of option @opt's argument @s; dies (usage) naming the
+ * units when it is not a time. */
+int64_t parse_time_arg(const char *opt, const char *s);
 
 /* A playing speed: a factor > 0, or 0 for no waiting; dies (usage) if
  * malformed. */
@@ -32,14 +39,20 @@ double parse_speed(const char *s);
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 
+/* Time @t since @origin (mon_time_origin()) as fmt_ns() writes it, with
+ * a minus sign before the origin. */
+const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin);
+
 /* An event's arguments as mkm dump prints them ("S preempted next=12"). */
 const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e);
 
-/* One event as mkm dump prints it: time since @t0, CPU, tid, type, args. */
-void print_event_line(const struct mkm_event *e, uint64_t t0);
+/* One event as mkm dump prints it: time since @origin (mon_time_origin()),
+ * CPU, tid, type, args. */
+void print_event_line(const struct mkm_event *e, uint64_t origin);
 
-/* A sink printing every record as mkm dump does, times from the first
- * record's, flushed after each batch (a play is read as it goes).
+/* A sink printing every record as mkm dump does, times from the trace's
+ * origin (mon_time_origin() of its INFO), flushed after each batch (a play
+ * is read as it goes).
  * Return: 0 or -ENOMEM. */
 int event_printer(struct mon_sink **skp);
 
