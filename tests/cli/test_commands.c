@@ -154,6 +154,90 @@ static void test_export_time_without_unit_refused(void **state)
 	assert_non_null(strstr(slurp("nounit.err"), "ns, us, ms, s"));
 }
 
+/*
+ * Four flipped bytes in the middle of a trace cost one chunk, not the
+ * rest of the file: the dump reads on, and says what it skipped.
+ */
+static void test_dump_resyncs_after_flipped_bytes(void **state)
+{
+	long whole, kept;
+
+	(void)state;
+	assert_int_equal(sh("'%s' big big.mkm 20000 10 && cp big.mkm flip.mkm",
+			    mktrace),
+			 0);
+	assert_int_equal(
+		sh("printf '\\377\\377\\377\\377' | dd of=flip.mkm bs=1 seek=$(($(stat -c %%s big.mkm) / 2)) conv=notrunc status=none"),
+		0);
+	assert_int_equal(sh("mkm dump big.mkm | wc -l >whole.n"), 0);
+	assert_int_equal(sh("mkm dump flip.mkm 2>flip.err | wc -l >flip.n"), 0);
+	whole = atol(slurp("whole.n"));
+	kept = atol(slurp("flip.n"));
+	assert_int_equal(whole, 20000);
+	/* One EVENTS chunk holds 2048 records. */
+	assert_true(kept >= whole - 2048 && kept < whole);
+	assert_non_null(strstr(slurp("flip.err"), "flip.mkm: offset "));
+	assert_non_null(strstr(slurp("flip.err"), "checksum mismatch"));
+	assert_non_null(
+		strstr(slurp("flip.err"),
+		       "bytes (1 chunk) to the next good chunk, at offset"));
+	/* The report reads the same records, and says so too. */
+	assert_int_equal(sh("mkm report flip.mkm >flip.report 2>flip.err"), 0);
+	assert_non_null(strstr(slurp("flip.err"), "skipped"));
+}
+
+/* A missing file is said to be missing, not blamed on the module. */
+static void test_report_missing_file_says_so(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm report missing.mkm 2>missing.err"), 1);
+	assert_string_equal(slurp("missing.err"),
+			    "mkm: missing.mkm: No such file or directory\n");
+	assert_int_equal(sh("mkm dump missing.mkm 2>missing.err"), 1);
+	assert_null(strstr(slurp("missing.err"), "module"));
+}
+
+static void test_report_directory_says_so(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkdir -p adir"), 0);
+	assert_int_equal(sh("mkm report adir 2>dir.err"), 1);
+	assert_non_null(strstr(slurp("dir.err"), "adir: is a directory"));
+	assert_null(strstr(slurp("dir.err"), "read error"));
+}
+
+static void test_main_version(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm --version >version.out"), 0);
+	assert_true(!strncmp(slurp("version.out"), "mkm 0.", 6) ||
+		    !strncmp(slurp("version.out"), "mkm 1.", 6));
+}
+
+static void test_main_unknown_command(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm bogus 2>bogus.err"), 2);
+	assert_non_null(strstr(slurp("bogus.err"), "unknown command 'bogus'"));
+	assert_null(strstr(slurp("bogus.err"), "usage:"));
+}
+
+/* The top-level usage names the options users look for there. */
+static void test_main_usage_lists_options(void **state)
+{
+	const char *opts[] = { " -a ",	"--noise", "--idle",   "--png",
+			       "--svg", "--from",  "--version" };
+	char *u;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sh("mkm --help >help.out"), 0);
+	u = slurp("help.out");
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strstr(u, opts[i]))
+			fail_msg("mkm --help does not list %s", opts[i]);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +246,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_timeline_counts_from_recording_start),
 		cmocka_unit_test(test_export_empty_window_fails),
 		cmocka_unit_test(test_export_time_without_unit_refused),
+		cmocka_unit_test(test_dump_resyncs_after_flipped_bytes),
+		cmocka_unit_test(test_report_missing_file_says_so),
+		cmocka_unit_test(test_report_directory_says_so),
+		cmocka_unit_test(test_main_version),
+		cmocka_unit_test(test_main_unknown_command),
+		cmocka_unit_test(test_main_usage_lists_options),
 	};
 
 	if (argc != 4) {

@@ -184,10 +184,14 @@ struct mon_pipeline *open_trace(const char *path)
 	int ret;
 
 	ret = mon_source_file(&src, path);
+	if (ret == -EISDIR)
+		die("%s: is a directory: give a trace file (mkm record writes one)",
+		    path);
 	if (ret) {
 		const char *why = src ? mon_source_error(src, NULL) : "";
 
-		die("%s: %s", path, *why ? why : monitor_strerror(ret));
+		/* Not the module's words: opening a file failed. */
+		die("%s: %s", path, *why ? why : strerror(-ret));
 	}
 	ret = mon_pipeline_create(&p, src);
 	if (ret)
@@ -203,6 +207,16 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 
 	if (damage && len)
 		damage[0] = 0;
+	/* Damage skipped: the stream read on from the next good chunk. */
+	if (!ret) {
+		why = mon_source_error(mon_pipeline_source(p), NULL);
+		if (*why && damage && len)
+			snprintf(damage, len, "%s: %s; read on from there",
+				 path, why);
+		else if (*why)
+			warnx_("%s: %s; read on from there", path, why);
+		return;
+	}
 	/* A damaged or cut trace: say where, keep what came before. */
 	if ((ret == -EBADMSG || ret == -ENODATA) && damage && len)
 		snprintf(damage, len, "%s: %s; showing what precedes it", path,

@@ -74,7 +74,9 @@ struct mon_pipeline *open_trace(const char *path);
 /*
  * Runs @p to its end. A damaged or cut trace is not fatal: it warns,
  * naming the offset, and what came before it stays (the sinks were
- * finished); any other failure dies. With @damage, the warning goes there
+ * finished); damage the reader skipped (it read on from the next good
+ * chunk) is warned of the same way, saying what was skipped; any other
+ * failure dies. With @damage, the warning goes there
  * (@len bytes, "" if the trace is whole) instead of to stderr.
  */
 void run_trace(struct mon_pipeline *p, const char *path, char *damage,
