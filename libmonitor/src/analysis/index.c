@@ -136,6 +136,7 @@ static int flatten_irqs(const struct tl *tl, const size_t *idx, size_t n,
 	for (k = 0; k <= n; k++) {
 		const struct tl_irq *r = k < n ? &tl->irqs[idx[k]] : NULL;
 		uint64_t start = r ? r->start_ns : UINT64_MAX;
+		const struct open *outer;
 
 		while (depth && stack[depth - 1].end <= start) {
 			struct open *o = &stack[--depth];
@@ -157,15 +158,16 @@ static int flatten_irqs(const struct tl *tl, const size_t *idx, size_t n,
 		}
 		if (depth == TL_IRQ_DEPTH + 1)
 			continue;
-		stack[depth++] = (struct open){
+		/* A run that outlasts its outer one is cut there. */
+		outer = depth ? &stack[depth - 1] : NULL;
+		stack[depth] = (struct open){
 			.owner = an_irq_owner(r->kind, r->number),
-			/* A run that outlasts its outer one is cut there. */
-			.end = depth > 1 && r->end_ns > stack[depth - 2].end ?
-				       stack[depth - 2].end :
-				       r->end_ns,
+			.end = outer && r->end_ns > outer->end ? outer->end :
+								 r->end_ns,
 			.resume = start,
 			.burst = (*serial)++,
 		};
+		depth++;
 	}
 	return 0;
 }
