@@ -490,7 +490,8 @@ static void events_pane(const struct viewer *w)
 		       "cursor (e closes)",
 		       w->events_tid);
 	for (r = 1; r < v->page; r++) {
-		const struct mkm_event *e;
+		const struct mkm_event *e, *prev;
+		char half[9] = "";
 
 		move(TOP_LINES + (int)r, 0);
 		clrtoeol();
@@ -500,13 +501,25 @@ static void events_pane(const struct viewer *w)
 			continue;
 		}
 		e = &w->events[r - 1];
+		/* A comm's second record, after its first: the whole comm. */
+		prev = r > 1 ? &w->events[r - 2] : NULL;
+		if (e->type == MKM_EV_NAME && e->flags && prev &&
+		    prev->type == MKM_EV_NAME && !prev->flags &&
+		    prev->tid == e->tid) {
+			memcpy(half, &prev->arg0, 4);
+			memcpy(half + 4, &prev->arg1, 4);
+		}
 		printw("%c %14.6f ms  cpu%-2u %7u %-13s %s",
 		       r - 1 == w->events_before ? '>' : ' ',
 		       ((double)e->time_ns -
 			(double)mon_time_origin(&w->meta.info)) /
 			       1e6,
 		       e->cpu, e->tid, mon_event_name(e->type),
-		       fmt_event_args(args, sizeof(args), e));
+		       fmt_event_args(
+			       args, sizeof(args), e, w->meta.info.machine,
+			       e->type == MKM_EV_NAME && e->flags && prev ?
+				       half :
+				       NULL));
 	}
 }
 

@@ -703,6 +703,15 @@ MON_API const char *tl_group_name(unsigned int group);
 MON_API const char *mon_event_name(unsigned int type);
 
 /*
+ * mon_syscall_name - system call @nr's name ("write") on @machine (a
+ * trace_info's, uname -m; NULL or "": x86_64, the machine the module
+ * builds for), from the kernel's own table.
+ *
+ * Return: the name, or NULL if @nr or @machine is not known.
+ */
+MON_API const char *mon_syscall_name(const char *machine, uint32_t nr);
+
+/*
  * mon_task_state_name - a MKM_TS_* value as ps(1) prints it ("R", "S",
  * "D", ...); "?" if unknown.
  */

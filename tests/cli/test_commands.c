@@ -238,6 +238,33 @@ static void test_main_usage_lists_options(void **state)
 			fail_msg("mkm --help does not list %s", opts[i]);
 }
 
+/*
+ * Names where the records have numbers: system calls from the kernel's
+ * table, softirqs as /proc/softirqs says them, a comm whole (the kernel
+ * sends it in two records), waits with their unit.
+ */
+static void test_dump_names_what_records_number(void **state)
+{
+	const char *want[] = {
+		"syscall_entry nr=56 clone ",
+		"syscall_exit  nr=157 prctl ret=-22 ",
+		"softirq_entry vec=3 NET_RX ",
+		"irq_exit      irq=24 handled=1 ",
+		"name          comm \"parent-process\" (2 of 2)",
+		"switch_in     prev=0 waited=14.0 us ",
+	};
+	char *d;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sh("'%s' events events.mkm", mktrace), 0);
+	assert_int_equal(sh("mkm dump events.mkm >events.dump"), 0);
+	d = slurp("events.dump");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(d, want[i]))
+			fail_msg("mkm dump does not say \"%s\"", want[i]);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +279,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_main_version),
 		cmocka_unit_test(test_main_unknown_command),
 		cmocka_unit_test(test_main_usage_lists_options),
+		cmocka_unit_test(test_dump_names_what_records_number),
 	};
 
 	if (argc != 4) {

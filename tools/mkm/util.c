@@ -130,8 +130,35 @@ const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin)
 	return buf;
 }
 
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e)
+/* A handler's name, as the timeline and mkm report call it. */
+static const char *irq_args(char *buf, size_t len, const struct mkm_event *e)
 {
+	char name[32];
+
+	if (e->type == MKM_EV_SOFTIRQ_ENTRY || e->type == MKM_EV_SOFTIRQ_EXIT)
+		/* "softirq TIMER": the type says softirq already */
+		snprintf(buf, len, "vec=%u %s", e->arg0,
+			 tl_irq_name(TL_IRQ_SOFT, e->arg0, name, sizeof(name)) +
+				 strlen("softirq "));
+	else if (e->flags & MKM_EVF_VECTOR)
+		snprintf(buf, len, "vector=%u %s", e->arg0,
+			 tl_irq_name(TL_IRQ_VECTOR, e->arg0, name,
+				     sizeof(name)));
+	else
+		snprintf(buf, len, "irq=%u", e->arg0);
+	if (e->type == MKM_EV_IRQ_EXIT) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " handled=%u", e->arg1);
+	}
+	return buf;
+}
+
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
+			   const char *machine, const char *first_half)
+{
+	char t[32];
+
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
 		snprintf(buf, len, "%s%s next=%u", mon_task_state_name(e->arg0),
@@ -139,9 +166,30 @@ const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e)
 			 e->arg1);
 		break;
 	case MKM_EV_SWITCH_IN:
-		snprintf(buf, len, "prev=%u waited=%u%s", e->arg1, e->arg0,
-			 e->flags & MKM_EVF_WAIT_US ? "us" : "ns");
+		snprintf(buf, len, "prev=%u waited=%s", e->arg1,
+			 fmt_ns(t, sizeof(t),
+				(uint64_t)e->arg0 *
+					(e->flags & MKM_EVF_WAIT_US ? 1000 :
+								      1)));
 		break;
+	case MKM_EV_IRQ_ENTRY:
+	case MKM_EV_IRQ_EXIT:
+	case MKM_EV_SOFTIRQ_ENTRY:
+	case MKM_EV_SOFTIRQ_EXIT:
+		irq_args(buf, len, e);
+		break;
+	case MKM_EV_SYSCALL_ENTRY:
+	case MKM_EV_SYSCALL_EXIT: {
+		const char *name = mon_syscall_name(machine, e->arg0);
+
+		snprintf(buf, len, "nr=%u %s", e->arg0, name ? name : "?");
+		if (e->type == MKM_EV_SYSCALL_EXIT) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, len - n, " ret=%d", (int32_t)e->arg1);
+		}
+		break;
+	}
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
@@ -157,11 +205,18 @@ const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e)
 			 e->flags & MKM_EVF_INHERITED ? " inherited" : "");
 		break;
 	case MKM_EV_NAME: {
-		char s[9] = { 0 };
+		/* A comm comes in two records of 8 bytes: the second says the
+		 * whole name, given the first's (as the exporters join them:
+		 * the second half counts when the first fills its 8 bytes). */
+		char s[17] = { 0 };
 
-		memcpy(s, &e->arg0, 4);
-		memcpy(s + 4, &e->arg1, 4);
-		snprintf(buf, len, "part%u \"%s\"", e->flags, s);
+		if (e->flags && first_half && strlen(first_half) == 8)
+			memcpy(s, first_half, 8);
+		memcpy(s + strlen(s), &e->arg0, 4);
+		memcpy(s + strlen(s), &e->arg1, 4);
+		if (e->flags && first_half && strlen(first_half) < 8)
+			snprintf(s, sizeof(s), "%s", first_half);
+		snprintf(buf, len, "comm \"%.15s\" (%u of 2)", s, e->flags + 1);
 		break;
 	}
 	case MKM_EV_ATTACH:
@@ -288,31 +343,53 @@ double parse_speed(const char *s)
 	return x;
 }
 
-void print_event_line(const struct mkm_event *e, uint64_t origin)
-{
-	char args[96];
-
-	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
-	       ((double)e->time_ns - (double)origin) / 1e6, e->cpu, e->tid,
-	       mon_event_name(e->type), fmt_event_args(args, sizeof(args), e),
-	       e->seq);
-}
-
 struct printer {
 	uint64_t origin; /* times print from it: mon_time_origin() */
+	char machine[65]; /* the trace's, for syscall names */
+	/* Per CPU (modulo), the last first half of a comm, and whose: the
+	 * kernel writes both halves one after the other on one CPU. */
+	struct {
+		uint32_t tid;
+		char half[9];
+	} names[64];
 };
+
+static void print_event_line(struct printer *pr, const struct mkm_event *e)
+{
+	char args[96], *half = NULL;
+
+	if (e->type == MKM_EV_NAME) {
+		typeof(pr->names[0]) *n = &pr->names[e->cpu % 64];
+
+		if (!e->flags) {
+			n->tid = e->tid;
+			memcpy(n->half, &e->arg0, 4);
+			memcpy(n->half + 4, &e->arg1, 4);
+		} else if (n->tid == e->tid) {
+			half = n->half;
+		}
+	}
+	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
+	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
+	       mon_event_name(e->type),
+	       fmt_event_args(args, sizeof(args), e, pr->machine, half),
+	       e->seq);
+}
 
 static int printer_consume(void *priv, const struct mon_msg *msg)
 {
 	struct printer *pr = priv;
 	size_t i;
 
-	if (msg->type == MON_MSG_INFO)
+	if (msg->type == MON_MSG_INFO) {
 		pr->origin = mon_time_origin(msg->info);
+		snprintf(pr->machine, sizeof(pr->machine), "%s",
+			 msg->info->machine);
+	}
 	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
 		return 0;
 	for (i = 0; i < msg->nr_events; i++)
-		print_event_line(&msg->events[i], pr->origin);
+		print_event_line(pr, &msg->events[i]);
 	fflush(stdout);
 	return ferror(stdout) ? -EIO : 0;
 }

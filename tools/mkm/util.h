@@ -43,12 +43,16 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns);
  * a minus sign before the origin. */
 const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin);
 
-/* An event's arguments as mkm dump prints them ("S preempted next=12"). */
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e);
-
-/* One event as mkm dump prints it: time since @origin (mon_time_origin()),
- * CPU, tid, type, args. */
-void print_event_line(const struct mkm_event *e, uint64_t origin);
+/*
+ * An event's arguments as mkm dump prints them ("S preempted next=12",
+ * "vector=236 local_timer", "nr=1 write ret=12", "prev=0 waited=1.3 ms"):
+ * names where the record has numbers, times with units. @machine: the
+ * trace's (uname -m), for syscall names; @first_half: for the second NAME
+ * record of a comm, the first's 8 bytes if known (NULL if not), so that
+ * it shows the whole comm.
+ */
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
+			   const char *machine, const char *first_half);
 
 /* A sink printing every record as mkm dump does, times from the trace's
  * origin (mon_time_origin() of its INFO), flushed after each batch (a play
