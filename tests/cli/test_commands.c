@@ -265,6 +265,88 @@ static void test_dump_names_what_records_number(void **state)
 			fail_msg("mkm dump does not say \"%s\"", want[i]);
 }
 
+/* The life_ns of each thread of a report --json, in order; how many. */
+static size_t json_lives(const char *json, uint64_t *life, size_t max)
+{
+	const char *p = json;
+	size_t n = 0;
+
+	while (n < max && (p = strstr(p, "\"life_ns\":"))) {
+		p += strlen("\"life_ns\":");
+		life[n++] = strtoull(p, NULL, 10);
+	}
+	return n;
+}
+
+/* perf sched's one command: the threads that matter, first, and only. */
+static void test_report_sort_top_tid(void **state)
+{
+	uint64_t life[64];
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(sh("'%s' big rep.mkm 20000 10", mktrace), 0);
+	assert_int_equal(sh("mkm report --json rep.mkm >all.json"), 0);
+	assert_int_equal(json_lives(slurp("all.json"), life, 64), 10);
+	assert_int_equal(
+		sh("mkm report --json --sort life --top 3 rep.mkm >top.json"),
+		0);
+	n = json_lives(slurp("top.json"), life, 64);
+	assert_int_equal(n, 3);
+	for (i = 1; i < n; i++)
+		assert_true(life[i - 1] >= life[i]);
+	assert_non_null(strstr(slurp("top.json"), "\"nr_threads\":10,"));
+	/* The text: three rows, and the header says so. */
+	assert_int_equal(sh("mkm report --sort runq --top 3 rep.mkm >top.txt"),
+			 0);
+	assert_non_null(strstr(slurp("top.txt"), "10 threads (3 shown)"));
+	/* Threads by tid, in the order given. */
+	assert_int_equal(
+		sh("mkm report --json --tid 1002,1001 small.mkm >tid.json"), 0);
+	assert_int_equal(json_lives(slurp("tid.json"), life, 64), 2);
+	assert_true(strstr(slurp("tid.json"), "\"tid\":1002") <
+		    strstr(slurp("tid.json"), "\"tid\":1001"));
+	assert_int_equal(sh("mkm report --tid 77 small.mkm 2>tid.err"), 1);
+	assert_non_null(strstr(slurp("tid.err"), "77: no such thread"));
+	assert_int_equal(sh("mkm report --sort bogus small.mkm 2>sort.err"), 2);
+	assert_non_null(strstr(slurp("sort.err"), "RUNQ"));
+	assert_int_equal(sh("mkm report --top 0 small.mkm 2>sort.err"), 2);
+}
+
+/* mkm dump keeps some threads, or a window, as export does. */
+static void test_dump_filters(void **state)
+{
+	char *s, *line;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(sh("mkm dump --tid 1002 small.mkm >tid.dump"), 0);
+	s = slurp("tid.dump");
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned int cpu, tid;
+		double t;
+
+		assert_int_equal(
+			sscanf(line, "%lf ms cpu%u %u", &t, &cpu, &tid), 3);
+		/* LOST records always pass: a cut hides no loss. */
+		assert_true(tid == 1002 || strstr(line, " LOST "));
+		n++;
+	}
+	assert_true(n > 5);
+	assert_int_equal(sh("mkm dump --from 2ms --to 4ms small.mkm >win.dump"),
+			 0);
+	s = slurp("win.dump");
+	n = 0;
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		double t = atof(line);
+
+		assert_true(t >= 2 && t < 4);
+		n++;
+	}
+	assert_true(n > 0);
+	assert_int_equal(sh("mkm dump --from 2 small.mkm 2>win.err"), 2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +362,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_main_unknown_command),
 		cmocka_unit_test(test_main_usage_lists_options),
 		cmocka_unit_test(test_dump_names_what_records_number),
+		cmocka_unit_test(test_report_sort_top_tid),
+		cmocka_unit_test(test_dump_filters),
 	};
 
 	if (argc != 4) {

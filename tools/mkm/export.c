@@ -15,8 +15,6 @@
 #include "export.h"
 #include "util.h"
 
-#define MAX_TIDS 4096
-
 static const char export_usage[] =
 	"usage: mkm export -f FORMAT FILE [-o OUT] [--threads TID,...]\n"
 	"                  [--from T] [--to T]\n"
@@ -30,25 +28,6 @@ static void list_formats(FILE *f)
 	fputs("formats:\n", f);
 	for (fmt = export_formats; fmt->name; fmt++)
 		fprintf(f, "  %-10s %s\n", fmt->name, fmt->what);
-}
-
-static size_t parse_tids(const char *s, uint32_t *tids)
-{
-	size_t n = 0;
-
-	while (*s) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (errno || end == s || !v || v > UINT32_MAX ||
-		    n == MAX_TIDS || (*end && *end != ','))
-			die_usage("export: bad --threads list: %s", s);
-		tids[n++] = (uint32_t)v;
-		s = *end ? end + 1 : end;
-	}
-	return n;
 }
 
 /* OUT from FILE: its name without .mkm, and the format's extension. */
@@ -84,10 +63,8 @@ int cmd_export(int argc, char **argv)
 	int64_t from = -1, to = -1;
 	struct mon_filter filter = { .tids = tids };
 	struct mon_pipeline *p;
-	struct mon_stage *order, *cut;
 	struct mon_sink *sink;
 	char *out = NULL, why[512];
-	uint64_t start;
 	struct export_result res = { 0 };
 	int opt, ret;
 
@@ -103,7 +80,8 @@ int cmd_export(int argc, char **argv)
 				die("out of memory");
 			break;
 		case 't':
-			filter.nr_tids = parse_tids(optarg, tids);
+			filter.nr_tids = parse_tid_list("export --threads",
+							optarg, tids, MAX_TIDS);
 			break;
 		case 'F':
 		case 'T':
@@ -135,25 +113,8 @@ int cmd_export(int argc, char **argv)
 		out = default_out(in, fmt);
 
 	p = open_trace(in);
-	/* Times count from the origin every command uses. */
-	start = mon_time_origin(mon_source_info(mon_pipeline_source(p)));
-	filter.from_ns = from >= 0 ? start + (uint64_t)from : 0;
-	filter.to_ns = to >= 0 ? start + (uint64_t)to : 0;
-	if (to >= 0 && filter.to_ns <= filter.from_ns)
-		die_usage("export: --to must come after --from");
-
-	ret = mon_stage_order(&order);
-	if (!ret)
-		ret = mon_pipeline_add_stage(p, order);
-	if (!ret && (filter.nr_tids || from >= 0 || to >= 0)) {
-		ret = mon_stage_filter(&cut, &filter);
-		if (!ret)
-			ret = mon_pipeline_add_stage(p, cut);
-	}
-	if (ret)
-		die("%s: %s", in, monitor_strerror(ret));
 	/* A cut that keeps nothing is a mistake to say, not an empty file. */
-	res.need_records = filter.nr_tids || from >= 0 || to >= 0;
+	res.need_records = add_order_and_cut(p, in, &filter, from, to);
 	ret = fmt->sink(&sink, out, &res);
 	if (ret)
 		die("%s: cannot write: %s", out, strerror(-ret));

@@ -47,6 +47,28 @@ void die_usage(const char *fmt, ...)
 	exit(2);
 }
 
+size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
+		      size_t max)
+{
+	size_t n = 0;
+
+	while (*s) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || end == s || !v || v > UINT32_MAX || n == max ||
+		    (*end && *end != ','))
+			die_usage(
+				"%s: '%s' is not a list of thread ids (e.g. 12,15)",
+				opt, s);
+		tids[n++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 int64_t parse_size(const char *s)
 {
 	char *end;
@@ -252,6 +274,32 @@ struct mon_pipeline *open_trace(const char *path)
 	if (ret)
 		die("%s: %s", path, monitor_strerror(ret));
 	return p;
+}
+
+bool add_order_and_cut(struct mon_pipeline *p, const char *path,
+		       struct mon_filter *filter, int64_t from, int64_t to)
+{
+	uint64_t origin =
+		mon_time_origin(mon_source_info(mon_pipeline_source(p)));
+	bool cut = filter->nr_tids || from >= 0 || to >= 0;
+	struct mon_stage *order, *keep;
+	int ret;
+
+	if (from >= 0 && to >= 0 && to <= from)
+		die_usage("--to must come after --from");
+	filter->from_ns = from >= 0 ? origin + (uint64_t)from : 0;
+	filter->to_ns = to >= 0 ? origin + (uint64_t)to : 0;
+	ret = mon_stage_order(&order);
+	if (!ret)
+		ret = mon_pipeline_add_stage(p, order);
+	if (!ret && cut) {
+		ret = mon_stage_filter(&keep, filter);
+		if (!ret)
+			ret = mon_pipeline_add_stage(p, keep);
+	}
+	if (ret)
+		die("%s: %s", path, monitor_strerror(ret));
+	return cut;
 }
 
 void run_trace(struct mon_pipeline *p, const char *path, char *damage,

@@ -18,6 +18,14 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* The most tids a --tid/--threads list takes. */
+#define MAX_TIDS 4096
+
+/* A comma-separated list of thread ids (option @opt's argument @s) into
+ * @tids (room for @max); dies (usage) if malformed. Return: how many. */
+size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
+		      size_t max);
+
 /* Parses a size with an optional K, M or G suffix; -1 if malformed. */
 int64_t parse_size(const char *s);
 
@@ -71,6 +79,15 @@ void print_calibration(const struct mon_calibration *cal);
  */
 void calibration_for(const char *path, const char *cal_file,
 		     struct mon_calibration *cal);
+
+/*
+ * Adds to @p, reading @path, the order stage, then, when some threads
+ * (@filter's tids) or a window ([@from, @to) ns from mon_time_origin(); -1:
+ * open) are asked for, the filter stage; dies with a clear message.
+ * Return: whether a cut was asked for.
+ */
+bool add_order_and_cut(struct mon_pipeline *p, const char *path,
+		       struct mon_filter *filter, int64_t from, int64_t to);
 
 /* A pipeline reading the trace file @path; dies with a clear message. */
 struct mon_pipeline *open_trace(const char *path);
