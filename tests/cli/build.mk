@@ -8,7 +8,7 @@ VM_TESTS += $(CLI_TEST)
 VM_FILES += $(MKM_TOOL):/bin/mkm $(CLI_WORKLOAD):/bin/cli_workload
 all: $(CLI_TEST) $(CLI_WORKLOAD)
 
-$(CLI_TEST): tests/cli/test_cli.c $(LIBMON_A)
+$(CLI_TEST): tests/cli/test_cli.c tests/cli/slurp.h $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lcmocka -lm
@@ -24,7 +24,7 @@ CLI_HOST_TEST := $(BUILD)/tests/cli/test_commands
 all: $(CLI_HOST_TEST)
 CHECK_EXTRA += check-cli
 
-$(CLI_HOST_TEST): tests/cli/test_commands.c
+$(CLI_HOST_TEST): tests/cli/test_commands.c tests/cli/slurp.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< -lcmocka

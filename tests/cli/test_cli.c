@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "libmonitor.h"
+#include "slurp.h"
 
 /* Runs a shell command line; returns its exit status, output in files. */
 static int sh(const char *fmt, ...)
@@ -33,21 +34,6 @@ static int sh(const char *fmt, ...)
 	va_end(ap);
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[1 << 20];
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return buf;
 }
 
 /* The kernel's figures for one thread, and mkm's up to the same instant. */

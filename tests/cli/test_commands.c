@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "slurp.h"
+
 static const char *mkm, *mktrace, *dir;
 
 /* Runs a shell command line in WORKDIR (MKM for "mkm " at its start);
@@ -43,22 +45,12 @@ static int sh(const char *fmt, ...)
 }
 
 /* A file of WORKDIR, whole (up to 1 MiB). */
-static char *slurp(const char *name)
+static char *slurp_in(const char *name)
 {
-	static char buf[1 << 20];
 	char path[1024];
-	size_t n = 0;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	buf[0] = 0;
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return buf;
+	return slurp(path);
 }
 
 static bool exists(const char *name)
@@ -72,7 +64,7 @@ static bool exists(const char *name)
 /* The records mkm dump prints in [from_ms, to_ms). */
 static int dumped_between(double from_ms, double to_ms)
 {
-	char *s = slurp("late.dump"), *line;
+	char *s = slurp_in("late.dump"), *line;
 	int n = 0;
 
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
@@ -92,8 +84,8 @@ static void test_dump_counts_from_recording_start(void **state)
 {
 	(void)state;
 	assert_int_equal(sh("mkm dump late.mkm >late.dump"), 0);
-	assert_non_null(strstr(slurp("late.dump"), "50.000000 ms cpu0"));
-	assert_null(strstr(slurp("late.dump"), " 0.000000 ms"));
+	assert_non_null(strstr(slurp_in("late.dump"), "50.000000 ms cpu0"));
+	assert_null(strstr(slurp_in("late.dump"), " 0.000000 ms"));
 }
 
 static void test_export_window_read_in_dump(void **state)
@@ -109,7 +101,7 @@ static void test_export_window_read_in_dump(void **state)
 		sh("mkm export -f perfetto --from 51ms --to 53.5ms late.mkm -o win.pf 2>win.err"),
 		0);
 	snprintf(want, sizeof(want), "from %d records", n);
-	assert_non_null(strstr(slurp("win.err"), want));
+	assert_non_null(strstr(slurp_in("win.err"), want));
 }
 
 /* The timeline's axis and its pictures' --from/--to count from there too. */
@@ -117,7 +109,7 @@ static void test_timeline_counts_from_recording_start(void **state)
 {
 	(void)state;
 	assert_int_equal(sh("mkm timeline -w 60 late.mkm >late.tl"), 0);
-	assert_non_null(strstr(slurp("late.tl"), "|50.0 ms"));
+	assert_non_null(strstr(slurp_in("late.tl"), "|50.0 ms"));
 }
 
 /* A window that selects nothing is an error, and leaves no file. */
@@ -128,7 +120,8 @@ static void test_export_empty_window_fails(void **state)
 	assert_int_equal(
 		sh("mkm export -f perfetto --from 1ms --to 2ms late.mkm -o empty.pf 2>empty.err"),
 		1);
-	assert_non_null(strstr(slurp("empty.err"), "no record in the window"));
+	assert_non_null(
+		strstr(slurp_in("empty.err"), "no record in the window"));
 	assert_false(exists("empty.pf"));
 	assert_false(exists("empty.pf.tmp"));
 	assert_int_equal(
@@ -145,13 +138,13 @@ static void test_export_time_without_unit_refused(void **state)
 	assert_int_equal(
 		sh("mkm export -f perfetto --from 5 late.mkm -o nounit.pf 2>nounit.err"),
 		2);
-	assert_non_null(strstr(slurp("nounit.err"), "'5' is not a time"));
-	assert_non_null(strstr(slurp("nounit.err"), "ns, us, ms, s"));
+	assert_non_null(strstr(slurp_in("nounit.err"), "'5' is not a time"));
+	assert_non_null(strstr(slurp_in("nounit.err"), "ns, us, ms, s"));
 	assert_false(exists("nounit.pf"));
 	assert_int_equal(
 		sh("mkm timeline --svg x.svg --from 5 --to 6ms late.mkm 2>nounit.err"),
 		2);
-	assert_non_null(strstr(slurp("nounit.err"), "ns, us, ms, s"));
+	assert_non_null(strstr(slurp_in("nounit.err"), "ns, us, ms, s"));
 }
 
 /*
@@ -171,19 +164,19 @@ static void test_dump_resyncs_after_flipped_bytes(void **state)
 		0);
 	assert_int_equal(sh("mkm dump big.mkm | wc -l >whole.n"), 0);
 	assert_int_equal(sh("mkm dump flip.mkm 2>flip.err | wc -l >flip.n"), 0);
-	whole = atol(slurp("whole.n"));
-	kept = atol(slurp("flip.n"));
+	whole = atol(slurp_in("whole.n"));
+	kept = atol(slurp_in("flip.n"));
 	assert_int_equal(whole, 20000);
 	/* One EVENTS chunk holds 2048 records. */
 	assert_true(kept >= whole - 2048 && kept < whole);
-	assert_non_null(strstr(slurp("flip.err"), "flip.mkm: offset "));
-	assert_non_null(strstr(slurp("flip.err"), "checksum mismatch"));
+	assert_non_null(strstr(slurp_in("flip.err"), "flip.mkm: offset "));
+	assert_non_null(strstr(slurp_in("flip.err"), "checksum mismatch"));
 	assert_non_null(
-		strstr(slurp("flip.err"),
+		strstr(slurp_in("flip.err"),
 		       "bytes (1 chunk) to the next good chunk, at offset"));
 	/* The report reads the same records, and says so too. */
 	assert_int_equal(sh("mkm report flip.mkm >flip.report 2>flip.err"), 0);
-	assert_non_null(strstr(slurp("flip.err"), "skipped"));
+	assert_non_null(strstr(slurp_in("flip.err"), "skipped"));
 }
 
 /* A missing file is said to be missing, not blamed on the module. */
@@ -191,10 +184,10 @@ static void test_report_missing_file_says_so(void **state)
 {
 	(void)state;
 	assert_int_equal(sh("mkm report missing.mkm 2>missing.err"), 1);
-	assert_string_equal(slurp("missing.err"),
+	assert_string_equal(slurp_in("missing.err"),
 			    "mkm: missing.mkm: No such file or directory\n");
 	assert_int_equal(sh("mkm dump missing.mkm 2>missing.err"), 1);
-	assert_null(strstr(slurp("missing.err"), "module"));
+	assert_null(strstr(slurp_in("missing.err"), "module"));
 }
 
 static void test_report_directory_says_so(void **state)
@@ -202,24 +195,25 @@ static void test_report_directory_says_so(void **state)
 	(void)state;
 	assert_int_equal(sh("mkdir -p adir"), 0);
 	assert_int_equal(sh("mkm report adir 2>dir.err"), 1);
-	assert_non_null(strstr(slurp("dir.err"), "adir: is a directory"));
-	assert_null(strstr(slurp("dir.err"), "read error"));
+	assert_non_null(strstr(slurp_in("dir.err"), "adir: is a directory"));
+	assert_null(strstr(slurp_in("dir.err"), "read error"));
 }
 
 static void test_main_version(void **state)
 {
 	(void)state;
 	assert_int_equal(sh("mkm --version >version.out"), 0);
-	assert_true(!strncmp(slurp("version.out"), "mkm 0.", 6) ||
-		    !strncmp(slurp("version.out"), "mkm 1.", 6));
+	assert_true(!strncmp(slurp_in("version.out"), "mkm 0.", 6) ||
+		    !strncmp(slurp_in("version.out"), "mkm 1.", 6));
 }
 
 static void test_main_unknown_command(void **state)
 {
 	(void)state;
 	assert_int_equal(sh("mkm bogus 2>bogus.err"), 2);
-	assert_non_null(strstr(slurp("bogus.err"), "unknown command 'bogus'"));
-	assert_null(strstr(slurp("bogus.err"), "usage:"));
+	assert_non_null(
+		strstr(slurp_in("bogus.err"), "unknown command 'bogus'"));
+	assert_null(strstr(slurp_in("bogus.err"), "usage:"));
 }
 
 /* The top-level usage names the options users look for there. */
@@ -232,7 +226,7 @@ static void test_main_usage_lists_options(void **state)
 
 	(void)state;
 	assert_int_equal(sh("mkm --help >help.out"), 0);
-	u = slurp("help.out");
+	u = slurp_in("help.out");
 	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(u, opts[i]))
 			fail_msg("mkm --help does not list %s", opts[i]);
@@ -259,7 +253,7 @@ static void test_dump_names_what_records_number(void **state)
 	(void)state;
 	assert_int_equal(sh("'%s' events events.mkm", mktrace), 0);
 	assert_int_equal(sh("mkm dump events.mkm >events.dump"), 0);
-	d = slurp("events.dump");
+	d = slurp_in("events.dump");
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(d, want[i]))
 			fail_msg("mkm dump does not say \"%s\"", want[i]);
@@ -287,29 +281,29 @@ static void test_report_sort_top_tid(void **state)
 	(void)state;
 	assert_int_equal(sh("'%s' big rep.mkm 20000 10", mktrace), 0);
 	assert_int_equal(sh("mkm report --json rep.mkm >all.json"), 0);
-	assert_int_equal(json_lives(slurp("all.json"), life, 64), 10);
+	assert_int_equal(json_lives(slurp_in("all.json"), life, 64), 10);
 	assert_int_equal(
 		sh("mkm report --json --sort life --top 3 rep.mkm >top.json"),
 		0);
-	n = json_lives(slurp("top.json"), life, 64);
+	n = json_lives(slurp_in("top.json"), life, 64);
 	assert_int_equal(n, 3);
 	for (i = 1; i < n; i++)
 		assert_true(life[i - 1] >= life[i]);
-	assert_non_null(strstr(slurp("top.json"), "\"nr_threads\":10,"));
+	assert_non_null(strstr(slurp_in("top.json"), "\"nr_threads\":10,"));
 	/* The text: three rows, and the header says so. */
 	assert_int_equal(sh("mkm report --sort runq --top 3 rep.mkm >top.txt"),
 			 0);
-	assert_non_null(strstr(slurp("top.txt"), "10 threads (3 shown)"));
+	assert_non_null(strstr(slurp_in("top.txt"), "10 threads (3 shown)"));
 	/* Threads by tid, in the order given. */
 	assert_int_equal(
 		sh("mkm report --json --tid 1002,1001 small.mkm >tid.json"), 0);
-	assert_int_equal(json_lives(slurp("tid.json"), life, 64), 2);
-	assert_true(strstr(slurp("tid.json"), "\"tid\":1002") <
-		    strstr(slurp("tid.json"), "\"tid\":1001"));
+	assert_int_equal(json_lives(slurp_in("tid.json"), life, 64), 2);
+	assert_true(strstr(slurp_in("tid.json"), "\"tid\":1002") <
+		    strstr(slurp_in("tid.json"), "\"tid\":1001"));
 	assert_int_equal(sh("mkm report --tid 77 small.mkm 2>tid.err"), 1);
-	assert_non_null(strstr(slurp("tid.err"), "77: no such thread"));
+	assert_non_null(strstr(slurp_in("tid.err"), "77: no such thread"));
 	assert_int_equal(sh("mkm report --sort bogus small.mkm 2>sort.err"), 2);
-	assert_non_null(strstr(slurp("sort.err"), "RUNQ"));
+	assert_non_null(strstr(slurp_in("sort.err"), "RUNQ"));
 	assert_int_equal(sh("mkm report --top 0 small.mkm 2>sort.err"), 2);
 }
 
@@ -321,7 +315,7 @@ static void test_dump_filters(void **state)
 
 	(void)state;
 	assert_int_equal(sh("mkm dump --tid 1002 small.mkm >tid.dump"), 0);
-	s = slurp("tid.dump");
+	s = slurp_in("tid.dump");
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
 		unsigned int cpu, tid;
 		double t;
@@ -335,7 +329,7 @@ static void test_dump_filters(void **state)
 	assert_true(n > 5);
 	assert_int_equal(sh("mkm dump --from 2ms --to 4ms small.mkm >win.dump"),
 			 0);
-	s = slurp("win.dump");
+	s = slurp_in("win.dump");
 	n = 0;
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
 		double t = atof(line);
