@@ -447,17 +447,19 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 
 	if (rec->no_calibrate && rec->cal_file)
 		die_usage("--no-calibrate or --calibration, not both");
+	/* What can fail is tried before the calibration takes its time: the
+	 * device and the right to record (-a), the output, the threads
+	 * given (one that does not exist leaves no file). The monitor stays
+	 * suspended meanwhile: it costs the calibration nothing. A
+	 * system-wide monitor takes every thread at its resume. */
+	open_monitor(rec, &rec->cfg);
 	check_output(rec->out);
+	for (i = 0; i < rec->nr_tids && !rec->system; i++)
+		monitor_or_die(rec, rec->tids[i]);
 	/* Signals stay blocked since recorder_init(): recorder_wait() takes
 	 * them with sigtimedwait(), and one that came while calibrating
 	 * stops everything before the file is made. */
 	calibrate(rec);
-
-	open_monitor(rec, &rec->cfg);
-	/* The threads given first: one that does not exist leaves no file.
-	 * A system-wide monitor takes every thread at its resume. */
-	for (i = 0; i < rec->nr_tids && !rec->system; i++)
-		monitor_or_die(rec, rec->tids[i]);
 	stop_if_asked(rec);
 	keep_old_output(rec->out);
 	open_pipeline(rec, rec->out, extra);

@@ -83,9 +83,9 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg);
  * and no command the recording lasts until Ctrl-C. */
 void recorder_command(struct recorder *rec, int argc, char **argv,
 		      const char *who);
-/* Checks the output can be written, calibrates (a short run, unless
- * --no-calibrate or --calibration), opens the monitor and tracks the
- * threads given, keeps an existing output as FILE.old, opens the pipeline
+/* Opens the monitor, checks the output can be written, tracks the threads
+ * given, calibrates (a short run, unless --no-calibrate or
+ * --calibration), keeps an existing output as FILE.old, opens the pipeline
  * (with @extra, if not NULL, as a second sink), starts the command,
  * resumes the monitor, and runs the pipeline in its thread. Dies with a
  * clear message on failure, before the file is made where it can. */
