@@ -235,7 +235,8 @@ static void test_main_usage_lists_options(void **state)
 /*
  * Names where the records have numbers: system calls from the kernel's
  * table, softirqs as /proc/softirqs says them, a comm whole (the kernel
- * sends it in two records), waits with their unit.
+ * sends it in two records), the tids a record gives with their comms,
+ * waits with their unit.
  */
 static void test_dump_names_what_records_number(void **state)
 {
@@ -246,6 +247,7 @@ static void test_dump_names_what_records_number(void **state)
 		"irq_exit      irq=24 handled=1 ",
 		"name          comm \"parent-process\" (2 of 2)",
 		"switch_in     prev=0 waited=14.0 us ",
+		"wakeup_new    by=501 (parent-process) cpu=1 ",
 	};
 	char *d;
 	size_t i;

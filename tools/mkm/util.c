@@ -176,19 +176,34 @@ static const char *irq_args(char *buf, size_t len, const struct mkm_event *e)
 	return buf;
 }
 
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
-			   const char *machine, const char *first_half)
+/* " (comm)" of @tid when @f knows it, else "". */
+static const char *comm_of(const struct event_fmt *f, uint32_t tid, char *buf,
+			   size_t len)
 {
-	char t[32];
+	const char *c = f && f->comm && tid ? f->comm(f->arg, tid) : NULL;
+
+	if (c && *c)
+		snprintf(buf, len, " (%s)", c);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
+			   const struct event_fmt *f)
+{
+	char t[32], who[24];
 
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
-		snprintf(buf, len, "%s%s next=%u", mon_task_state_name(e->arg0),
+		snprintf(buf, len, "%s%s next=%u%s",
+			 mon_task_state_name(e->arg0),
 			 e->flags & MKM_EVF_PREEMPTED ? " preempted" : "",
-			 e->arg1);
+			 e->arg1, comm_of(f, e->arg1, who, sizeof(who)));
 		break;
 	case MKM_EV_SWITCH_IN:
-		snprintf(buf, len, "prev=%u waited=%s", e->arg1,
+		snprintf(buf, len, "prev=%u%s waited=%s", e->arg1,
+			 comm_of(f, e->arg1, who, sizeof(who)),
 			 fmt_ns(t, sizeof(t),
 				(uint64_t)e->arg0 *
 					(e->flags & MKM_EVF_WAIT_US ? 1000 :
@@ -202,7 +217,8 @@ const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 		break;
 	case MKM_EV_SYSCALL_ENTRY:
 	case MKM_EV_SYSCALL_EXIT: {
-		const char *name = mon_syscall_name(machine, e->arg0);
+		const char *name =
+			mon_syscall_name(f ? f->machine : NULL, e->arg0);
 
 		snprintf(buf, len, "nr=%u %s", e->arg0, name ? name : "?");
 		if (e->type == MKM_EV_SYSCALL_EXIT) {
@@ -215,14 +231,16 @@ const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
-		snprintf(buf, len, "by=%u cpu=%d%s", e->arg1, (int)e->arg0,
+		snprintf(buf, len, "by=%u%s cpu=%d%s", e->arg1,
+			 comm_of(f, e->arg1, who, sizeof(who)), (int)e->arg0,
 			 e->flags & MKM_EVF_IN_IRQ ? " in_irq" : "");
 		break;
 	case MKM_EV_MIGRATE:
 		snprintf(buf, len, "cpu%u->cpu%u", e->arg1, e->arg0);
 		break;
 	case MKM_EV_FORK:
-		snprintf(buf, len, "child=%u%s%s", e->arg0,
+		snprintf(buf, len, "child=%u%s%s%s", e->arg0,
+			 comm_of(f, e->arg0, who, sizeof(who)),
 			 e->flags & MKM_EVF_THREAD ? " thread" : "",
 			 e->flags & MKM_EVF_INHERITED ? " inherited" : "");
 		break;
@@ -230,14 +248,13 @@ const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 		/* A comm comes in two records of 8 bytes: the second says the
 		 * whole name, given the first's (as the exporters join them:
 		 * the second half counts when the first fills its 8 bytes). */
-		char s[17] = { 0 };
+		const char *half = e->flags && f ? f->first_half : NULL;
+		char raw[9] = { 0 }, s[17];
 
-		if (e->flags && first_half && strlen(first_half) == 8)
-			memcpy(s, first_half, 8);
-		memcpy(s + strlen(s), &e->arg0, 4);
-		memcpy(s + strlen(s), &e->arg1, 4);
-		if (e->flags && first_half && strlen(first_half) < 8)
-			snprintf(s, sizeof(s), "%s", first_half);
+		memcpy(raw, &e->arg0, 4);
+		memcpy(raw + 4, &e->arg1, 4);
+		snprintf(s, sizeof(s), "%s%s", half ? half : raw,
+			 half && strlen(half) == 8 ? raw : "");
 		snprintf(buf, len, "comm \"%.15s\" (%u of 2)", s, e->flags + 1);
 		break;
 	}
@@ -391,9 +408,17 @@ double parse_speed(const char *s)
 	return x;
 }
 
+#define COMMS 4096 /* the printer's table of names, by tid (modulo) */
+
 struct printer {
 	uint64_t origin; /* times print from it: mon_time_origin() */
 	char machine[65]; /* the trace's, for syscall names */
+	/* The names seen (THREADS, NAME records), to name the tids that
+	 * records give as numbers; a tid's slot may be taken by another. */
+	struct {
+		uint32_t tid;
+		char comm[16];
+	} comms[COMMS];
 	/* Per CPU (modulo), the last first half of a comm, and whose: the
 	 * kernel writes both halves one after the other on one CPU. */
 	struct {
@@ -402,9 +427,29 @@ struct printer {
 	} names[64];
 };
 
+static void set_comm(struct printer *pr, uint32_t tid, const char *comm,
+		     size_t len)
+{
+	typeof(pr->comms[0]) *c = &pr->comms[tid % COMMS];
+
+	c->tid = tid;
+	snprintf(c->comm, sizeof(c->comm), "%.*s", (int)len, comm);
+}
+
+static const char *printer_comm(void *arg, uint32_t tid)
+{
+	const struct printer *pr = arg;
+
+	return pr->comms[tid % COMMS].tid == tid ? pr->comms[tid % COMMS].comm :
+						   NULL;
+}
+
 static void print_event_line(struct printer *pr, const struct mkm_event *e)
 {
-	char args[96], *half = NULL;
+	struct event_fmt f = { .machine = pr->machine,
+			       .comm = printer_comm,
+			       .arg = pr };
+	char args[128], comm[17];
 
 	if (e->type == MKM_EV_NAME) {
 		typeof(pr->names[0]) *n = &pr->names[e->cpu % 64];
@@ -414,14 +459,17 @@ static void print_event_line(struct printer *pr, const struct mkm_event *e)
 			memcpy(n->half, &e->arg0, 4);
 			memcpy(n->half + 4, &e->arg1, 4);
 		} else if (n->tid == e->tid) {
-			half = n->half;
+			f.first_half = n->half;
 		}
 	}
 	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
 	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
 	       mon_event_name(e->type),
-	       fmt_event_args(args, sizeof(args), e, pr->machine, half),
-	       e->seq);
+	       fmt_event_args(args, sizeof(args), e, &f), e->seq);
+	/* The comm is known from its second record on. */
+	if (e->type == MKM_EV_NAME && e->flags &&
+	    sscanf(args, "comm \"%16[^\"]\"", comm) == 1)
+		set_comm(pr, e->tid, comm, strlen(comm));
 }
 
 static int printer_consume(void *priv, const struct mon_msg *msg)
@@ -429,6 +477,11 @@ static int printer_consume(void *priv, const struct mon_msg *msg)
 	struct printer *pr = priv;
 	size_t i;
 
+	if (msg->type == MON_MSG_THREADS)
+		for (i = 0; i < msg->nr_threads; i++)
+			set_comm(pr, msg->threads[i].tid, msg->threads[i].name,
+				 strnlen(msg->threads[i].name,
+					 sizeof(msg->threads[i].name)));
 	if (msg->type == MON_MSG_INFO) {
 		pr->origin = mon_time_origin(msg->info);
 		snprintf(pr->machine, sizeof(pr->machine), "%s",

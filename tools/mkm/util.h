@@ -51,16 +51,25 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns);
  * a minus sign before the origin. */
 const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin);
 
+/* What fmt_event_args() may know beside the record (all may be NULL). */
+struct event_fmt {
+	const char *machine; /* the trace's (uname -m), for syscall names */
+	/* For the second NAME record of a comm, the first's 8 bytes, so
+	 * that it shows the whole comm. */
+	const char *first_half;
+	/* The comm of thread @tid, or NULL: names the tids a record gives
+	 * (next=, prev=, by=, child=). */
+	const char *(*comm)(void *arg, uint32_t tid);
+	void *arg;
+};
+
 /*
- * An event's arguments as mkm dump prints them ("S preempted next=12",
- * "vector=236 local_timer", "nr=1 write ret=12", "prev=0 waited=1.3 ms"):
- * names where the record has numbers, times with units. @machine: the
- * trace's (uname -m), for syscall names; @first_half: for the second NAME
- * record of a comm, the first's 8 bytes if known (NULL if not), so that
- * it shows the whole comm.
+ * An event's arguments as mkm dump prints them ("S preempted next=12
+ * (worker)", "vector=236 local_timer", "nr=1 write ret=12", "prev=0
+ * waited=1.3 ms"): names where the record has numbers, times with units.
  */
 const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
-			   const char *machine, const char *first_half);
+			   const struct event_fmt *f);
 
 /* A sink printing every record as mkm dump does, times from the trace's
  * origin (mon_time_origin() of its INFO), flushed after each batch (a play
