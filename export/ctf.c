@@ -572,7 +572,8 @@ static const struct mon_sink_ops ctf_ops = {
 	.destroy = ctf_destroy,
 };
 
-int export_ctf(struct mon_sink **skp, const char *path, int *result)
+int export_ctf(struct mon_sink **skp, const char *path,
+	       struct export_result *result)
 {
 	struct ctf *c;
 	int ret;

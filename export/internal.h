@@ -17,11 +17,10 @@
 
 /*
  * export_sink_new - mon_sink_new() for an exporter (sink.c): @result, if
- * not NULL, is -ECANCELED until @ops' finish() returns, then what it
- * returned (export.h says why).
+ * not NULL, is kept as struct export_result says (export.h).
  */
 int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *ops,
-		    void *priv, int *result);
+		    void *priv, struct export_result *result);
 
 /*
  * array_grow - make room in the array *@arrp (a pointer to the array's

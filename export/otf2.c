@@ -440,7 +440,8 @@ static const struct mon_sink_ops otf2_ops = {
 	.destroy = o2_destroy,
 };
 
-int export_otf2(struct mon_sink **skp, const char *path, int *result)
+int export_otf2(struct mon_sink **skp, const char *path,
+		struct export_result *result)
 {
 	OTF2_ErrorCode err;
 	struct otf2 *o;

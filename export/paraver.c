@@ -461,7 +461,8 @@ static char *sibling(const char *path, const char *ext)
 	return s;
 }
 
-int export_paraver(struct mon_sink **skp, const char *path, int *result)
+int export_paraver(struct mon_sink **skp, const char *path,
+		   struct export_result *result)
 {
 	static const char *const ext[] = { ".prv", ".pcf", ".row",
 					   ".prv.body" };

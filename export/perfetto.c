@@ -572,7 +572,8 @@ static const struct mon_sink_ops perfetto_ops = {
 	.destroy = pf_destroy,
 };
 
-int export_perfetto(struct mon_sink **skp, const char *path, int *result)
+int export_perfetto(struct mon_sink **skp, const char *path,
+		    struct export_result *result)
 {
 	struct perfetto *pf;
 	int ret;

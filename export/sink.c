@@ -4,7 +4,9 @@
  * it wrote its output. The runner keeps only the first error of a run, so
  * a sink that fails in finish() after the source met a damaged chunk is
  * not in mon_pipeline_error(): the caller's result is set from finish()
- * here instead, around the format's own operations.
+ * here instead, around the format's own operations. It also counts the
+ * records, and refuses to put an output with none in place when asked
+ * (a window that selected nothing is an error, not an empty trace).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,23 +17,35 @@ struct export_sink {
 	struct mon_sink_ops ops; /* the runner's: these, by the format's name */
 	const struct mon_sink_ops *format;
 	void *priv;
-	int *result;
+	struct export_result *result;
+	uint64_t records; /* LOST ones not counted */
 };
 
 static int es_consume(void *p, const struct mon_msg *msg)
 {
 	struct export_sink *s = p;
+	size_t i;
 
+	if (msg->type == MON_MSG_EVENTS)
+		for (i = 0; i < msg->nr_events; i++)
+			s->records += msg->events[i].type != MKM_EV_LOST;
 	return s->format->consume(s->priv, msg);
 }
 
 static int es_finish(void *p)
 {
 	struct export_sink *s = p;
-	int ret = s->format->finish ? s->format->finish(s->priv) : 0;
+	int ret;
 
-	if (s->result)
-		*s->result = ret;
+	/* Not finished, the format's destroy() removes its temporary. */
+	if (s->result && s->result->need_records && !s->records)
+		ret = -ENOMSG;
+	else
+		ret = s->format->finish ? s->format->finish(s->priv) : 0;
+	if (s->result) {
+		s->result->err = ret;
+		s->result->records = s->records;
+	}
 	return ret;
 }
 
@@ -44,7 +58,7 @@ static void es_destroy(void *p)
 }
 
 int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
-		    void *priv, int *result)
+		    void *priv, struct export_result *result)
 {
 	struct export_sink *s = calloc(1, sizeof(*s));
 	int ret;
@@ -59,7 +73,7 @@ int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
 	s->priv = priv;
 	s->result = result;
 	if (result)
-		*result = -ECANCELED; /* until finish() says */
+		result->err = -ECANCELED; /* until finish() says */
 	ret = mon_sink_new(skp, &s->ops, s);
 	if (ret)
 		free(s);

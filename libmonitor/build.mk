@@ -109,3 +109,11 @@ bench-lib-callgrind: $(BENCH_LIB)
 			"(memcpy counts 1 per byte), %.2f conditional and %.2f " \
 			"indirect branches mispredicted\n", \
 			$$1 / (10 * n), $$3 / (10 * n), $$5 / (10 * n) }'
+
+# make syscalls: the x86-64 system call names again, from the kernel's
+# own table (SYSCALLS_HDR, linux-libc-dev's); the result is committed.
+SYSCALLS_HDR ?= /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+.PHONY: syscalls
+syscalls:
+	$(Q)libmonitor/src/gen-syscalls.sh $(SYSCALLS_HDR) >libmonitor/src/syscalls_x86_64.h.tmp
+	$(Q)mv libmonitor/src/syscalls_x86_64.h.tmp libmonitor/src/syscalls_x86_64.h

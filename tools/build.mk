@@ -7,6 +7,7 @@ MKM_TOOL := $(BUILD)/tools/mkm
 MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c export/*.c)
 # Pictures (mkm timeline --svg/--png) are drawn with cairo (libcairo2-dev).
 MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -Iexport -pthread \
+	-DMKM_VERSION='"$(MKM_VERSION)"' \
 	$(shell pkg-config --cflags ncursesw cairo 2>/dev/null)
 MKM_TOOL_LIBS := $(shell pkg-config --libs ncursesw cairo 2>/dev/null || \
 	echo -lncursesw -ltinfo -lcairo)
@@ -23,7 +24,7 @@ endif
 
 all: $(MKM_TOOL)
 
-$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h viewer/*.h export/*.h) $(LIBMON_A) \
+$(MKM_TOOL): $(MKM_TOOL_SRCS) $(wildcard tools/mkm/*.h viewer/*.h export/*.h) $(LIBMON_A) VERSION \
 		libmonitor/include/mon_pipeline.h
 	$(quiet) CCLD $@
 	$(Q)mkdir -p $(@D)

@@ -100,7 +100,7 @@ void draw_end(void)
 static const char *rel(const struct viewer *w, char *buf, size_t len,
 		       uint64_t t)
 {
-	return fmt_ns(buf, len, t - w->view.begin);
+	return fmt_time(buf, len, t, mon_time_origin(&w->meta.info));
 }
 
 static void header(const struct viewer *w)
@@ -473,11 +473,25 @@ static void meter_pane(const struct viewer *w)
 
 /* The events pane: one line a record, > at the first at or after the
  * cursor. */
+/* A thread's comm as the timeline knows it, to name the tids records
+ * give (next=, by=, ...). */
+static const char *timeline_comm(void *arg, uint32_t tid)
+{
+	static struct tl_thread t; /* the name is read before the next call */
+	const struct viewer *w = arg;
+	int64_t th = tl_find(w->tl, tid);
+
+	return th >= 0 && !tl_thread(w->tl, (size_t)th, &t) ? t.name : NULL;
+}
+
 static void events_pane(const struct viewer *w)
 {
+	struct event_fmt f = { .machine = w->meta.info.machine,
+			       .comm = timeline_comm,
+			       .arg = (void *)w };
 	const struct view *v = &w->view;
 	unsigned int r;
-	char args[96];
+	char args[128];
 
 	move(TOP_LINES, 0);
 	clrtoeol();
@@ -490,7 +504,8 @@ static void events_pane(const struct viewer *w)
 		       "cursor (e closes)",
 		       w->events_tid);
 	for (r = 1; r < v->page; r++) {
-		const struct mkm_event *e;
+		const struct mkm_event *e, *prev;
+		char half[9] = "";
 
 		move(TOP_LINES + (int)r, 0);
 		clrtoeol();
@@ -500,11 +515,23 @@ static void events_pane(const struct viewer *w)
 			continue;
 		}
 		e = &w->events[r - 1];
+		/* A comm's second record, after its first: the whole comm. */
+		prev = r > 1 ? &w->events[r - 2] : NULL;
+		f.first_half = NULL;
+		if (e->type == MKM_EV_NAME && e->flags && prev &&
+		    prev->type == MKM_EV_NAME && !prev->flags &&
+		    prev->tid == e->tid) {
+			memcpy(half, &prev->arg0, 4);
+			memcpy(half + 4, &prev->arg1, 4);
+			f.first_half = half;
+		}
 		printw("%c %14.6f ms  cpu%-2u %7u %-13s %s",
 		       r - 1 == w->events_before ? '>' : ' ',
-		       (double)(e->time_ns - v->begin) / 1e6, e->cpu, e->tid,
-		       mon_event_name(e->type),
-		       fmt_event_args(args, sizeof(args), e));
+		       ((double)e->time_ns -
+			(double)mon_time_origin(&w->meta.info)) /
+			       1e6,
+		       e->cpu, e->tid, mon_event_name(e->type),
+		       fmt_event_args(args, sizeof(args), e, &f));
 	}
 }
 

@@ -82,7 +82,8 @@ static double x_of(const struct picture_geom *g, const struct picture_opts *o,
 				   (double)(o->t1 - o->t0);
 }
 
-/* A tick every 1, 2 or 5 x 10^k ns, some 100 pixels apart. */
+/* A tick every 1, 2 or 5 x 10^k ns, some 100 pixels apart, at round
+ * times from the origin, labelled with them. */
 static void axis(cairo_t *cr, const struct picture_geom *g,
 		 const struct picture_opts *o)
 {
@@ -102,8 +103,10 @@ static void axis(cairo_t *cr, const struct picture_geom *g,
 	cairo_move_to(cr, g->plot_x, y + 0.5);
 	cairo_line_to(cr, g->plot_x + g->plot_w, y + 0.5);
 	cairo_stroke(cr);
-	for (t = 0; t <= span; t += step) {
-		double x = x_of(g, o, o->t0 + t);
+	t = o->t0 > o->origin ? o->t0 - o->origin : 0;
+	for (t = (t + step - 1) / step * step; o->origin + t <= o->t1;
+	     t += step) {
+		double x = x_of(g, o, o->origin + t);
 
 		cairo_move_to(cr, (int)x + 0.5, y - 4);
 		cairo_line_to(cr, (int)x + 0.5, y + 4);

@@ -16,6 +16,7 @@
 struct picture_opts {
 	unsigned int width; /* pixels, all of it (0: 1200) */
 	uint64_t t0, t1; /* the time shown, [t0, t1) */
+	uint64_t origin; /* the axis counts from it (mon_time_origin()) */
 	uint64_t meter_a, meter_b; /* the metering window; equal: none */
 	const char *title; /* over the axis, or NULL */
 };

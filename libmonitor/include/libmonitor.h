@@ -703,6 +703,15 @@ MON_API const char *tl_group_name(unsigned int group);
 MON_API const char *mon_event_name(unsigned int type);
 
 /*
+ * mon_syscall_name - system call @nr's name ("write") on @machine (a
+ * trace_info's, uname -m; NULL or "": x86_64, the machine the module
+ * builds for), from the kernel's own table.
+ *
+ * Return: the name, or NULL if @nr or @machine is not known.
+ */
+MON_API const char *mon_syscall_name(const char *machine, uint32_t nr);
+
+/*
  * mon_task_state_name - a MKM_TS_* value as ps(1) prints it ("R", "S",
  * "D", ...); "?" if unknown.
  */
@@ -846,6 +855,18 @@ struct trace_info {
 	uint32_t nr_monitor_tids;
 	uint32_t monitor_tids[TRACE_MAX_MONITOR_TIDS];
 };
+
+/*
+ * mon_time_origin - the instant a trace's times are counted from, by every
+ * mkm command: the recording's start (@info->start_mono_ns, taken before
+ * the first record). Times printed by mkm view, dump, timeline and report,
+ * and the --from/--to of mkm export and timeline, are nanoseconds since
+ * this instant, so a time read in one selects the same instant in another.
+ *
+ * Return: the origin on the trace's clock (0 if @info is NULL or gives no
+ * start).
+ */
+MON_API uint64_t mon_time_origin(const struct trace_info *info);
 
 /* A thread name known to the writer (THREADS chunk). */
 struct trace_thread {
@@ -1037,7 +1058,8 @@ MON_API int trace_writer_close(struct trace_writer *w);
  * @rp: out: the reader
  * @path: the file
  *
- * Return: 0, or -ENOMEM, an errno of open(2), or as trace_reader_next()
+ * Return: 0, or -ENOMEM, an errno of open(2), -EISDIR (@path is a
+ * directory), or as trace_reader_next()
  * for the header (-EINVAL not a trace file, -EPROTO unsupported major,
  * -EBADMSG corrupt, -ENODATA truncated). On a header error *@rp is still
  * set when the file could be opened, so trace_reader_error() can say why;
@@ -1066,6 +1088,15 @@ trace_reader_info(const struct trace_reader *r);
  * -ENODATA (the file ends inside a chunk or before the END chunk: a
  * recording that was cut short), -EIO, -ENOMEM. After an error every
  * later call returns it again; trace_reader_error() names the offset.
+ *
+ * A chunk after INFO whose bytes are damaged (checksum mismatch, an
+ * impossible length, or one past the end of the file) is skipped when a
+ * good chunk follows it: the next whole chunk whose checksum matches and
+ * whose index can follow, first where the damaged one's length points,
+ * then at each byte after it. Reading goes on from there (END's record
+ * count is not checked then: the skipped chunks' records are unknown),
+ * and trace_reader_error() says what was skipped. Without a good chunk
+ * after it, the damage stops reading as above.
  */
 MON_API int trace_reader_next(struct trace_reader *r,
 			      struct trace_chunk *chunk);
@@ -1075,8 +1106,13 @@ MON_API int trace_reader_next(struct trace_reader *r,
  * @r: the reader
  * @offset: out (may be NULL): byte offset of the bad chunk or header
  *
- * Return: the message ("" when there was no error); valid until
- * trace_reader_close().
+ * Without an error, what damage was skipped: "offset 65712: chunk 2:
+ * checksum mismatch (...): corrupt data; skipped 65568 bytes (1 chunk) to
+ * the next good chunk, at offset 131280" (and, if there were several,
+ * how many places and bytes in all); @offset is the first's.
+ *
+ * Return: the message ("" when there was no error and nothing was
+ * skipped); valid until trace_reader_close() or the next call.
  */
 MON_API const char *trace_reader_error(const struct trace_reader *r,
 				       uint64_t *offset);

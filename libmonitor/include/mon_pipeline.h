@@ -110,7 +110,9 @@ MON_API int mon_source_new(struct mon_source **srcp,
  *
  * A damaged or cut file ends the stream with the reader's error
  * (-EBADMSG, -ENODATA, ...; mon_source_error() names the offset) after
- * everything valid before it.
+ * everything valid before it. A damaged chunk with a good one after it
+ * is skipped instead (trace_reader_next()): the stream goes on to its
+ * end, and mon_source_error() says afterwards what was skipped.
  *
  * Return: 0, or as trace_reader_open(); on a header error *@srcp is still
  * set when the file could be opened, so mon_source_error() can say why
@@ -231,7 +233,8 @@ MON_API const struct trace_info *mon_source_info(const struct mon_source *src);
 MON_API int mon_source_next(struct mon_source *src, struct mon_msg *msg);
 
 /*
- * mon_source_error - the source's last error as one line ("" if none)
+ * mon_source_error - the source's last error as one line ("" if none; for
+ * a file whose stream ended normally, the damage it skipped, if any)
  * @offset: out (may be NULL): where in the source
  */
 MON_API const char *mon_source_error(const struct mon_source *src,

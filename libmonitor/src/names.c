@@ -5,6 +5,7 @@
  * that prints or draws a state reads it from here.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -97,6 +98,18 @@ const char *mon_event_name(unsigned int type)
 	};
 
 	return type < ARRAY_SIZE(types) && types[type] ? types[type] : "?";
+}
+
+/* The kernel's own table (gen-syscalls.sh; make syscalls rewrites it). */
+#include "syscalls_x86_64.h"
+
+const char *mon_syscall_name(const char *machine, uint32_t nr)
+{
+	/* The module builds for x86-64 only: a trace that does not say is
+	 * one. */
+	if (machine && *machine && strcmp(machine, "x86_64"))
+		return NULL;
+	return nr < ARRAY_SIZE(syscalls_x86_64) ? syscalls_x86_64[nr] : NULL;
 }
 
 const char *mon_task_state_name(unsigned int task_state)

@@ -8,7 +8,7 @@ VM_TESTS += $(CLI_TEST)
 VM_FILES += $(MKM_TOOL):/bin/mkm $(CLI_WORKLOAD):/bin/cli_workload
 all: $(CLI_TEST) $(CLI_WORKLOAD)
 
-$(CLI_TEST): tests/cli/test_cli.c $(LIBMON_A)
+$(CLI_TEST): tests/cli/test_cli.c tests/cli/slurp.h $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lcmocka -lm
@@ -17,3 +17,23 @@ $(CLI_WORKLOAD): tests/cli/cli_workload.c
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+
+# On the host (check-unit): the commands that need no module, on the
+# traces tests/view's mktrace writes, and mkm's own arguments.
+CLI_HOST_TEST := $(BUILD)/tests/cli/test_commands
+all: $(CLI_HOST_TEST)
+CHECK_EXTRA += check-cli
+
+$(CLI_HOST_TEST): tests/cli/test_commands.c tests/cli/slurp.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lcmocka
+
+.PHONY: check-cli
+# (tests/view/build.mk, included later, builds mktrace: its name here.)
+check-cli: $(CLI_HOST_TEST) $(MKM_TOOL) $(BUILD)/tests/view/mktrace
+	$(Q)mkdir -p $(BUILD)/tests/cli/work
+	$(Q)echo "== $(CLI_HOST_TEST)"
+	$(Q)$(CLI_HOST_TEST) $(abspath $(MKM_TOOL)) \
+		$(abspath $(BUILD)/tests/view/mktrace) \
+		$(abspath $(BUILD)/tests/cli/work)

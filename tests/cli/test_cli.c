@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "libmonitor.h"
+#include "slurp.h"
 
 /* Runs a shell command line; returns its exit status, output in files. */
 static int sh(const char *fmt, ...)
@@ -33,21 +34,6 @@ static int sh(const char *fmt, ...)
 	va_end(ap);
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[1 << 20];
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return buf;
 }
 
 /* The kernel's figures for one thread, and mkm's up to the same instant. */
@@ -184,11 +170,131 @@ static void test_record_usage_errors(void **state)
 	assert_int_equal(sh("mkm report 2>/tmp/e"), 2);
 }
 
+/* A thread that does not exist: one clear line, and no stub file. */
 static void test_record_unknown_tid(void **state)
 {
 	(void)state;
+	unlink("/tmp/u.mkm");
 	assert_int_equal(sh("mkm record -o /tmp/u.mkm -t 4000000 2>/tmp/e"), 1);
-	assert_non_null(strstr(slurp("/tmp/e"), "4000000"));
+	assert_non_null(
+		strstr(slurp("/tmp/e"), "thread 4000000: no such thread"));
+	assert_int_not_equal(access("/tmp/u.mkm", F_OK), 0);
+}
+
+/* An output that cannot be written is named, at once, and not blamed on
+ * the module. */
+static void test_record_unwritable_output(void **state)
+{
+	char *e;
+
+	(void)state;
+	assert_int_equal(
+		sh("mkm record -o /nonexistent/dir/x.mkm -- true 2>/tmp/e"), 1);
+	e = slurp("/tmp/e");
+	assert_non_null(strstr(e, "/nonexistent/dir/x.mkm"));
+	assert_non_null(strstr(e, "No such file or directory"));
+	assert_null(strstr(e, "module"));
+	assert_int_equal(sh("mkm record -o /tmp -- true 2>/tmp/e"), 1);
+	assert_non_null(strstr(slurp("/tmp/e"), "is a directory"));
+}
+
+/* As strace, time and perf: the command's exit code, or 128 + its signal;
+ * the trace is written either way. */
+static void test_record_exit_status_is_the_commands(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/s.mkm -- false 2>/tmp/e"),
+		1);
+	assert_non_null(strstr(slurp("/tmp/e"), "wrote /tmp/s.mkm"));
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/s.mkm -- sh -c 'exit 3' 2>/tmp/e"),
+		3);
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/s.mkm -- sh -c 'kill -TERM $$' 2>/tmp/e"),
+		128 + SIGTERM);
+	assert_non_null(strstr(slurp("/tmp/e"), "wrote /tmp/s.mkm"));
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/s.mkm -- true 2>/tmp/e"),
+		0);
+}
+
+/* An existing output is kept as FILE.old, as perf keeps perf.data.old. */
+static void test_record_keeps_old_output(void **state)
+{
+	(void)state;
+	unlink("/tmp/o.mkm.old");
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/o.mkm -- true 2>/tmp/e"),
+		0);
+	assert_int_equal(sh("cp /tmp/o.mkm /tmp/o.first"), 0);
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/o.mkm -- sleep 0.1 2>/tmp/e"),
+		0);
+	assert_int_equal(sh("cmp -s /tmp/o.mkm.old /tmp/o.first"), 0);
+	assert_int_not_equal(sh("cmp -s /tmp/o.mkm /tmp/o.first"), 0);
+	assert_non_null(strstr(slurp("/tmp/e"), "/tmp/o.mkm.old"));
+	/* A failed start leaves both as they were. */
+	assert_int_equal(sh("cp /tmp/o.mkm /tmp/o.second"), 0);
+	assert_int_equal(sh("mkm record -o /tmp/o.mkm -t 4000000 2>/tmp/e"), 1);
+	assert_int_equal(sh("cmp -s /tmp/o.mkm /tmp/o.second"), 0);
+	assert_int_equal(sh("cmp -s /tmp/o.mkm.old /tmp/o.first"), 0);
+}
+
+/* The number of threads of process @pid (0 once it is gone). */
+static int nr_threads(pid_t pid)
+{
+	char path[64];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	sscanf(strstr(slurp(path), "Threads:") ?: "Threads: 0", "Threads: %d",
+	       &n);
+	return n;
+}
+
+/*
+ * A Ctrl-C in the first moments, while the recorder still calibrates
+ * (its ping-pong peer thread is up, no trace yet): the recording never
+ * starts, and the recorder says so and exits 128 + SIGINT, leaving no
+ * file; it is neither killed silently nor does it start recording after
+ * being told to stop.
+ */
+static void test_record_sigint_before_start_says_so(void **state)
+{
+	pid_t target, pid;
+	char pidarg[16];
+	int st, i;
+
+	(void)state;
+	unlink("/tmp/early.mkm");
+	target = fork();
+	assert_true(target >= 0);
+	if (!target) {
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(126);
+	}
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		assert_non_null(freopen("/tmp/early.err", "w", stderr));
+		execlp("mkm", "mkm", "record", "-o", "/tmp/early.mkm", "-p",
+		       pidarg, (char *)NULL);
+		_exit(126);
+	}
+	for (i = 0; i < 3000 && nr_threads(pid) < 2; i++)
+		usleep(1000);
+	assert_true(nr_threads(pid) >= 2);
+	assert_int_not_equal(access("/tmp/early.mkm", F_OK), 0);
+	assert_int_equal(kill(pid, SIGINT), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 128 + SIGINT);
+	assert_non_null(strstr(slurp("/tmp/early.err"), "interrupted"));
+	assert_int_not_equal(access("/tmp/early.mkm", F_OK), 0);
 }
 
 static void test_record_missing_command(void **state)
@@ -232,8 +338,9 @@ static void test_record_sigint_gives_complete_file(void **state)
 	sleep(1);
 	assert_int_equal(kill(pid, SIGINT), 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* The Ctrl-C was passed on to sleep, which it ended: its status. */
 	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(WEXITSTATUS(st), 128 + SIGINT);
 	/* Complete: read to its END chunk, no warning about a cut. */
 	assert_int_equal(sh("mkm report /tmp/int.mkm >/tmp/int.txt 2>/tmp/e"),
 			 0);
@@ -271,6 +378,10 @@ int main(void)
 		cmocka_unit_test(test_record_a_matches_schedstat),
 		cmocka_unit_test(test_record_usage_errors),
 		cmocka_unit_test(test_record_unknown_tid),
+		cmocka_unit_test(test_record_unwritable_output),
+		cmocka_unit_test(test_record_exit_status_is_the_commands),
+		cmocka_unit_test(test_record_keeps_old_output),
+		cmocka_unit_test(test_record_sigint_before_start_says_so),
 		cmocka_unit_test(test_record_missing_command),
 		cmocka_unit_test(test_report_bad_file),
 		cmocka_unit_test(test_record_sigint_gives_complete_file),

@@ -5,7 +5,7 @@ decode the export with a reader nobody here wrote and compare.
 
 Each expected event is (time_ns, cpu, name, fields) with LTTng's event and
 field names; the Perfetto test renames ftrace's (pid -> tid) to match.
-Times in the dump are relative to its first record; the tests check that
+Times in the dump are relative to the recording's start; the tests check that
 one offset maps every dump time onto every exported time.
 """
 import re
@@ -17,7 +17,7 @@ STATE_BITS = {"R": 0, "S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64}
 
 
 def dump(mkm, trace):
-    """The dump's records: dicts of t (ns from the first), cpu, tid, type,
+    """The dump's records: dicts of t (ns from the start), cpu, tid, type,
     rest (the type's text), seq."""
     out = subprocess.run([mkm, "dump", trace], check=True, capture_output=True,
                          text=True).stdout
@@ -48,9 +48,14 @@ def lost_per_cpu(recs):
     return lost
 
 
+def field(rest, name):
+    """The number after NAME= in a dump line's arguments."""
+    return int(re.search(r"\b" + name + r"=(-?\d+)", rest)[1])
+
+
 def expected(recs):
     """The events an export must contain, in the dump's order."""
-    comm, half = {0: "swapper"}, {}
+    comm = {0: "swapper"}
     tgid = {}
     last_out = {}  # cpu -> (t, prev, next): the switch a SWITCH_IN completes
     # cpu -> (tid, index in out) of an exec whose new name may follow
@@ -70,13 +75,10 @@ def expected(recs):
         if c in exec_name and (typ != "name" or exec_name[c][0] != tid):
             del exec_name[c]
         if typ == "name":
-            s = re.match(r'part(\d) "(.*)"$', rest)
-            if s[1] == "0":
-                half[tid] = s[2]
-            else:
-                # the first half fills 8 bytes before the second counts
-                comm[tid] = (half.get(tid, "") + s[2])[:15] \
-                    if len(half.get(tid, "")) == 8 else half.get(tid, "")
+            # the dump joins a comm's two records: the second says it all
+            s = re.match(r'comm "(.*)" \((\d) of 2\)$', rest)
+            if s[2] == "2":
+                comm[tid] = s[1]
                 if c in exec_name:
                     out[exec_name.pop(c)[1]][3]["filename"] = comm[tid]
             continue
@@ -117,17 +119,17 @@ def expected(recs):
         elif typ == "reap":
             ev(r, "sched_process_free", tid=tid, comm=name(tid))
         elif typ == "irq_entry":
-            ev(r, "irq_handler_entry", irq=int(words[0]))
+            ev(r, "irq_handler_entry", irq=field(rest, "(?:irq|vector)"))
         elif typ == "irq_exit":
-            ev(r, "irq_handler_exit", irq=int(words[0]), ret=int(words[1]))
+            ev(r, "irq_handler_exit", irq=field(rest, "(?:irq|vector)"),
+               ret=field(rest, "handled"))
         elif typ in ("softirq_entry", "softirq_exit"):
-            ev(r, typ, vec=int(words[0]))
+            ev(r, typ, vec=field(rest, "vec"))
         elif typ == "syscall_entry":
-            ev(r, "syscall_entry", tid=tid, id=int(words[0]))
+            ev(r, "syscall_entry", tid=tid, id=field(rest, "nr"))
         elif typ == "syscall_exit":
-            ret = int(words[1])
-            ev(r, "syscall_exit", tid=tid, id=int(words[0]),
-               ret=ret - (1 << 32) if ret >= 1 << 31 else ret)
+            ev(r, "syscall_exit", tid=tid, id=field(rest, "nr"),
+               ret=field(rest, "ret"))
         elif typ == "mark":
             ev(r, "mark", tid=tid, value=int(words[0]) | int(words[1]) << 32)
         elif typ in ("attach", "detach", "LOST"):

@@ -31,8 +31,9 @@ otf2=$("$mkm" export -h | grep -ow otf2 || true)
 "$mktrace" small "$dir/small.mkm"
 "$mktrace" events "$dir/events.mkm"
 "$mktrace" big "$dir/big.mkm" 200000 50
-# A trace cut inside its last chunks, and one with a byte flipped in its
-# second chunk: what precedes the damage is exported.
+# A trace cut inside its last chunks, and one with a byte flipped in a
+# chunk in its middle: what precedes the cut, and all but the damaged
+# chunk, are exported.
 head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mkm"
 cp "$dir/big.mkm" "$dir/corrupt.mkm"
 printf '\xff' | dd of="$dir/corrupt.mkm" bs=1 seek=100000 conv=notrunc status=none
@@ -65,14 +66,18 @@ for t in small events big cut corrupt; do
 	fi
 done
 
-# Damaged input: says where it stopped, keeps what came before.
-for t in cut corrupt; do
-	if grep -q "$t.mkm: .*offset.*showing what precedes it" "$dir/$t.err"; then
-		ok "a $t trace: the warning names the offset"
-	else
-		bad "a $t trace: no warning naming the offset: $(cat "$dir/$t.err")"
-	fi
-done
+# Damaged input: a cut says where it stopped, and keeps what came before;
+# a flipped byte costs its chunk only, and says what was skipped.
+if grep -q "cut.mkm: .*offset.*showing what precedes it" "$dir/cut.err"; then
+	ok "a cut trace: the warning names the offset"
+else
+	bad "a cut trace: no warning naming the offset: $(cat "$dir/cut.err")"
+fi
+if grep -q "corrupt.mkm: offset .*skipped .* bytes (1 chunk) .*read on from there" "$dir/corrupt.err"; then
+	ok "a corrupt trace: the warning names the offset and what was skipped"
+else
+	bad "a corrupt trace: no warning naming what was skipped: $(cat "$dir/corrupt.err")"
+fi
 
 # A trace with no valid record: an empty Perfetto, CTF and Paraver trace
 # that their readers open; OTF2 cannot hold one (its readers refuse an

@@ -4,6 +4,7 @@
  * the noise and idle analyses, on synthetic event streams.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "evstream.h"
 
@@ -215,9 +216,108 @@ static void test_idle_analyse_table(void **state)
 	tl_destroy(tl);
 }
 
+#define NR_TICKS 120 /* of 4 records each, in an evs */
+
+/*
+ * Thread 10 runs from 1000 while the tick interrupts it @n times; with
+ * @nested, a softirq runs inside each tick and ends first (so the
+ * timeline stores the handlers' runs out of start order).
+ */
+static struct tl *build_ticks(size_t n, bool nested)
+{
+	static struct evs s;
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	ATTACH(&s, 1000, 0, 10, MKM_TS_RUNNING, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t t = 2000 + i * 1000;
+
+		IRQ(&s, t, 0, 10, MKM_EV_IRQ_ENTRY, TIMER, MKM_EVF_VECTOR);
+		if (nested) {
+			IRQ(&s, t + 10, 0, 10, MKM_EV_SOFTIRQ_ENTRY, 1, 0);
+			IRQ(&s, t + 60, 0, 10, MKM_EV_SOFTIRQ_EXIT, 1, 0);
+		}
+		IRQ(&s, t + 100, 0, 10, MKM_EV_IRQ_EXIT, TIMER, MKM_EVF_VECTOR);
+	}
+	OUT(&s, 2000 + n * 1000, 0, 10, MKM_TS_INTERRUPTIBLE, 0);
+	return build_idle(&s);
+}
+
+struct build_job {
+	const struct tl *tl;
+	uint64_t taken_ns, run_ns; /* of the first build */
+	int failures;
+};
+
+static uint64_t taken(const struct tl *tl, uint64_t *run_ns)
+{
+	struct noise_result r;
+	struct noise *n;
+	uint64_t t;
+
+	if (noise_create(&n, tl))
+		return UINT64_MAX;
+	if (noise_thread(n, (size_t)tl_find(tl, 10), 0, UINT64_MAX, &r)) {
+		noise_destroy(n);
+		return UINT64_MAX;
+	}
+	t = r.taken_ns;
+	*run_ns = r.run_ns;
+	noise_result_free(&r);
+	noise_destroy(n);
+	return t;
+}
+
+static void *build_many(void *arg)
+{
+	struct build_job *job = arg;
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		uint64_t run = 0, t = taken(job->tl, &run);
+
+		job->failures += t != job->taken_ns || run != job->run_ns;
+	}
+	return NULL;
+}
+
+/*
+ * Two indexes built at once in two threads, of two timelines whose
+ * handlers' runs are stored in different orders, each give what one
+ * build alone gives (the sort once compared through a static global).
+ */
+static void test_noise_create_concurrent_builds(void **state)
+{
+	struct build_job job[2];
+	pthread_t t[2];
+	int k;
+
+	(void)state;
+	job[0] = (struct build_job){ .tl = build_ticks(NR_TICKS, false) };
+	job[1] = (struct build_job){ .tl = build_ticks(NR_TICKS, true) };
+	for (k = 0; k < 2; k++) {
+		job[k].taken_ns = taken(job[k].tl, &job[k].run_ns);
+		assert_int_not_equal(job[k].taken_ns, UINT64_MAX);
+	}
+	/* Each tick took 100 ns from the thread, nested or not. */
+	assert_int_equal(job[0].taken_ns, NR_TICKS * 100);
+	assert_int_equal(job[1].taken_ns, NR_TICKS * 100);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(
+			pthread_create(&t[k], NULL, build_many, &job[k]), 0);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(pthread_join(t[k], NULL), 0);
+	assert_int_equal(job[0].failures, 0);
+	assert_int_equal(job[1].failures, 0);
+	for (k = 0; k < 2; k++)
+		tl_destroy((struct tl *)job[k].tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_noise_create_concurrent_builds),
 		cmocka_unit_test(test_idle_thread_rebuilt),
 		cmocka_unit_test(test_no_idle_thread_when_selective),
 		cmocka_unit_test(test_noise_thread_intruders),

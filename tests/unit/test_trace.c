@@ -246,52 +246,118 @@ static void test_trace_reader_every_truncation(void **state)
 	drop(&f);
 }
 
-static void test_trace_reader_corrupt_payload(void **state)
+/* Reads @f to its end: the records, and what the last call returned. */
+static int read_all(const struct file *f, struct trace_reader **rp,
+		    uint64_t *events, uint32_t *types)
 {
-	uint64_t off[16], before[16], at;
+	struct trace_chunk c;
+	int err;
+
+	*events = 0;
+	*types = 0;
+	assert_int_equal(trace_reader_open_mem(rp, f->data, f->len), 0);
+	while ((err = trace_reader_next(*rp, &c)) == 1) {
+		*events += c.nr_events;
+		*types |= 1u << c.type;
+	}
+	return err;
+}
+
+/* Says what was skipped, from where to where. */
+static void says_skipped(struct trace_reader *r, uint64_t from, uint64_t to,
+			 const char *why)
+{
+	const char *msg = trace_reader_error(r, NULL);
+	char want[128];
+	uint64_t at;
+
+	trace_reader_error(r, &at);
+	assert_int_equal(at, from);
+	snprintf(want, sizeof(want), "offset %llu: ", (unsigned long long)from);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, why));
+	snprintf(
+		want, sizeof(want),
+		"skipped %llu bytes (1 chunk) to the next good chunk, at offset %llu",
+		(unsigned long long)(to - from), (unsigned long long)to);
+	if (!strstr(msg, want))
+		fail_msg("\"%s\" does not say \"%s\"", msg, want);
+}
+
+/*
+ * Four flipped bytes in the first EVENTS chunk: the reader says where and
+ * what it skipped, and reads on from the next good chunk to END (issue
+ * 28: such a trace lost half its records).
+ */
+static void test_trace_reader_resyncs_after_corrupt_payload(void **state)
+{
+	uint64_t off[16], before[16], events;
 	struct trace_reader *r;
 	struct trace_chunk c;
+	uint32_t types;
 	struct file f;
-	char want[32];
-	uint64_t events = 0;
-	int err;
 
 	(void)state;
 	write_full(&f);
 	chunk_offsets(&f, off, before, 15);
-	f.data[off[1] + 16 + 100] ^= 0x40; /* inside the second EVENTS */
-	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), 0);
-	while ((err = trace_reader_next(r, &c)) == 1)
-		events += c.nr_events;
-	assert_int_equal(err, -EBADMSG);
-	assert_int_equal(events, 2048);
-	trace_reader_error(r, &at);
-	assert_int_equal(at, off[1]);
-	snprintf(want, sizeof(want), "offset %llu:", (unsigned long long)at);
-	assert_non_null(strstr(trace_reader_error(r, NULL), want));
-	assert_non_null(strstr(trace_reader_error(r, NULL), "checksum"));
+	memset(f.data + off[0] + 16 + 100, 0xa5, 4);
+	assert_int_equal(read_all(&f, &r, &events, &types), 0);
+	assert_int_equal(events, 952);
+	assert_true(types & (1u << TRACE_CHUNK_END));
+	assert_true(types & (1u << TRACE_CHUNK_CALIBRATION));
+	says_skipped(r, off[0], off[1], "checksum");
+	assert_int_equal(trace_reader_next(r, &c), 0);
 	trace_reader_close(r);
 	drop(&f);
 }
 
-static void test_trace_reader_corrupt_length(void **state)
+/* A length that lies: the next chunk is found by its checksum. */
+static void test_trace_reader_resyncs_after_corrupt_length(void **state)
 {
-	uint64_t off[16], before[16], at;
+	uint64_t off[16], before[16], events;
 	struct trace_reader *r;
-	struct trace_chunk c;
+	uint32_t types;
 	struct file f;
-	int err;
 
 	(void)state;
 	write_full(&f);
 	chunk_offsets(&f, off, before, 15);
 	f.data[off[2] + 4] ^= 0x01; /* HORIZON's length: 8 -> 9 */
-	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), 0);
-	while ((err = trace_reader_next(r, &c)) == 1)
-		;
-	assert_int_equal(err, -EBADMSG);
+	assert_int_equal(read_all(&f, &r, &events, &types), 0);
+	assert_int_equal(events, 3000);
+	assert_false(types & (1u << TRACE_CHUNK_HORIZON));
+	assert_true(types & (1u << TRACE_CHUNK_THREADS));
+	says_skipped(r, off[2], off[3], "checksum");
+	trace_reader_close(r);
+	drop(&f);
+
+	write_full(&f);
+	f.data[off[1] + 7] = 0xff; /* the second EVENTS: 4 GiB long */
+	assert_int_equal(read_all(&f, &r, &events, &types), 0);
+	assert_int_equal(events, 2048);
+	says_skipped(r, off[1], off[2], "impossible length");
+	trace_reader_close(r);
+	drop(&f);
+}
+
+/* Damage with no good chunk after it stops there, as a cut does. */
+static void test_trace_reader_corrupt_last_chunk_stops(void **state)
+{
+	uint64_t off[16], before[16], events, at;
+	struct trace_reader *r;
+	uint32_t types;
+	struct file f;
+
+	(void)state;
+	write_full(&f);
+	chunk_offsets(&f, off, before, 15);
+	f.data[off[6] + 16] ^= 0x40; /* inside END */
+	assert_int_equal(read_all(&f, &r, &events, &types), -EBADMSG);
+	assert_int_equal(events, 3000);
 	trace_reader_error(r, &at);
-	assert_int_equal(at, off[2]);
+	assert_int_equal(at, off[6]);
+	assert_non_null(strstr(trace_reader_error(r, NULL), "checksum"));
+	assert_non_null(strstr(trace_reader_error(r, NULL), "are valid"));
 	trace_reader_close(r);
 	drop(&f);
 }
@@ -676,8 +742,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_writer_roundtrip),
 		cmocka_unit_test(test_trace_reader_every_truncation),
-		cmocka_unit_test(test_trace_reader_corrupt_payload),
-		cmocka_unit_test(test_trace_reader_corrupt_length),
+		cmocka_unit_test(
+			test_trace_reader_resyncs_after_corrupt_payload),
+		cmocka_unit_test(
+			test_trace_reader_resyncs_after_corrupt_length),
+		cmocka_unit_test(test_trace_reader_corrupt_last_chunk_stops),
 		cmocka_unit_test(test_trace_reader_bad_header),
 		cmocka_unit_test(test_trace_reader_unknown_abi),
 		cmocka_unit_test(test_trace_reader_crash_loses_only_unflushed),

@@ -5,6 +5,9 @@
  *   mktrace small FILE              three threads on two CPUs over 10 ms,
  *                                   every state, a mark, a LOST gap, an exit,
  *                                   and a calibration (the K key)
+ *   mktrace late FILE               the same, its first record 50 ms after
+ *                                   the recording's start, as in a real
+ *                                   recording (times count from the start)
  *   mktrace big FILE EVENTS THREADS a scheduler's worth of random switches
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
@@ -18,7 +21,8 @@
 
 #define NR_CPUS_SMALL 2
 #define NR_CPUS_BIG 8
-#define T0 1000000000ull /* the traces start at 1 s */
+#define T0 1000000000ull /* the traces' first records are at 1 s */
+#define LATE 50000000ull /* mktrace late: the start, 50 ms before T0 */
 
 static struct trace_writer *w;
 static uint32_t seq[NR_CPUS_BIG];
@@ -29,7 +33,7 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-static void open_trace(const char *path, unsigned int nr_cpus)
+static void open_trace(const char *path, unsigned int nr_cpus, uint64_t start)
 {
 	struct trace_info info = {
 		.clock = 1,
@@ -38,7 +42,7 @@ static void open_trace(const char *path, unsigned int nr_cpus)
 		.event_size = sizeof(struct mkm_event),
 		.nr_cpus = nr_cpus,
 		.classes = MKM_CLASS_DEFAULT,
-		.start_mono_ns = T0,
+		.start_mono_ns = start,
 	};
 	int err = trace_writer_open(&w, path, &info);
 
@@ -253,20 +257,23 @@ int main(int argc, char **argv)
 {
 	int err;
 
-	if (argc == 3 && !strcmp(argv[1], "small")) {
-		open_trace(argv[2], NR_CPUS_SMALL);
+	if (argc == 3 &&
+	    (!strcmp(argv[1], "small") || !strcmp(argv[1], "late"))) {
+		open_trace(argv[2], NR_CPUS_SMALL,
+			   !strcmp(argv[1], "late") ? T0 - LATE : T0);
 		calibration();
 		small();
 	} else if (argc == 3 && !strcmp(argv[1], "events")) {
-		open_trace(argv[2], NR_CPUS_SMALL);
+		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		events();
 	} else if (argc == 5 && !strcmp(argv[1], "big")) {
-		open_trace(argv[2], NR_CPUS_BIG);
+		open_trace(argv[2], NR_CPUS_BIG, T0);
 		big(strtoull(argv[3], NULL, 0), (unsigned int)atoi(argv[4]));
 	} else {
-		fprintf(stderr, "usage: mktrace small FILE | "
-				"mktrace events FILE | "
-				"mktrace big FILE EVENTS THREADS\n");
+		fprintf(stderr,
+			"usage: mktrace small FILE | mktrace late FILE | "
+			"mktrace events FILE | "
+			"mktrace big FILE EVENTS THREADS\n");
 		return 2;
 	}
 	err = trace_writer_close(w);

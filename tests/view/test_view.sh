@@ -15,6 +15,9 @@ sock=
 mkdir -p "$dir"
 dir=$(realpath "$dir")
 "$mktrace" small "$dir/small.mkm"
+# The same, recorded 50 ms after its recording's start: times count from
+# the start, in the viewer as in mkm dump and export.
+"$mktrace" late "$dir/late.mkm"
 # A trace cut inside its last chunks: what precedes the cut is shown.
 head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mkm"
 
@@ -90,6 +93,7 @@ check next_lost 100x24 small.mkm L
 check next_mark 100x24 small.mkm M
 check next_flutter 100x24 small.mkm ]
 check events 100x24 small.mkm j j '>' '>' '>' '>' '>' '>' e
+check late_origin 100x24 late.mkm j j '>' '>' '>' '>' '>' '>' e
 check noise 100x24 small.mkm j i
 check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o

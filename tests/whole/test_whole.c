@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "libmonitor.h"
+#include "../cli/slurp.h"
 
 static int sh(const char *fmt, ...)
 {
@@ -37,21 +38,6 @@ static int sh(const char *fmt, ...)
 	va_end(ap);
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[1 << 20];
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return buf;
 }
 
 /* The trace's timeline (the sink turns TL_IDLE on from INFO). */

@@ -15,13 +15,11 @@
 #include "export.h"
 #include "util.h"
 
-#define MAX_TIDS 4096
-
 static const char export_usage[] =
 	"usage: mkm export -f FORMAT FILE [-o OUT] [--threads TID,...]\n"
 	"                  [--from T] [--to T]\n"
-	"  T: a time from the recording's start, with a unit: 1.5s, 20ms,\n"
-	"     300us, 4000ns";
+	"  T: a time from the recording's start (as mkm view, dump and timeline\n"
+	"     count), with a unit: 1.5s, 20ms, 300us, 4000ns";
 
 static void list_formats(FILE *f)
 {
@@ -30,25 +28,6 @@ static void list_formats(FILE *f)
 	fputs("formats:\n", f);
 	for (fmt = export_formats; fmt->name; fmt++)
 		fprintf(f, "  %-10s %s\n", fmt->name, fmt->what);
-}
-
-static size_t parse_tids(const char *s, uint32_t *tids)
-{
-	size_t n = 0;
-
-	while (*s) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (errno || end == s || !v || v > UINT32_MAX ||
-		    n == MAX_TIDS || (*end && *end != ','))
-			die_usage("export: bad --threads list: %s", s);
-		tids[n++] = (uint32_t)v;
-		s = *end ? end + 1 : end;
-	}
-	return n;
 }
 
 /* OUT from FILE: its name without .mkm, and the format's extension. */
@@ -84,11 +63,10 @@ int cmd_export(int argc, char **argv)
 	int64_t from = -1, to = -1;
 	struct mon_filter filter = { .tids = tids };
 	struct mon_pipeline *p;
-	struct mon_stage *order, *cut;
 	struct mon_sink *sink;
 	char *out = NULL, why[512];
-	uint64_t start;
-	int opt, ret, written;
+	struct export_result res = { 0 };
+	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "f:o:t:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -102,13 +80,14 @@ int cmd_export(int argc, char **argv)
 				die("out of memory");
 			break;
 		case 't':
-			filter.nr_tids = parse_tids(optarg, tids);
+			filter.nr_tids = parse_tid_list("export --threads",
+							optarg, tids, MAX_TIDS);
 			break;
 		case 'F':
 		case 'T':
-			if (parse_time(optarg) < 0)
-				die_usage("export: bad time: %s", optarg);
-			*(opt == 'F' ? &from : &to) = parse_time(optarg);
+			*(opt == 'F' ? &from : &to) = parse_time_arg(
+				opt == 'F' ? "export --from" : "export --to",
+				optarg);
 			break;
 		case 'h':
 			puts(export_usage);
@@ -134,24 +113,9 @@ int cmd_export(int argc, char **argv)
 		out = default_out(in, fmt);
 
 	p = open_trace(in);
-	/* Times are from the recording's start, as the header says. */
-	start = mon_source_info(mon_pipeline_source(p))->start_mono_ns;
-	filter.from_ns = from >= 0 ? start + (uint64_t)from : 0;
-	filter.to_ns = to >= 0 ? start + (uint64_t)to : 0;
-	if (to >= 0 && filter.to_ns <= filter.from_ns)
-		die_usage("export: --to must come after --from");
-
-	ret = mon_stage_order(&order);
-	if (!ret)
-		ret = mon_pipeline_add_stage(p, order);
-	if (!ret && (filter.nr_tids || from >= 0 || to >= 0)) {
-		ret = mon_stage_filter(&cut, &filter);
-		if (!ret)
-			ret = mon_pipeline_add_stage(p, cut);
-	}
-	if (ret)
-		die("%s: %s", in, monitor_strerror(ret));
-	ret = fmt->sink(&sink, out, &written);
+	/* A cut that keeps nothing is a mistake to say, not an empty file. */
+	res.need_records = add_order_and_cut(p, in, &filter, from, to);
+	ret = fmt->sink(&sink, out, &res);
 	if (ret)
 		die("%s: cannot write: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(p, sink);
@@ -167,16 +131,23 @@ int cmd_export(int argc, char **argv)
 	 * kept. The runner returns the same result when asked again; it keeps
 	 * its first error only, so the sink says whether it wrote. */
 	ret = mon_pipeline_run(p);
+	if (res.err == -ENOMSG) {
+		if (ret == -EBADMSG || ret == -ENODATA)
+			run_trace(p, in, NULL, 0); /* says where it stopped */
+		mon_pipeline_destroy(p);
+		die("%s: no record in the window or threads given (--from/--to count from the recording's start, as mkm view and mkm dump do); nothing written",
+		    in);
+	}
 	if (ret && ret != -EBADMSG && ret != -ENODATA) {
 		snprintf(why, sizeof(why), "%s", mon_pipeline_error(p, NULL));
 		mon_pipeline_destroy(p);
 		die("%s -> %s: %s; nothing written", in, out, why);
 	}
 	run_trace(p, in, NULL, 0);
-	if (written) {
+	if (res.err) {
 		mon_pipeline_destroy(p);
 		die("%s -> %s: sink %s: %s; nothing written", in, out,
-		    fmt->name, strerror(-written));
+		    fmt->name, strerror(-res.err));
 	}
 	fprintf(stderr, "mkm: wrote %s (%s) from %llu records\n", out,
 		fmt->name, (unsigned long long)mon_pipeline_meta(p)->events);

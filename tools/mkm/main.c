@@ -5,21 +5,36 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "libmonitor.h"
+
+#ifndef MKM_VERSION
+#error "MKM_VERSION: the build passes it from VERSION"
+#endif
 
 static const char usage[] =
 	"usage: mkm COMMAND [ARGS]\n"
 	"\n"
 	"  record [-o FILE] [--buffer-size N] [--events LIST] -- CMD [ARGS...]\n"
 	"  record [-o FILE] ... -t TID[,TID...] | -p PID\n"
-	"      monitor CMD and every thread and child it creates, or running\n"
-	"      threads, and write a trace file (default CMD.mkm / mkm.mkm);\n"
-	"      a short calibration first (--no-calibrate, --calibration FILE)\n"
-	"  report [--json] [--compensated [--calibration FILE]] FILE\n"
+	"  record [-o FILE] ... -a [-- CMD [ARGS...]]\n"
+	"      monitor CMD and every thread and child it creates, running\n"
+	"      threads, or with -a every thread of the machine, and write a\n"
+	"      trace file (default CMD.mkm / mkm.mkm; an older one is kept as\n"
+	"      FILE.old); a short calibration first (--no-calibrate,\n"
+	"      --calibration FILE); exits with CMD's status\n"
+	"  report [--json] [--compensated [--calibration FILE]]\n"
+	"         [--tid TID,... | --comm NAME] [--sort KEY] [--top N] FILE\n"
+	"  report --noise [--tid TID,... | --comm NAME] [--top N] [--json] FILE\n"
+	"  report --idle [--json] FILE\n"
 	"      per-thread microstates, per-CPU summary, bursts, CPU x thread;\n"
-	"      --compensated: raw and compensated side by side\n"
+	"      --compensated: raw and compensated side by side; --noise: who\n"
+	"      took time from the threads; --idle: each CPU's idle intervals\n"
+	"      (--noise and --idle need a system-wide trace, record -a)\n"
 	"  timeline [-w WIDTH] FILE\n"
-	"      the threads' timeline as text, one row per thread\n"
-	"  dump FILE\n"
+	"  timeline --png OUT | --svg OUT [-w PIXELS] [--from T --to T] FILE\n"
+	"      the threads' timeline as text, one row per thread, or as a\n"
+	"      picture\n"
+	"  dump [--tid TID,...] [--from T] [--to T] FILE\n"
 	"      every event, one line each, in time order\n"
 	"  view [--ascii] FILE\n"
 	"  view [--ascii] --live [record's options] -- CMD [ARGS...] | -p PID\n"
@@ -35,8 +50,10 @@ static const char usage[] =
 	"  replay [--calibration FILE] --play [--speed X] FILE\n"
 	"      the trace compensated for the monitor's cost: written, or\n"
 	"      played back in time order\n"
+	"  --version, --help\n"
 	"\n"
-	"See mkm(1).\n";
+	"Times (T) count from the recording's start, in every command, and\n"
+	"take a unit: ns, us, ms, s. See mkm(1).\n";
 
 int main(int argc, char **argv)
 {
@@ -62,6 +79,17 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	fputs(usage, stderr);
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("mkm %s (MKM ABI %u.%u)\n", MKM_VERSION, MKM_ABI_MAJOR,
+		       MKM_ABI_MINOR);
+		return 0;
+	}
+	if (!*cmd) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	fprintf(stderr,
+		"mkm: unknown command '%s': record, report, timeline, dump, view, export, calibrate, replay (mkm --help)\n",
+		cmd);
 	return 2;
 }

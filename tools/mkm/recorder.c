@@ -12,6 +12,8 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -312,7 +315,7 @@ static void open_pipeline(struct recorder *rec, const char *out,
 	add_own_tid(&info, rec->runner_tid);
 	ret = mon_sink_trace(&sink, out, &info);
 	if (ret)
-		die("%s: %s", out, monitor_strerror(ret));
+		die("-o %s: cannot write the trace: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(rec->p, sink);
 	if (!ret && extra)
 		ret = mon_pipeline_add_sink(rec->p, extra);
@@ -324,6 +327,21 @@ void recorder_init(struct recorder *rec)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->cfg.flags = MKM_CONFIG_INHERIT;
+	/* From the first moment on, before any option is read: a Ctrl-C
+	 * is the recorder's to handle (recorder_wait()), never a silent
+	 * death. */
+	sigemptyset(&rec->sigs);
+	sigaddset(&rec->sigs, SIGINT);
+	sigaddset(&rec->sigs, SIGTERM);
+	sigaddset(&rec->sigs, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &rec->sigs, NULL);
+}
+
+void recorder_release(struct recorder *rec)
+{
+	pthread_sigmask(SIG_UNBLOCK, &rec->sigs, NULL);
+	free(rec->tids);
+	rec->tids = NULL;
 }
 
 bool recorder_option(struct recorder *rec, int opt, const char *arg)
@@ -397,6 +415,54 @@ static void self_cpu_ns(double *user, double *sys)
 	       (double)ru.ru_stime.tv_usec * 1e3;
 }
 
+/* Before anything takes time: an output that cannot be written is said
+ * at once, naming it. */
+static void check_output(const char *out)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!stat(out, &st) && S_ISDIR(st.st_mode))
+		die("-o %s: is a directory: give a file name", out);
+	snprintf(dir, sizeof(dir), "%s", out);
+	if (access(dirname(dir), W_OK))
+		die("-o %s: cannot write there: %s", out, strerror(errno));
+}
+
+/* An existing trace is kept as FILE.old, as perf keeps perf.data.old. */
+static void keep_old_output(const char *out)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (stat(out, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return;
+	if (snprintf(old, sizeof(old), "%s.old", out) >= (int)sizeof(old))
+		die("-o %s: name too long", out);
+	if (rename(out, old))
+		die("%s: cannot keep it as %s: %s", out, old, strerror(errno));
+	warnx_("%s existed: kept as %s", out, old);
+}
+
+/* A Ctrl-C (or SIGTERM) while calibrating: the user asked to stop before
+ * anything was recorded, so nothing is (the command is not started). */
+static void stop_if_asked(const struct recorder *rec)
+{
+	struct timespec now = { 0, 0 };
+	sigset_t stop;
+	int sig;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sig = sigtimedwait(&stop, NULL, &now);
+	if (sig <= 0)
+		return;
+	warnx_("interrupted (%s) before the recording started: nothing recorded, %s not written",
+	       strsignal(sig), rec->out);
+	exit(128 + sig);
+}
+
 void recorder_start(struct recorder *rec, struct mon_sink *extra)
 {
 	int go_fd = -1, err_fd = -1, ret;
@@ -404,24 +470,27 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 
 	if (rec->no_calibrate && rec->cal_file)
 		die_usage("--no-calibrate or --calibration, not both");
-	/* Signals are taken with sigtimedwait() by recorder_wait() only
-	 * (a Ctrl-C during the calibration too). */
-	sigemptyset(&rec->sigs);
-	sigaddset(&rec->sigs, SIGINT);
-	sigaddset(&rec->sigs, SIGTERM);
-	sigaddset(&rec->sigs, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &rec->sigs, NULL);
-	calibrate(rec);
-
+	/* What can fail is tried before the calibration takes its time: the
+	 * device and the right to record (-a), the output, the threads
+	 * given (one that does not exist leaves no file). The monitor stays
+	 * suspended meanwhile: it costs the calibration nothing. A
+	 * system-wide monitor takes every thread at its resume. */
 	open_monitor(rec, &rec->cfg);
+	check_output(rec->out);
+	for (i = 0; i < rec->nr_tids && !rec->system; i++)
+		monitor_or_die(rec, rec->tids[i]);
+	/* Signals stay blocked since recorder_init(): recorder_wait() takes
+	 * them with sigtimedwait(), and one that came while calibrating
+	 * stops everything before the file is made. */
+	calibrate(rec);
+	stop_if_asked(rec);
+	keep_old_output(rec->out);
 	open_pipeline(rec, rec->out, extra);
 	if (rec->cmd) {
 		rec->child = spawn(rec->cmd, &go_fd, &err_fd);
 		add_tid(rec, rec->child);
+		monitor_or_die(rec, rec->child);
 	}
-	/* A system-wide monitor takes every thread at its resume. */
-	for (i = 0; i < rec->nr_tids && !rec->system; i++)
-		monitor_or_die(rec, rec->tids[i]);
 	ret = monitor_resume(rec->mon);
 	if (ret)
 		die("resume: %s", monitor_strerror(ret));
@@ -461,6 +530,8 @@ bool recorder_wait(struct recorder *rec, int ms)
 	sig = sigtimedwait(&rec->sigs, NULL, &tick);
 	if (sig == SIGINT || sig == SIGTERM) {
 		/* Ctrl-C reached the command too; a second one ends us. */
+		if (rec->child && rec->stop_asked)
+			rec->stop_sig = sig;
 		if (!rec->child || rec->stop_asked)
 			return false;
 		rec->stop_asked = true;
@@ -543,5 +614,13 @@ int recorder_finish(struct recorder *rec)
 	monitor_terminate(rec->mon);
 	mon_calibration_free(&rec->cal);
 	free(rec->tids);
-	return rec->exec_failed ? 127 : 0;
+	/* As strace, time and perf: the command's status, 128 + its signal,
+	 * or ours if a second Ctrl-C left it running. */
+	if (rec->exec_failed)
+		return 127;
+	if (rec->reaped && WIFEXITED(rec->status))
+		return WEXITSTATUS(rec->status);
+	if (rec->reaped && WIFSIGNALED(rec->status))
+		return 128 + WTERMSIG(rec->status);
+	return rec->stop_sig ? 128 + rec->stop_sig : 0;
 }

@@ -6,9 +6,11 @@
  * "live source -> trace sink (+ the caller's sink)" run by a thread of its
  * own, so the file keeps up whatever the caller does.
  *
- * Signals (SIGINT, SIGTERM, SIGCHLD) are blocked in every thread and taken
- * by recorder_wait() only: a first Ctrl-C is passed to the command, a
- * second one (or one without a command) ends the recording.
+ * Signals (SIGINT, SIGTERM, SIGCHLD) are blocked from recorder_init() on,
+ * in every thread, and taken by recorder_wait() only: a first Ctrl-C is
+ * passed to the command, a second one (or one without a command) ends the
+ * recording. One that comes before the recording starts (while it
+ * calibrates) ends mkm with a message, 128 + the signal, and no file.
  */
 #ifndef MKM_RECORDER_H
 #define MKM_RECORDER_H
@@ -62,6 +64,8 @@ struct recorder {
 	pid_t child;
 	int status; /* the command's, once reaped */
 	bool reaped, exec_failed, stop_asked;
+	int stop_sig; /* the second Ctrl-C that ended us with the command
+			 still running */
 	bool system; /* -a: every thread of the machine (MKM_CONFIG_SYSTEM) */
 	sigset_t sigs;
 	double user_ns, sys_ns; /* this process's CPU time at resume, then
@@ -69,8 +73,12 @@ struct recorder {
 				   writer, main) */
 };
 
-/* Defaults: the command's threads and children, the default classes. */
+/* Defaults: the command's threads and children, the default classes.
+ * Blocks SIGINT, SIGTERM and SIGCHLD: call it first. */
 void recorder_init(struct recorder *rec);
+/* The session will not record after all (mkm view of a file): gives the
+ * signals back and frees what the options took. */
+void recorder_release(struct recorder *rec);
 /* Takes option @opt of RECORDER_SHORT_OPTS; false if it is not one. */
 bool recorder_option(struct recorder *rec, int opt, const char *arg);
 /* The arguments after the options: the command, if any. Dies (usage)
@@ -78,10 +86,12 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg);
  * and no command the recording lasts until Ctrl-C. */
 void recorder_command(struct recorder *rec, int argc, char **argv,
 		      const char *who);
-/* Calibrates (a short run, unless --no-calibrate or --calibration), opens
- * the monitor and the pipeline (with @extra, if not NULL, as a second
- * sink), starts the command, resumes the monitor, and runs the pipeline in
- * its thread. Dies with a clear message on failure. */
+/* Opens the monitor, checks the output can be written, tracks the threads
+ * given, calibrates (a short run, unless --no-calibrate or
+ * --calibration), keeps an existing output as FILE.old, opens the pipeline
+ * (with @extra, if not NULL, as a second sink), starts the command,
+ * resumes the monitor, and runs the pipeline in its thread. Dies with a
+ * clear message on failure, before the file is made where it can. */
 void recorder_start(struct recorder *rec, struct mon_sink *extra);
 /* Waits up to @ms for a signal or the command's end; false once the
  * recording should end (the command ended, a second Ctrl-C, the threads
@@ -93,7 +103,9 @@ void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost);
 void recorder_stop(struct recorder *rec);
 /* Stops if need be, then says what was written (and lost) on stderr and
  * frees the session. Dies if the trace could not be written. Return: the
- * exit status for the command line. */
+ * exit status for the command line: the command's (its exit code, or 128
+ * + the signal that ended it, 127 if it could not be run), else 0, or 128
+ * + the signal of a second Ctrl-C that left it running. */
 int recorder_finish(struct recorder *rec);
 
 #endif /* MKM_RECORDER_H */

@@ -3,10 +3,12 @@
  * report.c - mkm report: where each thread's time went, as tables (like
  * prstat -m and MSA's msa()) or as JSON for scripts.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "builtin.h"
 #include "report_doubt.h"
@@ -29,10 +31,87 @@ struct report {
 	unsigned int nr_cpus;
 	struct acct_cpu *cpus; /* per-CPU summaries, nr_cpus of them */
 	uint64_t t0, t1;
-	uint64_t raw_t0; /* of the raw timeline, with --compensated */
 	struct mon_calibration cal; /* the trace's, or the one applied */
 	struct doubts doubts; /* with --compensated: where it is unsure */
+	size_t *rows; /* the threads shown, in order (--tid, --sort, --top) */
+	size_t nr_rows;
 };
+
+/* What --sort orders threads by: a state group's time (most first), or
+ * one of these. */
+enum sort_by { SORT_TID = TL_NR_GROUPS, SORT_NAME, SORT_LIFE, SORT_SWITCHES };
+
+static const char *const sort_words[] = { [SORT_TID - TL_NR_GROUPS] = "tid",
+					  [SORT_NAME - TL_NR_GROUPS] = "name",
+					  [SORT_LIFE - TL_NR_GROUPS] = "life",
+					  [SORT_SWITCHES - TL_NR_GROUPS] =
+						  "switches" };
+
+/* --sort's word: a group's name as the tables head it (run, runq, ...)
+ * or tid, name, life, switches; dies (usage) naming them if unknown. */
+static int parse_sort(const char *s)
+{
+	char keys[160] = "";
+	size_t k;
+	int g;
+
+	for (g = 0; g < TL_NR_GROUPS; g++)
+		if (!strcasecmp(s, tl_group_name(g)))
+			return g;
+	for (k = 0; k < sizeof(sort_words) / sizeof(sort_words[0]); k++)
+		if (!strcmp(s, sort_words[k]))
+			return TL_NR_GROUPS + (int)k;
+	for (k = 0; k < sizeof(sort_words) / sizeof(sort_words[0]); k++)
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
+			 "%s, ", sort_words[k]);
+	for (g = 0; g < TL_NR_GROUPS; g++)
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
+			 "%s%s", tl_group_name(g),
+			 g + 1 < TL_NR_GROUPS ? ", " : "");
+	die_usage("report --sort: unknown key '%s' (%s)", s, keys);
+}
+
+/* A thread's figures that --sort compares. */
+struct row_key {
+	struct tl_thread t;
+	uint64_t life, groups[TL_NR_GROUPS];
+};
+
+struct sort_ctx {
+	const struct row_key *keys;
+	int by;
+};
+
+static int row_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	const struct row_key *x = &c->keys[*(const size_t *)a],
+			     *y = &c->keys[*(const size_t *)b];
+	uint64_t u, v;
+	int ret;
+
+	switch (c->by) {
+	case SORT_TID:
+		return x->t.tid < y->t.tid ? -1 : x->t.tid > y->t.tid;
+	case SORT_NAME:
+		ret = strcmp(x->t.name, y->t.name);
+		return ret		   ? ret :
+		       x->t.tid < y->t.tid ? -1 :
+					     x->t.tid > y->t.tid;
+	case SORT_LIFE:
+		u = x->life, v = y->life;
+		break;
+	case SORT_SWITCHES:
+		u = x->t.switches, v = y->t.switches;
+		break;
+	default:
+		u = x->groups[c->by], v = y->groups[c->by];
+	}
+	/* Most first; ties by tid. */
+	if (u != v)
+		return u > v ? -1 : 1;
+	return x->t.tid < y->t.tid ? -1 : x->t.tid > y->t.tid;
+}
 
 /* The first and last times of @tl's threads (0, 0: none). */
 static void span(const struct tl *tl, uint64_t *t0, uint64_t *t1)
@@ -71,9 +150,65 @@ static void thread_totals(const struct report *r, size_t th,
 		*life += timers[s];
 }
 
+/*
+ * The threads shown: those of --tid or --comm (all without), ordered by
+ * @by (-1: as the timeline has them), the first @top (0: all).
+ */
+static void select_rows(struct report *r, const char *tids, const char *comm,
+			int by, size_t top)
+{
+	static uint32_t list[MAX_TIDS];
+	struct row_key *keys;
+	size_t th, i, n = 0;
+
+	r->rows = calloc(r->nr_threads + 1, sizeof(*r->rows));
+	keys = calloc(r->nr_threads + 1, sizeof(*keys));
+	if (!r->rows || !keys)
+		die("out of memory");
+	if (tids) {
+		size_t nr =
+			parse_tid_list("report --tid", tids, list, MAX_TIDS);
+
+		for (i = 0; i < nr; i++) {
+			int64_t found = tl_find(r->tl, list[i]);
+
+			if (found < 0)
+				die("report --tid %u: no such thread in the trace",
+				    list[i]);
+			r->rows[n++] = (size_t)found;
+		}
+	}
+	for (th = 0; th < r->nr_threads && !tids; th++) {
+		struct tl_thread t;
+
+		tl_thread(r->tl, th, &t);
+		if (!comm || !strcmp(t.name, comm))
+			r->rows[n++] = th;
+	}
+	if (comm && !n)
+		die("report --comm %s: no thread of that name in the trace",
+		    comm);
+	for (th = 0; th < r->nr_threads && by >= 0; th++) {
+		uint64_t timers[TL_NR_STATES];
+		unsigned int s;
+
+		tl_thread(r->tl, th, &keys[th].t);
+		thread_totals(r, th, timers, &keys[th].life);
+		for (s = 0; s < TL_NR_STATES; s++)
+			keys[th].groups[tl_state_desc(s)->group] += timers[s];
+	}
+	if (by >= 0) {
+		struct sort_ctx ctx = { keys, by };
+
+		qsort_r(r->rows, n, sizeof(*r->rows), row_cmp, &ctx);
+	}
+	r->nr_rows = top && top < n ? top : n;
+	free(keys);
+}
+
 static void print_threads(const struct report *r)
 {
-	size_t th;
+	size_t i;
 	int g;
 
 	printf("Microstates per thread, %% of its observed life (like prstat -m)\n");
@@ -81,9 +216,10 @@ static void print_threads(const struct report *r)
 	for (g = 0; g < TL_NR_GROUPS; g++)
 		printf(" %5s", tl_group_name(g));
 	printf(" %7s %5s\n", "SWITCH", "FLUT");
-	for (th = 0; th < r->nr_threads; th++) {
+	for (i = 0; i < r->nr_rows; i++) {
 		uint64_t timers[TL_NR_STATES], groups[TL_NR_GROUPS] = { 0 },
 					       life;
+		size_t th = r->rows[i];
 		struct tl_thread t;
 		char buf[32];
 		unsigned int s;
@@ -157,15 +293,16 @@ static void print_bursts(const struct report *r)
 
 static void print_matrix(const struct report *r, struct acct_cell *cells)
 {
-	size_t th;
 	unsigned int cpu;
+	size_t i;
 
 	printf("\nCPU x thread: time run (dispatches)\n%7s %-16s", "TID",
 	       "NAME");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		printf(" %17s%u", "CPU", cpu);
 	printf("\n");
-	for (th = 0; th < r->nr_threads; th++) {
+	for (i = 0; i < r->nr_rows; i++) {
+		size_t th = r->rows[i];
 		struct tl_thread t;
 
 		tl_thread(r->tl, th, &t);
@@ -226,13 +363,14 @@ static void json_bursts(const struct acct_burst *b)
  * run's scheduling may contradict must not read better than raw. */
 static void print_compensation(const struct report *r, const struct tl *raw)
 {
-	size_t th, unsure = 0;
+	uint64_t origin = mon_time_origin(&r->meta.info);
+	size_t k, th, unsure = 0;
 
-	printf("\nRaw and compensated, per thread (times from the trace's start; ?: unsure, left raw)\n");
+	printf("\nRaw and compensated, per thread (times from the recording's start; ?: unsure, left raw)\n");
 	printf("%7s %-16s %12s %12s %12s %12s %12s %12s\n", "TID", "NAME",
 	       "END raw", "END comp", "RUN raw", "RUN comp", "RUNQ raw",
 	       "RUNQ comp");
-	for (th = 0; th < r->nr_threads; th++) {
+	for (k = 0; k < r->nr_rows; k++) {
 		uint64_t comp[TL_NR_STATES], was[TL_NR_STATES], life, end;
 		const struct mon_comp_doubt *d;
 		struct tl_thread t, u;
@@ -240,24 +378,26 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 		int64_t i;
 		char b[6][32];
 
+		th = r->rows[k];
+
 		tl_thread(r->tl, th, &t);
 		i = tl_find(raw, t.tid);
 		if (i < 0 || tl_thread(raw, (size_t)i, &u))
 			continue;
 		thread_totals(r, th, comp, &life);
 		acct_msa(raw, ACCT_THREAD, (size_t)i, TL_NR_STATES, was);
-		end = t.end_ns - r->t0;
+		end = t.end_ns;
 		d = doubt_of(&r->doubts, t.tid);
 		if (d && d->unsure) {
 			memcpy(comp, was, sizeof(comp));
-			end = u.end_ns - r->raw_t0;
+			end = u.end_ns;
 			q = "?";
 			unsure++;
 		}
 		printf("%7u %-16.16s %12s %11s%1s %12s %11s%1s %12s %11s%1s\n",
 		       t.tid, t.name[0] ? t.name : "?",
-		       fmt_ns(b[0], sizeof(b[0]), u.end_ns - r->raw_t0),
-		       fmt_ns(b[1], sizeof(b[1]), end), q,
+		       fmt_time(b[0], sizeof(b[0]), u.end_ns, origin),
+		       fmt_time(b[1], sizeof(b[1]), end, origin), q,
 		       fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
 		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]), q,
 		       fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
@@ -314,7 +454,7 @@ static void print_json(const struct report *r, const char *path,
 {
 	struct acct_burst b[TL_NR_STATES];
 	unsigned int cpu, s;
-	size_t th;
+	size_t i;
 
 	printf("{\"file\":");
 	json_string(path);
@@ -326,17 +466,18 @@ static void print_json(const struct report *r, const char *path,
 	       (unsigned long long)report_lost(r),
 	       (unsigned long long)r->st.gaps,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
-	printf("\"threads\":[");
-	for (th = 0; th < r->nr_threads; th++) {
+	printf("\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
+	for (i = 0; i < r->nr_rows; i++) {
 		uint64_t timers[TL_NR_STATES], life;
+		size_t th = r->rows[i];
 		struct tl_thread t;
 		struct tl_thread p;
 		const char *sep = "";
 
 		tl_thread(r->tl, th, &t);
 		thread_totals(r, th, timers, &life);
-		printf("%s{\"tid\":%u,\"unique_id\":%u,\"name\":",
-		       th ? "," : "", t.tid, t.unique_id);
+		printf("%s{\"tid\":%u,\"unique_id\":%u,\"name\":", i ? "," : "",
+		       t.tid, t.unique_id);
 		json_string(t.name);
 		printf(",\"parent_tid\":%d,\"end\":\"%s\",\"first_ns\":%llu,\"end_ns\":%llu,\"life_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"anomalies\":%llu,\"states\":{",
 		       t.parent >= 0 && !tl_thread(r->tl, t.parent, &p) ?
@@ -406,11 +547,13 @@ int cmd_report(int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "comm", required_argument, NULL, 'm' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static const char usage[] =
-		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]] FILE\n"
+		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
+		"                  [--tid TID[,TID...] | --comm NAME] [--sort KEY] [--top N] FILE\n"
 		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
 		"       mkm report --idle [--json] FILE";
 	struct noise_opts nopts = { .top = 12 };
@@ -419,8 +562,9 @@ int cmd_report(int argc, char **argv)
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
 	struct tl *raw = NULL;
-	bool json = false, compensated = false, force = false;
-	int opt;
+	bool json = false, compensated = false, force = false,
+	     top_given = false;
+	int opt, sort_by = -1;
 
 	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		if (opt == 'j') {
@@ -440,7 +584,16 @@ int cmd_report(int argc, char **argv)
 		} else if (opt == 'm') {
 			nopts.comm = optarg;
 		} else if (opt == 'T') {
-			nopts.top = (unsigned int)strtoul(optarg, NULL, 10);
+			char *end;
+
+			nopts.top = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || !nopts.top)
+				die_usage(
+					"report --top: '%s' is not a count above 0",
+					optarg);
+			top_given = true;
+		} else if (opt == 's') {
+			sort_by = parse_sort(optarg);
 		} else if (opt == 'h') {
 			puts(usage);
 			return 0;
@@ -454,8 +607,10 @@ int cmd_report(int argc, char **argv)
 		die_usage(
 			"report: --calibration and --force-calibration go with --compensated");
 	path = argv[optind];
-	if ((nopts.tids || nopts.comm) && !noise)
-		die_usage("report: --tid and --comm go with --noise");
+	if (nopts.tids && nopts.comm)
+		die_usage("report: --tid or --comm, not both");
+	if (sort_by >= 0 && (noise || idle))
+		die_usage("report: --sort goes with the per-thread report");
 	if (noise && idle)
 		die_usage("report: --noise or --idle, one at a time");
 	if (noise || idle) {
@@ -476,11 +631,9 @@ int cmd_report(int argc, char **argv)
 		struct mon_compensate_opts copts =
 			doubts_opts(&r.doubts, force);
 		struct mon_meta raw_meta;
-		uint64_t end;
 
 		calibration_for(path, cal_file, force, &r.cal);
 		raw = load_trace(path, &raw_meta, NULL, 0);
-		span(raw, &r.raw_t0, &end);
 		r.tl = load_trace_compensated(path, &r.cal, &copts, &r.meta,
 					      NULL, 0);
 	} else {
@@ -495,6 +648,8 @@ int cmd_report(int argc, char **argv)
 	if (!r.cpus || acct_cpus(r.tl, r.cpus, r.nr_cpus))
 		die("out of memory");
 	span(r.tl, &r.t0, &r.t1);
+	select_rows(&r, nopts.tids, nopts.comm, sort_by,
+		    top_given ? nopts.top : 0);
 	cells = calloc((size_t)r.nr_cpus * r.nr_threads + 1, sizeof(*cells));
 	if (!cells)
 		die("out of memory");
@@ -506,12 +661,17 @@ int cmd_report(int argc, char **argv)
 		char d[32];
 		uint64_t lost = report_lost(&r);
 
-		printf("%s%s: %s, %zu threads, %u CPUs, %llu events, %llu lost%s\n\n",
+		char shown[48] = "";
+
+		if (r.nr_rows < r.nr_threads)
+			snprintf(shown, sizeof(shown), " (%zu shown)",
+				 r.nr_rows);
+		printf("%s%s: %s, %zu threads%s, %u CPUs, %llu events, %llu lost%s\n\n",
 		       path,
 		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			       " (compensated)" :
 			       "",
-		       fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads,
+		       fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads, shown,
 		       r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
@@ -527,6 +687,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	free(cells);
+	free(r.rows);
 	free(r.cpus);
 	tl_destroy(r.tl);
 	tl_destroy(raw);

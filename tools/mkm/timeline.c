@@ -31,8 +31,10 @@ static unsigned int terminal_width(void)
 	return 100;
 }
 
-/* The time axis: a tick and its offset from t0 every 20 columns or so. */
-static void print_axis(uint64_t t0, uint64_t t1, unsigned int width)
+/* The time axis: every 20 columns or so a tick and its time from @origin
+ * (mon_time_origin(), as every command counts). */
+static void print_axis(uint64_t origin, uint64_t t0, uint64_t t1,
+		       unsigned int width)
 {
 	char line[4096], buf[32];
 	unsigned int c;
@@ -40,10 +42,10 @@ static void print_axis(uint64_t t0, uint64_t t1, unsigned int width)
 	memset(line, ' ', width);
 	line[width] = 0;
 	for (c = 0; c + 10 < width; c += 20) {
-		uint64_t t = (t1 - t0) * c / width;
+		uint64_t t = t0 + (t1 - t0) * c / width;
 		size_t len;
 
-		fmt_ns(buf, sizeof(buf), t);
+		fmt_time(buf, sizeof(buf), t, origin);
 		len = strlen(buf);
 		line[c] = '|';
 		memcpy(line + c + 1, buf, len < 18 ? len : 18);
@@ -54,25 +56,27 @@ static void print_axis(uint64_t t0, uint64_t t1, unsigned int width)
 static const char usage[] =
 	"usage: mkm timeline [-w WIDTH] FILE\n"
 	"       mkm timeline --svg OUT | --png OUT [-w PIXELS] [--from T --to T] FILE\n"
-	"  T: a time from the trace's start, with a unit (1.5s, 20ms, 300us):\n"
+	"  T: a time from the recording's start (as mkm view, dump and export\n"
+	"  count), with a unit (1.5s, 20ms, 300us):\n"
 	"  --from and --to shade that window (A .. B) in the picture\n";
 
 /* The picture of the whole trace, the --from/--to window shaded. */
 static int picture(struct tl *tl, const char *file, const char *out, bool svg,
-		   unsigned int width, int64_t from, int64_t to, uint64_t t0,
-		   uint64_t t1)
+		   unsigned int width, int64_t from, int64_t to,
+		   uint64_t origin, uint64_t t0, uint64_t t1)
 {
 	struct picture_opts o = {
 		.width = width,
 		.t0 = t0,
 		.t1 = t1,
+		.origin = origin,
 		.title = file,
 	};
 	int err;
 
 	if (from >= 0 && to >= 0) {
-		o.meter_a = t0 + (uint64_t)from;
-		o.meter_b = t0 + (uint64_t)to;
+		o.meter_a = origin + (uint64_t)from;
+		o.meter_b = origin + (uint64_t)to;
 	}
 	err = picture_write(tl, &o, out, svg);
 	if (err == -EIO)
@@ -111,11 +115,10 @@ int cmd_timeline(int argc, char **argv)
 			out = optarg;
 			svg = opt == 'S';
 		} else if (opt == 'F' || opt == 'T') {
-			if (parse_time(optarg) < 0)
-				die_usage(
-					"timeline: '%s' is not a time (e.g. 20ms)",
-					optarg);
-			*(opt == 'F' ? &from : &to) = parse_time(optarg);
+			*(opt == 'F' ? &from : &to) =
+				parse_time_arg(opt == 'F' ? "timeline --from" :
+							    "timeline --to",
+					       optarg);
 		} else if (opt == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -153,14 +156,15 @@ int cmd_timeline(int argc, char **argv)
 		return 0;
 	}
 	if (out) {
-		picture(tl, argv[optind], out, svg, width, from, to, t0, t1);
+		picture(tl, argv[optind], out, svg, width, from, to,
+			mon_time_origin(&meta.info), t0, t1);
 		tl_destroy(tl);
 		return 0;
 	}
 	cells = calloc(width, sizeof(*cells));
 	if (!cells)
 		die("out of memory");
-	print_axis(t0, t1, width);
+	print_axis(mon_time_origin(&meta.info), t0, t1, width);
 	for (th = 0; th < nr; th++) {
 		struct tl_thread t;
 		char label[LABEL_WIDTH + 1];

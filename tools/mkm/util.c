@@ -47,6 +47,28 @@ void die_usage(const char *fmt, ...)
 	exit(2);
 }
 
+size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
+		      size_t max)
+{
+	size_t n = 0;
+
+	while (*s) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || end == s || !v || v > UINT32_MAX || n == max ||
+		    (*end && *end != ','))
+			die_usage(
+				"%s: '%s' is not a list of thread ids (e.g. 12,15)",
+				opt, s);
+		tids[n++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 int64_t parse_size(const char *s)
 {
 	char *end;
@@ -75,14 +97,11 @@ int64_t parse_size(const char *s)
 
 int64_t parse_time(const char *s)
 {
+	/* TIME_UNITS, in util.h, lists them for messages. */
 	static const struct {
 		const char *unit;
 		double ns;
-	} units[] = { { "ns", 1 },
-		      { "us", 1e3 },
-		      { "ms", 1e6 },
-		      { "s", 1e9 },
-		      { "", 1 } };
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
 	char *end;
 	double v;
 	size_t i;
@@ -99,6 +118,18 @@ int64_t parse_time(const char *s)
 	return -1;
 }
 
+int64_t parse_time_arg(const char *opt, const char *s)
+{
+	int64_t t = parse_time(s);
+
+	if (t < 0)
+		die_usage(
+			"%s: '%s' is not a time: give a number and a unit, one of " TIME_UNITS
+			" (e.g. 20ms)",
+			opt, s);
+	return t;
+}
+
 const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 10000)
@@ -112,38 +143,119 @@ const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e)
+const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin)
 {
+	if (t >= origin)
+		return fmt_ns(buf, len, t - origin);
+	buf[0] = '-';
+	fmt_ns(buf + 1, len - 1, origin - t);
+	return buf;
+}
+
+/* A handler's name, as the timeline and mkm report call it. */
+static const char *irq_args(char *buf, size_t len, const struct mkm_event *e)
+{
+	char name[32];
+
+	if (e->type == MKM_EV_SOFTIRQ_ENTRY || e->type == MKM_EV_SOFTIRQ_EXIT)
+		/* "softirq TIMER": the type says softirq already */
+		snprintf(buf, len, "vec=%u %s", e->arg0,
+			 tl_irq_name(TL_IRQ_SOFT, e->arg0, name, sizeof(name)) +
+				 strlen("softirq "));
+	else if (e->flags & MKM_EVF_VECTOR)
+		snprintf(buf, len, "vector=%u %s", e->arg0,
+			 tl_irq_name(TL_IRQ_VECTOR, e->arg0, name,
+				     sizeof(name)));
+	else
+		snprintf(buf, len, "irq=%u", e->arg0);
+	if (e->type == MKM_EV_IRQ_EXIT) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " handled=%u", e->arg1);
+	}
+	return buf;
+}
+
+/* " (comm)" of @tid when @f knows it, else "". */
+static const char *comm_of(const struct event_fmt *f, uint32_t tid, char *buf,
+			   size_t len)
+{
+	const char *c = f && f->comm && tid ? f->comm(f->arg, tid) : NULL;
+
+	if (c && *c)
+		snprintf(buf, len, " (%s)", c);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
+			   const struct event_fmt *f)
+{
+	char t[32], who[24];
+
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
-		snprintf(buf, len, "%s%s next=%u", mon_task_state_name(e->arg0),
+		snprintf(buf, len, "%s%s next=%u%s",
+			 mon_task_state_name(e->arg0),
 			 e->flags & MKM_EVF_PREEMPTED ? " preempted" : "",
-			 e->arg1);
+			 e->arg1, comm_of(f, e->arg1, who, sizeof(who)));
 		break;
 	case MKM_EV_SWITCH_IN:
-		snprintf(buf, len, "prev=%u waited=%u%s", e->arg1, e->arg0,
-			 e->flags & MKM_EVF_WAIT_US ? "us" : "ns");
+		snprintf(buf, len, "prev=%u%s waited=%s", e->arg1,
+			 comm_of(f, e->arg1, who, sizeof(who)),
+			 fmt_ns(t, sizeof(t),
+				(uint64_t)e->arg0 *
+					(e->flags & MKM_EVF_WAIT_US ? 1000 :
+								      1)));
 		break;
+	case MKM_EV_IRQ_ENTRY:
+	case MKM_EV_IRQ_EXIT:
+	case MKM_EV_SOFTIRQ_ENTRY:
+	case MKM_EV_SOFTIRQ_EXIT:
+		irq_args(buf, len, e);
+		break;
+	case MKM_EV_SYSCALL_ENTRY:
+	case MKM_EV_SYSCALL_EXIT: {
+		const char *name =
+			mon_syscall_name(f ? f->machine : NULL, e->arg0);
+
+		snprintf(buf, len, "nr=%u %s", e->arg0, name ? name : "?");
+		if (e->type == MKM_EV_SYSCALL_EXIT) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, len - n, " ret=%d", (int32_t)e->arg1);
+		}
+		break;
+	}
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
-		snprintf(buf, len, "by=%u cpu=%d%s", e->arg1, (int)e->arg0,
+		snprintf(buf, len, "by=%u%s cpu=%d%s", e->arg1,
+			 comm_of(f, e->arg1, who, sizeof(who)), (int)e->arg0,
 			 e->flags & MKM_EVF_IN_IRQ ? " in_irq" : "");
 		break;
 	case MKM_EV_MIGRATE:
 		snprintf(buf, len, "cpu%u->cpu%u", e->arg1, e->arg0);
 		break;
 	case MKM_EV_FORK:
-		snprintf(buf, len, "child=%u%s%s", e->arg0,
+		snprintf(buf, len, "child=%u%s%s%s", e->arg0,
+			 comm_of(f, e->arg0, who, sizeof(who)),
 			 e->flags & MKM_EVF_THREAD ? " thread" : "",
 			 e->flags & MKM_EVF_INHERITED ? " inherited" : "");
 		break;
 	case MKM_EV_NAME: {
-		char s[9] = { 0 };
+		/* A comm comes in two records of 8 bytes: the second says the
+		 * whole name, given the first's (as the exporters join them:
+		 * the second half counts when the first fills its 8 bytes). */
+		const char *half = e->flags && f ? f->first_half : NULL;
+		char raw[9] = { 0 }, s[17];
 
-		memcpy(s, &e->arg0, 4);
-		memcpy(s + 4, &e->arg1, 4);
-		snprintf(buf, len, "part%u \"%s\"", e->flags, s);
+		memcpy(raw, &e->arg0, 4);
+		memcpy(raw + 4, &e->arg1, 4);
+		snprintf(s, sizeof(s), "%s%s", half ? half : raw,
+			 half && strlen(half) == 8 ? raw : "");
+		snprintf(buf, len, "comm \"%.15s\" (%u of 2)", s, e->flags + 1);
 		break;
 	}
 	case MKM_EV_ATTACH:
@@ -166,15 +278,45 @@ struct mon_pipeline *open_trace(const char *path)
 	int ret;
 
 	ret = mon_source_file(&src, path);
+	if (ret == -EISDIR)
+		die("%s: is a directory: give a trace file (mkm record writes one)",
+		    path);
 	if (ret) {
 		const char *why = src ? mon_source_error(src, NULL) : "";
 
-		die("%s: %s", path, *why ? why : monitor_strerror(ret));
+		/* Not the module's words: opening a file failed. */
+		die("%s: %s", path, *why ? why : strerror(-ret));
 	}
 	ret = mon_pipeline_create(&p, src);
 	if (ret)
 		die("%s: %s", path, monitor_strerror(ret));
 	return p;
+}
+
+bool add_order_and_cut(struct mon_pipeline *p, const char *path,
+		       struct mon_filter *filter, int64_t from, int64_t to)
+{
+	uint64_t origin =
+		mon_time_origin(mon_source_info(mon_pipeline_source(p)));
+	bool cut = filter->nr_tids || from >= 0 || to >= 0;
+	struct mon_stage *order, *keep;
+	int ret;
+
+	if (from >= 0 && to >= 0 && to <= from)
+		die_usage("--to must come after --from");
+	filter->from_ns = from >= 0 ? origin + (uint64_t)from : 0;
+	filter->to_ns = to >= 0 ? origin + (uint64_t)to : 0;
+	ret = mon_stage_order(&order);
+	if (!ret)
+		ret = mon_pipeline_add_stage(p, order);
+	if (!ret && cut) {
+		ret = mon_stage_filter(&keep, filter);
+		if (!ret)
+			ret = mon_pipeline_add_stage(p, keep);
+	}
+	if (ret)
+		die("%s: %s", path, monitor_strerror(ret));
+	return cut;
 }
 
 void run_trace(struct mon_pipeline *p, const char *path, char *damage,
@@ -185,6 +327,16 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 
 	if (damage && len)
 		damage[0] = 0;
+	/* Damage skipped: the stream read on from the next good chunk. */
+	if (!ret) {
+		why = mon_source_error(mon_pipeline_source(p), NULL);
+		if (*why && damage && len)
+			snprintf(damage, len, "%s: %s; read on from there",
+				 path, why);
+		else if (*why)
+			warnx_("%s: %s; read on from there", path, why);
+		return;
+	}
 	/* A damaged or cut trace: say where, keep what came before. */
 	if ((ret == -EBADMSG || ret == -ENODATA) && damage && len)
 		snprintf(damage, len, "%s: %s; showing what precedes it", path,
@@ -258,34 +410,89 @@ double parse_speed(const char *s)
 	return x;
 }
 
-void print_event_line(const struct mkm_event *e, uint64_t t0)
-{
-	char args[96];
-
-	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
-	       ((double)e->time_ns - (double)t0) / 1e6, e->cpu, e->tid,
-	       mon_event_name(e->type), fmt_event_args(args, sizeof(args), e),
-	       e->seq);
-}
+#define COMMS 4096 /* the printer's table of names, by tid (modulo) */
 
 struct printer {
-	uint64_t t0; /* the first record's time: times print from it */
-	bool started;
+	uint64_t origin; /* times print from it: mon_time_origin() */
+	char machine[65]; /* the trace's, for syscall names */
+	/* The names seen (THREADS, NAME records), to name the tids that
+	 * records give as numbers; a tid's slot may be taken by another. */
+	struct {
+		uint32_t tid;
+		char comm[16];
+	} comms[COMMS];
+	/* Per CPU (modulo), the last first half of a comm, and whose: the
+	 * kernel writes both halves one after the other on one CPU. */
+	struct {
+		uint32_t tid;
+		char half[9];
+	} names[64];
 };
+
+static void set_comm(struct printer *pr, uint32_t tid, const char *comm,
+		     size_t len)
+{
+	typeof(pr->comms[0]) *c = &pr->comms[tid % COMMS];
+
+	c->tid = tid;
+	snprintf(c->comm, sizeof(c->comm), "%.*s", (int)len, comm);
+}
+
+static const char *printer_comm(void *arg, uint32_t tid)
+{
+	const struct printer *pr = arg;
+
+	return pr->comms[tid % COMMS].tid == tid ? pr->comms[tid % COMMS].comm :
+						   NULL;
+}
+
+static void print_event_line(struct printer *pr, const struct mkm_event *e)
+{
+	struct event_fmt f = { .machine = pr->machine,
+			       .comm = printer_comm,
+			       .arg = pr };
+	char args[128], comm[17];
+
+	if (e->type == MKM_EV_NAME) {
+		typeof(pr->names[0]) *n = &pr->names[e->cpu % 64];
+
+		if (!e->flags) {
+			n->tid = e->tid;
+			memcpy(n->half, &e->arg0, 4);
+			memcpy(n->half + 4, &e->arg1, 4);
+		} else if (n->tid == e->tid) {
+			f.first_half = n->half;
+		}
+	}
+	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
+	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
+	       mon_event_name(e->type),
+	       fmt_event_args(args, sizeof(args), e, &f), e->seq);
+	/* The comm is known from its second record on. */
+	if (e->type == MKM_EV_NAME && e->flags &&
+	    sscanf(args, "comm \"%16[^\"]\"", comm) == 1)
+		set_comm(pr, e->tid, comm, strlen(comm));
+}
 
 static int printer_consume(void *priv, const struct mon_msg *msg)
 {
 	struct printer *pr = priv;
 	size_t i;
 
+	if (msg->type == MON_MSG_THREADS)
+		for (i = 0; i < msg->nr_threads; i++)
+			set_comm(pr, msg->threads[i].tid, msg->threads[i].name,
+				 strnlen(msg->threads[i].name,
+					 sizeof(msg->threads[i].name)));
+	if (msg->type == MON_MSG_INFO) {
+		pr->origin = mon_time_origin(msg->info);
+		snprintf(pr->machine, sizeof(pr->machine), "%s",
+			 msg->info->machine);
+	}
 	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
 		return 0;
-	if (!pr->started) {
-		pr->t0 = msg->events[0].time_ns;
-		pr->started = true;
-	}
 	for (i = 0; i < msg->nr_events; i++)
-		print_event_line(&msg->events[i], pr->t0);
+		print_event_line(pr, &msg->events[i]);
 	fflush(stdout);
 	return ferror(stdout) ? -EIO : 0;
 }

@@ -18,12 +18,27 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* The most tids a --tid/--threads list takes. */
+#define MAX_TIDS 4096
+
+/* A comma-separated list of thread ids (option @opt's argument @s) into
+ * @tids (room for @max); dies (usage) if malformed. Return: how many. */
+size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
+		      size_t max);
+
 /* Parses a size with an optional K, M or G suffix; -1 if malformed. */
 int64_t parse_size(const char *s);
 
-/* A time with an optional unit ("1.5ms", "200 us", "2s", "1500" ns) in
- * nanoseconds; -1 if malformed. */
+/* The units parse_time() takes, for messages. */
+#define TIME_UNITS "ns, us, ms, s"
+
+/* A time with its unit ("1.5ms", "200 us", "2s", "1500ns") in nanoseconds;
+ * -1 if malformed or without a unit (a bare "5" is refused, not 5 ns). */
 int64_t parse_time(const char *s);
+
+/* parse_time() of option @opt's argument @s; dies (usage) naming the
+ * units when it is not a time. */
+int64_t parse_time_arg(const char *opt, const char *s);
 
 /* A playing speed: a factor > 0, or 0 for no waiting; dies (usage) if
  * malformed. */
@@ -32,14 +47,33 @@ double parse_speed(const char *s);
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 
-/* An event's arguments as mkm dump prints them ("S preempted next=12"). */
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e);
+/* Time @t since @origin (mon_time_origin()) as fmt_ns() writes it, with
+ * a minus sign before the origin. */
+const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin);
 
-/* One event as mkm dump prints it: time since @t0, CPU, tid, type, args. */
-void print_event_line(const struct mkm_event *e, uint64_t t0);
+/* What fmt_event_args() may know beside the record (all may be NULL). */
+struct event_fmt {
+	const char *machine; /* the trace's (uname -m), for syscall names */
+	/* For the second NAME record of a comm, the first's 8 bytes, so
+	 * that it shows the whole comm. */
+	const char *first_half;
+	/* The comm of thread @tid, or NULL: names the tids a record gives
+	 * (next=, prev=, by=, child=). */
+	const char *(*comm)(void *arg, uint32_t tid);
+	void *arg;
+};
 
-/* A sink printing every record as mkm dump does, times from the first
- * record's, flushed after each batch (a play is read as it goes).
+/*
+ * An event's arguments as mkm dump prints them ("S preempted next=12
+ * (worker)", "vector=236 local_timer", "nr=1 write ret=12", "prev=0
+ * waited=1.3 ms"): names where the record has numbers, times with units.
+ */
+const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
+			   const struct event_fmt *f);
+
+/* A sink printing every record as mkm dump does, times from the trace's
+ * origin (mon_time_origin() of its INFO), flushed after each batch (a play
+ * is read as it goes).
  * Return: 0 or -ENOMEM. */
 int event_printer(struct mon_sink **skp);
 
@@ -56,13 +90,24 @@ void print_calibration(const struct mon_calibration *cal);
 void calibration_for(const char *path, const char *cal_file, bool force,
 		     struct mon_calibration *cal);
 
+/*
+ * Adds to @p, reading @path, the order stage, then, when some threads
+ * (@filter's tids) or a window ([@from, @to) ns from mon_time_origin(); -1:
+ * open) are asked for, the filter stage; dies with a clear message.
+ * Return: whether a cut was asked for.
+ */
+bool add_order_and_cut(struct mon_pipeline *p, const char *path,
+		       struct mon_filter *filter, int64_t from, int64_t to);
+
 /* A pipeline reading the trace file @path; dies with a clear message. */
 struct mon_pipeline *open_trace(const char *path);
 
 /*
  * Runs @p to its end. A damaged or cut trace is not fatal: it warns,
  * naming the offset, and what came before it stays (the sinks were
- * finished); any other failure dies. With @damage, the warning goes there
+ * finished); damage the reader skipped (it read on from the next good
+ * chunk) is warned of the same way, saying what was skipped; any other
+ * failure dies. With @damage, the warning goes there
  * (@len bytes, "" if the trace is whole) instead of to stderr.
  */
 void run_trace(struct mon_pipeline *p, const char *path, char *damage,

@@ -299,6 +299,7 @@ int cmd_view(int argc, char **argv)
 		check_terminal();
 		return view_live(&lv, ascii);
 	}
+	recorder_release(&lv.rec);
 	if (recording_opts || (lv.rec.cal_file && !play))
 		die_usage(
 			"view: -o, -b, -e, -t, -p and --no-calibrate go with --live, --calibration with --live or --play");

@@ -6,6 +6,7 @@
  * innermost handler. Built once per timeline; noise.c and idle.c query it
  * by binary search.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,13 +61,13 @@ static int seg_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static const struct tl *sort_tl; /* qsort has no argument: one build at a
-				    time is enough for a comparison */
-
-static int irq_cmp(const void *a, const void *b)
+/* Handler runs (indexes into @tl's) by start, outer ones first: qsort_r,
+ * so that two indexes can be built at once. */
+static int irq_cmp(const void *a, const void *b, void *tl)
 {
-	const struct tl_irq *x = &sort_tl->irqs[*(const size_t *)a];
-	const struct tl_irq *y = &sort_tl->irqs[*(const size_t *)b];
+	const struct tl_irq *irqs = ((const struct tl *)tl)->irqs;
+	const struct tl_irq *x = &irqs[*(const size_t *)a];
+	const struct tl_irq *y = &irqs[*(const size_t *)b];
 
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
@@ -135,6 +136,7 @@ static int flatten_irqs(const struct tl *tl, const size_t *idx, size_t n,
 	for (k = 0; k <= n; k++) {
 		const struct tl_irq *r = k < n ? &tl->irqs[idx[k]] : NULL;
 		uint64_t start = r ? r->start_ns : UINT64_MAX;
+		const struct open *outer;
 
 		while (depth && stack[depth - 1].end <= start) {
 			struct open *o = &stack[--depth];
@@ -156,15 +158,16 @@ static int flatten_irqs(const struct tl *tl, const size_t *idx, size_t n,
 		}
 		if (depth == TL_IRQ_DEPTH + 1)
 			continue;
-		stack[depth++] = (struct open){
+		/* A run that outlasts its outer one is cut there. */
+		outer = depth ? &stack[depth - 1] : NULL;
+		stack[depth] = (struct open){
 			.owner = an_irq_owner(r->kind, r->number),
-			/* A run that outlasts its outer one is cut there. */
-			.end = depth > 1 && r->end_ns > stack[depth - 2].end ?
-				       stack[depth - 2].end :
-				       r->end_ns,
+			.end = outer && r->end_ns > outer->end ? outer->end :
+								 r->end_ns,
 			.resume = start,
 			.burst = (*serial)++,
 		};
+		depth++;
 	}
 	return 0;
 }
@@ -244,8 +247,8 @@ int noise_create(struct noise **np, const struct tl *tl)
 		struct an_cpu *ac = &n->cpus[c];
 		struct segv all = { 0 };
 
-		sort_tl = tl;
-		qsort(ac->irq, ac->nr_irq, sizeof(*ac->irq), irq_cmp);
+		qsort_r(ac->irq, ac->nr_irq, sizeof(*ac->irq), irq_cmp,
+			(void *)tl);
 		irq.n = 0;
 		if (flatten_irqs(tl, ac->irq, ac->nr_irq, &irq, &serial) ||
 		    overlay(&th[c], &irq, &all)) {

@@ -30,12 +30,46 @@ struct trace_reader {
 	uint64_t events; /* records returned */
 	int err;
 	bool ended;
+	uint64_t first_off; /* of INFO: damage there is not skipped */
 	uint8_t *buf;
 	size_t cap;
 	struct trace_info info;
 	uint64_t err_off;
-	char msg[256];
+	char msg[768];
+	/* Skipped damage: the first place in detail, then totals. */
+	uint32_t nr_damaged;
+	uint64_t damage_off, damage_next, skipped_bytes;
+	uint32_t damage_chunks, skipped_chunks;
+	char damage_what[160];
 };
+
+static const char *chunk_word(uint64_t n)
+{
+	return n == 1 ? "chunk" : "chunks";
+}
+
+/* What was skipped, as one clause (empty without damage). */
+static void damage_text(const struct trace_reader *r, char *buf, size_t len)
+{
+	int n;
+
+	buf[0] = 0;
+	if (!r->nr_damaged)
+		return;
+	n = snprintf(buf, len,
+		     "offset %" PRIu64 ": %s; skipped %" PRIu64
+		     " bytes (%" PRIu32
+		     " %s) to the next good chunk, at offset %" PRIu64,
+		     r->damage_off, r->damage_what,
+		     r->damage_next - r->damage_off, r->damage_chunks,
+		     chunk_word(r->damage_chunks), r->damage_next);
+	if (r->nr_damaged > 1 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "; %" PRIu32 " damaged places in all, %" PRIu64
+			 " bytes (%" PRIu32 " %s) skipped",
+			 r->nr_damaged, r->skipped_bytes, r->skipped_chunks,
+			 chunk_word(r->skipped_chunks));
+}
 
 static int fail(struct trace_reader *r, int err, uint64_t off, const char *fmt,
 		...) __attribute__((format(printf, 4, 5)));
@@ -43,16 +77,21 @@ static int fail(struct trace_reader *r, int err, uint64_t off, const char *fmt,
 static int fail(struct trace_reader *r, int err, uint64_t off, const char *fmt,
 		...)
 {
-	char what[160];
+	char what[160], earlier[320];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	damage_text(r, earlier, sizeof(earlier));
 	snprintf(r->msg, sizeof(r->msg),
 		 "offset %" PRIu64 ": %s; the %" PRIu32 " chunks (%" PRIu64
-		 " events) before it are valid",
-		 off, what, r->index, r->events);
+		 " events) before it are valid%s%s",
+		 off, what, r->index, r->events,
+		 r->nr_damaged ? " (earlier, at " : "",
+		 r->nr_damaged ? earlier + strlen("offset ") : "");
+	if (r->nr_damaged && strlen(r->msg) + 1 < sizeof(r->msg))
+		strcat(r->msg, ")");
 	r->err = err;
 	r->err_off = off;
 	return err;
@@ -260,7 +299,9 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 	case TRACE_CHUNK_END:
 		if (len != 16)
 			goto bad_len;
-		if (get64(p) != r->events || get64(p + 8) != c->index)
+		/* After skipped damage only the chunks can be counted. */
+		if ((get64(p) != r->events && !r->nr_damaged) ||
+		    get64(p + 8) != c->index)
 			return fail(r, -EBADMSG, c->offset,
 				    "END counts %" PRIu64 " events in %" PRIu64
 				    " chunks, the file holds %" PRIu64 " in %u",
@@ -276,10 +317,128 @@ bad_len:
 		    c->index, chunk_name(c->type), len);
 }
 
+/* Room for @len payload bytes (and a NUL) in the reader's buffer. */
+static int reserve(struct trace_reader *r, uint32_t len)
+{
+	uint8_t *b;
+
+	if (len + 1 <= r->cap)
+		return 0;
+	b = realloc(r->buf, len + 1);
+	if (!b)
+		return -ENOMEM;
+	r->buf = b;
+	r->cap = len + 1;
+	return 0;
+}
+
+/* Could @hdr, at @off, start a chunk after INFO with an index in [@lo,
+ * @hi] that the file holds whole? */
+static bool plausible(const struct trace_reader *r, const uint8_t *hdr,
+		      uint64_t off, uint32_t lo, uint64_t hi)
+{
+	uint32_t type = get32(hdr), len = get32(hdr + 4),
+		 index = get32(hdr + 8);
+
+	return type > TRACE_CHUNK_INFO && type <= 0xffff && len <= CHUNK_MAX &&
+	       len <= r->size - off - CHUNK_HDR_SIZE && index >= lo &&
+	       index <= hi;
+}
+
+/* Is the plausible chunk header @hdr at @off whole, its checksum right?
+ * (A match by chance is one in 2^32.) */
+static bool checksum_ok(struct trace_reader *r, const uint8_t *hdr,
+			uint64_t off)
+{
+	uint32_t len = get32(hdr + 4);
+
+	if (reserve(r, len) || src_read(r, off + CHUNK_HDR_SIZE, r->buf, len))
+		return false;
+	return chunk_crc(hdr, r->buf, len) == get32(hdr + 12) || !CRC_CHECKED;
+}
+
+/* Each chunk skipped took at least a header's bytes: the highest index a
+ * chunk at @at can have after damage at @off whose next index is @lo. */
+static uint64_t highest_index(uint32_t lo, uint64_t off, uint64_t at)
+{
+	return lo + (at - off) / CHUNK_HDR_SIZE;
+}
+
+#define SCAN_BLOCK 65536u
+
+/*
+ * The next good chunk after damage at @off, at every byte from @off + 1,
+ * read a block at a time (the headers are tested in memory; the payload
+ * of a plausible one is read for its checksum). Return: its offset, or
+ * r->size if there is none.
+ */
+static uint64_t scan(struct trace_reader *r, uint64_t off, uint32_t lo)
+{
+	uint8_t *block = malloc(SCAN_BLOCK);
+	uint64_t at = off + 1, found = r->size;
+
+	while (block && found == r->size && r->size - at >= CHUNK_HDR_SIZE) {
+		size_t n = r->size - at < SCAN_BLOCK ? (size_t)(r->size - at) :
+						       SCAN_BLOCK,
+		       i;
+
+		if (src_read(r, at, block, n))
+			break;
+		for (i = 0; i + CHUNK_HDR_SIZE <= n; i++)
+			if (plausible(r, block + i, at + i, lo,
+				      highest_index(lo, off, at + i)) &&
+			    checksum_ok(r, block + i, at + i)) {
+				found = at + i;
+				break;
+			}
+		at += n - (CHUNK_HDR_SIZE - 1); /* headers across blocks */
+	}
+	free(block);
+	return found;
+}
+
+/*
+ * The chunk at @off is damaged (@what says how; @len is its length, if
+ * possible): find the next good chunk, first where its length says, then
+ * at every byte after @off. Return: true and the reader moved to it, the
+ * damage recorded; false if there is none (the caller stops).
+ */
+static bool resync(struct trace_reader *r, uint64_t off, uint64_t len,
+		   const char *what)
+{
+	uint64_t next = off + CHUNK_HDR_SIZE + len, at = r->size;
+	uint32_t lo = r->index + 1, index;
+	uint8_t hdr[CHUNK_HDR_SIZE];
+
+	if (len <= CHUNK_MAX && next < r->size &&
+	    r->size - next >= CHUNK_HDR_SIZE &&
+	    !src_read(r, next, hdr, sizeof(hdr)) &&
+	    plausible(r, hdr, next, lo, highest_index(lo, off, next)) &&
+	    checksum_ok(r, hdr, next))
+		at = next;
+	else
+		at = scan(r, off, lo);
+	if (at == r->size || src_read(r, at, hdr, sizeof(hdr)))
+		return false;
+	index = get32(hdr + 8);
+	if (!r->nr_damaged++) {
+		r->damage_off = off;
+		r->damage_next = at;
+		r->damage_chunks = index - r->index;
+		snprintf(r->damage_what, sizeof(r->damage_what), "%s", what);
+	}
+	r->skipped_bytes += at - off;
+	r->skipped_chunks += index - r->index;
+	r->off = at;
+	r->index = index;
+	return true;
+}
+
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 {
 	uint8_t hdr[CHUNK_HDR_SIZE];
 	uint32_t len, crc, got;
+	char what[160];
 	uint64_t off;
 	int err;
 
@@ -307,35 +466,41 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 	len = get32(hdr + 4);
 	c->index = get32(hdr + 8);
 	crc = get32(hdr + 12);
-	if (len > CHUNK_MAX)
-		return fail(r, -EBADMSG, off,
-			    "chunk %u: impossible length %" PRIu32
-			    " (corrupt header)",
-			    r->index, len);
-	if (len > r->size - off - CHUNK_HDR_SIZE)
-		return fail(r, -ENODATA, off,
-			    "chunk %u (%s) needs %" PRIu32
-			    " bytes, the file has %" PRIu64
-			    " (truncated, or a corrupt length)",
-			    r->index, chunk_name(c->type), len,
-			    r->size - off - CHUNK_HDR_SIZE);
-	if (len + 1 > r->cap) {
-		uint8_t *b = realloc(r->buf, len + 1);
-
-		if (!b)
-			return fail(r, -ENOMEM, off, "out of memory");
-		r->buf = b;
-		r->cap = len + 1;
+	if (len > CHUNK_MAX) {
+		snprintf(what, sizeof(what),
+			 "chunk %u: impossible length %" PRIu32
+			 " (corrupt header)",
+			 r->index, len);
+		if (off > r->first_off && resync(r, off, len, what))
+			return trace_reader_next(r, c);
+		return fail(r, -EBADMSG, off, "%s", what);
 	}
+	if (len > r->size - off - CHUNK_HDR_SIZE) {
+		snprintf(what, sizeof(what),
+			 "chunk %u (%s) needs %" PRIu32
+			 " bytes, the file has %" PRIu64
+			 " (truncated, or a corrupt length)",
+			 r->index, chunk_name(c->type), len,
+			 r->size - off - CHUNK_HDR_SIZE);
+		if (off > r->first_off && resync(r, off, len, what))
+			return trace_reader_next(r, c);
+		return fail(r, -ENODATA, off, "%s", what);
+	}
+	if (reserve(r, len))
+		return fail(r, -ENOMEM, off, "out of memory");
 	err = src_read(r, off + CHUNK_HDR_SIZE, r->buf, len);
 	if (err)
 		return fail(r, err, off, "read error");
 	got = chunk_crc(hdr, r->buf, len);
-	if (got != crc && CRC_CHECKED)
-		return fail(r, -EBADMSG, off,
-			    "chunk %u: checksum mismatch (stored %08" PRIx32
-			    ", computed %08" PRIx32 "): corrupt data",
-			    r->index, crc, got);
+	if (got != crc && CRC_CHECKED) {
+		snprintf(what, sizeof(what),
+			 "chunk %u: checksum mismatch (stored %08" PRIx32
+			 ", computed %08" PRIx32 "): corrupt data",
+			 r->index, crc, got);
+		if (off > r->first_off && resync(r, off, len, what))
+			return trace_reader_next(r, c);
+		return fail(r, -EBADMSG, off, "%s", what);
+	}
 	if (c->index != r->index)
 		return fail(r, -EBADMSG, off,
 			    "chunk index %u where %u was due (chunks lost or "
@@ -376,6 +541,7 @@ static int reader_start(struct trace_reader *r)
 	if (hsize < TRACE_HDR_SIZE || hsize > r->size)
 		return fail(r, -EBADMSG, 0, "header size %" PRIu32, hsize);
 	r->off = hsize;
+	r->first_off = hsize;
 	err = trace_reader_next(r, &c);
 	if (err < 0)
 		return err;
@@ -406,8 +572,8 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 	if (!r)
 		return -ENOMEM;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0 || fstat(r->fd, &st) < 0) {
-		int err = -errno;
+	if (r->fd < 0 || fstat(r->fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		int err = r->fd >= 0 && S_ISDIR(st.st_mode) ? -EISDIR : -errno;
 
 		trace_reader_close(r);
 		return err;
@@ -442,9 +608,16 @@ const char *trace_reader_error(const struct trace_reader *r, uint64_t *offset)
 {
 	if (!r)
 		return "";
+	if (r->err) {
+		if (offset)
+			*offset = r->err_off;
+		return r->msg;
+	}
+	/* Read on past damage: what was skipped. */
 	if (offset)
-		*offset = r->err_off;
-	return r->err ? r->msg : "";
+		*offset = r->nr_damaged ? r->damage_off : 0;
+	damage_text(r, ((struct trace_reader *)r)->msg, sizeof(r->msg));
+	return r->msg;
 }
 
 void trace_reader_close(struct trace_reader *r)

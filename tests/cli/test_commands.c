@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_commands.c - the mkm command on the host, where it needs no module:
+ * the commands that read traces (dump, export, timeline, report) on
+ * traces tests/view's mktrace writes, and mkm's own arguments. Run by
+ * check-unit (check-cli):
+ *
+ *   test_commands MKM MKTRACE WORKDIR
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "slurp.h"
+
+static const char *mkm, *mktrace, *dir;
+
+/* Runs a shell command line in WORKDIR (MKM for "mkm " at its start);
+ * returns its exit status. */
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048], line[1536];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s%s", dir,
+		 strncmp(line, "mkm ", 4) ? "" : mkm,
+		 strncmp(line, "mkm ", 4) ? line : line + 3);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A file of WORKDIR, whole (up to 1 MiB). */
+static char *slurp_in(const char *name)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return slurp(path);
+}
+
+static bool exists(const char *name)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !access(path, F_OK);
+}
+
+/* The records mkm dump prints in [from_ms, to_ms). */
+static int dumped_between(double from_ms, double to_ms)
+{
+	char *s = slurp_in("late.dump"), *line;
+	int n = 0;
+
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		double t = atof(line);
+
+		n += t >= from_ms && t < to_ms;
+	}
+	return n;
+}
+
+/*
+ * One origin: the late trace's first record comes 50 ms after its
+ * recording's start, and mkm dump counts from the start, as export's
+ * --from/--to do: a window read in the dump selects its records.
+ */
+static void test_dump_counts_from_recording_start(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm dump late.mkm >late.dump"), 0);
+	assert_non_null(strstr(slurp_in("late.dump"), "50.000000 ms cpu0"));
+	assert_null(strstr(slurp_in("late.dump"), " 0.000000 ms"));
+}
+
+static void test_export_window_read_in_dump(void **state)
+{
+	char want[64];
+	int n;
+
+	(void)state;
+	assert_int_equal(sh("mkm dump late.mkm >late.dump"), 0);
+	n = dumped_between(51, 53.5);
+	assert_true(n > 0);
+	assert_int_equal(
+		sh("mkm export -f perfetto --from 51ms --to 53.5ms late.mkm -o win.pf 2>win.err"),
+		0);
+	snprintf(want, sizeof(want), "from %d records", n);
+	assert_non_null(strstr(slurp_in("win.err"), want));
+}
+
+/* The timeline's axis and its pictures' --from/--to count from there too. */
+static void test_timeline_counts_from_recording_start(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm timeline -w 60 late.mkm >late.tl"), 0);
+	assert_non_null(strstr(slurp_in("late.tl"), "|50.0 ms"));
+}
+
+/* A window that selects nothing is an error, and leaves no file. */
+static void test_export_empty_window_fails(void **state)
+{
+	(void)state;
+	unlink("empty.pf");
+	assert_int_equal(
+		sh("mkm export -f perfetto --from 1ms --to 2ms late.mkm -o empty.pf 2>empty.err"),
+		1);
+	assert_non_null(
+		strstr(slurp_in("empty.err"), "no record in the window"));
+	assert_false(exists("empty.pf"));
+	assert_false(exists("empty.pf.tmp"));
+	assert_int_equal(
+		sh("mkm export -f ctf --threads 4242 late.mkm -o empty.ctf 2>empty.err"),
+		1);
+	assert_false(exists("empty.ctf"));
+	assert_false(exists("empty.ctf.tmp"));
+}
+
+/* A time without a unit is refused, naming the units. */
+static void test_export_time_without_unit_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		sh("mkm export -f perfetto --from 5 late.mkm -o nounit.pf 2>nounit.err"),
+		2);
+	assert_non_null(strstr(slurp_in("nounit.err"), "'5' is not a time"));
+	assert_non_null(strstr(slurp_in("nounit.err"), "ns, us, ms, s"));
+	assert_false(exists("nounit.pf"));
+	assert_int_equal(
+		sh("mkm timeline --svg x.svg --from 5 --to 6ms late.mkm 2>nounit.err"),
+		2);
+	assert_non_null(strstr(slurp_in("nounit.err"), "ns, us, ms, s"));
+}
+
+/*
+ * Four flipped bytes in the middle of a trace cost one chunk, not the
+ * rest of the file: the dump reads on, and says what it skipped.
+ */
+static void test_dump_resyncs_after_flipped_bytes(void **state)
+{
+	long whole, kept;
+
+	(void)state;
+	assert_int_equal(sh("'%s' big big.mkm 20000 10 && cp big.mkm flip.mkm",
+			    mktrace),
+			 0);
+	assert_int_equal(
+		sh("printf '\\377\\377\\377\\377' | dd of=flip.mkm bs=1 seek=$(($(stat -c %%s big.mkm) / 2)) conv=notrunc status=none"),
+		0);
+	assert_int_equal(sh("mkm dump big.mkm | wc -l >whole.n"), 0);
+	assert_int_equal(sh("mkm dump flip.mkm 2>flip.err | wc -l >flip.n"), 0);
+	whole = atol(slurp_in("whole.n"));
+	kept = atol(slurp_in("flip.n"));
+	assert_int_equal(whole, 20000);
+	/* One EVENTS chunk holds 2048 records. */
+	assert_true(kept >= whole - 2048 && kept < whole);
+	assert_non_null(strstr(slurp_in("flip.err"), "flip.mkm: offset "));
+	assert_non_null(strstr(slurp_in("flip.err"), "checksum mismatch"));
+	assert_non_null(
+		strstr(slurp_in("flip.err"),
+		       "bytes (1 chunk) to the next good chunk, at offset"));
+	/* The report reads the same records, and says so too. */
+	assert_int_equal(sh("mkm report flip.mkm >flip.report 2>flip.err"), 0);
+	assert_non_null(strstr(slurp_in("flip.err"), "skipped"));
+}
+
+/* A missing file is said to be missing, not blamed on the module. */
+static void test_report_missing_file_says_so(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm report missing.mkm 2>missing.err"), 1);
+	assert_string_equal(slurp_in("missing.err"),
+			    "mkm: missing.mkm: No such file or directory\n");
+	assert_int_equal(sh("mkm dump missing.mkm 2>missing.err"), 1);
+	assert_null(strstr(slurp_in("missing.err"), "module"));
+}
+
+static void test_report_directory_says_so(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkdir -p adir"), 0);
+	assert_int_equal(sh("mkm report adir 2>dir.err"), 1);
+	assert_non_null(strstr(slurp_in("dir.err"), "adir: is a directory"));
+	assert_null(strstr(slurp_in("dir.err"), "read error"));
+}
+
+static void test_main_version(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm --version >version.out"), 0);
+	assert_true(!strncmp(slurp_in("version.out"), "mkm 0.", 6) ||
+		    !strncmp(slurp_in("version.out"), "mkm 1.", 6));
+}
+
+static void test_main_unknown_command(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm bogus 2>bogus.err"), 2);
+	assert_non_null(
+		strstr(slurp_in("bogus.err"), "unknown command 'bogus'"));
+	assert_null(strstr(slurp_in("bogus.err"), "usage:"));
+}
+
+/* The top-level usage names the options users look for there. */
+static void test_main_usage_lists_options(void **state)
+{
+	const char *opts[] = { " -a ",	"--noise", "--idle",   "--png",
+			       "--svg", "--from",  "--version" };
+	char *u;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sh("mkm --help >help.out"), 0);
+	u = slurp_in("help.out");
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strstr(u, opts[i]))
+			fail_msg("mkm --help does not list %s", opts[i]);
+}
+
+/*
+ * Names where the records have numbers: system calls from the kernel's
+ * table, softirqs as /proc/softirqs says them, a comm whole (the kernel
+ * sends it in two records), the tids a record gives with their comms,
+ * waits with their unit.
+ */
+static void test_dump_names_what_records_number(void **state)
+{
+	const char *want[] = {
+		"syscall_entry nr=56 clone ",
+		"syscall_exit  nr=157 prctl ret=-22 ",
+		"softirq_entry vec=3 NET_RX ",
+		"irq_exit      irq=24 handled=1 ",
+		"name          comm \"parent-process\" (2 of 2)",
+		"switch_in     prev=0 waited=14.0 us ",
+		"wakeup_new    by=501 (parent-process) cpu=1 ",
+	};
+	char *d;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sh("'%s' events events.mkm", mktrace), 0);
+	assert_int_equal(sh("mkm dump events.mkm >events.dump"), 0);
+	d = slurp_in("events.dump");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(d, want[i]))
+			fail_msg("mkm dump does not say \"%s\"", want[i]);
+}
+
+/* The life_ns of each thread of a report --json, in order; how many. */
+static size_t json_lives(const char *json, uint64_t *life, size_t max)
+{
+	const char *p = json;
+	size_t n = 0;
+
+	while (n < max && (p = strstr(p, "\"life_ns\":"))) {
+		p += strlen("\"life_ns\":");
+		life[n++] = strtoull(p, NULL, 10);
+	}
+	return n;
+}
+
+/* perf sched's one command: the threads that matter, first, and only. */
+static void test_report_sort_top_tid(void **state)
+{
+	uint64_t life[64];
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(sh("'%s' big rep.mkm 20000 10", mktrace), 0);
+	assert_int_equal(sh("mkm report --json rep.mkm >all.json"), 0);
+	assert_int_equal(json_lives(slurp_in("all.json"), life, 64), 10);
+	assert_int_equal(
+		sh("mkm report --json --sort life --top 3 rep.mkm >top.json"),
+		0);
+	n = json_lives(slurp_in("top.json"), life, 64);
+	assert_int_equal(n, 3);
+	for (i = 1; i < n; i++)
+		assert_true(life[i - 1] >= life[i]);
+	assert_non_null(strstr(slurp_in("top.json"), "\"nr_threads\":10,"));
+	/* The text: three rows, and the header says so. */
+	assert_int_equal(sh("mkm report --sort runq --top 3 rep.mkm >top.txt"),
+			 0);
+	assert_non_null(strstr(slurp_in("top.txt"), "10 threads (3 shown)"));
+	/* Threads by tid, in the order given. */
+	assert_int_equal(
+		sh("mkm report --json --tid 1002,1001 small.mkm >tid.json"), 0);
+	assert_int_equal(json_lives(slurp_in("tid.json"), life, 64), 2);
+	assert_true(strstr(slurp_in("tid.json"), "\"tid\":1002") <
+		    strstr(slurp_in("tid.json"), "\"tid\":1001"));
+	assert_int_equal(sh("mkm report --tid 77 small.mkm 2>tid.err"), 1);
+	assert_non_null(strstr(slurp_in("tid.err"), "77: no such thread"));
+	assert_int_equal(sh("mkm report --sort bogus small.mkm 2>sort.err"), 2);
+	assert_non_null(strstr(slurp_in("sort.err"), "RUNQ"));
+	assert_int_equal(sh("mkm report --top 0 small.mkm 2>sort.err"), 2);
+}
+
+/* mkm dump keeps some threads, or a window, as export does. */
+static void test_dump_filters(void **state)
+{
+	char *s, *line;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(sh("mkm dump --tid 1002 small.mkm >tid.dump"), 0);
+	s = slurp_in("tid.dump");
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned int cpu, tid;
+		double t;
+
+		assert_int_equal(
+			sscanf(line, "%lf ms cpu%u %u", &t, &cpu, &tid), 3);
+		/* LOST records always pass: a cut hides no loss. */
+		assert_true(tid == 1002 || strstr(line, " LOST "));
+		n++;
+	}
+	assert_true(n > 5);
+	assert_int_equal(sh("mkm dump --from 2ms --to 4ms small.mkm >win.dump"),
+			 0);
+	s = slurp_in("win.dump");
+	n = 0;
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		double t = atof(line);
+
+		assert_true(t >= 2 && t < 4);
+		n++;
+	}
+	assert_true(n > 0);
+	assert_int_equal(sh("mkm dump --from 2 small.mkm 2>win.err"), 2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dump_counts_from_recording_start),
+		cmocka_unit_test(test_export_window_read_in_dump),
+		cmocka_unit_test(test_timeline_counts_from_recording_start),
+		cmocka_unit_test(test_export_empty_window_fails),
+		cmocka_unit_test(test_export_time_without_unit_refused),
+		cmocka_unit_test(test_dump_resyncs_after_flipped_bytes),
+		cmocka_unit_test(test_report_missing_file_says_so),
+		cmocka_unit_test(test_report_directory_says_so),
+		cmocka_unit_test(test_main_version),
+		cmocka_unit_test(test_main_unknown_command),
+		cmocka_unit_test(test_main_usage_lists_options),
+		cmocka_unit_test(test_dump_names_what_records_number),
+		cmocka_unit_test(test_report_sort_top_tid),
+		cmocka_unit_test(test_dump_filters),
+	};
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_commands MKM MKTRACE WORKDIR\n");
+		return 2;
+	}
+	mkm = argv[1];
+	mktrace = argv[2];
+	dir = argv[3];
+	if (sh("mkdir -p . && '%s' late late.mkm && '%s' small small.mkm",
+	       mktrace, mktrace))
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
