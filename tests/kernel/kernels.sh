@@ -107,23 +107,20 @@ apt_download() {
 	fi
 }
 
-# The first of the named packages the suite has.
+# The first of the named packages the suite has, updating its lists once
+# if none is in them.
 apt_first() {
-	local suite=$1 opts p
+	local suite=$1 opts p try
 	shift
 	mapfile -t opts < <(apt_opts "$suite")
-	for p in "$@"; do
-		if apt-cache "${opts[@]}" show "$p" >/dev/null 2>&1; then
-			echo "$p"
-			return
-		fi
-	done
-	apt_update "$suite"
-	for p in "$@"; do
-		if apt-cache "${opts[@]}" show "$p" >/dev/null 2>&1; then
-			echo "$p"
-			return
-		fi
+	for try in lists updated; do
+		[ $try = lists ] || apt_update "$suite"
+		for p in "$@"; do
+			if apt-cache "${opts[@]}" show "$p" >/dev/null 2>&1; then
+				echo "$p"
+				return
+			fi
+		done
 	done
 	die "$suite: none of $* in Debian's archive (pinned in $matrix)"
 }
