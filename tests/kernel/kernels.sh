@@ -9,8 +9,10 @@
 #   kernels.sh kdir NAME             its headers, as its build environment sees them
 #   kernels.sh build NAME DIR [SRC]  mkm.ko for NAME into DIR (DIR/build.log), or
 #                                    the module whose Kbuild is in SRC
-#   kernels.sh run NAME DIR -- CMD   CMD (an argv) in NAME's build environment,
-#                                    with DIR (absolute) seen at the same path
+#   kernels.sh run NAME DIR... -- CMD
+#                                    CMD (an argv) in NAME's build environment,
+#                                    in the first DIR, each DIR (absolute)
+#                                    seen at the same path
 #   kernels.sh download SUITE PKG... into the current folder, from that suite
 #   kernels.sh check [-d] [-n NAMES] TEST... [SRC:DEST]...
 #                                    for each kernel: build, boot with the
@@ -217,6 +219,9 @@ fetch_sid() {
 	fi
 	command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run make deps"
 	say "sid chroot: making $root with $pkgs (a few minutes)"
+	# Never remove a chroot with a folder of this machine mounted in it.
+	! grep -q " $root[/ ]" /proc/mounts ||
+		die "sid chroot: $root has mounts (grep $root /proc/mounts): unmount them first"
 	rm -rf "$root.tmp" "$root"
 	mmdebstrap --quiet --variant=minbase --include="$(echo $pkgs | tr ' ' ,)" \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
@@ -249,27 +254,36 @@ kdir_of() {
 }
 
 # Runs a command in NAME's build environment: here, or in the sid chroot
-# with DIR bind-mounted at the same path and /proc mounted.
+# with each DIR (absolute) bind-mounted at the same path and /proc mounted;
+# the command runs in the first.
 cmd_run() {
-	local name=$1 dir=$2 r builds root
-	shift 2
+	local name=$1 dirs=() r builds root d i rc=0
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		dirs+=("$1")
+		shift
+	done
 	[ "${1:-}" = -- ] && shift
 	r=$(row "$name")
 	builds=$(echo "$r" | cut -d' ' -f4)
 	if [ "$builds" != sid ]; then
-		(cd "$dir" && "$@")
+		(cd "${dirs[0]}" && "$@")
 		return
 	fi
 	root=$(sid_root)
 	[ -f "$root/.mkm-ready" ] || die "no sid chroot at $root: run make deps"
-	mkdir -p "$root$dir"
 	# objtool reads /proc (its stack limit), as do compilers.
-	mount --bind "$dir" "$root$dir"
+	for d in "${dirs[@]}"; do
+		mkdir -p "$root$d"
+		mount --bind "$d" "$root$d"
+	done
 	mount -t proc proc "$root/proc"
-	local rc=0
-	chroot "$root" sh -c 'cd "$1" && shift && exec "$@"' sh "$dir" "$@" || rc=$?
+	chroot "$root" sh -c 'cd "$1" && shift && exec "$@"' sh "${dirs[0]}" "$@" || rc=$?
 	umount "$root/proc"
-	umount "$root$dir"
+	# In reverse: a DIR inside another was mounted before it.
+	for ((i = ${#dirs[@]} - 1; i >= 0; i--)); do
+		umount "$root${dirs[i]}" || rc=1
+	done
 	return $rc
 }
 
@@ -290,7 +304,11 @@ cmd_build() {
 	# sid's compiler by name: a debug kernel built there records no other.
 	local cc=()
 	[ "$builds" != sid ] || cc=(CC=gcc-16 HOSTCC=gcc-16)
-	cmd_run "$name" "$out" -- make -C "$kdir" M="$out" W=1 "${cc[@]}" \
+	# A debug kernel's tree (KDIR_OVERRIDE) is outside the chroot: its
+	# folder (with the source its build links to) is mounted there too.
+	local also=()
+	[ -z "${KDIR_OVERRIDE:-}" ] || also=("$(dirname "$KDIR_OVERRIDE")")
+	cmd_run "$name" "$out" "${also[@]}" -- make -C "$kdir" M="$out" W=1 "${cc[@]}" \
 		MKM_VERSION="$(cat "$top/VERSION")" modules >"$out/build.log" 2>&1
 }
 
