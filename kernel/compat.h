@@ -26,7 +26,7 @@
 #include <linux/sched/task.h>
 #include <linux/version.h>
 
-#if __has_include(<linux/sched/exec_state.h>)
+#if __has_include("linux/sched/exec_state.h")
 #include <linux/sched/exec_state.h>
 #else
 #include <linux/sched/coredump.h>
@@ -59,7 +59,7 @@
  * sleep on PREEMPT_RT) and for any task on 7.2 on; else it takes
  * task_lock(), a sleeping lock on PREEMPT_RT.
  */
-#if __has_include(<linux/sched/exec_state.h>)
+#if __has_include("linux/sched/exec_state.h")
 /* 7.2: dumpability moved from mm->flags to task->exec_state, under RCU. */
 static inline bool mkm_task_dumpable(struct task_struct *task)
 {
