@@ -279,10 +279,12 @@ cmd_run() {
 	done
 	mount -t proc proc "$root/proc"
 	chroot "$root" sh -c 'cd "$1" && shift && exec "$@"' sh "${dirs[0]}" "$@" || rc=$?
-	umount "$root/proc"
-	# In reverse: a DIR inside another was mounted before it.
+	# In reverse: a DIR inside another was mounted before it. Lazily if
+	# busy: a process the command left may still be exiting (seen after
+	# sid's dkms: "target is busy"), and the mount must not outlive us.
+	umount "$root/proc" 2>/dev/null || umount -l "$root/proc"
 	for ((i = ${#dirs[@]} - 1; i >= 0; i--)); do
-		umount "$root${dirs[i]}" || rc=1
+		umount "$root${dirs[i]}" 2>/dev/null || umount -l "$root${dirs[i]}"
 	done
 	return $rc
 }
