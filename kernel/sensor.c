@@ -253,6 +253,16 @@ static noinline u32 sensor_state_slow(const struct task_struct *p,
 	return MKM_TS_PARKED;
 }
 
+/*
+ * A wait for a lock that sleeps only on PREEMPT_RT: compiled out elsewhere,
+ * so that the generic kernels' switch and wakeup paths do not pay for it.
+ */
+static __always_inline bool sensor_rtlock_wait(unsigned int state)
+{
+	return IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	       unlikely(state == TASK_RTLOCK_WAIT);
+}
+
 /* The same, with the usual sleeps decided inline, on the switch path. */
 static __always_inline u32 sensor_state(const struct task_struct *p,
 					unsigned int state)
@@ -333,7 +343,7 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 			flags = MKM_EVF_PREEMPTED;
 		} else if (READ_ONCE(prev->__state) != TASK_RUNNING) {
 			state = sensor_state(prev, prev_state);
-			if (unlikely(prev_state == TASK_RTLOCK_WAIT))
+			if (sensor_rtlock_wait(prev_state))
 				flags = MKM_EVF_LOCK_WAIT;
 		}
 		sensor_write_thread(pt, MKM_EV_SWITCH_OUT, flags, state,
@@ -388,11 +398,13 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 		 * p is still in it; its WAKEUP follows under the same
 		 * p->pi_lock, once p's state says TASK_RUNNING.
 		 */
-		if (type == MKM_EV_WAKING)
-			t->lock_wake = READ_ONCE(p->__state) ==
-				       TASK_RTLOCK_WAIT;
-		if (unlikely(t->lock_wake))
-			flags |= MKM_EVF_LOCK_WAIT;
+		if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			if (type == MKM_EV_WAKING)
+				t->lock_wake = sensor_rtlock_wait(
+					READ_ONCE(p->__state));
+			if (unlikely(t->lock_wake))
+				flags |= MKM_EVF_LOCK_WAIT;
+		}
 		sensor_write_thread(t, type, flags, target ? task_cpu(p) : 0,
 				    sensor_waker(t->mon), now);
 	}
