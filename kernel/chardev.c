@@ -18,8 +18,8 @@ static int chardev_open(struct inode *inode, struct file *file)
 {
 	struct mkm_monitor *mon = mkm_monitor_create();
 
-	if (!mon)
-		return -ENOMEM;
+	if (IS_ERR(mon))
+		return PTR_ERR(mon);
 	file->private_data = mon;
 	return stream_open(inode, file);
 }
@@ -49,7 +49,7 @@ static __poll_t chardev_poll(struct file *file, poll_table *wait)
 	 * Suspended with nothing left: read() returns 0, as a pipe's does
 	 * once its writers are gone.
 	 */
-	return READ_ONCE(mon->resumed) ? 0 : EPOLLHUP;
+	return mkm_monitor_stopped(mon) ? EPOLLHUP : 0;
 }
 
 static long ioctl_version(void __user *arg)

@@ -88,6 +88,27 @@ static inline bool mkm_task_dumpable(struct task_struct *task)
 #endif
 
 /*
+ * The same for a task in the scheduler's hands, with no lock: the task
+ * switching out (current) or in (not running, so not changing its mm).
+ * Dumpability is a task's own to change (prctl, exec, a credentials
+ * change), or a sibling's that shares its mm: either is seen at the
+ * task's next switch.
+ */
+#if __has_include("linux/sched/exec_state.h")
+static __always_inline bool mkm_task_dumpable_sched(struct task_struct *task)
+{
+	return mkm_task_dumpable(task);
+}
+#else
+static __always_inline bool mkm_task_dumpable_sched(struct task_struct *task)
+{
+	struct mm_struct *mm = READ_ONCE(task->mm);
+
+	return !mm || get_dumpable(mm) == SUID_DUMP_USER;
+}
+#endif
+
+/*
  * sched_process_exit's prototype: 6.16 added whether the thread group dies
  * with the task (the build-time check above catches a wrong guess).
  */

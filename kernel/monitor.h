@@ -4,6 +4,7 @@
 #define MKM_MONITOR_H
 
 #include <linux/atomic.h>
+#include <asm/barrier.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -43,17 +44,28 @@ struct mkm_monitor {
 	bool system; /* MKM_CONFIG_SYSTEM: mkm_system_monitor is this one */
 
 	/* Configuration and state, under lock. */
-	struct mutex lock; /* serialises ioctls and reads */
+	struct mutex lock; /* serialises the ioctls */
 	bool resumed;
 	u32 classes;
 	u32 capacity; /* records per ring; 0 until the rings exist */
 	u32 wakeup_records;
+	/*
+	 * Readers (read, STATS), and the replacing of the rings and clock
+	 * points, taken after lock: held across copies to user space, so
+	 * never by what thread_monitor waits for (reader.c).
+	 */
+	struct mutex read_lock;
 	unsigned int next_read_cpu; /* where the next read starts, for fairness */
 	struct mkm_event *bounce; /* one page, for copying out */
 	/*
+	 * Suspended and past the grace period after it: no sensor writes,
+	 * what the rings hold is all there is (read() may end).
+	 */
+	bool stopped;
+	/*
 	 * mmap() and the replacing of the rings: mmap runs under the
 	 * process's mmap_lock, which read() may take (a fault in
-	 * copy_to_user) while it holds lock, so mmap must not take lock.
+	 * copy_to_user) while it holds read_lock, so mmap must not take it.
 	 */
 	struct mutex map_lock;
 	atomic_t mapped; /* mappings of the rings (mmap.c) */
@@ -74,10 +86,8 @@ struct mkm_monitor {
 	bool ptrace_cap; /* creator had CAP_SYS_PTRACE (initial user ns) */
 	bool unbudgeted; /* creator had CAP_PERFMON or CAP_IPC_LOCK */
 	bool no_irq; /* the IRQ class is refused (paranoid) */
-	unsigned long charged; /* pages charged to the creator's user */
+	unsigned long charged; /* pages of rings charged to the creator's user */
 	struct pid_namespace *pid_ns;
-
-	struct list_head link; /* in the list of all monitors */
 };
 
 struct mkm_monitor *mkm_monitor_create(void);
@@ -102,7 +112,26 @@ bool mkm_monitor_readable(struct mkm_monitor *mon);
  */
 extern struct mkm_monitor *mkm_system_monitor;
 
-/* The event classes any monitor records now, or tracks threads for. */
-u32 mkm_monitors_wanted(void);
+/* Whether the monitor is stopped (mon->stopped). */
+static inline bool mkm_monitor_stopped(struct mkm_monitor *mon)
+{
+	/* Pairs with suspend's release: all its records are seen too. */
+	return smp_load_acquire(&mon->stopped);
+}
+
+/* rings.c: memory, and its charge to the creator. */
+int mkm_charge(struct mkm_monitor *mon, unsigned long pages);
+void mkm_uncharge(struct mkm_monitor *mon, unsigned long pages);
+int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup);
+void mkm_rings_free(struct mkm_monitor *mon);
+
+/* reader.c: under read_lock. */
+void mkm_reader_clock_points(struct mkm_monitor *mon);
+bool mkm_reader_unread(struct mkm_monitor *mon);
+
+/* tracking.c: under lock (release: the monitor is dying). */
+void mkm_tracking_release(struct mkm_monitor *mon, struct list_head *gone);
+void mkm_tracking_attach_all(struct mkm_monitor *mon);
+void mkm_tracking_take_all(struct mkm_monitor *mon);
 
 #endif /* MKM_MONITOR_H */

@@ -45,6 +45,7 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <asm/syscall.h>
 
 #include "access.h"
@@ -93,12 +94,15 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
  * allowed. A change is checked at once (mkm_access_creds(): no lock, safe
  * in the scheduler); allowed, the new credentials become the reference;
  * refused, the record is withheld and counted as lost, until the exec
- * probe detaches the thread or its credentials are allowed again.
+ * probe detaches the thread or its credentials are allowed again. A
+ * thread inherited under credentials its monitor may not watch starts
+ * with no reference (the fork probe), so it is withheld from its first
+ * record; one found undumpable too (sensor_check_dumpable()).
  */
 static noinline bool sensor_creds_changed(struct mkm_tracked *t,
 					  const struct cred *now)
 {
-	if (!mkm_access_creds(t->mon, now))
+	if (READ_ONCE(t->undumpable) || !mkm_access_creds(t->mon, now))
 		return false;
 	/* NULL: being replaced and freed; the next record checks again. */
 	now = get_cred_rcu(now);
@@ -117,19 +121,55 @@ static __always_inline bool sensor_may_record(struct mkm_tracked *t)
 }
 
 /*
- * Writes a record of tracked thread t, or withholds it (counted as lost,
- * so the reader sees the gap) while t's credentials are refused. As
+ * Dumpability, the other half of ptrace's read rule (mkm_access_check()),
+ * for a monitor subject to it: PR_SET_DUMPABLE(0) after the attach
+ * (ssh-agent, gpg-agent), or a credentials change that made the process
+ * undumpable, withholds the thread from its next switch on; made dumpable
+ * again, its next record checks its credentials again. Checked at a
+ * switch, the one place where a task's mm cannot change under the sensor.
+ */
+static noinline void sensor_dumpable_changed(struct mkm_tracked *t,
+					     bool undumpable)
+{
+	WRITE_ONCE(t->undumpable, undumpable);
+	if (undumpable)
+		put_cred(xchg(&t->cred, NULL));
+}
+
+static __always_inline void sensor_check_dumpable(struct mkm_tracked *t,
+						  struct task_struct *p)
+{
+	bool undumpable;
+
+	if (likely(t->mon->perfmon))
+		return;
+	undumpable = !mkm_task_dumpable_sched(p);
+	if (unlikely(undumpable != READ_ONCE(t->undumpable)))
+		sensor_dumpable_changed(t, undumpable);
+}
+
+/*
+ * Writes a record of tracked thread t if shown (sensor_may_record()), else
+ * withholds it, counted as lost so the reader sees the gap. As
  * sensor_write(): recording checked, interrupts disabled.
  */
-static __always_inline void sensor_write_thread(struct mkm_tracked *t, u8 type,
-						u8 flags, u32 arg0, u32 arg1,
-						u64 now)
+static __always_inline void sensor_write_shown(struct mkm_tracked *t,
+					       bool shown, u8 type, u8 flags,
+					       u32 arg0, u32 arg1, u64 now)
 {
-	if (likely(sensor_may_record(t)))
+	if (likely(shown))
 		sensor_write(t->mon, READ_ONCE(t->tid), t->unique_id, type,
 			     flags, arg0, arg1, now);
 	else
 		ring_drop(this_cpu_ptr(t->mon->cpu)->ring);
+}
+
+static __always_inline void sensor_write_thread(struct mkm_tracked *t, u8 type,
+						u8 flags, u32 arg0, u32 arg1,
+						u64 now)
+{
+	sensor_write_shown(t, sensor_may_record(t), type, flags, arg0, arg1,
+			   now);
 }
 
 /* Writes one record for a thread of mon, if mon records class now. */
@@ -202,14 +242,18 @@ sensor_lookup(const struct task_struct *task)
 
 /*
  * A peer's tid (the other task of a switch, a waker), or 0 where the
- * monitor hides the peers it does not track (paranoid); peer_t is the
- * peer's tracking entry, if any.
+ * monitor may not see it: a thread of its own whose records are withheld
+ * (peer_shown false), or one it does not track where it hides those
+ * (paranoid). peer_t is the peer's tracking entry, if any.
  */
 static __always_inline u32 sensor_peer(struct mkm_monitor *mon,
 				       struct task_struct *peer,
-				       const struct mkm_tracked *peer_t)
+				       const struct mkm_tracked *peer_t,
+				       bool peer_shown)
 {
-	if (unlikely(mon->hide_peers) && (!peer_t || peer_t->mon != mon))
+	if (peer_t && peer_t->mon == mon)
+		return peer_shown ? sensor_tid(mon, peer) : 0;
+	if (unlikely(mon->hide_peers))
 		return 0;
 	return sensor_tid(mon, peer);
 }
@@ -217,9 +261,10 @@ static __always_inline u32 sensor_peer(struct mkm_monitor *mon,
 /* The waker (current) as the monitor may see it. */
 static __always_inline u32 sensor_waker(struct mkm_monitor *mon)
 {
-	return sensor_peer(mon, current,
-			   unlikely(mon->hide_peers) ? sensor_lookup(current) :
-						       NULL);
+	struct mkm_tracked *ct = sensor_lookup(current);
+
+	return sensor_peer(mon, current, ct,
+			   ct && ct->mon == mon && sensor_may_record(ct));
 }
 
 /* A dead task's state: a thread released at exit, or a zombie. */
@@ -328,9 +373,18 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 	u64 now = local_clock();
 	struct mkm_tracked *pt = mkm_threads_find(tb, prev);
 	struct mkm_tracked *nt = mkm_threads_find(tb, next);
+	bool p_shown = false, n_shown = false;
 
 	/* __schedule() has interrupts off: nothing can nest in the writes. */
 	lockdep_assert_irqs_disabled();
+	if (pt) {
+		sensor_check_dumpable(pt, prev);
+		p_shown = sensor_may_record(pt);
+	}
+	if (nt) {
+		sensor_check_dumpable(nt, next);
+		n_shown = sensor_may_record(nt);
+	}
 	if (pt && sensor_recording(pt->mon, MKM_CLASS_SCHED)) {
 		u32 state = MKM_TS_RUNNING, flags = 0;
 
@@ -346,16 +400,18 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 			if (sensor_rtlock_wait(prev_state))
 				flags = MKM_EVF_LOCK_WAIT;
 		}
-		sensor_write_thread(pt, MKM_EV_SWITCH_OUT, flags, state,
-				    sensor_peer(pt->mon, next, nt), now);
+		sensor_write_shown(pt, p_shown, MKM_EV_SWITCH_OUT, flags, state,
+				   sensor_peer(pt->mon, next, nt, n_shown),
+				   now);
 		pt->run_delay = mkm_task_run_delay(prev);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
 		u8 flags = 0;
 		u32 wait = sensor_waited(nt, next, now, &flags);
 
-		sensor_write_thread(nt, MKM_EV_SWITCH_IN, flags, wait,
-				    sensor_peer(nt->mon, prev, pt), now);
+		sensor_write_shown(nt, n_shown, MKM_EV_SWITCH_IN, flags, wait,
+				   sensor_peer(nt->mon, prev, pt, p_shown),
+				   now);
 	}
 }
 
@@ -464,6 +520,21 @@ static struct mkm_monitor *sensor_child_monitor(const struct mkm_tracked *t)
 }
 
 /*
+ * Inheritance grants no more than thread_monitor would: a child under
+ * credentials the monitor may not watch (a parent's euid 0, a new user
+ * namespace) or not dumpable is tracked with no reference credentials, so
+ * withheld until they pass (sensor_may_record()). child has not run yet:
+ * its mm is as stable as at a switch.
+ */
+static void sensor_inherit_rights(struct mkm_tracked *ct,
+				  struct task_struct *child)
+{
+	if (!mkm_access_creds(ct->mon, __task_cred(child)))
+		put_cred(xchg(&ct->cred, NULL));
+	sensor_check_dumpable(ct, child);
+}
+
+/*
  * Inheritance: a tracked thread's new thread or process joins its monitor;
  * any new thread joins a system-wide monitor.
  */
@@ -483,14 +554,19 @@ static void probe_sched_process_fork(void *data, struct task_struct *parent,
 	if (ctid) {
 		raw_spin_lock_irqsave(&mkm_threads_lock, irqflags);
 		ct = mkm_threads_new_spare(child, cmon, ctid, ctid);
+		if (ct)
+			sensor_inherit_rights(ct, child);
 		raw_spin_unlock_irqrestore(&mkm_threads_lock, irqflags);
 	}
 	if (!t)
 		goto name;
 	flags = child->tgid == parent->tgid ? MKM_EVF_THREAD : 0;
-	if (ct && ct->mon == t->mon)
+	if (ct && ct->mon == t->mon) {
 		flags |= MKM_EVF_INHERITED;
-	else
+		/* A withheld child is not named, even by its parent. */
+		if (!sensor_may_record(ct))
+			ctid = 0;
+	} else
 		ctid = t->mon == cmon ? ctid : sensor_tid(t->mon, child);
 	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_FORK, flags, ctid,
 			   flags & MKM_EVF_INHERITED ? ctid : 0);
@@ -802,16 +878,40 @@ u32 mkm_sensor_supported(void)
 	return (MKM_CLASS_ALL | MKM_CLASS_TRACKING) & ~missing;
 }
 
-int mkm_sensor_update(u32 wanted)
+/*
+ * Probes are registered as soon as a class is wanted, and unregistered
+ * only once it has not been for SENSOR_LINGER: each registration and
+ * unregistration patches the kernel's text (the tracepoint's static key),
+ * an IPI to every CPU, which one user's open/close or resume/suspend loop
+ * would otherwise put on every CPU, isolated ones included: the very noise
+ * mkm exists to find. perf rate-limits its static keys the same way (HZ).
+ * A probe registered while its class is not wanted finds nothing to do.
+ */
+#define SENSOR_LINGER HZ
+
+static DEFINE_MUTEX(sensor_lock);
+static u32 sensor_wanted; /* under sensor_lock */
+
+/*
+ * Registers the probes wanted needs; unregisters the others if drop, else
+ * says whether any is left registered.
+ */
+static int sensor_apply(u32 wanted, bool drop, bool *lingering)
 {
 	int i, ret;
 
+	lockdep_assert_held(&sensor_lock);
+	*lingering = false;
 	for (i = 0; i < ARRAY_SIZE(sensor_probes); i++) {
 		struct sensor_probe *p = &sensor_probes[i];
 		bool want = p->tp && (p->class & wanted);
 
 		if (want == p->registered)
 			continue;
+		if (!want && !drop) {
+			*lingering = true;
+			continue;
+		}
 		if (want)
 			ret = tracepoint_probe_register(p->tp, p->func, NULL);
 		else
@@ -824,6 +924,32 @@ int mkm_sensor_update(u32 wanted)
 		p->registered = want;
 	}
 	return 0;
+}
+
+static void sensor_linger_fn(struct work_struct *work)
+{
+	bool lingering;
+
+	mutex_lock(&sensor_lock);
+	sensor_apply(sensor_wanted, true, &lingering);
+	mutex_unlock(&sensor_lock);
+}
+
+static DECLARE_DELAYED_WORK(sensor_linger, sensor_linger_fn);
+
+int mkm_sensor_update(u32 wanted)
+{
+	bool lingering;
+	int ret;
+
+	mutex_lock(&sensor_lock);
+	sensor_wanted = wanted;
+	ret = sensor_apply(wanted, false, &lingering);
+	/* Each drop restarts the wait: a loop keeps its probes. */
+	if (lingering)
+		mod_delayed_work(system_wq, &sensor_linger, SENSOR_LINGER);
+	mutex_unlock(&sensor_lock);
+	return ret;
 }
 
 int mkm_sensor_init(void)
@@ -841,6 +967,11 @@ int mkm_sensor_init(void)
 
 void mkm_sensor_exit(void)
 {
-	mkm_sensor_update(0);
+	bool lingering;
+
+	cancel_delayed_work_sync(&sensor_linger);
+	mutex_lock(&sensor_lock);
+	sensor_apply(0, true, &lingering);
+	mutex_unlock(&sensor_lock);
 	tracepoint_synchronize_unregister();
 }

@@ -18,7 +18,10 @@ struct task_struct;
 
 int mkm_sensor_init(void);
 void mkm_sensor_exit(void);
-/* Registers exactly the probes the given classes need. Under the monitors lock. */
+/*
+ * Registers the probes the given classes need, at once; those no longer
+ * needed go a while later (sensor.c says why).
+ */
 int mkm_sensor_update(u32 wanted);
 /* The event classes whose tracepoints this kernel has. */
 u32 mkm_sensor_supported(void);

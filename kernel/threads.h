@@ -53,9 +53,11 @@ struct mkm_tracked {
 	struct task_struct *task;
 	/*
 	 * task's objective credentials when last found allowed (a
-	 * reference; see sensor_may_record())
+	 * reference), or NULL while none was (see sensor_may_record())
 	 */
 	const struct cred *cred;
+	/* task was not dumpable at its last switch: its records withheld */
+	bool undumpable;
 	struct mkm_monitor *mon;
 	u32 tid; /* in the monitor's PID namespace */
 	u32 unique_id;

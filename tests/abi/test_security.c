@@ -13,15 +13,31 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/userfaultfd.h>
 
 #define USER 1000
 #define GROUP 1000
+
+/* A thread that sleeps until cancelled, and its tid once it runs. */
+static volatile pid_t sleeper_tid;
+
+static void *sleep_forever(void *arg)
+{
+	(void)arg;
+	sleeper_tid = abi_gettid();
+	for (;;)
+		pause();
+	return NULL;
+}
 
 /* A process with the given ids, asleep until its pipe closes. */
 struct target {
@@ -69,9 +85,11 @@ static void target_stop(struct target *t)
 	abi_expect_child_ok(t->pid);
 }
 
-/* Run fn as uid/gid 1000 in a child; fails the test if fn fails. */
-/* Runs fn(arg) in a child as USER, within seconds. */
-static void as_user_for(void (*fn)(long arg), long arg, unsigned int seconds)
+/*
+ * Runs fn(arg) in a child as uid/gid 1000, within seconds; whether it
+ * succeeded (it says why not on stderr).
+ */
+static bool as_user_ok(void (*fn)(long arg), long arg, unsigned int seconds)
 {
 	abi_allow_unprivileged_open();
 	pid_t pid = fork();
@@ -83,9 +101,18 @@ static void as_user_for(void (*fn)(long arg), long arg, unsigned int seconds)
 		_exit(0);
 	}
 	int status = abi_wait_child_for(pid, seconds);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail_msg("child %d failed (status %#x): see its message above",
-			 (int)pid, status);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return true;
+	fprintf(stderr, "child %d failed (status %#x): see its message above\n",
+		(int)pid, status);
+	return false;
+}
+
+/* The same, failing the test if fn fails. */
+static void as_user_for(void (*fn)(long arg), long arg, unsigned int seconds)
+{
+	if (!as_user_ok(fn, arg, seconds))
+		fail();
 }
 
 static void as_user(void (*fn)(long arg), long arg)
@@ -99,6 +126,16 @@ static int user_open(void)
 
 	CHILD_CHECK(fd >= 0);
 	return fd;
+}
+
+/* CONFIGURE with 1 MiB rings, from a forked child. */
+static void user_configure(int fd, uint32_t classes, uint32_t flags)
+{
+	struct mkm_config c = { .ring_bytes = 1 << 20,
+				.classes = classes,
+				.flags = flags };
+
+	CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
 }
 
 static void expect_monitor_eperm(long tid)
@@ -297,7 +334,12 @@ static int only_cap_setuid(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* Switches (and ATTACHes) of tid between the marks 1 and 2, and after 2. */
+/*
+ * Records of tid in the phases the marks open: phase 1 (mark 1 to mark 2)
+ * is the state under test, phase 3 (from mark 3) the state after it.
+ * Phase 2 holds the change back, between two marks of its own, so that a
+ * preemption around that change is counted in neither phase.
+ */
 static void switches_around_marks(const struct abi_trace *t, pid_t tid,
 				  long *between, long *after, long *attached,
 				  uint64_t *lost)
@@ -316,7 +358,7 @@ static void switches_around_marks(const struct abi_trace *t, pid_t tid,
 		else if (e->tid == (uint32_t)tid &&
 			 (e->type == MKM_EV_SWITCH_OUT ||
 			  e->type == MKM_EV_SWITCH_IN))
-			*between += phase == 1, *after += phase == 2;
+			*between += phase == 1, *after += phase == 3;
 		else if (e->tid == (uint32_t)tid && e->type == MKM_EV_ATTACH)
 			*attached += phase == 1;
 	}
@@ -353,8 +395,11 @@ static void creds_change(long arg)
 	/* A resume's ATTACH would say its state: withheld too. */
 	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
 	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
-	CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
 	CHILD_OK(abi_mark(fd, 2));
+	CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
+	/* Each euid change made the process undumpable: as ptrace, no. */
+	CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	CHILD_OK(abi_mark(fd, 3));
 	for (i = 0; i < 10; i++)
 		usleep(1000);
 	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
@@ -370,10 +415,13 @@ static void creds_change(long arg)
 	CHILD_OK(close(fd));
 }
 
-static void test_creds_change_withholds_records(void **state)
+/*
+ * Runs fn(arg) in a child as uid 1000 that kept CAP_SETUID alone, as the
+ * monitor it opens does: it may take euid 0 and give it back.
+ */
+static void as_setuid_user(void (*fn)(long arg), long arg)
 {
 	pid_t pid;
-	(void)state;
 
 	abi_allow_unprivileged_open();
 	pid = fork();
@@ -386,10 +434,247 @@ static void test_creds_change_withholds_records(void **state)
 		CHILD_OK(only_cap_setuid());
 		/* The uid change made it undumpable: a monitor may not. */
 		CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
-		creds_change(0);
+		fn(arg);
 		_exit(0);
 	}
 	abi_expect_child_ok(pid);
+}
+
+static void test_creds_change_withholds_records(void **state)
+{
+	(void)state;
+	as_setuid_user(creds_change, 0);
+}
+
+/*
+ * Records of tid, and records of anyone that name it as a peer, after the
+ * first mark if there is one.
+ */
+static void count_of(const struct abi_trace *t, pid_t tid, long *own,
+		     long *named)
+{
+	size_t i = 0;
+
+	*own = *named = 0;
+	while (i < t->n && t->ev[i].type != MKM_EV_MARK)
+		i++;
+	if (i == t->n)
+		i = 0;
+	for (; i < t->n; i++) {
+		const struct mkm_event *e = &t->ev[i];
+
+		if (e->type == MKM_EV_LOST || e->type == MKM_EV_MARK)
+			continue;
+		if (e->tid == (uint32_t)tid)
+			(*own)++;
+		else if ((e->type == MKM_EV_SWITCH_OUT ||
+			  e->type == MKM_EV_SWITCH_IN ||
+			  e->type == MKM_EV_WAKING ||
+			  e->type == MKM_EV_WAKEUP ||
+			  e->type == MKM_EV_WAKEUP_NEW) &&
+			 e->arg1 == (uint32_t)tid)
+			(*named)++;
+		else if (e->type == MKM_EV_FORK && e->arg0 == (uint32_t)tid)
+			(*named)++;
+	}
+}
+
+/*
+ * A child that sleeps and wakes ten times, then exits; dumpable, so that
+ * only its credentials can withhold it.
+ */
+static int sleepy_child(void *arg)
+{
+	(void)arg;
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		return 1;
+	for (int i = 0; i < 10; i++)
+		usleep(1000);
+	return 0;
+}
+
+/*
+ * Inheritance grants no more than thread_monitor: a child that the
+ * monitor's creator could not monitor (one with euid 0, forked while its
+ * parent held it; one in a new user namespace) is withheld from its first
+ * record, and its parent's records do not name it.
+ */
+static void inherit_refused_child(long how)
+{
+	struct abi_trace t = { 0 };
+	long own, named;
+	pid_t me = abi_gettid(), child;
+	int fd, status;
+
+	CHILD_OK(abi_pin_self(0));
+	fd = user_open();
+	user_configure(fd, MKM_CLASS_ALL & ~MKM_CLASS_IRQ, MKM_CONFIG_INHERIT);
+	CHILD_OK(abi_monitor(fd, me, 1));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	if (how == 0) {
+		CHILD_OK((int)syscall(SYS_setresuid, -1, 0, -1));
+		child = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+		if (child == 0)
+			_exit(sleepy_child(NULL));
+		CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
+		CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	} else {
+		child = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0,
+				       0, 0);
+		if (child == 0)
+			_exit(sleepy_child(NULL));
+	}
+	CHILD_CHECK(child > 0);
+	CHILD_CHECK(waitpid(child, &status, 0) == child && status == 0);
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	abi_drain(fd, &t);
+	count_of(&t, child, &own, &named);
+	fprintf(stderr,
+		"inherit (%s): %ld records of the child, %ld naming it, of %zu\n",
+		how == 0 ? "euid 0" : "new user ns", own, named, t.n);
+	CHILD_CHECK(own == 0 && named == 0);
+	/* The parent itself is still recorded. */
+	CHILD_CHECK(abi_count(&t, me, MKM_EV_SWITCH_OUT) >= 1);
+	abi_trace_free(&t);
+	CHILD_OK(close(fd));
+}
+
+static void test_inherit_euid0_child_withheld(void **state)
+{
+	(void)state;
+	as_setuid_user(inherit_refused_child, 0);
+}
+
+static void test_inherit_new_userns_child_withheld(void **state)
+{
+	(void)state;
+	as_user(inherit_refused_child, 1);
+}
+
+/*
+ * Withheld means invisible: while thread B of a ping-pong runs under
+ * euid 0, A's switches and wakeups name it as tid 0, as strangers are
+ * named under paranoid.
+ */
+struct withheld_pong {
+	int ab[2], ba[2];
+	pid_t tid_b;
+	int rounds;
+};
+
+/* B: answers A's first ping under euid 0, once it is tracked. */
+static void *withheld_pong(void *arg)
+{
+	struct withheld_pong *p = arg;
+	char c;
+
+	p->tid_b = abi_gettid();
+	if (abi_pin_self(0) || read(p->ab[0], &c, 1) != 1 ||
+	    syscall(SYS_setresuid, -1, 0, -1) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 ||
+	    write(p->ba[1], &c, 1) != 1)
+		return (void *)1;
+	while (read(p->ab[0], &c, 1) == 1)
+		if (write(p->ba[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+static void withheld_peer(long arg)
+{
+	struct withheld_pong p = { 0 };
+	struct abi_trace t = { 0 };
+	pthread_t b;
+	long own, named;
+	char c = 'x';
+	void *ret;
+	int fd, i;
+	(void)arg;
+
+	CHILD_OK(pipe(p.ab));
+	CHILD_OK(pipe(p.ba));
+	CHILD_OK(abi_pin_self(0));
+	CHILD_OK(pthread_create(&b, NULL, withheld_pong, &p));
+	while (!__atomic_load_n(&p.tid_b, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	fd = user_open();
+	user_configure(fd, MKM_CLASS_SCHED | MKM_CLASS_WAKEUP, 0);
+	CHILD_OK(abi_monitor(fd, abi_gettid(), 1));
+	CHILD_OK(abi_monitor(fd, p.tid_b, 2));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	CHILD_CHECK(write(p.ab[1], &c, 1) == 1 && read(p.ba[0], &c, 1) == 1);
+	/* B has euid 0 from here on. */
+	CHILD_OK(abi_mark(fd, 1));
+	for (i = 0; i < 200; i++)
+		CHILD_CHECK(write(p.ab[1], &c, 1) == 1 &&
+			    read(p.ba[0], &c, 1) == 1);
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	abi_drain(fd, &t);
+	close(p.ab[1]);
+	CHILD_OK(pthread_join(b, &ret));
+	CHILD_CHECK(ret == NULL);
+	count_of(&t, p.tid_b, &own, &named);
+	fprintf(stderr,
+		"withheld peer: %zu switches of A, %ld records of B, %ld naming B\n",
+		abi_count(&t, abi_gettid(), MKM_EV_SWITCH_OUT), own, named);
+	CHILD_CHECK(abi_count(&t, abi_gettid(), MKM_EV_SWITCH_OUT) >= 200);
+	CHILD_CHECK(own == 0 && named == 0);
+	abi_trace_free(&t);
+	CHILD_OK(close(fd));
+}
+
+static void test_withheld_peer_shows_as_tid0(void **state)
+{
+	(void)state;
+	as_setuid_user(withheld_peer, 0);
+}
+
+/*
+ * PR_SET_DUMPABLE(0) after the attach (ssh-agent, gpg-agent): ptrace
+ * refuses from then on, so the monitor withholds from then on; records
+ * come back with PR_SET_DUMPABLE(1). Marks as in creds_change.
+ */
+static void dumpable_cleared(long arg)
+{
+	struct abi_trace t = { 0 };
+	long between, after, attached;
+	uint64_t lost;
+	pid_t me = abi_gettid();
+	int fd, i;
+	(void)arg;
+
+	CHILD_OK(abi_pin_self(0));
+	fd = user_open();
+	CHILD_OK(abi_monitor(fd, me, 1));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	for (i = 0; i < 10; i++)
+		usleep(1000);
+	CHILD_OK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+	CHILD_OK(abi_mark(fd, 1));
+	for (i = 0; i < 10; i++)
+		usleep(1000);
+	CHILD_OK(abi_mark(fd, 2));
+	CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	CHILD_OK(abi_mark(fd, 3));
+	for (i = 0; i < 10; i++)
+		usleep(1000);
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	abi_drain(fd, &t);
+	switches_around_marks(&t, me, &between, &after, &attached, &lost);
+	fprintf(stderr,
+		"dumpable: %ld switches while undumpable, %ld after, %llu lost\n",
+		between, after, (unsigned long long)lost);
+	CHILD_CHECK(between == 0);
+	CHILD_CHECK(lost >= 10);
+	CHILD_CHECK(after >= 10);
+	abi_trace_free(&t);
+	CHILD_OK(close(fd));
+}
+
+static void test_dumpable_cleared_after_attach_withholds(void **state)
+{
+	(void)state;
+	as_user(dumpable_cleared, 0);
 }
 
 /*
@@ -576,6 +861,300 @@ static void test_configure_charges_memcg(void **state)
 	}
 	abi_expect_child_ok(pid);
 	ABI_OK(rmdir(CGROUP_DIR));
+}
+
+/*
+ * An open of /dev/mkm is kernel memory too (the monitor and its bounce
+ * page), which a user with a high nofile limit could multiply: charged to
+ * the opener's memory cgroup and counted in its user's budget like rings.
+ * As uid 1000 in a memory cgroup, with max_user_kb at 16 MiB: opens are
+ * refused (EPERM) once the budget is spent, memory.current grew by at
+ * least a page an open and falls back at the closes, and a close gives
+ * its share of the budget back.
+ */
+#define OPENS_MAX 6000
+#define OPENS_BUDGET_KB 16384
+/* A bound for the runs of a module that never refuses (O(N^2) opens). */
+#define OPENS_TIMEOUT 240
+
+static void open_past_budget(long cpus)
+{
+	static int fds[OPENS_MAX];
+	long long before, with, after, stock = 64LL * 4096 * cpus, charged;
+	int n = 0, opened, err;
+
+	before = cgroup_read("memory.current");
+	while (n < OPENS_MAX && (fds[n] = open(MKM_DEVICE, O_RDWR)) >= 0)
+		n++;
+	err = errno;
+	opened = n;
+	with = cgroup_read("memory.current");
+	CHILD_CHECK(n > 0);
+	CHILD_OK(close(fds[--n]));
+	CHILD_CHECK((fds[n++] = open(MKM_DEVICE, O_RDWR)) >= 0);
+	while (n > 0)
+		close(fds[--n]);
+	after = cgroup_read("memory.current");
+	charged = 4096LL * opened - stock;
+	fprintf(stderr,
+		"opens: %d within %d KiB (then errno %d %s); memory.current %lld -> %lld -> %lld KiB, at least %lld KiB expected (a page an open, less %lld KiB of per-CPU stock)\n",
+		opened, OPENS_BUDGET_KB, err, strerror(err), before >> 10,
+		with >> 10, after >> 10, charged >> 10, stock >> 10);
+	CHILD_CHECK(opened < OPENS_MAX && err == EPERM);
+	CHILD_CHECK(opened >= 1000);
+	CHILD_CHECK(with - before >= charged);
+	CHILD_CHECK(with - after >= charged);
+}
+
+static void test_open_charged_to_memcg_and_budget(void **state)
+{
+	struct rlimit rl = { OPENS_MAX + 64, OPENS_MAX + 64 }, old_rl;
+	char old[32], budget[32];
+	int status;
+	pid_t pid;
+	(void)state;
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
+		fprintf(stderr, "no cgroup2 here (%s): skipped\n",
+			strerror(errno));
+		skip();
+	}
+	cgroup_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	if (mkdir(CGROUP_DIR, 0755))
+		assert_int_equal(errno, EEXIST);
+	read_param(BUDGET_PARAM, old, sizeof(old));
+	snprintf(budget, sizeof(budget), "%d", OPENS_BUDGET_KB);
+	write_param(BUDGET_PARAM, budget);
+	ABI_OK(getrlimit(RLIMIT_NOFILE, &old_rl));
+	abi_allow_unprivileged_open();
+	alarm(OPENS_TIMEOUT + 30);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHILD_OK(setrlimit(RLIMIT_NOFILE, &rl));
+		cgroup_write(CGROUP_DIR "/cgroup.procs", "0");
+		CHILD_OK(abi_drop_privileges(USER, GROUP));
+		open_past_budget(possible_cpus());
+		_exit(0);
+	}
+	status = abi_wait_child_for(pid, OPENS_TIMEOUT);
+	write_param(BUDGET_PARAM, old);
+	ABI_OK(rmdir(CGROUP_DIR));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * A reader whose buffer faults slowly (FUSE-backed, or a userfaultfd, as
+ * here) must not hold what thread_monitor needs: thread_monitor holds its
+ * target's exec_update_lock while it waits, so another process's execve
+ * would wait on the reader's page. read() and STATS, each stuck in its
+ * copy to user space, beside a thread_monitor that must finish.
+ */
+struct faulting_op {
+	int fd;
+	void *buf;
+	int stats; /* STATS into buf, else read() into it */
+};
+
+static void *faulting_op(void *arg)
+{
+	struct faulting_op *op = arg;
+
+	if (op->stats) {
+		struct mkm_stats st = { .nr_cpus = 1,
+					.cpus = (uintptr_t)op->buf };
+
+		return (void *)(long)ioctl(op->fd, MKM_IOC_STATS, &st);
+	}
+	return (void *)(long)read(op->fd, op->buf, 4096);
+}
+
+static void *monitor_thread(void *arg)
+{
+	int *fd_tid = arg;
+
+	return (void *)(long)abi_monitor(fd_tid[0], fd_tid[1], 9);
+}
+
+/* Whether thread t ends within seconds. */
+static int joins_within(pthread_t t, unsigned int seconds, void **ret)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += seconds;
+	return pthread_timedjoin_np(t, ret, &ts) == 0;
+}
+
+static void faulting_reader(int stats)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffdio_zeropage zero = { 0 };
+	struct faulting_op op = { 0 };
+	struct pollfd pfd;
+	pthread_t reader, mon, sleeper;
+	int fd_tid[2], uffd, done;
+	void *ret;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0) {
+		fprintf(stderr, "no userfaultfd here (%s): skipped\n",
+			strerror(errno));
+		skip();
+	}
+	ABI_OK(ioctl(uffd, UFFDIO_API, &api));
+	op.buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(op.buf != MAP_FAILED);
+	reg.range.start = (uintptr_t)op.buf;
+	reg.range.len = 4096;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ABI_OK(ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	op.fd = abi_open();
+	op.stats = stats;
+	ABI_OK(abi_monitor(op.fd, abi_gettid(), 1));
+	abi_resume(op.fd);
+	abi_sleep_ms(5); /* records for the read to copy */
+	assert_int_equal(pthread_create(&reader, NULL, faulting_op, &op), 0);
+	/* The copy to user space has faulted once uffd has its message. */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 10000), 1);
+
+	assert_int_equal(pthread_create(&sleeper, NULL, sleep_forever, NULL),
+			 0);
+	fd_tid[0] = op.fd;
+	fd_tid[1] = 0;
+	while (!(fd_tid[1] = sleeper_tid))
+		abi_sleep_ms(1);
+	assert_int_equal(pthread_create(&mon, NULL, monitor_thread, fd_tid), 0);
+	done = joins_within(mon, 5, &ret);
+	print_message("%s stuck in its copy: thread_monitor %s\n",
+		      stats ? "STATS" : "read()",
+		      done ? "finished" : "waited 5 s");
+
+	/* Let the copy go on, then everything ends. */
+	zero.range = reg.range;
+	ABI_OK(ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	assert_int_equal(pthread_join(reader, NULL), 0);
+	if (!done)
+		assert_int_equal(pthread_join(mon, &ret), 0);
+	abi_suspend(op.fd);
+	pthread_cancel(sleeper);
+	pthread_join(sleeper, NULL);
+	sleeper_tid = 0;
+	ABI_OK(close(op.fd));
+	close(uffd);
+	munmap(op.buf, 4096);
+	assert_true(done);
+	assert_int_equal((long)ret, 0);
+}
+
+static void test_faulting_reader_does_not_block_thread_monitor(void **state)
+{
+	(void)state;
+	faulting_reader(0);
+}
+
+static void test_faulting_stats_does_not_block_thread_monitor(void **state)
+{
+	(void)state;
+	faulting_reader(1);
+}
+
+/*
+ * Registering a probe patches kernel text: IPIs to every CPU. Any user's
+ * open/close or resume/suspend loop must not put that noise on every CPU
+ * (isolated ones too): probes stay registered a while after the last
+ * monitor lets them go, so a loop costs what one open and close (or
+ * resume and suspend) does. Counted in /proc/interrupts (function call
+ * and TLB shootdown IPIs, all CPUs).
+ */
+#define IPI_LOOPS 300
+
+static long long ipis_now(void)
+{
+	char line[4096];
+	long long sum = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "CAL:", 4) && strncmp(p, "TLB:", 4))
+			continue;
+		p += 4;
+		for (;;) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/* Probes linger a second after they are last wanted (sensor.c). */
+#define LINGER_US 1500000
+
+static void test_open_close_loop_sends_no_ipis(void **state)
+{
+	long long before, one_open, opens, one_resume, resumes;
+	int i, fd;
+	(void)state;
+
+	if (abi_nr_cpus_online() < 2) {
+		fprintf(stderr, "one CPU: no IPIs to count, skipped\n");
+		skip();
+	}
+	alarm(120); /* a grace period per close and per suspend */
+	usleep(LINGER_US); /* what earlier tests left registered goes */
+	/* What one open and close costs, lingering included. */
+	before = ipis_now();
+	ABI_OK(close(abi_open()));
+	usleep(LINGER_US);
+	one_open = ipis_now() - before;
+	before = ipis_now();
+	for (i = 0; i < IPI_LOOPS; i++)
+		ABI_OK(close(abi_open()));
+	usleep(LINGER_US);
+	opens = ipis_now() - before;
+
+	fd = abi_open();
+	usleep(LINGER_US);
+	before = ipis_now();
+	abi_resume(fd);
+	abi_suspend(fd);
+	usleep(LINGER_US);
+	one_resume = ipis_now() - before;
+	before = ipis_now();
+	for (i = 0; i < IPI_LOOPS; i++) {
+		abi_resume(fd);
+		abi_suspend(fd);
+	}
+	usleep(LINGER_US);
+	resumes = ipis_now() - before;
+	ABI_OK(close(fd));
+	print_message(
+		"IPIs: %lld for one open and close, %lld for %d; %lld for one resume and suspend, %lld for %d\n",
+		one_open, opens, IPI_LOOPS, one_resume, resumes, IPI_LOOPS);
+	/*
+	 * A loop costs what one does (a registration and its undoing), and
+	 * up to one IPI an op: the remote wakeup of the RCU grace period
+	 * that each close and suspend waits for. Registering every time
+	 * costs tens an op.
+	 */
+	assert_true(opens <= 2 * one_open + IPI_LOOPS);
+	assert_true(resumes <= 2 * one_resume + IPI_LOOPS);
 }
 
 /*
@@ -1192,8 +1771,16 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_unpriv_more_caps_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_child_userns_eperm),
 		ABI_TEST(test_creds_change_withholds_records),
+		ABI_TEST(test_inherit_euid0_child_withheld),
+		ABI_TEST(test_inherit_new_userns_child_withheld),
+		ABI_TEST(test_withheld_peer_shows_as_tid0),
+		ABI_TEST(test_dumpable_cleared_after_attach_withholds),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
 		ABI_TEST(test_configure_charges_memcg),
+		ABI_TEST(test_open_charged_to_memcg_and_budget),
+		ABI_TEST(test_faulting_reader_does_not_block_thread_monitor),
+		ABI_TEST(test_faulting_stats_does_not_block_thread_monitor),
+		ABI_TEST(test_open_close_loop_sends_no_ipis),
 		ABI_TEST(test_configure_unpriv_irq_class_eacces),
 		ABI_TEST(test_unpriv_untracked_peers_hidden),
 		ABI_TEST(test_thread_monitor_rights_are_openers),
