@@ -140,14 +140,12 @@ void mon_monitor_config(const struct monitor *mon, struct monitor_config *cfg)
 /* Maps the rings, once they exist; read(2) from then on if that fails. */
 static void monitor_map(struct monitor *mon)
 {
-	size_t ring_bytes = mon->cfg.ring_bytes ? mon->cfg.ring_bytes :
-						  MKM_RING_DEFAULT_BYTES;
 	unsigned int nr_cpus = 0;
 
 	if (mon->copy || mon->map)
 		return;
 	if (monitor_statistics(mon, NULL, &nr_cpus) ||
-	    mon_ring_map_open(mon->fd, ring_bytes, nr_cpus, &mon->map))
+	    mon_ring_map_open(mon->fd, nr_cpus, &mon->map))
 		mon->copy = true;
 }
 

@@ -72,8 +72,34 @@ void mon_ring_map_close(struct mon_ring_map *m)
 	free(m);
 }
 
-int mon_ring_map_open(int fd, size_t ring_bytes, unsigned int nr_cpus,
-		      struct mon_ring_map **mp)
+/*
+ * The length of each CPU's ring mapping, from the kernel's own control
+ * page (whatever configured the rings: this library, or a CONFIGURE
+ * through monitor_fd()), found on the first CPU that has a ring.
+ */
+static int ring_map_len(int fd, unsigned int nr_cpus, size_t *len)
+{
+	for (unsigned int i = 0; i < nr_cpus; i++) {
+		const struct mkm_ring_control *ctl;
+		uint32_t mask;
+
+		ctl = mmap(NULL, MKM_RING_PAGE_BYTES, PROT_READ, MAP_SHARED, fd,
+			   (off_t)MKM_MMAP_RING(i));
+		if (ctl == MAP_FAILED) {
+			if (errno == EINVAL && i + 1 < nr_cpus)
+				continue;
+			return -errno;
+		}
+		mask = __atomic_load_n(&ctl->mask, __ATOMIC_RELAXED);
+		munmap((void *)ctl, MKM_RING_PAGE_BYTES);
+		*len = MKM_RING_MAP_BYTES(((size_t)mask + 1) *
+					  sizeof(struct mkm_event));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int mon_ring_map_open(int fd, unsigned int nr_cpus, struct mon_ring_map **mp)
 {
 	struct mon_ring_map *m;
 	unsigned int mapped = 0;
@@ -85,8 +111,8 @@ int mon_ring_map_open(int fd, size_t ring_bytes, unsigned int nr_cpus,
 		return -ENOMEM;
 	m->fd = fd;
 	m->nr_cpus = nr_cpus;
-	m->ring_len = MKM_RING_MAP_BYTES(ring_bytes);
-	for (unsigned int i = 0; i < nr_cpus; i++) {
+	err = ring_map_len(fd, nr_cpus, &m->ring_len);
+	for (unsigned int i = 0; !err && i < nr_cpus; i++) {
 		off_t off = (off_t)MKM_MMAP_RING(i);
 		void *ring, *rd;
 

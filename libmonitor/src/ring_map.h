@@ -14,13 +14,12 @@ struct mon_ring_map;
 
 /*
  * Maps the rings of CPU ids 0 .. nr_cpus - 1 of the monitor open at fd,
- * whose rings are ring_bytes each (those of CPUs that cannot exist are
+ * as large as the kernel made them (those of CPUs that cannot exist are
  * skipped), and takes each one's first clock point. Returns 0 or a
  * negative errno of mmap(2) or MKM_IOC_CLOCK (ENODEV, EINVAL: the module
  * cannot map them, or has no rings yet).
  */
-MON_HIDDEN int mon_ring_map_open(int fd, size_t ring_bytes,
-				 unsigned int nr_cpus,
+MON_HIDDEN int mon_ring_map_open(int fd, unsigned int nr_cpus,
 				 struct mon_ring_map **mp);
 MON_HIDDEN void mon_ring_map_close(struct mon_ring_map *m);
 

@@ -4,10 +4,11 @@
  * "Reading in place"), MKM_IOC_CLOCK, and libmonitor's monitor_read() on
  * the mapping against read() of the same records.
  */
+#include "abi.h"
+
 #include <poll.h>
 #include <sys/mman.h>
 
-#include "abi.h"
 #include "ring.h"
 
 #define PAGE MKM_RING_PAGE_BYTES
@@ -101,6 +102,82 @@ static void test_mmap_configure_ebusy_while_mapped(void **state)
 	ABI_OK(munmap(p, MKM_RING_MAP_BYTES(4096)));
 	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
 	ABI_EQ(c.ring_bytes, 8192);
+	ABI_OK(close(fd));
+}
+
+/* Whether CONFIGURE finds the rings still mapped somewhere. */
+static int configure_busy(int fd, uint64_t ring_bytes)
+{
+	struct mkm_config c = { .ring_bytes = ring_bytes };
+
+	if (ioctl(fd, MKM_IOC_CONFIGURE, &c) == 0)
+		return 0;
+	assert_int_equal(errno, EBUSY);
+	return 1;
+}
+
+/*
+ * The module counts mappings of the rings, so that it never frees rings
+ * that a process can still read. Every way a mapping is copied or moved
+ * keeps the count: a split (munmap of a middle page), mremap to another
+ * place, and a fork after MADV_DOFORK, which undoes the mapping's
+ * VM_DONTCOPY (the child's copy holds the rings until it exits).
+ */
+static void test_mmap_count_survives_split_mremap_dofork(void **state)
+{
+	const size_t len = MKM_RING_MAP_BYTES(16384);
+	int hold[2], fd = abi_open();
+	char *p, *q;
+	pid_t pid;
+	(void)state;
+
+	abi_configure(fd, 16384, 0, 0, NULL);
+	/* A split: two mappings, each holds the rings. */
+	p = map_ring(fd, 0, 16384);
+	assert_true(p != MAP_FAILED);
+	ABI_OK(munmap(p + 2 * PAGE, PAGE));
+	assert_true(configure_busy(fd, 16384 * 2));
+	ABI_OK(munmap(p, 2 * PAGE));
+	assert_true(configure_busy(fd, 16384 * 2));
+	ABI_OK(munmap(p + 3 * PAGE, len - 3 * PAGE));
+	assert_false(configure_busy(fd, 16384));
+
+	/* Moved by mremap: the new place holds them, the old one not. */
+	p = map_ring(fd, 0, 16384);
+	assert_true(p != MAP_FAILED);
+	q = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(q != MAP_FAILED);
+	q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, q);
+	assert_true(q != MAP_FAILED);
+	assert_true(configure_busy(fd, 16384 * 2));
+	ABI_OK(munmap(q, len));
+	assert_false(configure_busy(fd, 16384));
+
+	/* MADV_DOFORK: a child's copy holds them until it exits. */
+	p = map_ring(fd, 0, 16384);
+	assert_true(p != MAP_FAILED);
+	ABI_OK(madvise(p, len, MADV_DOFORK));
+	ABI_OK(pipe(hold));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		/* The copy is the rings: the control page reads the same. */
+		_exit(read(hold[0], &c, 1) == 0 &&
+				      ((const struct mkm_ring *)p)->mask ==
+					      16384 / sizeof(struct mkm_event) -
+						      1 ?
+			      0 :
+			      1);
+	}
+	close(hold[0]);
+	ABI_OK(munmap(p, len));
+	assert_true(configure_busy(fd, 16384 * 2));
+	close(hold[1]);
+	abi_expect_child_ok(pid);
+	assert_false(configure_busy(fd, 16384 * 2));
 	ABI_OK(close(fd));
 }
 
@@ -282,6 +359,39 @@ static void test_monitor_read_in_place_matches_read(void **state)
 	ABI_OK(close(fd));
 }
 
+/*
+ * The library maps as much as the kernel's rings hold, not what it last
+ * configured: a monitor reconfigured through monitor_fd() to larger rings
+ * is read whole, with no read past the mapping.
+ */
+static void test_monitor_read_maps_the_kernels_ring_size(void **state)
+{
+	struct monitor *mon;
+	struct monitor_config cfg = { .ring_bytes = 8192 };
+	struct mkm_config big = { .ring_bytes = 65536 };
+	static struct mkm_event got[2048];
+	size_t n = 0, k, marks = 0;
+	(void)state;
+
+	ABI_OK(abi_pin_self(abi_cpu_online(0)));
+	ABI_OK(monitor_create_at(&mon, MKM_DEVICE, &cfg));
+	ABI_OK(ioctl(monitor_fd(mon), MKM_IOC_CONFIGURE, &big));
+	ABI_OK(monitor_resume(mon));
+	for (unsigned int i = 0; i < 1500; i++)
+		ABI_OK(monitor_mark(mon, i));
+	ABI_OK(monitor_suspend(mon));
+	do {
+		ABI_OK(monitor_read(mon, got + n, 2048 - n, &k));
+		n += k;
+	} while (k && n < 2048);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_not_equal(got[i].type, MKM_EV_LOST);
+		marks += got[i].type == MKM_EV_MARK;
+	}
+	ABI_EQ(marks, 1500);
+	ABI_OK(monitor_terminate(mon));
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -292,6 +402,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_clock_bad_arguments_einval),
 		ABI_TEST(test_mmap_records_in_place),
 		ABI_TEST(test_monitor_read_in_place_matches_read),
+		ABI_TEST(test_mmap_count_survives_split_mremap_dofork),
+		ABI_TEST(test_monitor_read_maps_the_kernels_ring_size),
 	};
 	return cmocka_run_group_tests_name("mmap", tests, NULL, NULL);
 }
