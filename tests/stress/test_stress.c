@@ -3,7 +3,9 @@
  * test_stress.c - many threads and several monitors at once, for a bounded
  * time (MKM_STRESS_SECONDS, default 45): workers call thread_monitor,
  * thread_unmonitor, resume, suspend, configure, stats, mark, read, poll and
- * close/reopen on four shared monitors at random; victim threads and
+ * close/reopen on four shared monitors at random, and map their rings
+ * (kept across the close, copied by a fork after MADV_DOFORK, split by a
+ * partial munmap) while others configure and close; victim threads and
  * processes are created, exit, fork and exec (/bin/busybox true, or this
  * binary) meanwhile; monitor fds go to another process with SCM_RIGHTS and
  * to forked children, some of which exec with the fd open. Every call must
@@ -50,6 +52,7 @@ enum op {
 	OP_REOPEN,
 	OP_PASS,
 	OP_FORK_FD,
+	OP_MAP,
 	OP_N
 };
 
@@ -57,6 +60,7 @@ static const char *const op_names[OP_N] = {
 	"thread_monitor", "thread_unmonitor", "resume",	    "suspend",
 	"read",		  "configure",	      "stats",	    "mark",
 	"poll",		  "close+open",	      "SCM_RIGHTS", "fork with fd",
+	"mmap",
 };
 
 /* Relative frequency of each operation. */
@@ -65,6 +69,7 @@ static const unsigned int op_weight[OP_N] = {
 	[OP_SUSPEND] = 7,  [OP_READ] = 4,	[OP_CONFIGURE] = 6,
 	[OP_STATS] = 6,	   [OP_MARK] = 10,	[OP_POLL] = 4,
 	[OP_REOPEN] = 3,   [OP_PASS] = 2,	[OP_FORK_FD] = 1,
+	[OP_MAP] = 4,
 };
 
 /* Documented errors of each call (besides success), 0-terminated. */
@@ -74,6 +79,8 @@ static const int ok_resume[] = { ENOMEM, 0 };
 static const int ok_none[] = { 0 };
 static const int ok_configure[] = { EBUSY, ENOMEM, 0 };
 static const int ok_mark[] = { EAGAIN, 0 };
+/* EINVAL: no rings yet, or shorter than the length asked (a CONFIGURE). */
+static const int ok_map[] = { EINVAL, 0 };
 /* EAGAIN: the courier may have set O_NONBLOCK on the shared file. */
 static const int ok_read[] = { EINTR, EAGAIN, 0 };
 
@@ -285,6 +292,77 @@ static void fork_with_fd(int fd, struct stress_rng *r)
 			     (unsigned long long)how, status);
 }
 
+/* A worker's mapping kept past its op (and past the fd's close). */
+static _Thread_local void *kept_map;
+static _Thread_local size_t kept_len;
+
+static void drop_kept_map(void)
+{
+	if (kept_map)
+		munmap(kept_map, kept_len);
+	kept_map = NULL;
+}
+
+/*
+ * Maps part of a ring (the control page and up to three more), checks
+ * the control page, then lets the mapping go one of four ways: at once,
+ * split (a middle page first), through a forked child's copy (MADV_DOFORK),
+ * or kept until the worker's next map, past any close of the monitor.
+ */
+static void map_some(int fd, struct stress_rng *r)
+{
+	unsigned int cpu = (unsigned int)stress_below(r, nr_cpus);
+	size_t len = (1 + stress_below(r, 4)) * MKM_RING_PAGE_BYTES;
+	const struct mkm_ring_control *ctl;
+	char *p;
+	pid_t pid;
+	int st;
+
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+		 (off_t)MKM_MMAP_RING(cpu));
+	check_errno(OP_MAP, p == MAP_FAILED ? -1 : 0, errno, ok_map);
+	if (p == MAP_FAILED)
+		return;
+	ctl = (const struct mkm_ring_control *)p;
+	if (ctl->mask & (ctl->mask + 1))
+		stress_error("mapped ring of cpu %u: mask %#x", cpu, ctl->mask);
+	switch (stress_below(r, 4)) {
+	case 0:
+		break;
+	case 1:
+		if (len > MKM_RING_PAGE_BYTES) {
+			munmap(p + MKM_RING_PAGE_BYTES, MKM_RING_PAGE_BYTES);
+			munmap(p, MKM_RING_PAGE_BYTES);
+			if (len > 2 * MKM_RING_PAGE_BYTES)
+				munmap(p + 2 * MKM_RING_PAGE_BYTES,
+				       len - 2 * MKM_RING_PAGE_BYTES);
+			return;
+		}
+		break;
+	case 2:
+		if (madvise(p, len, MADV_DOFORK))
+			stress_error("madvise(MADV_DOFORK): %s",
+				     strerror(errno));
+		pid = fork();
+		if (pid == 0) {
+			/* The copy reads the rings; exit unmaps it. */
+			usleep((useconds_t)(ctl->head % 2000));
+			_exit(0);
+		}
+		if (pid > 0) {
+			atomic_fetch_add(&forks_made, 1);
+			waitpid(pid, &st, 0);
+		}
+		break;
+	case 3:
+		drop_kept_map();
+		kept_map = p;
+		kept_len = len;
+		return;
+	}
+	munmap(p, len);
+}
+
 static void worker_op(struct stress_rng *r, enum op op)
 {
 	struct slot *s = &slots[stress_below(r, NSLOTS)];
@@ -381,6 +459,9 @@ static void worker_op(struct stress_rng *r, enum op op)
 		atomic_fetch_add(&op_ok[op], 1);
 		fork_with_fd(fd, r); /* closes fd */
 		return;
+	case OP_MAP:
+		map_some(fd, r);
+		break;
 	default:
 		break;
 	}
@@ -403,6 +484,7 @@ static void *worker_main(void *arg)
 			k -= op_weight[op++];
 		worker_op(&r, (enum op)op);
 	}
+	drop_kept_map();
 	return NULL;
 }
 
