@@ -132,6 +132,9 @@ static void check_schedstat(const char *opts)
 		 * counted, not timed: they must match.
 		 */
 		tol = 2 * tick + window + slices * cost;
+		print_message(
+			"tid %u: tolerance %llu ns = 2 ticks %llu + read window %llu + %llu slices x %llu ns/switch\n",
+			tid, tol, 2 * tick, window, slices, cost);
 		assert_true(m.run + tol >= run && m.run <= run + tol);
 		assert_true(m.wait + tol >= wait && m.wait <= wait + tol);
 		assert_true(m.slices + 1 >= slices && m.slices <= slices + 1);

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -165,6 +169,9 @@ static uint64_t on_cpu_ns(const struct tl *tl, unsigned int cpu, uint64_t t0,
 static struct tl *intruder_tl;
 static struct raw intruder_raw;
 static long intruder_wakeups, intruder_preempted;
+/* The intruder's own figures: its CPU time, median wake gap, regularity. */
+static long long intruder_cpu_ns, intruder_median_ns;
+static double intruder_regular;
 
 /* One recording of the intruder workload for the tests that read it. */
 static int record_intruder(void **state)
@@ -172,8 +179,10 @@ static int record_intruder(void **state)
 	(void)state;
 	if (sh("mkm record -a --no-calibrate -o /tmp/i.mkm -- whole_workload 2 >/tmp/i.out 2>/tmp/i.err"))
 		return -1;
-	if (sscanf(slurp("/tmp/i.out"), "intruder wakeups %ld preempted %ld",
-		   &intruder_wakeups, &intruder_preempted) != 2 ||
+	if (sscanf(slurp("/tmp/i.out"),
+		   "intruder wakeups %ld preempted %ld cpu_ns %lld median_ns %lld regular %lf",
+		   &intruder_wakeups, &intruder_preempted, &intruder_cpu_ns,
+		   &intruder_median_ns, &intruder_regular) != 5 ||
 	    intruder_preempted < 0)
 		return -1;
 	intruder_tl = load("/tmp/i.mkm");
@@ -276,30 +285,39 @@ static void test_noise_finds_the_intruder(void **state)
 			s = &r.sources[i];
 	assert_non_null(s);
 	print_message(
-		"intruder: %llu bursts took %.3f ms (%.3f ms each), period %.3f ms (%.0f%% regular), %ld wakeups counted by itself, %ld preemptions counted by the kernel\n",
+		"intruder: %llu bursts took %.3f ms (%.3f ms each), period %.3f ms (%.0f%% regular); by itself: %ld wakeups, period %.3f ms (%.0f%% regular); by the kernel: %.3f ms of CPU, %ld preemptions\n",
 		(unsigned long long)s->count, s->taken_ns / 1e6,
 		s->taken_ns / 1e6 / (s->count ? s->count : 1),
 		s->period.period_ns / 1e6, 100 * s->period.regular,
-		intruder_wakeups, intruder_preempted);
+		intruder_wakeups, intruder_median_ns / 1e6,
+		100 * intruder_regular, intruder_cpu_ns / 1e6,
+		intruder_preempted);
 	/*
-	 * The biggest thief, every 10 ms, each time about its 1 ms spin. By
-	 * the guest's clock, which runs on while the host does not run the
-	 * virtual CPU: on a loaded host a burst took up to 2.2 ms and the
-	 * period measured 11.0 ms, so the bounds leave room for that. A
-	 * burst is cut in two each time something preempts the intruder
-	 * mid-spin (on PREEMPT_RT, ktimers/0 and other threads of higher
-	 * priority): at most one burst per wakeup and per involuntary
-	 * switch the kernel counted for it (/proc/thread-self/status).
+	 * The biggest thief, every 10 ms, each time its 1 ms spin, by the
+	 * intruder's own account: a loaded host stretches the guest's spins
+	 * and bunches its wakeups (the guest's clock runs on while the host
+	 * does not run the virtual CPU), so mkm is held to what the intruder
+	 * saw of itself and the kernel counted for it, not to the nominal
+	 * figures. Period: within 10% of its own median wake gap; regularity:
+	 * within 0.15 of its own. A burst is cut in two each time something
+	 * preempts the intruder mid-spin (on PREEMPT_RT, ktimers/0 and other
+	 * threads of higher priority): at most one burst per wakeup and per
+	 * involuntary switch the kernel counted for it. Time taken from the
+	 * spinner: at most the intruder's CPU time by the kernel (and 5 ms:
+	 * its last spin may outlast the spinner), at least half of it (the
+	 * kernel charges it the interrupts that landed on it, which the
+	 * report names as sources of their own).
 	 */
 	assert_ptr_equal(s, &r.sources[0]);
-	assert_true(s->period.period_ns > 8500000 &&
-		    s->period.period_ns < 11500000);
-	assert_true(s->period.regular >= NOISE_PERIODIC);
+	assert_true(llabs((long long)s->period.period_ns - intruder_median_ns) *
+			    10 <=
+		    intruder_median_ns);
+	assert_true(fabs(s->period.regular - intruder_regular) <= 0.15);
 	assert_true(s->count * 10 >= (uint64_t)intruder_wakeups * 8);
 	assert_true(s->count <=
 		    (uint64_t)(intruder_wakeups + intruder_preempted) + 1);
-	assert_true(s->taken_ns > s->count * 800000 &&
-		    s->taken_ns < s->count * 3000000);
+	assert_true((long long)s->taken_ns <= intruder_cpu_ns + 5000000 &&
+		    (long long)s->taken_ns >= intruder_cpu_ns / 2);
 	noise_result_free(&r);
 	noise_destroy(n);
 	/* The command's report says so too. */
@@ -307,7 +325,9 @@ static void test_noise_finds_the_intruder(void **state)
 		sh("mkm report --noise --comm spinner /tmp/i.mkm >/tmp/n.out 2>&1"),
 		0);
 	assert_non_null(strstr(slurp("/tmp/n.out"), "intruder"));
-	assert_non_null(strstr(slurp("/tmp/n.out"), "periodic"));
+	/* Periodic, where its own beat was (a quiet enough host). */
+	if (intruder_regular >= NOISE_PERIODIC + 0.15)
+		assert_non_null(strstr(slurp("/tmp/n.out"), "periodic"));
 	assert_int_equal(
 		sh("mkm report --noise --json --comm spinner /tmp/i.mkm >/tmp/n.json 2>&1"),
 		0);
@@ -430,6 +450,86 @@ static void test_one_system_monitor_at_a_time(void **state)
 	assert_int_equal(close(b), 0);
 }
 
+/*
+ * A system-wide monitor created in a child PID namespace tracks the
+ * threads of its namespace: the walk at RESUME skips the many threads it
+ * cannot name (tid 0 there) rather than filling its batches with them.
+ * Ahead of the child in the task list: the kernel's threads and 100 of
+ * ours, more than a batch.
+ */
+#define NS_OUTSIDERS 100
+#define NS_THREADS 3
+
+static void *ns_sleeper(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+/* In the new namespace, as its pid 1: ATTACHes of our threads. */
+static int ns_count_attached(void)
+{
+	struct mkm_config cfg = { .ring_bytes = 1 << 20,
+				  .flags = MKM_CONFIG_SYSTEM };
+	struct mkm_event ev[256];
+	pthread_t t[NS_THREADS];
+	int fd, i, mine = 0;
+	ssize_t n;
+
+	for (i = 0; i < NS_THREADS; i++)
+		if (pthread_create(&t[i], NULL, ns_sleeper, NULL))
+			return -1;
+	fd = open(MKM_DEVICE, O_RDWR);
+	if (fd < 0 || ioctl(fd, MKM_IOC_CONFIGURE, &cfg) ||
+	    ioctl(fd, MKM_IOC_RESUME) || ioctl(fd, MKM_IOC_SUSPEND))
+		return -1;
+	while ((n = read(fd, ev, sizeof(ev))) > 0)
+		for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++)
+			mine += ev[i].type == MKM_EV_ATTACH && ev[i].tid >= 1 &&
+				ev[i].tid <= 1 + NS_THREADS;
+	return mine;
+}
+
+static void test_system_monitor_in_child_pid_namespace(void **state)
+{
+	pthread_t outsiders[NS_OUTSIDERS];
+	int i, st, pipefd[2], mine = -1;
+	pid_t pid;
+
+	(void)state;
+	for (i = 0; i < NS_OUTSIDERS; i++)
+		assert_int_equal(pthread_create(&outsiders[i], NULL, ns_sleeper,
+						NULL),
+				 0);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Our next child is the new namespace's pid 1. */
+		if (unshare(CLONE_NEWPID))
+			_exit(1);
+		pid = fork();
+		if (pid == 0) {
+			mine = ns_count_attached();
+			_exit(write(pipefd[1], &mine, sizeof(mine)) !=
+			      sizeof(mine));
+		}
+		_exit(pid < 0 || waitpid(pid, &st, 0) != pid || st != 0);
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], &mine, sizeof(mine)), sizeof(mine));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	print_message("pid namespace: %d of its %d threads attached\n", mine,
+		      1 + NS_THREADS);
+	assert_int_equal(mine, 1 + NS_THREADS);
+	for (i = 0; i < NS_OUTSIDERS; i++) {
+		pthread_cancel(outsiders[i]);
+		pthread_join(outsiders[i], NULL);
+	}
+	close(pipefd[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest recorded[] = {
@@ -441,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_idle_report_on_idle_guest),
 		cmocka_unit_test(test_unprivileged_refused),
 		cmocka_unit_test(test_one_system_monitor_at_a_time),
+		cmocka_unit_test(test_system_monitor_in_child_pid_namespace),
 	};
 	int failed;
 

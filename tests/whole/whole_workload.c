@@ -3,9 +3,13 @@
  * whole_workload.c - a workload with a known intruder, for the system-wide
  * tests: "spinner" computes for SECONDS on CPU 0 while "intruder", on the
  * same CPU, wakes every 10 ms (absolute deadlines, so its period does not
- * drift) and spins 1 ms. The intruder's own count of wakeups, and the
- * kernel's count of its involuntary switches, go to stdout:
- * "intruder wakeups N preempted M".
+ * drift) and spins 1 ms. What the intruder saw of itself goes to stdout,
+ * for the test to hold mkm's figures against: its count of wakeups, the
+ * kernel's count of its involuntary switches and of its CPU time, and the
+ * median gap between its wakeups and how regular they were, measured the
+ * way mkm's noise report measures them (runs of 4 gaps spanning 4 periods
+ * within 10%), on its own clock:
+ * "intruder wakeups N preempted M cpu_ns C median_ns P regular R".
  *
  *   whole_workload SECONDS
  */
@@ -14,11 +18,13 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 
 #define PERIOD_NS 10000000ll
 #define SPIN_NS 1000000ll
+#define MAX_WAKEUPS 100000
 
 static long long seconds;
 static volatile int done;
@@ -55,6 +61,38 @@ static void *spinner(void *arg)
 }
 
 static long intruder_preempted;
+static long long intruder_cpu_ns;
+static long long wake_ns[MAX_WAKEUPS];
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median gap between the n wakeups, and the share of regular runs. */
+static void wake_figures(long n, long long *median, double *regular)
+{
+	static long long gaps[MAX_WAKEUPS];
+	long i, runs = 0, good = 0;
+
+	*median = 0;
+	*regular = 0;
+	if (n < 3)
+		return;
+	for (i = 1; i < n; i++)
+		gaps[i - 1] = wake_ns[i] - wake_ns[i - 1];
+	qsort(gaps, (size_t)(n - 1), sizeof(gaps[0]), cmp_ll);
+	*median = gaps[(n - 1) / 2];
+	for (i = 4; i < n; i++, runs++) {
+		long long span = wake_ns[i] - wake_ns[i - 4];
+
+		good += span * 10 >= 4 * *median * 9 &&
+			span * 10 <= 4 * *median * 11;
+	}
+	*regular = runs ? (double)good / (double)runs : 0;
+}
 
 /* The kernel's count of this thread's involuntary switches. */
 static long nonvoluntary_switches(void)
@@ -89,12 +127,17 @@ static void *intruder(void *arg)
 			next.tv_sec++;
 		}
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		until = now_ns();
+		if (wakeups < MAX_WAKEUPS)
+			wake_ns[wakeups] = until;
 		wakeups++;
-		until = now_ns() + SPIN_NS;
+		until += SPIN_NS;
 		while (now_ns() < until)
 			;
 	}
 	intruder_preempted = nonvoluntary_switches();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &next);
+	intruder_cpu_ns = next.tv_sec * 1000000000ll + next.tv_nsec;
 	return (void *)(long)wakeups;
 }
 
@@ -102,13 +145,18 @@ int main(int argc, char **argv)
 {
 	pthread_t s, i;
 	void *wakeups;
+	long long median;
+	double regular;
 
 	seconds = argc > 1 ? atoll(argv[1]) : 1;
 	pthread_create(&i, NULL, intruder, NULL);
 	pthread_create(&s, NULL, spinner, NULL);
 	pthread_join(s, NULL);
 	pthread_join(i, &wakeups);
-	printf("intruder wakeups %ld preempted %ld\n", (long)wakeups,
-	       intruder_preempted);
+	wake_figures((long)wakeups < MAX_WAKEUPS ? (long)wakeups : MAX_WAKEUPS,
+		     &median, &regular);
+	printf("intruder wakeups %ld preempted %ld cpu_ns %lld median_ns %lld regular %.3f\n",
+	       (long)wakeups, intruder_preempted, intruder_cpu_ns, median,
+	       regular);
 	return 0;
 }
