@@ -15,6 +15,11 @@
 #                      threads and 1 to 64 monitors, in the guest
 #                      [BENCH_SCALE_THREADS=1,100,10000,60000
 #                       BENCH_SCALE_MONITORS=1,8,64 BENCH_SCALE_RUNS=5]
+#   make bench-monitors  opening 1,000 to 50,000 monitors, and an open's
+#                      latency beside another user's CONFIGURE loop, in the
+#                      guest; BENCH_MONITORS_BEFORE=old/mkm.ko runs another
+#                      build of the module in the same boot first, to compare
+#                      [BENCH_MONITORS=50000]
 #   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
 #                      guest programs' smoke run is a VM test (check-vm)
 
@@ -28,6 +33,9 @@ BENCH_SCALE := $(BENCH_DIR)/vm_scale
 BENCH_NATIVE := $(BENCH_DIR)/native
 BENCH_IMAGE := $(BENCH_DIR)/initramfs.cpio.gz
 BENCH_SMOKE_VM := $(BENCH_DIR)/smoke_vm
+BENCH_MONITORS_PROG := $(BENCH_DIR)/vm_monitors
+BENCH_MONITORS ?= 50000
+BENCH_MONITORS_BEFORE ?=
 
 BENCH_ROUNDS ?= 20000
 BENCH_RUNS ?= 5
@@ -38,8 +46,23 @@ BENCH_SCALE_THREADS ?= 1,100,10000,60000
 BENCH_SCALE_MONITORS ?= 1,8,64
 BENCH_SCALE_RUNS ?= 5
 
-.PHONY: bench-vm bench-native bench-read bench-scale bench-smoke bench-kernels
-all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(BENCH_NATIVE)
+.PHONY: bench-vm bench-native bench-read bench-scale bench-smoke bench-kernels \
+	bench-monitors
+all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(BENCH_NATIVE) \
+	$(BENCH_MONITORS_PROG)
+
+$(BENCH_MONITORS_PROG): bench/vm_monitors.c kernel/uapi/mkm.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+
+bench-monitors: $(BENCH_MONITORS_PROG) $(VM_INITRAMFS)
+	$(Q)printf '%s\n' \
+		'$(if $(BENCH_MONITORS_BEFORE),rmmod mkm && insmod /before.ko && echo "== before: $(BENCH_MONITORS_BEFORE)" && vm_monitors $(BENCH_MONITORS) && rmmod mkm && insmod /mkm.ko &&)' \
+		'echo "== this tree" && vm_monitors $(BENCH_MONITORS)' >$(BENCH_DIR)/monitors.sh
+	$(Q)$(VM_RUN) -i $(VM_INITRAMFS) -f $(BENCH_MONITORS_PROG) \
+		$(if $(BENCH_MONITORS_BEFORE),-f $(BENCH_MONITORS_BEFORE):/before.ko) \
+		-c $(BENCH_DIR)/monitors.sh -l $(BENCH_DIR)/monitors.log -t 3600
 
 # The switch benchmark reuses the calibration's ping-pong and keeper
 # (libmonitor's internals: linked statically).
