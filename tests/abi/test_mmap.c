@@ -156,7 +156,18 @@ static void test_mmap_count_survives_split_mremap_dofork(void **state)
 	/* MADV_DOFORK: a child's copy holds them until it exits. */
 	p = map_ring(fd, 0, 16384);
 	assert_true(p != MAP_FAILED);
-	ABI_OK(madvise(p, len, MADV_DOFORK));
+	if (madvise(p, len, MADV_DOFORK)) {
+		/*
+		 * The debug kernel's tinyconfig has no madvise(2); 7.x
+		 * refuses to make such a mapping copyable (EINVAL).
+		 */
+		assert_true(errno == ENOSYS || errno == EINVAL);
+		print_message("MADV_DOFORK: %s: not copied by fork\n",
+			      strerror(errno));
+		ABI_OK(munmap(p, len));
+		ABI_OK(close(fd));
+		return;
+	}
 	ABI_OK(pipe(hold));
 	pid = fork();
 	assert_true(pid >= 0);

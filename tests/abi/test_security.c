@@ -1149,12 +1149,12 @@ static void test_open_close_loop_sends_no_ipis(void **state)
 		one_open, opens, IPI_LOOPS, one_resume, resumes, IPI_LOOPS);
 	/*
 	 * A loop costs what one does (a registration and its undoing), and
-	 * up to one IPI an op: the remote wakeup of the RCU grace period
-	 * that each close and suspend waits for. Registering every time
-	 * costs tens an op.
+	 * a few IPIs an op: the remote wakeups around the RCU grace period
+	 * that each close and suspend waits for (about one an op on 6.1,
+	 * three on PREEMPT_RT). Registering every time cost 58 an op.
 	 */
-	assert_true(opens <= 2 * one_open + IPI_LOOPS);
-	assert_true(resumes <= 2 * one_resume + IPI_LOOPS);
+	assert_true(opens <= 2 * one_open + 5 * IPI_LOOPS);
+	assert_true(resumes <= 2 * one_resume + 5 * IPI_LOOPS);
 }
 
 /*
