@@ -169,7 +169,8 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 
 	for (;;) {
 		struct item *it;
-		size_t i;
+		size_t i, nr_lost;
+		uint64_t lost;
 		int ret;
 
 		if (may_wait)
@@ -196,11 +197,18 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			queue(l, it);
 			return 0;
 		}
+		/* Counted here, published once a batch: an atomic add per
+		 * record was a locked instruction per record. */
+		lost = 0;
+		nr_lost = 0;
 		for (i = 0; i < it->n; i++)
-			if (unlikely(it->ev[i].type == MKM_EV_LOST))
-				atomic_fetch_add(&l->lost, it->ev[i].arg0);
-			else
-				atomic_fetch_add(&l->events, 1);
+			if (unlikely(it->ev[i].type == MKM_EV_LOST)) {
+				lost += it->ev[i].arg0;
+				nr_lost++;
+			}
+		if (lost)
+			atomic_fetch_add(&l->lost, lost);
+		atomic_fetch_add(&l->events, it->n - nr_lost);
 		it->offset = atomic_fetch_add(&l->drained, it->n);
 		atomic_fetch_add(&l->batches, 1);
 		queue(l, it);
