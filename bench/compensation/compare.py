@@ -236,10 +236,16 @@ def has_replay(mkm):
     return re.search(r"^\s+replay\b", r.stdout, re.M) is not None
 
 
+class Refused(Exception):
+    """mkm replay refused the trace's calibration (issue 23, item 1)."""
+
+
 def replay(mkm, trace):
     comp = trace[:-len(".mkm")] + ".comp.mkm"
     r = subprocess.run([mkm, "replay", trace, "-o", comp],
                        capture_output=True, text=True)
+    if r.returncode and "calibration is not a cost" in r.stderr:
+        raise Refused(r.stderr.strip().removeprefix("mkm: "))
     if r.returncode:
         die(f"mkm replay {trace} -o {comp}: {r.stderr.strip()}")
     return comp
@@ -511,7 +517,21 @@ def main():
     rule = CHECK if a.check else CLAIM
     failures, all_rows, goal = [], [], []
     for w in a.workloads.split():
-        boots = [workload_boot(a, d, w, replay_ok) for d in a.dirs]
+        boots, dirs = [], []
+        for i, d in enumerate(a.dirs):
+            try:
+                boots.append(workload_boot(a, d, w, replay_ok))
+                dirs.append(d)
+            except Refused as e:
+                # No compensation without a calibration that is a cost:
+                # the boot is left out of this workload's figures, and
+                # the run fails (a user would have had no compensated
+                # figure either).
+                failures.append(f"{w}: boot {i + 1} left out: mkm replay"
+                                f" refused the recording's calibration:"
+                                f" {e}")
+        if not boots:
+            continue
         raws = [b["raw"] for b in boots]
         switches = [sum(t["slices"] for t in r["threads"]) for r in raws]
         lost = sum(r["lost"] for r in raws)
@@ -522,7 +542,7 @@ def main():
                 f" ({mean([n * 1e9 / r['elapsed'] for n, r in zip(switches, raws)]):,.0f}/s),"
                 f" {lost} lost")
         recs = [(recorder_cpu(d, w), r["events"], b["mon"]["run_total"])
-                for d, r, b in zip(a.dirs, raws, boots)]
+                for d, r, b in zip(dirs, raws, boots)]
         if all(r is not None for r, _, _ in recs):
             per_event, at_rate, line = recorder_line(recs)
             info += "; " + line

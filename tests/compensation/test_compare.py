@@ -12,6 +12,8 @@ import contextlib
 import importlib.util
 import io
 import os
+import stat
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -143,6 +145,26 @@ class TestBoots(unittest.TestCase):
         words = row_words(text)
         self.assertEqual("FAIL" in words, rc == 1, text)
         self.assertIn("±", text)
+
+
+class TestReplayRefused(unittest.TestCase):
+    def test_refused_calibration_is_not_fatal(self):
+        # mkm replay's refusal of a calibration that is no cost is told
+        # apart (the boot is left out and the run fails), any other
+        # failure still ends compare.py.
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "mkm")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho \"mkm: x.mkm: calibration is not"
+                        " a cost (noisy)\" >&2\nexit 1\n")
+            os.chmod(fake, stat.S_IRWXU)
+            with self.assertRaises(compare.Refused):
+                compare.replay(fake, os.path.join(d, "x.mkm"))
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho \"mkm: broken\" >&2\nexit 1\n")
+            with self.assertRaises(SystemExit), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                compare.replay(fake, os.path.join(d, "x.mkm"))
 
 
 if __name__ == "__main__":
