@@ -4,17 +4,23 @@
 # CPU under QEMU's -icount, mkm's raw and compensated figures set against
 # the kernel's own (schedstat, taskstats) and the workloads' clocks.
 #
-#   make bench-compensation   matmul, ping-pong, mixed, hackbench; the table
-#                             [CB_PP_ROUNDS=... CB_MX_ITER=... CB_MM_SIZE=...
-#                              CB_HB_LOOPS=... CB_WORKLOADS='pingpong mixed']
-#   make check-compensation   ping-pong and mixed, small: fails when mkm is
-#                             off (make check runs it)
+#   make bench-compensation   matmul, ping-pong, mixed, hackbench in both
+#                             modes, stress-ng's switch, futex, pipe, hdd
+#                             and cpu, in 5 boots; the table
+#                             [CB_BOOTS=... CB_PP_ROUNDS=... CB_MX_ITER=...
+#                              CB_MM_SIZE=... CB_HB_LOOPS=...
+#                              CB_SNG_OPS='switch=N ...'
+#                              CB_WORKLOADS='pingpong mixed']
+#   make check-compensation   ping-pong and mixed, small, 2 boots: fails
+#                             when mkm is off (make check runs it)
 
 CB_DIR := $(BUILD)/bench/compensation
 CB_PROGS := $(addprefix $(CB_DIR)/,cb_pingpong cb_mixed cb_time cb_taskstats)
 CB_IMAGE := $(CB_DIR)/initramfs.cpio.gz
-# hackbench, from Debian's rt-tests (make deps installs it).
+# hackbench, from Debian's rt-tests, and stress-ng (make deps installs
+# both): programs nobody here wrote (issue 23).
 CB_HACKBENCH ?= /usr/bin/hackbench
+CB_STRESS_NG ?= /usr/bin/stress-ng
 
 .PHONY: bench-compensation check-compensation check-compare
 all: $(CB_PROGS)
@@ -43,14 +49,17 @@ $(CB_DIR)/cb_taskstats: bench/compensation/taskstats.c
 # Its own image: the guest's init loads mkm.ko (no monitor until mkm record
 # runs), the mkm command, the workloads, the listener and the guest script.
 $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
+		bench/compensation/build.mk \
 		$(CB_PROGS) $(BUILD)/examples/matmul bench/compensation/guest.sh \
 		tests/compensation/calibrate_vm.sh
 	$(quiet) CPIO $@
 	$(Q)test -x $(CB_HACKBENCH) || { echo "no $(CB_HACKBENCH): make deps installs rt-tests" >&2; exit 1; }
+	$(Q)test -x $(CB_STRESS_NG) || { echo "no $(CB_STRESS_NG): make deps installs stress-ng" >&2; exit 1; }
 	$(Q)tests/vm/mkinitramfs.sh -o $@ -m $(MODULE) -f $(MKM_TOOL):/bin/mkm \
 		$(foreach p,$(CB_PROGS),-f $(p)) \
 		-f $(BUILD)/examples/matmul:/bin/matmul \
 		-f $(CB_HACKBENCH):/bin/hackbench \
+		-f $(CB_STRESS_NG):/bin/stress-ng \
 		-f bench/compensation/guest.sh:/bench/guest.sh \
 		-f tests/compensation/calibrate_vm.sh:/bench/calibrate_vm.sh
 
@@ -62,6 +71,6 @@ bench-compensation: $(CB_IMAGE) $(MKM_TOOL)
 		bench/compensation/run.sh bench
 
 check-compensation: $(CB_IMAGE) $(MKM_TOOL)
-	$(quiet) VM $(CB_DIR)/check.log
+	$(quiet) VM $(CB_DIR)/check/boot.*.log
 	$(Q)BUILD=$(BUILD) CB_IMAGE=$(CB_IMAGE) MKM=$(MKM_TOOL) \
 		bench/compensation/run.sh check

@@ -4,8 +4,10 @@
 # mkm record, with the kernel's ground truth of both runs, into /out.
 #
 # Environment (run.sh sets it): CB_WORKLOADS (pingpong mixed matmul
-# hackbench), CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
-# CB_HB_GROUPS, CB_HB_LOOPS, CB_BUFFER (mkm record --buffer-size).
+# hackbench hackbench-threads, and the stress-ng stressors switch futex
+# pipe hdd cpu), CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
+# CB_HB_GROUPS, CB_HB_LOOPS, CB_SNG_OPS (stressor=ops ...), CB_BUFFER
+# (mkm record --buffer-size).
 #
 # Per workload W and run R (unmon, mon), in /out:
 #   W.R.time    cb_time: the workload process's fork-to-reap CLOCK_MONOTONIC
@@ -30,6 +32,16 @@ unlisten() {
 	wait "$listener"
 }
 
+# The operation count of stress-ng stressor $1 (CB_SNG_OPS, a list of
+# stressor=count).
+sng_ops() {
+	for kv in $CB_SNG_OPS; do
+		[ "${kv%%=*}" != "$1" ] || { echo "${kv#*=}"; return; }
+	done
+	echo "guest.sh: no count for stressor $1 in CB_SNG_OPS" >&2
+	exit 1
+}
+
 # The command of workload $1, run $2.
 command_of() {
 	case $1 in
@@ -37,6 +49,12 @@ command_of() {
 	mixed) echo "cb_mixed -n $CB_MX_ITER -o /out/$1.$2.truth" ;;
 	matmul) echo "matmul -n $CB_MM_SIZE -t $CB_MM_THREADS" ;;
 	hackbench) echo "hackbench -g $CB_HB_GROUPS -l $CB_HB_LOOPS" ;;
+	hackbench-threads) echo "hackbench -T -g $CB_HB_GROUPS -l $CB_HB_LOOPS" ;;
+	# stress-ng's stressors by a count of operations, not a time: the
+	# run's length is what the monitor changes. One worker each.
+	switch | futex | pipe | cpu)
+		echo "stress-ng -q --$1 1 --$1-ops $(sng_ops "$1")" ;;
+	hdd) echo "stress-ng -q --temp-path /tmp --hdd 1 --hdd-bytes 1M --hdd-ops $(sng_ops hdd)" ;;
 	*) echo "guest.sh: unknown workload $1" >&2; exit 1 ;;
 	esac
 }

@@ -23,6 +23,10 @@ MON_HIDDEN extern const struct tl_state_desc mon_states[TL_NR_STATES];
 
 /* crc32c (Castagnoli), for trace chunks (trace/crc32c.c). */
 MON_HIDDEN uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len);
+/* The same by table whatever the CPU has, and whether mon_crc32c() uses the
+ * CPU's instruction: for the tests. */
+MON_HIDDEN uint32_t mon_crc32c_soft(uint32_t crc, const void *buf, size_t len);
+MON_HIDDEN bool mon_crc32c_hard(void);
 
 static inline uint64_t now_ns(clockid_t clock)
 {

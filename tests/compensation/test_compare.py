@@ -12,6 +12,8 @@ import contextlib
 import importlib.util
 import io
 import os
+import stat
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,6 +100,71 @@ class TestTableAndExitAgree(unittest.TestCase):
     def test_table_and_exit_agree_claim(self):
         self.check(1.0, compare.CLAIM, 1)
         self.check(0.2, compare.CLAIM, 0)
+
+
+def boots(unmon_elapsed_pcts, comp_pct):
+    """The ping-pong in several boots: the unmonitored elapsed time off
+    2000 ms by each of @unmon_elapsed_pcts, raw +4% over 2000 ms in every
+    boot, compensated elapsed off 2000 ms by @comp_pct."""
+    out = []
+    for p in unmon_elapsed_pcts:
+        c = cols(0.0)
+        c["unmon"] = dict(c["unmon"],
+                          elapsed=round(2000 * MS * (1 + p / 100)))
+        c["comp"] = dict(c["comp"],
+                         elapsed=round(2000 * MS * (1 + comp_pct / 100)))
+        out.append(c)
+    return out
+
+
+class TestBoots(unittest.TestCase):
+    def test_ci95_is_students(self):
+        self.assertAlmostEqual(compare.ci95([1.0, 2.0, 3.0]),
+                               4.303 / 3 ** 0.5, places=6)
+        self.assertIsNone(compare.ci95([5.0]))
+        self.assertAlmostEqual(compare.ci_pct([10.0, 10.0]), 0.0)
+
+    def test_means_over_boots(self):
+        rows = dict(compare.over_boots("pingpong", boots([-1.0, 1.0], 0.0)))
+        self.assertEqual(rows["elapsed"]["unmon"], 2000 * MS)
+        self.assertEqual(rows["elapsed"]["raw"], 2080 * MS)
+        self.assertGreater(rows["elapsed"]["spread"], 1.0)
+        self.assertEqual(rows["run total"]["spread"], 0.0)
+
+    def test_unmonitored_spread_widens_the_bound(self):
+        # Compensated 1% off: beyond the claim's 0.5% when the
+        # unmonitored boots agree, within their spread when they do not.
+        text, verdicts, rc = run_table(boots([0.0, 0.0, 0.0], 1.0),
+                                       compare.CLAIM)
+        self.assertEqual(rc, 1, text)
+        self.assertEqual(dict((l, w) for l, w, _ in verdicts)["elapsed"],
+                         "FAIL")
+        text, verdicts, rc = run_table(boots([-1.5, 0.0, 1.5], 1.0),
+                                       compare.CLAIM)
+        self.assertEqual(rc, 0, text)
+        words = row_words(text)
+        self.assertEqual("FAIL" in words, rc == 1, text)
+        self.assertIn("±", text)
+
+
+class TestReplayRefused(unittest.TestCase):
+    def test_refused_calibration_is_not_fatal(self):
+        # mkm replay's refusal of a calibration that is no cost is told
+        # apart (the boot is left out and the run fails), any other
+        # failure still ends compare.py.
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "mkm")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho \"mkm: x.mkm: calibration is not"
+                        " a cost (noisy)\" >&2\nexit 1\n")
+            os.chmod(fake, stat.S_IRWXU)
+            with self.assertRaises(compare.Refused):
+                compare.replay(fake, os.path.join(d, "x.mkm"))
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho \"mkm: broken\" >&2\nexit 1\n")
+            with self.assertRaises(SystemExit), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                compare.replay(fake, os.path.join(d, "x.mkm"))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 
 #include "evstream.h"
 #include "internal.h"
+#include "trace/format.h"
 
 struct file {
 	char path[64];
@@ -737,6 +738,82 @@ static void test_mon_crc32c_known_value(void **state)
 			 0xE3069283u);
 }
 
+/* Batches of any size come back whole and in order, whole chunks written
+ * from the caller's memory (the recorder's 4096-record batches) as well as
+ * buffered remainders, each chunk at most WRITER_BATCH records, and the
+ * horizon after the records that came before it. */
+static void test_trace_writer_batches_any_size(void **state)
+{
+	static const size_t sizes[] = { 5, 2 * WRITER_BATCH + 3, WRITER_BATCH,
+					WRITER_BATCH - 1, 1, WRITER_BATCH + 1 };
+	static struct mkm_event ev[6 * WRITER_BATCH];
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	size_t i, at = 0, events = 0, horizon_after = 0;
+	struct file f;
+
+	(void)state;
+	tmp_path(&f);
+	fill(ev, 6 * WRITER_BATCH, 1000);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		assert_int_equal(trace_writer_events(w, ev + at, sizes[i]), 0);
+		at += sizes[i];
+		if (i == 1)
+			assert_int_equal(trace_writer_horizon(w, 777), 0);
+	}
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	while (trace_reader_next(r, &c) == 1) {
+		if (c.type == TRACE_CHUNK_HORIZON) {
+			assert_int_equal(c.horizon_ns, 777);
+			horizon_after = events;
+		}
+		if (c.type != TRACE_CHUNK_EVENTS)
+			continue;
+		assert_true(c.nr_events > 0 && c.nr_events <= WRITER_BATCH);
+		for (i = 0; i < c.nr_events; i++)
+			assert_int_equal(c.events[i].time_ns, 1000 + events + i);
+		events += c.nr_events;
+	}
+	assert_string_equal(trace_reader_error(r, NULL), "");
+	assert_int_equal(events, at);
+	/* Not before the records given before it. */
+	assert_true(horizon_after >= sizes[0] + sizes[1]);
+	trace_reader_close(r);
+	drop(&f);
+}
+
+/* The CPU's crc32 instruction and the table agree on every length from 0
+ * to 64 and every alignment, and on one chunk's worth of records. */
+static void test_mon_crc32c_hard_matches_table(void **state)
+{
+	static uint8_t buf[65536 + 8];
+	uint32_t x = 0x12345678;
+	size_t i, len, off;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (off = 0; off < 8; off++)
+		for (len = 0; len <= 64; len++)
+			assert_int_equal(mon_crc32c(0x5a5a5a5a, buf + off, len),
+					 mon_crc32c_soft(0x5a5a5a5a, buf + off,
+							 len));
+	assert_int_equal(mon_crc32c(0, buf + 3, 65536),
+			 mon_crc32c_soft(0, buf + 3, 65536));
+	assert_int_equal(mon_crc32c_soft(0, "123456789", 9), 0xE3069283u);
+#if defined(__x86_64__)
+	/* Every x86-64 CPU since 2008 has it; a test run without it
+	 * would not exercise the fast path at all. */
+	if (!mon_crc32c_hard())
+		print_message("crc32c: this CPU has no SSE4.2: table only\n");
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -756,6 +833,8 @@ int main(void)
 		cmocka_unit_test(test_trace_reader_skips_newer_minor),
 		cmocka_unit_test(test_trace_reader_malformed_payloads),
 		cmocka_unit_test(test_mon_crc32c_known_value),
+		cmocka_unit_test(test_mon_crc32c_hard_matches_table),
+		cmocka_unit_test(test_trace_writer_batches_any_size),
 	};
 
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);

@@ -22,7 +22,7 @@ PACKAGES=(
 	protobuf-compiler babeltrace2 python3-bt2   # exporters' readers (tests/export)
 	otf2-tools libopen-trace-format2-dev
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
-	rt-tests   # hackbench, a workload nobody here wrote (bench/compensation)
+	rt-tests stress-ng   # hackbench, stress-ng: workloads nobody here wrote (bench/compensation)
 	mmdebstrap dwarves zstd   # the kernel matrix (tests/kernel: sid chroot, BTF, 6.12's images)
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
 	linux-perf libglib2.0-dev   # bench-vm's perf record, bench-profile's QEMU plugin

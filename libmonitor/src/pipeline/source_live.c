@@ -74,28 +74,39 @@ struct live {
 	atomic_uint_fast64_t events, lost, drained;
 	atomic_uint_fast64_t drains, reads, batches,
 		signals; /* mon_live_stats */
-	struct item *spare; /* an EVENTS item kept for the next batch
-			       (queue_lock): batch_records records is
-			       128 KiB, which glibc maps and unmaps at
-			       every malloc and free */
+	/* EVENTS items kept for the next batches (queue_lock), a stack
+	 * through their nodes: batch_records records is 128 KiB, which
+	 * glibc maps and unmaps at every malloc and free, or takes from
+	 * the heap and calloc() clears, 32 bytes a record; a drain queues
+	 * several before the consumer frees the first, so one spare was
+	 * not enough (issue 23, item 2). */
+	struct item *spare;
+	unsigned int nr_spare;
 	struct item *cur; /* lent to the consumer by next() */
 	bool ended;
 	int end_err;
 };
 
-static struct item *item_new(uint32_t type, size_t records)
+/* A new item; its records cleared only if @clear (read() fills a
+ * batch's: clearing 128 KiB is 32 bytes of stores a record). */
+static struct item *item_new(uint32_t type, size_t records, bool clear)
 {
-	struct item *it = calloc(1, sizeof(*it) + records * sizeof(it->ev[0]));
+	size_t bytes = sizeof(struct item) + records * sizeof(struct mkm_event);
+	struct item *it = clear ? calloc(1, bytes) : malloc(bytes);
 
 	if (it) {
+		memset(it, 0, sizeof(*it));
 		it->type = type;
 		it->bytes = sizeof(*it) + records * sizeof(it->ev[0]);
 	}
 	return it;
 }
 
+/* Spare EVENTS items kept at most: 2 MiB with the default batch. */
+#define MAX_SPARE 16
+
 /* Frees @it, which was queued (@queued) or not; an EVENTS item is kept
- * as the spare if there is none. */
+ * as a spare unless there are MAX_SPARE. */
 static void item_put(struct live *l, struct item *it, bool queued)
 {
 	if (!it)
@@ -105,8 +116,10 @@ static void item_put(struct live *l, struct item *it, bool queued)
 		l->queued -= it->bytes;
 		pthread_cond_signal(&l->space);
 	}
-	if (it->type == MON_MSG_EVENTS && !l->spare) {
+	if (it->type == MON_MSG_EVENTS && l->nr_spare < MAX_SPARE) {
+		it->node.next = (struct cds_wfcq_node *)l->spare;
 		l->spare = it;
+		l->nr_spare++;
 		it = NULL;
 	}
 	pthread_mutex_unlock(&l->queue_lock);
@@ -120,17 +133,20 @@ static void item_free(struct live *l, struct item *it)
 	item_put(l, it, true);
 }
 
-/* An EVENTS item for a batch: the spare, or a new one. */
+/* An EVENTS item for a batch: a spare, or a new one. */
 static struct item *events_item(struct live *l)
 {
 	struct item *it;
 
 	pthread_mutex_lock(&l->queue_lock);
 	it = l->spare;
-	l->spare = NULL;
+	if (it) {
+		l->spare = (struct item *)it->node.next;
+		l->nr_spare--;
+	}
 	pthread_mutex_unlock(&l->queue_lock);
 	if (!it)
-		return item_new(MON_MSG_EVENTS, l->cfg.batch_records);
+		return item_new(MON_MSG_EVENTS, l->cfg.batch_records, false);
 	memset(it, 0, sizeof(*it)); /* not the records: read() fills them */
 	it->type = MON_MSG_EVENTS;
 	it->bytes = sizeof(*it) + l->cfg.batch_records * sizeof(it->ev[0]);
@@ -169,7 +185,8 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 
 	for (;;) {
 		struct item *it;
-		size_t i;
+		size_t i, nr_lost;
+		uint64_t lost;
 		int ret;
 
 		if (may_wait)
@@ -188,7 +205,7 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			item_put(l, it, false);
 			if (ret || !horizon)
 				return ret;
-			it = item_new(MON_MSG_HORIZON, 0);
+			it = item_new(MON_MSG_HORIZON, 0, true);
 			if (!it)
 				return -ENOMEM;
 			it->horizon_ns = horizon;
@@ -196,11 +213,18 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			queue(l, it);
 			return 0;
 		}
+		/* Counted here, published once a batch: an atomic add per
+		 * record was a locked instruction per record. */
+		lost = 0;
+		nr_lost = 0;
 		for (i = 0; i < it->n; i++)
-			if (unlikely(it->ev[i].type == MKM_EV_LOST))
-				atomic_fetch_add(&l->lost, it->ev[i].arg0);
-			else
-				atomic_fetch_add(&l->events, 1);
+			if (unlikely(it->ev[i].type == MKM_EV_LOST)) {
+				lost += it->ev[i].arg0;
+				nr_lost++;
+			}
+		if (lost)
+			atomic_fetch_add(&l->lost, lost);
+		atomic_fetch_add(&l->events, it->n - nr_lost);
 		it->offset = atomic_fetch_add(&l->drained, it->n);
 		atomic_fetch_add(&l->batches, 1);
 		queue(l, it);
@@ -224,7 +248,7 @@ static int end_recording(struct live *l, int err)
 		err = drain(l, now_ns(CLOCK_MONOTONIC), false);
 	if (!err)
 		err = monitor_statistics(l->mon, NULL, &nr_cpus);
-	it = err ? NULL : item_new(MON_MSG_STATS, 0);
+	it = err ? NULL : item_new(MON_MSG_STATS, 0, true);
 	if (it) {
 		it->stats = calloc(nr_cpus ? nr_cpus : 1, sizeof(*it->stats));
 		if (it->stats &&
@@ -237,7 +261,7 @@ static int end_recording(struct live *l, int err)
 			free(it);
 		}
 	}
-	it = item_new(ITEM_END, 0);
+	it = item_new(ITEM_END, 0, true);
 	if (!it)
 		abort(); /* a few bytes; the end of the stream must get out */
 	it->err = err;
@@ -447,7 +471,12 @@ static void live_destroy(void *priv)
 	item_free(l, l->cur);
 	while ((node = __cds_wfcq_dequeue_blocking(&l->head, &l->tail)))
 		item_free(l, caa_container_of(node, struct item, node));
-	free(l->spare);
+	while (l->spare) {
+		struct item *it = l->spare;
+
+		l->spare = (struct item *)it->node.next;
+		free(it);
+	}
 	close(l->ready_fd);
 	close(l->wake_fd);
 	pthread_mutex_destroy(&l->drain_lock);

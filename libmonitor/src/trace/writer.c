@@ -2,7 +2,8 @@
 /*
  * writer.c - writes a .mkm trace. Every chunk goes out with one writev(),
  * so a crash leaves at most one partial chunk at the end and loses at most
- * the records still buffered.
+ * the records still buffered. Records come in batches: whole chunks of
+ * them are written from the caller's memory, the rest is buffered.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -158,19 +159,19 @@ err_free:
 	return err;
 }
 
-static int flush_events(struct trace_writer *w)
+/* An EVENTS chunk of @n records at @ev, then the horizon if it moved. */
+static int write_events(struct trace_writer *w, const struct mkm_event *ev,
+			size_t n)
 {
 	int err;
 
 	if (w->err)
 		return w->err;
-	if (w->nbuf) {
-		err = write_chunk(w, TRACE_CHUNK_EVENTS, w->buf,
-				  w->nbuf * sizeof(*w->buf));
+	if (n) {
+		err = write_chunk(w, TRACE_CHUNK_EVENTS, ev, n * sizeof(*ev));
 		if (err)
 			return err;
-		w->events += w->nbuf;
-		w->nbuf = 0;
+		w->events += n;
 	}
 	if (w->horizon > w->horizon_written) {
 		err = write_chunk(w, TRACE_CHUNK_HORIZON, &w->horizon,
@@ -180,6 +181,15 @@ static int flush_events(struct trace_writer *w)
 		w->horizon_written = w->horizon;
 	}
 	return 0;
+}
+
+static int flush_events(struct trace_writer *w)
+{
+	int err = write_events(w, w->buf, w->nbuf);
+
+	if (!err)
+		w->nbuf = 0;
+	return err;
 }
 
 int trace_writer_events(struct trace_writer *w, const struct mkm_event *ev,
@@ -193,6 +203,18 @@ int trace_writer_events(struct trace_writer *w, const struct mkm_event *ev,
 		return w->err;
 	while (n) {
 		size_t k = WRITER_BATCH - w->nbuf;
+
+		/* A whole chunk with nothing buffered goes out from the
+		 * caller's records: no copy (the recorder's batches are
+		 * two chunks long). */
+		if (!w->nbuf && n >= WRITER_BATCH) {
+			err = write_events(w, ev, WRITER_BATCH);
+			if (err)
+				return err;
+			ev += WRITER_BATCH;
+			n -= WRITER_BATCH;
+			continue;
+		}
 
 		if (k > n)
 			k = n;
