@@ -1032,7 +1032,8 @@ struct trace_node {
 	uint32_t flags; /* TRACE_NODE_* */
 	uint32_t nr_samples; /* clock exchanges the alignment used */
 	int64_t offset_ns; /* reference clock minus its clock, at its start */
-	int64_t drift_ppb; /* how fast that offset grew, over the run */
+	int64_t drift_ppb; /* how fast that offset grew over the run: ppb,
+			      i.e. ns per s */
 	uint64_t error_ns; /* the alignment's largest error bound */
 	uint64_t start_mono_ns; /* its own clock at its start */
 	uint64_t events; /* its records in the merged trace */
@@ -1272,5 +1273,7 @@ MON_API void trace_reader_close(struct trace_reader *r);
 #include <mon_calibrate.h>
 /* What the rest of the machine does to a thread (noise_*, idle_*). */
 #include <mon_analysis.h>
+/* Jobs on many nodes: clock exchanges, alignment, merge (mon_clock_*...). */
+#include <mon_cluster.h>
 
 #endif /* LIBMONITOR_H */
