@@ -704,8 +704,10 @@ static int write_stats(struct trace_writer *w, struct node **m, size_t n,
 		size_t k = m[i]->nr_stats < m[i]->nr_cpus ? m[i]->nr_stats :
 							    m[i]->nr_cpus;
 
+		if (!k)
+			continue;
 		memcpy(st + m[i]->cpu_base, m[i]->stats, k * sizeof(*st));
-		any |= k > 0;
+		any = true;
 	}
 	ret = any ? trace_writer_stats(w, st, nr_cpus) : 0;
 	free(st);
