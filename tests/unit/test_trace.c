@@ -796,8 +796,9 @@ static void test_trace_node_info_and_clock_sync_roundtrip(void **state)
 }
 
 /* A trace without a node (format 1.1, or a one-machine recording) reads
- * with an empty node name; one with a node is still one trace to the
- * pipeline, which skips CLOCK_SYNC as any reader of 1.1 does. */
+ * with an empty node name; one with a node is one trace to the pipeline,
+ * which carries its CLOCK_SYNC chunks as messages, and a trace sink
+ * writes them again (mkm replay of a node's trace keeps its clock). */
 static void test_trace_node_fields_absent_and_skipped(void **state)
 {
 	struct trace_info in = info;
@@ -807,9 +808,12 @@ static void test_trace_node_fields_absent_and_skipped(void **state)
 	struct mkm_event ev[8];
 	struct trace_writer *w;
 	struct trace_reader *r;
+	struct mon_pipeline *p;
+	struct trace_chunk c;
+	struct mon_sink *sink;
 	struct mon_msg m;
-	size_t events = 0;
-	struct file f = { .data = NULL };
+	size_t events = 0, syncs = 0;
+	struct file f = { .data = NULL }, g = { .data = NULL };
 	int ret;
 
 	(void)state;
@@ -830,14 +834,36 @@ static void test_trace_node_fields_absent_and_skipped(void **state)
 	assert_int_equal(trace_writer_close(w), 0);
 	assert_int_equal(mon_source_file(&src, f.path), 0);
 	while ((ret = mon_source_next(src, &m)) == 1) {
-		assert_true(m.type <= MON_MSG_CALIBRATION);
 		if (m.type == MON_MSG_EVENTS)
 			events += m.nr_events;
+		if (m.type == MON_MSG_CLOCK_SYNC) {
+			syncs++;
+			assert_string_equal(m.clock_sync_hdr->node, "n1");
+			assert_int_equal(m.nr_clock_samples, 1);
+		}
 	}
 	assert_int_equal(ret, 0);
 	assert_int_equal(events, 8);
+	assert_int_equal(syncs, 2);
 	mon_source_destroy(src);
+
+	/* Through a pipeline into a new trace: the exchanges are kept. */
+	tmp_path(&g);
+	assert_int_equal(mon_source_file(&src, f.path), 0);
+	assert_int_equal(mon_pipeline_create(&p, src), 0);
+	assert_int_equal(mon_sink_trace(&sink, g.path, &in), 0);
+	assert_int_equal(mon_pipeline_add_sink(p, sink), 0);
+	assert_int_equal(mon_pipeline_run(p), 0);
+	mon_pipeline_destroy(p);
+	assert_int_equal(trace_reader_open(&r, g.path), 0);
+	assert_string_equal(trace_reader_info(r)->node, "n1");
+	syncs = 0;
+	while (trace_reader_next(r, &c) == 1)
+		syncs += c.type == TRACE_CHUNK_CLOCK_SYNC;
+	assert_int_equal(syncs, 2);
+	trace_reader_close(r);
 	drop(&f);
+	drop(&g);
 }
 
 static void test_trace_nodes_roundtrip_and_checks(void **state)

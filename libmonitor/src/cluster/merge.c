@@ -501,7 +501,9 @@ static int node_next(void *priv, struct mon_msg *msg)
 			return 1;
 		default:
 			continue; /* INFO went first; STATS are written once,
-				     by CPU over all nodes */
+				     by CPU over all nodes, and the exchanges
+				     with the NODES; a merged trace is no
+				     node's */
 		}
 	}
 }
