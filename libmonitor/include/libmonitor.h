@@ -702,6 +702,22 @@ MON_API const char *tl_group_name(unsigned int group);
 /* mon_event_name - "switch_out", ... (MKM_EV_*); "?" if unknown. */
 MON_API const char *mon_event_name(unsigned int type);
 
+/* The event class names mon_classes_parse() takes, for messages. */
+#define MON_CLASS_NAMES "sched, lifecycle, irq, syscall, wakeup, default, all"
+
+/*
+ * mon_classes_parse - a comma-separated list of event class names
+ * (MON_CLASS_NAMES), as mkm record --events and srun --mkm=LIST take it
+ * @list: the list
+ * @classes: out: the MKM_CLASS_* mask
+ * @bad: out (may be NULL): on -EINVAL, the first name not known (up to
+ *       @bad_len bytes, NUL-terminated)
+ *
+ * Return: 0, -EINVAL (an unknown name, an empty list or item), -ENOMEM.
+ */
+MON_API int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
+			      size_t bad_len);
+
 /*
  * mon_syscall_name - system call @nr's name ("write") on @machine (a
  * trace_info's, uname -m; NULL or "": x86_64, the machine the module

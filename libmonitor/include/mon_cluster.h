@@ -110,6 +110,45 @@ MON_API int mon_clock_listen(uint16_t *port);
 MON_API int mon_clock_connect(const char *host, uint16_t port,
 			      unsigned int timeout_ms);
 
+/*
+ * mon_stage_clock_sync - a stage that puts clock exchanges into a
+ * recording's stream, as CLOCK_SYNC messages, as they are taken (a node's
+ * recorder: its trace sink writes each at once, so a node that dies keeps
+ * those taken before)
+ * @stp: out
+ * @node: this node's name, @reference the reference's (NUL-terminated,
+ *        at most 63 bytes each)
+ *
+ * Samples given with mon_stage_clock_sync_add() (from any thread) leave
+ * before the next message that passes the stage, or at the end of the
+ * stream.
+ *
+ * Return: 0, -EINVAL (a name missing or too long), -ENOMEM.
+ */
+MON_API int mon_stage_clock_sync(struct mon_stage **stp, const char *node,
+				 const char *reference);
+
+/*
+ * mon_stage_clock_sync_add - hand the stage @st one exchange (copied)
+ *
+ * Return: 0, -EINVAL (not such a stage), -ENOMEM.
+ */
+MON_API int mon_stage_clock_sync_add(struct mon_stage *st,
+				     const struct trace_clock_sample *s);
+
+/*
+ * mon_node_path - a node's trace path from a template, as srun --mkm's
+ * --mkm-output takes it: %j the job id, %s the step id, %N the node's
+ * name, %n its index in the step, %% a %
+ * @buf, @len: out
+ *
+ * Return: 0, -EINVAL (an unknown %-sequence, a node name with a '/', or
+ * NULL), -ENAMETOOLONG (it does not fit in @len).
+ */
+MON_API int mon_node_path(char *buf, size_t len, const char *tmpl,
+			  uint32_t job_id, uint32_t step_id, const char *node,
+			  uint32_t node_id);
+
 /* ======================================================================
  * Alignment (mon_align_)
  * ======================================================================

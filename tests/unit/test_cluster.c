@@ -459,6 +459,95 @@ static void test_mon_merge_nothing(void **state)
 	assert_int_equal(mon_merge(NULL, 1, out, NULL, &res), -EINVAL);
 }
 
+static void test_mon_node_path(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_int_equal(mon_node_path(b, sizeof(b), "out/%j/%N.mkm", 1234, 0,
+				       "n7", 7),
+			 0);
+	assert_string_equal(b, "out/1234/n7.mkm");
+	assert_int_equal(mon_node_path(b, sizeof(b), "%j.%s-%n%%", 1234, 2,
+				       "n7", 7),
+			 0);
+	assert_string_equal(b, "1234.2-7%");
+	assert_int_equal(mon_node_path(b, sizeof(b), "%x", 1, 0, "n", 0),
+			 -EINVAL);
+	assert_int_equal(mon_node_path(b, sizeof(b), "a%", 1, 0, "n", 0),
+			 -EINVAL);
+	/* A node name is one path component, never a way out of DIR. */
+	assert_int_equal(mon_node_path(b, sizeof(b), "d/%N", 1, 0, "../x", 0),
+			 -EINVAL);
+	assert_int_equal(mon_node_path(b, 8, "out/%j/%N", 1234, 0, "n7", 7),
+			 -ENAMETOOLONG);
+	assert_int_equal(mon_node_path(b, 16, "out/%j/%N", 1234, 0, "n7", 7),
+			 0);
+}
+
+/* A recorder's stream with exchanges added while it runs: each one in
+ * the trace as a CLOCK_SYNC chunk, after INFO, before the records that
+ * followed it; those added at the end flushed at the end. */
+static void test_mon_stage_clock_sync(void **state)
+{
+	struct syn_node n = node("n1", 1, 5300000000LL, 40e-6);
+	const char *in = path_of("sync-in.mkm"), *out = path_of("sync-out.mkm");
+	struct trace_clock_sample smp = { .local_ns = 1, .error_ns = 5,
+					  .kind = TRACE_CLOCK_START };
+	struct trace_info info;
+	struct mon_source *src;
+	struct mon_pipeline *p;
+	struct mon_stage *st;
+	struct mon_sink *sink;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	size_t syncs = 0, events_before_first = 0, samples = 0;
+	bool seen_sync = false;
+	int ret, steps = 0;
+
+	(void)state;
+	n.t1_ns = n.t0_ns + SEC / 10;
+	assert_true(syn_write(&n, in) > 0);
+	assert_int_equal(mon_source_file(&src, in), 0);
+	info = *mon_source_info(src);
+	assert_int_equal(mon_pipeline_create(&p, src), 0);
+	assert_int_equal(mon_stage_clock_sync(&st, "n1", "n0"), 0);
+	assert_int_equal(mon_pipeline_add_stage(p, st), 0);
+	assert_int_equal(mon_sink_trace(&sink, out, &info), 0);
+	assert_int_equal(mon_pipeline_add_sink(p, sink), 0);
+	assert_int_equal(mon_stage_clock_sync_add(st, &smp), 0);
+	while ((ret = mon_pipeline_step(p)) == 1)
+		if (++steps == 5) {
+			smp.kind = TRACE_CLOCK_PERIODIC;
+			assert_int_equal(mon_stage_clock_sync_add(st, &smp), 0);
+			assert_int_equal(mon_stage_clock_sync_add(st, &smp), 0);
+		}
+	assert_int_equal(ret, 0);
+	mon_pipeline_destroy(p);
+
+	assert_int_equal(trace_reader_open(&r, out), 0);
+	while (trace_reader_next(r, &c) == 1) {
+		if (c.type == TRACE_CHUNK_EVENTS && !seen_sync)
+			events_before_first++;
+		if (c.type != TRACE_CHUNK_CLOCK_SYNC)
+			continue;
+		/* The input's own exchanges pass too (node n1's). */
+		seen_sync = true;
+		syncs++;
+		samples += c.nr_clock_samples;
+		assert_string_equal(c.clock_sync_hdr->node, "n1");
+	}
+	assert_string_equal(trace_reader_error(r, NULL), "");
+	trace_reader_close(r);
+	assert_int_equal(events_before_first, 0);
+	/* The input's start, periodic... and end exchanges (2 + 0), and ours:
+	 * one at the start, two together. */
+	assert_int_equal(samples, 2 + 3);
+	assert_true(syncs >= 4);
+	assert_int_equal(mon_stage_clock_sync(&st, "", "n0"), -EINVAL);
+	assert_int_equal(mon_stage_clock_sync_add(NULL, &smp), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +557,8 @@ int main(void)
 		cmocka_unit_test(test_mon_merge_clock_steps),
 		cmocka_unit_test(test_mon_merge_bad_inputs),
 		cmocka_unit_test(test_mon_merge_nothing),
+		cmocka_unit_test(test_mon_node_path),
+		cmocka_unit_test(test_mon_stage_clock_sync),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
