@@ -81,8 +81,8 @@ static int opt_mkm(int val, const char *arg, int remote)
 	mkm.classes = 0; /* the module's default classes */
 	if (arg && *arg &&
 	    mon_classes_parse(arg, &mkm.classes, bad, sizeof(bad))) {
-		slurm_error("mkm: --mkm=%s: unknown event class '%s' (%s)",
-			    arg, bad, MON_CLASS_NAMES);
+		slurm_error("mkm: --mkm=%s: unknown event class '%s' (%s)", arg,
+			    bad, MON_CLASS_NAMES);
 		return ESPANK_BAD_ARG;
 	}
 	return ESPANK_SUCCESS;
@@ -94,8 +94,7 @@ static int opt_output(int val, const char *arg, int remote)
 
 	(void)val;
 	(void)remote;
-	if (!arg || mon_node_path(probe, sizeof(probe), arg, 1, 0, "node",
-				  0)) {
+	if (!arg || mon_node_path(probe, sizeof(probe), arg, 1, 0, "node", 0)) {
 		slurm_error("mkm: --mkm-output=%s: a path with %%j (job), %%s "
 			    "(step), %%N (node), %%n (node index), %%%% only",
 			    arg ? arg : "");
@@ -223,8 +222,8 @@ static void *serve(void *arg)
 
 		if (fd < 0)
 			break; /* shut down at the step's end */
-		if (pthread_create(&mkm.served[mkm.nr_served], NULL,
-				   serve_one, (void *)(intptr_t)fd))
+		if (pthread_create(&mkm.served[mkm.nr_served], NULL, serve_one,
+				   (void *)(intptr_t)fd))
 			close(fd);
 		else
 			mkm.nr_served++;
@@ -309,7 +308,9 @@ static int exchange(uint32_t kind)
 static int start_clock(spank_t sp, const char *reference)
 {
 	char host[256];
-	uint16_t port = (uint16_t)(mkm.port ? mkm.port :
+	uint16_t port =
+		(uint16_t)(mkm.port ?
+				   mkm.port :
 				   40000 + (mkm.job * 31u + mkm.step) % 20000);
 	int ret;
 
@@ -492,8 +493,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 		slurm_error("mkm: node %s: %s: %s", mkm.node, mkm.path,
 			    mon_pipeline_error(mkm.p, NULL));
 	else
-		slurm_info("mkm: node %s: wrote %s (%" PRIu64 " events, %" PRIu64
-			   " lost)",
+		slurm_info("mkm: node %s: wrote %s (%" PRIu64
+			   " events, %" PRIu64 " lost)",
 			   mkm.node, mkm.path, events, lost);
 	mon_pipeline_destroy(mkm.p);
 	monitor_terminate(mkm.mon);

@@ -147,7 +147,8 @@ int main(int argc, char **argv)
 	user_init = (spank_f *)dlsym(so, "slurm_spank_user_init");
 	post_fork = (spank_f *)dlsym(so, "slurm_spank_task_post_fork");
 	fini = (spank_f *)dlsym(so, "slurm_spank_exit");
-	if (!init || !user_init || !post_fork || !fini || !dlsym(so, "plugin_name")) {
+	if (!init || !user_init || !post_fork || !fini ||
+	    !dlsym(so, "plugin_name")) {
 		fputs("fake_stepd: not a SPANK plugin\n", stderr);
 		return 2;
 	}

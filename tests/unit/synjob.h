@@ -45,8 +45,8 @@ struct syn_node {
 
 static inline uint64_t syn_clock(const struct syn_node *n, uint64_t ref)
 {
-	int64_t t = (int64_t)ref + n->offset_ns +
-		    (int64_t)((double)ref * n->drift);
+	int64_t t =
+		(int64_t)ref + n->offset_ns + (int64_t)((double)ref * n->drift);
 
 	if (n->step_at_ns && ref >= n->step_at_ns)
 		t += n->step_ns;

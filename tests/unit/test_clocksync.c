@@ -72,10 +72,10 @@ static void check_sample(const struct trace_clock_sample *s, int64_t truth)
 {
 	int64_t miss = s->offset_ns - truth;
 
-	print_message("offset %lld ns, truth %lld, rtt %llu ns, bound %llu ns\n",
-		      (long long)s->offset_ns, (long long)truth,
-		      (unsigned long long)s->rtt_ns,
-		      (unsigned long long)s->error_ns);
+	print_message(
+		"offset %lld ns, truth %lld, rtt %llu ns, bound %llu ns\n",
+		(long long)s->offset_ns, (long long)truth,
+		(unsigned long long)s->rtt_ns, (unsigned long long)s->error_ns);
 	assert_true(s->rtt_ns > 0);
 	assert_int_equal(s->error_ns, (s->rtt_ns + 1) / 2 + 1);
 	assert_true((uint64_t)llabs(miss) <= s->error_ns);
@@ -136,8 +136,8 @@ static void test_mon_clock_exchange_tcp_offset_and_drift(void **state)
 					    NULL, &s[0]),
 			 0);
 	poll(NULL, 0, 50);
-	assert_int_equal(mon_clock_exchange(fd, 16, TRACE_CLOCK_END, NULL,
-					    NULL, &s[1]),
+	assert_int_equal(mon_clock_exchange(fd, 16, TRACE_CLOCK_END, NULL, NULL,
+					    &s[1]),
 			 0);
 	close(fd); /* the end of stream ends the server too */
 	pthread_join(th, NULL);
@@ -146,16 +146,18 @@ static void test_mon_clock_exchange_tcp_offset_and_drift(void **state)
 	check_sample(&s[0], true_offset(&f, s[0].local_ns));
 	check_sample(&s[1], true_offset(&f, s[1].local_ns));
 	/* 50 ms at 200 ppm: the offset grew by 10 us, seen within bounds. */
-	assert_true(s[1].offset_ns - s[0].offset_ns >
-		    (int64_t)((double)(s[1].local_ns - s[0].local_ns) * 200e-6) -
-			    (int64_t)(s[0].error_ns + s[1].error_ns));
+	assert_true(
+		s[1].offset_ns - s[0].offset_ns >
+		(int64_t)((double)(s[1].local_ns - s[0].local_ns) * 200e-6) -
+			(int64_t)(s[0].error_ns + s[1].error_ns));
 }
 
 /* Every round trip but the 4th held 3 ms: the 4th is kept, its bound
  * tight; with the slow ones alone, the bound is wide but still holds. */
 static void test_mon_clock_exchange_keeps_shortest(void **state)
 {
-	struct fake f = { .offset_ns = -123456789, .delay_us = 3000,
+	struct fake f = { .offset_ns = -123456789,
+			  .delay_us = 3000,
 			  .fast_call = 7 };
 	struct server srv = { .fake = &f };
 	struct trace_clock_sample s;
@@ -249,8 +251,7 @@ static void test_mon_clock_connect_refused(void **state)
 	close(fd); /* the port is free now, and nobody listens */
 	assert_int_equal(mon_clock_connect("127.0.0.1", port, 0),
 			 -ECONNREFUSED);
-	assert_int_equal(mon_clock_connect("127.0.0.1", port, 120),
-			 -ETIMEDOUT);
+	assert_int_equal(mon_clock_connect("127.0.0.1", port, 120), -ETIMEDOUT);
 }
 
 static void test_mon_clock_ntp_state(void **state)

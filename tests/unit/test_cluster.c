@@ -99,7 +99,8 @@ static void check_merged(const char *path, struct check *k)
 		if (c.type == TRACE_CHUNK_NODES) {
 			assert_true(c.nr_nodes <= 8);
 			k->nr_nodes = c.nr_nodes;
-			memcpy(k->nodes, c.nodes, c.nr_nodes * sizeof(*c.nodes));
+			memcpy(k->nodes, c.nodes,
+			       c.nr_nodes * sizeof(*c.nodes));
 		}
 		if (c.type == TRACE_CHUNK_CLOCK_SYNC)
 			k->clock_chunks++;
@@ -150,10 +151,14 @@ static void test_mon_align_linear_between_exchanges(void **state)
 {
 	/* Offset -1 s growing by 50 ppm, exchanges 1 s apart. */
 	struct trace_clock_sample s[3] = {
-		{ .local_ns = 1 * SEC, .offset_ns = -1000000000, .error_ns = 800 },
-		{ .local_ns = 2 * SEC, .offset_ns = -1000000000 + 50000,
+		{ .local_ns = 1 * SEC,
+		  .offset_ns = -1000000000,
+		  .error_ns = 800 },
+		{ .local_ns = 2 * SEC,
+		  .offset_ns = -1000000000 + 50000,
 		  .error_ns = 200 },
-		{ .local_ns = 3 * SEC, .offset_ns = -1000000000 + 100000,
+		{ .local_ns = 3 * SEC,
+		  .offset_ns = -1000000000 + 100000,
 		  .error_ns = 200 },
 	};
 	struct mkm_event e = { .time_ns = 1500000000, .cpu = 0 };
@@ -201,9 +206,11 @@ static void test_mon_align_finds_steps(void **state)
 		{ .local_ns = 1 * SEC, .offset_ns = 1000, .error_ns = 500 },
 		{ .local_ns = 2 * SEC, .offset_ns = 1010, .error_ns = 500 },
 		/* 3 ms in 1 s is 3000 ppm: no oscillator drifts that fast */
-		{ .local_ns = 3 * SEC, .offset_ns = 1020 - 3000000,
+		{ .local_ns = 3 * SEC,
+		  .offset_ns = 1020 - 3000000,
 		  .error_ns = 500 },
-		{ .local_ns = 4 * SEC, .offset_ns = 1030 - 3000000,
+		{ .local_ns = 4 * SEC,
+		  .offset_ns = 1030 - 3000000,
 		  .error_ns = 500 },
 	};
 	struct mon_align_summary sum;
@@ -293,8 +300,7 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 			assert_true(k.of[i] > 50000);
 			/* The bound holds what happened. */
 			assert_true(k.worst_of[i] <= tn->error_ns);
-			assert_int_equal(tn->nr_samples,
-					 i ? periodic + 2 : 0);
+			assert_int_equal(tn->nr_samples, i ? periodic + 2 : 0);
 		}
 		assert_true(k.nodes[0].flags & TRACE_NODE_REFERENCE);
 		assert_false(k.nodes[1].flags & TRACE_NODE_REFERENCE);
@@ -340,18 +346,21 @@ static void test_mon_merge_clock_steps(void **state)
 	merge_ok(paths, 3, out, &res);
 	check_merged(out, &k);
 	for (i = 0; i < 3; i++)
-		print_message("steps: node %zu: worst %llu ns over %zu records, "
-			      "%llu ambiguous\n",
-			      i, (unsigned long long)k.worst_of[i], k.of[i],
-			      (unsigned long long)k.nodes[i].ambiguous);
+		print_message(
+			"steps: node %zu: worst %llu ns over %zu records, "
+			"%llu ambiguous\n",
+			i, (unsigned long long)k.worst_of[i], k.of[i],
+			(unsigned long long)k.nodes[i].ambiguous);
 	assert_true(k.ordered);
 	assert_true(k.worst_ns <= 1000);
 	assert_true(k.nodes[1].flags & TRACE_NODE_STEPPED);
 	assert_true(k.nodes[2].flags & TRACE_NODE_STEPPED);
 	assert_false(k.nodes[0].flags & TRACE_NODE_STEPPED);
 	assert_int_equal(res.inputs[1].align.steps, 1);
-	assert_true(llabs(res.inputs[1].align.largest_step_ns - 3000000) < 1000);
-	assert_true(llabs(res.inputs[2].align.largest_step_ns + 2000000) < 1000);
+	assert_true(llabs(res.inputs[1].align.largest_step_ns - 3000000) <
+		    1000);
+	assert_true(llabs(res.inputs[2].align.largest_step_ns + 2000000) <
+		    1000);
 	assert_int_equal(k.nodes[1].ambiguous, 0);
 	assert_int_equal(k.nodes[2].ambiguous, 0);
 	assert_int_equal(k.nodes[1].cpu_base, 2);
@@ -468,9 +477,8 @@ static void test_mon_node_path(void **state)
 				       "n7", 7),
 			 0);
 	assert_string_equal(b, "out/1234/n7.mkm");
-	assert_int_equal(mon_node_path(b, sizeof(b), "%j.%s-%n%%", 1234, 2,
-				       "n7", 7),
-			 0);
+	assert_int_equal(
+		mon_node_path(b, sizeof(b), "%j.%s-%n%%", 1234, 2, "n7", 7), 0);
 	assert_string_equal(b, "1234.2-7%");
 	assert_int_equal(mon_node_path(b, sizeof(b), "%x", 1, 0, "n", 0),
 			 -EINVAL);
@@ -492,7 +500,8 @@ static void test_mon_stage_clock_sync(void **state)
 {
 	struct syn_node n = node("n1", 1, 5300000000LL, 40e-6);
 	const char *in = path_of("sync-in.mkm"), *out = path_of("sync-out.mkm");
-	struct trace_clock_sample smp = { .local_ns = 1, .error_ns = 5,
+	struct trace_clock_sample smp = { .local_ns = 1,
+					  .error_ns = 5,
 					  .kind = TRACE_CLOCK_START };
 	struct trace_info info;
 	struct mon_source *src;

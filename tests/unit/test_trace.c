@@ -733,18 +733,31 @@ static void test_trace_reader_malformed_payloads(void **state)
 static void test_trace_node_info_and_clock_sync_roundtrip(void **state)
 {
 	struct trace_info in = info;
-	struct trace_clock_sync_hdr h = { .node = "n2", .reference = "n0",
+	struct trace_clock_sync_hdr h = { .node = "n2",
+					  .reference = "n0",
 					  .clock = 1 };
 	struct trace_clock_sample s[3] = {
-		{ .local_ns = 1000, .offset_ns = -5000000000LL, .rtt_ns = 4000,
-		  .error_ns = 2000, .kind = TRACE_CLOCK_START, .rounds = 16,
+		{ .local_ns = 1000,
+		  .offset_ns = -5000000000LL,
+		  .rtt_ns = 4000,
+		  .error_ns = 2000,
+		  .kind = TRACE_CLOCK_START,
+		  .rounds = 16,
 		  .flags = TRACE_CLOCK_NTP_KNOWN | TRACE_CLOCK_NTP_SYNCED,
-		  .ntp_status = 0x2001, .ntp_freq = -123456,
-		  .ntp_maxerror_us = 16000, .ntp_esterror_us = 12 },
-		{ .local_ns = 9000, .offset_ns = -4999999990LL, .rtt_ns = 3000,
-		  .error_ns = 1500, .kind = TRACE_CLOCK_PERIODIC },
-		{ .local_ns = 20000, .offset_ns = -4999999980LL,
-		  .rtt_ns = 3000, .error_ns = 1500, .kind = TRACE_CLOCK_END,
+		  .ntp_status = 0x2001,
+		  .ntp_freq = -123456,
+		  .ntp_maxerror_us = 16000,
+		  .ntp_esterror_us = 12 },
+		{ .local_ns = 9000,
+		  .offset_ns = -4999999990LL,
+		  .rtt_ns = 3000,
+		  .error_ns = 1500,
+		  .kind = TRACE_CLOCK_PERIODIC },
+		{ .local_ns = 20000,
+		  .offset_ns = -4999999980LL,
+		  .rtt_ns = 3000,
+		  .error_ns = 1500,
+		  .kind = TRACE_CLOCK_END,
 		  .flags = TRACE_CLOCK_STEPPED },
 	};
 	struct mkm_event ev[4];
@@ -870,11 +883,21 @@ static void test_trace_nodes_roundtrip_and_checks(void **state)
 {
 	struct trace_nodes_hdr h = { .job_id = 99, .step_id = 1 };
 	struct trace_node nd[2] = {
-		{ .name = "n0", .kernel = "6.1.0", .index = 0, .cpu_base = 0,
-		  .nr_cpus = 2, .flags = TRACE_NODE_REFERENCE },
-		{ .name = "n1", .kernel = "6.1.0", .index = 1, .cpu_base = 2,
-		  .nr_cpus = 4, .offset_ns = -77, .drift_ppb = 12000,
-		  .error_ns = 3000, .events = 10 },
+		{ .name = "n0",
+		  .kernel = "6.1.0",
+		  .index = 0,
+		  .cpu_base = 0,
+		  .nr_cpus = 2,
+		  .flags = TRACE_NODE_REFERENCE },
+		{ .name = "n1",
+		  .kernel = "6.1.0",
+		  .index = 1,
+		  .cpu_base = 2,
+		  .nr_cpus = 4,
+		  .offset_ns = -77,
+		  .drift_ppb = 12000,
+		  .error_ns = 3000,
+		  .events = 10 },
 	};
 	struct trace_writer *w;
 	struct trace_reader *r;
@@ -913,8 +936,7 @@ static void test_trace_nodes_roundtrip_and_checks(void **state)
 	drop(&f);
 
 	assert_int_equal(trace_writer_nodes(NULL, &h, nd, 2), -EINVAL);
-	assert_int_equal(trace_writer_clock_sync(NULL, NULL, NULL, 0),
-			 -EINVAL);
+	assert_int_equal(trace_writer_clock_sync(NULL, NULL, NULL, 0), -EINVAL);
 }
 
 static void test_mon_crc32c_known_value(void **state)

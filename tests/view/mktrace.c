@@ -270,8 +270,10 @@ static int job(const char *dir, bool bad)
 
 	for (i = 0; i < 4; i++)
 		n[i] = (struct syn_node){
-			.name = i == 3 ? "x9" : i == 2 ? "n2" :
-				i == 1 ? "n1" : "n0",
+			.name = i == 3 ? "x9" :
+				i == 2 ? "n2" :
+				i == 1 ? "n1" :
+					 "n0",
 			.node_id = i == 3 ? 3 : (uint32_t)i,
 			.nr_nodes = bad ? 4 : 3,
 			.job_id = i == 3 ? 78 : 77,

@@ -172,7 +172,8 @@ int cmd_merge(int argc, char **argv)
 		scan_dir(argv[optind], out, &paths);
 	} else {
 		if (!out)
-			die_usage("give the merged trace's name: -o OUT\n" USAGE);
+			die_usage(
+				"give the merged trace's name: -o OUT\n" USAGE);
 		for (i = (size_t)optind; i < (size_t)argc; i++)
 			add(&paths, argv[i]);
 	}
@@ -188,7 +189,8 @@ int cmd_merge(int argc, char **argv)
 		if (res.inputs[i].err)
 			warnx_("%s", res.inputs[i].msg);
 	for (i = 0; i < res.nr_missing &&
-		    i < sizeof(res.missing) / sizeof(res.missing[0]); i++)
+		    i < sizeof(res.missing) / sizeof(res.missing[0]);
+	     i++)
 		warnx_("node %" PRIu32 " of the %" PRIu32 " of job %" PRIu32
 		       ".%" PRIu32 ": no trace among the inputs (did its "
 		       "recorder fail? see the job's stderr)",

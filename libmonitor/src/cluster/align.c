@@ -92,8 +92,8 @@ static bool is_step(const struct trace_clock_sample *x,
 		return true;
 	span = (double)(y->local_ns - x->local_ns);
 	moved = fabs((double)(y->offset_ns - x->offset_ns));
-	return moved > MAX_DRIFT * span + (double)x->error_ns +
-			       (double)y->error_ns;
+	return moved >
+	       MAX_DRIFT * span + (double)x->error_ns + (double)y->error_ns;
 }
 
 static int64_t add_slope(int64_t base, double slope, int64_t dt)
@@ -311,8 +311,7 @@ static uint64_t candidate(const struct step *st, uint64_t p, uint64_t t)
 	return it < ip ? (uint64_t)(ip - it) : 0;
 }
 
-int mon_align_observe(struct mon_align *a, const struct mkm_event *ev,
-		      size_t n)
+int mon_align_observe(struct mon_align *a, const struct mkm_event *ev, size_t n)
 {
 	size_t i, j;
 

@@ -138,10 +138,10 @@ int mon_clock_ntp_state(struct trace_clock_sample *s)
 		s->flags |= TRACE_CLOCK_NTP_SYNCED;
 	s->ntp_status = (uint32_t)tx.status;
 	s->ntp_freq = tx.freq;
-	s->ntp_maxerror_us =
-		tx.maxerror > UINT32_MAX ? UINT32_MAX : (uint32_t)tx.maxerror;
-	s->ntp_esterror_us =
-		tx.esterror > UINT32_MAX ? UINT32_MAX : (uint32_t)tx.esterror;
+	s->ntp_maxerror_us = tx.maxerror > UINT32_MAX ? UINT32_MAX :
+							(uint32_t)tx.maxerror;
+	s->ntp_esterror_us = tx.esterror > UINT32_MAX ? UINT32_MAX :
+							(uint32_t)tx.esterror;
 	return 0;
 }
 
@@ -161,7 +161,8 @@ int mon_clock_exchange(int fd, unsigned int rounds, uint32_t kind,
 	memset(out, 0, sizeof(*out));
 	no_delay(fd);
 	for (i = 0; i < rounds; i++) {
-		struct msg q = { .magic = MSG_MAGIC, .type = MSG_REQUEST,
+		struct msg q = { .magic = MSG_MAGIC,
+				 .type = MSG_REQUEST,
 				 .seq = i },
 			   r;
 		uint64_t t1, t4, rtt;
@@ -177,8 +178,8 @@ int mon_clock_exchange(int fd, unsigned int rounds, uint32_t kind,
 			return -ECONNRESET;
 		if (ret < 0)
 			return ret;
-		if (r.magic != MSG_MAGIC || r.type != MSG_REPLY ||
-		    r.seq != i || r.b < r.a || t4 < t1)
+		if (r.magic != MSG_MAGIC || r.type != MSG_REPLY || r.seq != i ||
+		    r.b < r.a || t4 < t1)
 			return -EPROTO;
 		/* The reference's own time between receiving and replying
 		 * is no part of the network's round trip. */
@@ -188,9 +189,8 @@ int mon_clock_exchange(int fd, unsigned int rounds, uint32_t kind,
 		if (rtt < best) {
 			best = rtt;
 			out->local_ns = t1 + (t4 - t1) / 2;
-			out->offset_ns = ((int64_t)(r.a - t1) +
-					  (int64_t)(r.b - t4)) /
-					 2;
+			out->offset_ns =
+				((int64_t)(r.a - t1) + (int64_t)(r.b - t4)) / 2;
 			out->rtt_ns = rtt;
 		}
 	}
@@ -227,8 +227,7 @@ int mon_clock_listen(uint16_t *port)
 	/* Both IPv4 and IPv6 peers; a restarted job may reuse the port. */
 	(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(fd, 1024) ||
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1024) ||
 	    getsockname(fd, (struct sockaddr *)&a, &len)) {
 		int err = -errno;
 

@@ -79,8 +79,8 @@ static int add_samples(struct node *nd, const struct trace_chunk *c)
 
 static int keep_stats(struct node *nd, const struct trace_chunk *c)
 {
-	struct mkm_cpu_stats *s = realloc(nd->stats, (c->nr_stats + 1) *
-							     sizeof(*s));
+	struct mkm_cpu_stats *s =
+		realloc(nd->stats, (c->nr_stats + 1) * sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
@@ -144,9 +144,8 @@ static int scan(struct node *nd)
 			if (!c.clock_sync_hdr ||
 			    strcmp(c.clock_sync_hdr->node, nd->info.node))
 				break; /* another node's: not ours to use */
-			if (nd->has_sync &&
-			    strcmp(c.clock_sync_hdr->reference,
-				   nd->reference)) {
+			if (nd->has_sync && strcmp(c.clock_sync_hdr->reference,
+						   nd->reference)) {
 				say(in, -EINVAL,
 				    "%s: its clock was compared with %s, then "
 				    "with %s; not merged",
@@ -263,8 +262,7 @@ static void pick_reference(struct node *nodes, size_t n,
 			continue;
 		for (j = 0; j < n; j++)
 			same += usable(&nodes[j]) && nodes[j].has_sync &&
-				!strcmp(nodes[j].reference,
-					nodes[i].reference);
+				!strcmp(nodes[j].reference, nodes[i].reference);
 		if (same > best) {
 			best = same;
 			snprintf(res->reference, sizeof(res->reference), "%s",
@@ -309,8 +307,7 @@ static void drop_duplicates(struct node *nodes, size_t n)
 				leave_out(&nodes[i], -EEXIST,
 					  "%s: node %s is also %s; not merged "
 					  "twice",
-					  nodes[i].in->path,
-					  nodes[i].info.node,
+					  nodes[i].in->path, nodes[i].info.node,
 					  nodes[j].in->path);
 }
 
@@ -395,7 +392,7 @@ struct node_src {
 static uint32_t map_tid(const struct node *nd, uint32_t tid)
 {
 	return tid ? (nd->in->index << TRACE_NODE_TID_SHIFT) |
-			     (tid & TRACE_NODE_TID_MASK) :
+			       (tid & TRACE_NODE_TID_MASK) :
 		     0;
 }
 
@@ -599,11 +596,11 @@ static void fill_node(const struct node *nd, struct trace_node *tn)
 	tn->node_id = nd->info.node_id;
 	tn->cpu_base = nd->cpu_base;
 	tn->nr_cpus = nd->nr_cpus;
-	tn->flags = (nd->in->reference ? TRACE_NODE_REFERENCE : 0) |
-		    (s->steps ? TRACE_NODE_STEPPED : 0) |
-		    (s->no_drift && !nd->in->reference ? TRACE_NODE_NO_DRIFT :
-							 0) |
-		    (nd->truncated ? TRACE_NODE_TRUNCATED : 0);
+	tn->flags =
+		(nd->in->reference ? TRACE_NODE_REFERENCE : 0) |
+		(s->steps ? TRACE_NODE_STEPPED : 0) |
+		(s->no_drift && !nd->in->reference ? TRACE_NODE_NO_DRIFT : 0) |
+		(nd->truncated ? TRACE_NODE_TRUNCATED : 0);
 	tn->nr_samples = (uint32_t)s->samples;
 	tn->offset_ns = s->offset_ns;
 	tn->drift_ppb = s->drift_ppb;
@@ -639,8 +636,8 @@ static void merged_info(struct node **m, size_t n, struct trace_info *info)
 			start = s;
 	}
 	/* The origin is the first node's start, on the reference clock. */
-	pick_start = mon_align_time(m[pick]->align,
-				    m[pick]->info.start_mono_ns, 0, NULL);
+	pick_start = mon_align_time(m[pick]->align, m[pick]->info.start_mono_ns,
+				    0, NULL);
 	if (start != UINT64_MAX && start <= pick_start) {
 		info->start_mono_ns = start;
 		info->start_real_ns -= pick_start - start;
@@ -749,8 +746,7 @@ static int run(struct node **m, size_t n, const char *out,
 	while (!ret && (ret = mon_source_next(src, &msg)) == 1) {
 		switch (msg.type) {
 		case MON_MSG_EVENTS:
-			ret = trace_writer_events(w, msg.events,
-						  msg.nr_events);
+			ret = trace_writer_events(w, msg.events, msg.nr_events);
 			res->events += msg.nr_events;
 			break;
 		case MON_MSG_HORIZON:

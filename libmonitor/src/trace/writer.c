@@ -297,7 +297,8 @@ int trace_writer_clock_sync(struct trace_writer *w,
 			   sizeof(*s), n, 65536);
 }
 
-int trace_writer_nodes(struct trace_writer *w, const struct trace_nodes_hdr *hdr,
+int trace_writer_nodes(struct trace_writer *w,
+		       const struct trace_nodes_hdr *hdr,
 		       const struct trace_node *nodes, size_t n)
 {
 	struct trace_nodes_hdr h;
