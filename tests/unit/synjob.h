@@ -164,6 +164,13 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 	}
 	if (!ret)
 		ret = syn_sync(w, n, n->t1_ns + 100000, TRACE_CLOCK_END);
+	if (!ret) {
+		struct mkm_cpu_stats st[64] = { { 0 } };
+
+		for (c = 0; c < n->nr_cpus; c++)
+			st[c].produced = st[c].read = seq[c];
+		ret = trace_writer_stats(w, st, n->nr_cpus);
+	}
 	if (!ret)
 		ret = trace_writer_close(w);
 	else

@@ -80,6 +80,8 @@ struct check {
 	struct trace_node nodes[8];
 	struct trace_info info;
 	size_t clock_chunks;
+	size_t nr_stats;
+	uint64_t stats_read[16]; /* by merged CPU */
 };
 
 /* Reads a merged trace and compares every MARK with its truth. */
@@ -104,6 +106,11 @@ static void check_merged(const char *path, struct check *k)
 		}
 		if (c.type == TRACE_CHUNK_CLOCK_SYNC)
 			k->clock_chunks++;
+		if (c.type == TRACE_CHUNK_STATS) {
+			k->nr_stats = c.nr_stats;
+			for (i = 0; i < c.nr_stats && i < 16; i++)
+				k->stats_read[i] = c.stats[i].read;
+		}
 		if (c.type != TRACE_CHUNK_EVENTS)
 			continue;
 		for (i = 0; i < c.nr_events; i++) {
@@ -311,6 +318,12 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 		assert_int_equal(k.info.nr_cpus, 6);
 		/* Each node's exchanges, the reference's with itself too. */
 		assert_int_equal(k.clock_chunks, 3);
+		/* Each node's STATS at its CPUs: what it read, per CPU. */
+		assert_int_equal(k.nr_stats, 6);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(k.stats_read[2 * i] +
+						 k.stats_read[2 * i + 1],
+					 k.of[i]);
 		mon_merge_free(&res);
 	}
 }
