@@ -263,6 +263,34 @@ MON_API int mon_align_summarize(const struct mon_align *a, uint64_t first,
 /* mon_align_destroy - free @a; NULL is a no-op. */
 MON_API void mon_align_destroy(struct mon_align *a);
 
+/* A merged trace's nodes (its NODES chunk). */
+struct mon_nodes {
+	struct trace_nodes_hdr hdr;
+	struct trace_node *node; /* hdr.nr_nodes of them, by index */
+};
+
+/*
+ * mon_nodes_load - the nodes of a merged trace (mkm merge's): its last
+ * NODES chunk, which supersedes the earlier ones
+ * @out: filled; free with mon_nodes_free()
+ * @path: the trace
+ *
+ * Return: 0, -ENOENT (not a merged trace: no NODES chunk), -ENOMEM, or as
+ * trace_reader_open() and trace_reader_next() (damage before the end:
+ * the NODES read before it are returned if there are any).
+ */
+MON_API int mon_nodes_load(struct mon_nodes *out, const char *path);
+
+/* mon_nodes_of_cpu, mon_nodes_of_tid - the node of a merged trace's CPU
+ * or (non-zero) tid; NULL if none. */
+MON_API const struct trace_node *mon_nodes_of_cpu(const struct mon_nodes *n,
+						  uint32_t cpu);
+MON_API const struct trace_node *mon_nodes_of_tid(const struct mon_nodes *n,
+						  uint32_t tid);
+
+/* mon_nodes_free - free what @n holds (not @n); NULL is a no-op. */
+MON_API void mon_nodes_free(struct mon_nodes *n);
+
 /* ======================================================================
  * Merging a job's node traces (mon_merge)
  * ======================================================================

@@ -359,7 +359,7 @@ static void test_merge_job_dir(void **state)
 	out = slurp_in("merge.out");
 	assert_non_null(strstr(
 		out,
-		"job 77.0: 3 nodes of 3 merged into job77.mkm on n0's clock, 24000 records"));
+		"job 77.0: 3 nodes of 3 merged into job77.mkm on n0's clock, 24006 records"));
 	assert_non_null(strstr(out, "n0           the reference clock"));
 	assert_non_null(strstr(out, "n1           offset -5.300"));
 	assert_non_null(strstr(out, "drift -39.99"));
@@ -372,6 +372,23 @@ static void test_merge_job_dir(void **state)
 	/* n2's first thread: index 2, tid 1000, on its CPU 1 (merged CPU 5) */
 	assert_non_null(strstr(d, "cpu5  8389609 mark"));
 	assert_non_null(strstr(d, "cpu0     1000 mark"));
+	/* mkm report: a table per node, its threads told apart by tid. */
+	assert_int_equal(sh("mkm report job77.mkm >job77.rep"), 0);
+	d = slurp_in("job77.rep");
+	assert_non_null(strstr(d, "6 threads, 6 CPUs, 24006 events"));
+	assert_non_null(strstr(
+		d, "Per node (mkm merge of job 77.0: times on n0's clock"));
+	assert_non_null(strstr(d, "n0                 0-1       2   400.1 ms"));
+	assert_non_null(strstr(
+		d,
+		"n2                 4-5       2   400.1 ms       0 ns        0      8002       0  +2.100250"));
+	assert_non_null(strstr(d, "clock stepped (0 ambiguous)"));
+	assert_int_equal(sh("mkm report --json job77.mkm >job77.json"), 0);
+	assert_non_null(strstr(slurp_in("job77.json"),
+			       "\"nodes\":[{\"name\":\"n0\",\"index\":0,"));
+	/* A trace of one machine has no such table. */
+	assert_int_equal(sh("mkm report late.mkm >late.rep"), 0);
+	assert_null(strstr(slurp_in("late.rep"), "Per node"));
 	/* Merging again overwrites; the merge is not taken for a node. */
 	assert_int_equal(sh("mkm merge job77 >/dev/null 2>&1"), 0);
 }
@@ -398,7 +415,8 @@ static void test_merge_bad_inputs(void **state)
 		err, "node 1 of the 4 of job 77.0: no trace among the inputs"));
 	assert_non_null(strstr(err, "node 3 of the 4 of job 77.0: no trace"));
 	assert_non_null(strstr(slurp_in("bad.out"), "2 nodes of 4 merged"));
-	assert_int_equal(sh("mkm report bad.mkm >/dev/null"), 0);
+	assert_int_equal(sh("mkm report bad.mkm >bad.rep"), 0);
+	assert_non_null(strstr(slurp_in("bad.rep"), "; trace cut short"));
 	/* The other job, asked for. */
 	assert_int_equal(
 		sh("mkm merge --job 78 -o x9.mkm bad/*.mkm >x9.out 2>/dev/null"),

@@ -122,6 +122,19 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 		return ret;
 	}
 	ret = syn_sync(w, n, n->t0_ns - 200000, TRACE_CLOCK_START);
+	for (c = 0, k = 0; c < n->nr_cpus; c++, k++) {
+		memset(&ev[k], 0, sizeof(ev[k]));
+		ev[k].time_ns = syn_clock(n, n->t0_ns - 100000);
+		ev[k].tid = ev[k].unique_id = 1000 + c;
+		ev[k].seq = seq[c]++;
+		ev[k].cpu = (uint16_t)c;
+		ev[k].type = MKM_EV_ATTACH;
+		ev[k].arg0 = MKM_TS_RUNNING;
+		ev[k].arg1 = c;
+	}
+	if (!ret)
+		ret = trace_writer_events(w, ev, k);
+	total += (long)k;
 	for (t = n->t0_ns; !ret && t < n->t1_ns; t += window) {
 		uint64_t end = t + window < n->t1_ns ? t + window : n->t1_ns;
 		uint64_t span = n->t1_ns - n->t0_ns;

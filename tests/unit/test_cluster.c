@@ -71,7 +71,7 @@ static struct syn_node node(const char *name, uint32_t id, int64_t offset,
 }
 
 struct check {
-	size_t records, marks;
+	size_t records, marks, attached;
 	uint64_t worst_ns; /* |merged time - truth| */
 	uint64_t worst_of[8]; /* by node index */
 	size_t of[8];
@@ -122,6 +122,14 @@ static void check_merged(const char *path, struct check *k)
 			if (e->time_ns < last)
 				k->ordered = false;
 			last = e->time_ns;
+			if (e->type == MKM_EV_ATTACH) {
+				/* Its CPU argument moved with its CPU. */
+				assert_int_equal(e->arg1, e->cpu);
+				assert_int_equal(
+					e->tid & TRACE_NODE_TID_MASK,
+					1000 + e->cpu - k->nodes[idx].cpu_base);
+				k->attached++;
+			}
 			if (e->type != MKM_EV_MARK)
 				continue;
 			k->marks++;
@@ -290,7 +298,8 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 		check_merged(out, &k);
 		assert_true(k.ordered);
 		assert_int_equal(k.records, res.events);
-		assert_int_equal(k.marks, res.events);
+		assert_int_equal(k.marks + k.attached, res.events);
+		assert_int_equal(k.attached, 6);
 		print_message("periodic %u: worst %llu ns over %zu records\n",
 			      periodic, (unsigned long long)k.worst_ns,
 			      k.marks);
@@ -323,7 +332,7 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 		for (i = 0; i < 3; i++)
 			assert_int_equal(k.stats_read[2 * i] +
 						 k.stats_read[2 * i + 1],
-					 k.of[i]);
+					 k.of[i] + 2);
 		mon_merge_free(&res);
 	}
 }
