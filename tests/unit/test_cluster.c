@@ -324,6 +324,23 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 		assert_true(llabs(k.nodes[1].drift_ppb + 40000) < 100);
 		assert_true(llabs(k.nodes[2].drift_ppb - 25000) < 100);
 		assert_true(k.info.trace_flags & TRACE_F_MERGED);
+		{
+			struct mon_nodes mn;
+
+			assert_int_equal(mon_nodes_load(&mn, out), 0);
+			assert_int_equal(mn.hdr.nr_nodes, 3);
+			assert_string_equal(mon_nodes_of_cpu(&mn, 3)->name,
+					    "n1");
+			assert_string_equal(
+				mon_nodes_of_tid(&mn, 2u << 22 | 1000)->name,
+				"n2");
+			assert_null(mon_nodes_of_tid(&mn, 0));
+			assert_null(mon_nodes_of_cpu(&mn, 6));
+			mon_nodes_free(&mn);
+			/* A node's own trace is no merged trace. */
+			assert_int_equal(mon_nodes_load(&mn, paths[1]),
+					 -ENOENT);
+		}
 		assert_int_equal(k.info.nr_cpus, 6);
 		/* Each node's exchanges, the reference's with itself too. */
 		assert_int_equal(k.clock_chunks, 3);
