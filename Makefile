@@ -52,6 +52,7 @@ include libmonitor/build.mk
 include tests/unit/build.mk
 include viewer/build.mk
 include tools/build.mk
+include slurm/build.mk
 include examples/build.mk
 include bench/build.mk
 include bench/compensation/build.mk
@@ -61,6 +62,7 @@ include tests/whole/build.mk
 include tests/stress/build.mk
 include tests/view/build.mk
 include tests/export/build.mk
+include tests/slurm/build.mk
 # Last: their rules list every part's VM_TESTS and VM_FILES.
 include tests/vm/build.mk
 include tests/kernel/build.mk

@@ -702,6 +702,22 @@ MON_API const char *tl_group_name(unsigned int group);
 /* mon_event_name - "switch_out", ... (MKM_EV_*); "?" if unknown. */
 MON_API const char *mon_event_name(unsigned int type);
 
+/* The event class names mon_classes_parse() takes, for messages. */
+#define MON_CLASS_NAMES "sched, lifecycle, irq, syscall, wakeup, default, all"
+
+/*
+ * mon_classes_parse - a comma-separated list of event class names
+ * (MON_CLASS_NAMES), as mkm record --events and srun --mkm=LIST take it
+ * @list: the list
+ * @classes: out: the MKM_CLASS_* mask
+ * @bad: out (may be NULL): on -EINVAL, the first name not known (up to
+ *       @bad_len bytes, NUL-terminated)
+ *
+ * Return: 0, -EINVAL (an unknown name, an empty list or item), -ENOMEM.
+ */
+MON_API int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
+			      size_t bad_len);
+
 /*
  * mon_syscall_name - system call @nr's name ("write") on @machine (a
  * trace_info's, uname -m; NULL or "": x86_64, the machine the module
@@ -825,12 +841,15 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
  * ====================================================================== */
 
 #define TRACE_MAJOR 1
-#define TRACE_MINOR 1
+#define TRACE_MINOR 2
 
 /* trace_info.trace_flags */
 #define TRACE_F_COMPENSATED \
 	(1u << 0) /* times compensated for the monitor's
 					 own cost (mon_stage_compensate()) */
+/* mkm merge: several nodes' traces on the reference node's clock, CPUs
+ * and tids made unique per node (the NODES chunk, docs/cluster.md) */
+#define TRACE_F_MERGED (1u << 1)
 
 #define TRACE_MAX_MONITOR_TIDS 8
 
@@ -854,6 +873,12 @@ struct trace_info {
 	 * (mon_stage_compensate()). */
 	uint32_t nr_monitor_tids;
 	uint32_t monitor_tids[TRACE_MAX_MONITOR_TIDS];
+	/* One node of a job on many nodes (docs/cluster.md); written only
+	 * when node[0] is set. */
+	char node[65]; /* its name in the cluster (Slurm's SLURMD_NODENAME) */
+	uint32_t job_id, step_id; /* the job and step recorded */
+	uint32_t node_id; /* this node's index in the step (SLURM_NODEID) */
+	uint32_t nr_nodes; /* the step's nodes (0: unknown) */
 };
 
 /*
@@ -948,7 +973,108 @@ enum trace_chunk_type {
 	TRACE_CHUNK_STATS = 5,
 	TRACE_CHUNK_CALIBRATION = 6,
 	TRACE_CHUNK_END = 7,
+	TRACE_CHUNK_CLOCK_SYNC = 8, /* since 1.2 */
+	TRACE_CHUNK_NODES = 9, /* since 1.2 */
 };
+
+/*
+ * Many nodes (docs/cluster.md). A node's clock (the trace's clock) is
+ * related to a reference node's by clock exchanges: each, the shortest of
+ * N round trips, gives the offset between the two clocks at one instant
+ * with a bound on its error (half the round trip: the reply cannot have
+ * been stamped before the request left or after the answer came back).
+ * CLOCK_SYNC chunks carry them, in the node's trace as they are taken and
+ * in a merged trace per node; chunks add up (a later one adds samples).
+ */
+#define TRACE_CLOCK_START 1 /* trace_clock_sample.kind: at the step's start */
+#define TRACE_CLOCK_END 2 /* ... at its end */
+#define TRACE_CLOCK_PERIODIC 3 /* ... in between */
+
+/* trace_clock_sample.flags */
+/* The node's clock stepped since the previous sample: not interpolated
+ * across (whoever knows it sets it; mkm merge also finds steps itself). */
+#define TRACE_CLOCK_STEPPED (1u << 0)
+#define TRACE_CLOCK_NTP_KNOWN (1u << 1) /* the ntp_* fields were read */
+/* adjtimex(2) said the kernel's clock is synchronised (STA_UNSYNC clear,
+ * no TIME_ERROR): NTP or PTP (phc2sys) disciplines it */
+#define TRACE_CLOCK_NTP_SYNCED (1u << 2)
+
+/* One clock exchange (72 bytes on disk). */
+struct trace_clock_sample {
+	uint64_t local_ns; /* this node's clock at the exchange: the middle of
+			      the round trip kept */
+	int64_t offset_ns; /* the reference's clock minus this node's, at
+			      local_ns */
+	uint64_t rtt_ns; /* the round trip kept, without the reference's own
+			    time between receiving and replying */
+	uint64_t error_ns; /* |offset_ns - the true offset| <= this: half of
+			      rtt_ns, plus the clocks' reading resolution */
+	uint64_t taken_real_ns; /* CLOCK_REALTIME of this node when taken */
+	uint32_t kind; /* TRACE_CLOCK_START, _END, _PERIODIC */
+	uint32_t rounds; /* round trips made; the shortest was kept */
+	uint32_t flags; /* TRACE_CLOCK_* */
+	uint32_t ntp_status; /* adjtimex(2) status (STA_* bits) */
+	int64_t ntp_freq; /* adjtimex(2) freq: ppm, 16-bit fraction */
+	uint32_t ntp_maxerror_us; /* adjtimex(2) maxerror */
+	uint32_t ntp_esterror_us; /* adjtimex(2) esterror */
+};
+
+/* A CLOCK_SYNC chunk's header (144 bytes); nr_samples samples follow. */
+struct trace_clock_sync_hdr {
+	uint32_t version; /* 1 */
+	uint32_t nr_samples;
+	char node[64]; /* whose clock, NUL-terminated */
+	char reference[64]; /* the node whose clock it is compared with; the
+			       same name: this node is the reference */
+	uint32_t clock; /* clockid_t of both clocks (CLOCK_MONOTONIC) */
+	uint32_t reserved;
+};
+
+/* trace_node.flags */
+#define TRACE_NODE_REFERENCE (1u << 0) /* the merged trace's clock */
+#define TRACE_NODE_STEPPED (1u << 1) /* its clock stepped during the run */
+#define TRACE_NODE_NO_DRIFT (1u << 2) /* one exchange only: offset, no drift */
+#define TRACE_NODE_TRUNCATED (1u << 3) /* its trace was cut short */
+
+/* One node of a merged trace (208 bytes on disk). */
+struct trace_node {
+	char name[64]; /* NUL-terminated */
+	char kernel[64]; /* uname -r, NUL-terminated */
+	uint32_t index; /* its threads' tids are index << tid_shift | tid */
+	uint32_t node_id; /* its index in the job step (SLURM_NODEID) */
+	uint32_t cpu_base; /* its CPU c is CPU cpu_base + c of the merged
+			      trace */
+	uint32_t nr_cpus;
+	uint32_t flags; /* TRACE_NODE_* */
+	uint32_t nr_samples; /* clock exchanges the alignment used */
+	int64_t offset_ns; /* reference clock minus its clock, at its start */
+	int64_t drift_ppb; /* how fast that offset grew over the run: ppb,
+			      i.e. ns per s */
+	uint64_t error_ns; /* the alignment's largest error bound */
+	uint64_t start_mono_ns; /* its own clock at its start */
+	uint64_t events; /* its records in the merged trace */
+	uint64_t ambiguous; /* records a clock step left on either side:
+			       each may be off by up to the step */
+	uint64_t reserved;
+};
+
+/* A NODES chunk's header (24 bytes); nr_nodes entries follow. */
+struct trace_nodes_hdr {
+	uint32_t version; /* 1 */
+	uint32_t nr_nodes;
+	uint32_t tid_shift; /* TRACE_NODE_TID_SHIFT */
+	uint32_t job_id, step_id;
+	uint32_t reserved;
+};
+
+/*
+ * A merged trace's tid of thread @tid of node @index: tids stay below
+ * 2^22 (the kernel's PID_MAX_LIMIT), so the node goes above. Tid 0 (a
+ * CPU's idle task) stays 0: the CPU says whose.
+ */
+#define TRACE_NODE_TID_SHIFT 22u
+#define TRACE_NODE_TID_MASK ((1u << TRACE_NODE_TID_SHIFT) - 1)
+#define TRACE_MAX_NODES (1u << (32 - TRACE_NODE_TID_SHIFT))
 
 /* One chunk as the reader returns it; valid until the next call. */
 struct trace_chunk {
@@ -966,6 +1092,12 @@ struct trace_chunk {
 	const struct trace_calibration_hdr *calibration_hdr; /* CALIBRATION */
 	const struct trace_calibration *calibration; /* its entries */
 	size_t nr_calibration;
+	const struct trace_clock_sync_hdr *clock_sync_hdr; /* CLOCK_SYNC */
+	const struct trace_clock_sample *clock_samples; /* its samples */
+	size_t nr_clock_samples;
+	const struct trace_nodes_hdr *nodes_hdr; /* NODES */
+	const struct trace_node *nodes; /* its entries */
+	size_t nr_nodes;
 };
 
 struct trace_writer;
@@ -1036,6 +1168,33 @@ MON_API int trace_writer_calibration(struct trace_writer *w,
 				     const struct trace_calibration_hdr *hdr,
 				     const struct trace_calibration *c,
 				     size_t n);
+
+/*
+ * trace_writer_clock_sync - write a CLOCK_SYNC chunk: clock exchanges of
+ * node @hdr->node with @hdr->reference (docs/cluster.md)
+ * @w: the writer
+ * @hdr: whose; its version and nr_samples are set here
+ * @s: @n samples (1 to 65536)
+ *
+ * Return: 0, or -EINVAL (no node name, @n out of range), as
+ * trace_writer_events().
+ */
+MON_API int trace_writer_clock_sync(struct trace_writer *w,
+				    const struct trace_clock_sync_hdr *hdr,
+				    const struct trace_clock_sample *s,
+				    size_t n);
+
+/*
+ * trace_writer_nodes - write a merged trace's NODES chunk
+ * @w: the writer
+ * @hdr: the job; its version, nr_nodes and tid_shift are set here
+ * @nodes: @n entries (1 to TRACE_MAX_NODES)
+ *
+ * Return: 0, or -EINVAL, as trace_writer_events().
+ */
+MON_API int trace_writer_nodes(struct trace_writer *w,
+			       const struct trace_nodes_hdr *hdr,
+			       const struct trace_node *nodes, size_t n);
 
 /*
  * trace_writer_flush - write buffered records now, and fdatasync(2) when
@@ -1130,5 +1289,7 @@ MON_API void trace_reader_close(struct trace_reader *r);
 #include <mon_calibrate.h>
 /* What the rest of the machine does to a thread (noise_*, idle_*). */
 #include <mon_analysis.h>
+/* Jobs on many nodes: clock exchanges, alignment, merge (mon_clock_*...). */
+#include <mon_cluster.h>
 
 #endif /* LIBMONITOR_H */

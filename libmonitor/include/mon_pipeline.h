@@ -13,8 +13,9 @@
  * batch: one EVENTS message carries many records, so no indirect call is
  * made per record. Metadata travels in the same stream, as the trace
  * file's chunks do (docs/trace-format.md): a source's first message is
- * INFO, then EVENTS, HORIZON, THREADS, STATS and CALIBRATION in any order,
- * so a sink never needs to reopen the file.
+ * INFO, then EVENTS, HORIZON, THREADS, STATS, CALIBRATION, CLOCK_SYNC and
+ * NODES in any order, so a sink never needs to reopen the file. A part
+ * passes on the metadata it does not know.
  *
  * Order. Records of one CPU come in time (and seq) order; across CPUs,
  * only HORIZON promises anything: after HORIZON h, no record stamped
@@ -51,6 +52,10 @@ enum mon_msg_type {
 	MON_MSG_THREADS = TRACE_CHUNK_THREADS, /* threads, nr_threads */
 	MON_MSG_STATS = TRACE_CHUNK_STATS, /* stats, nr_stats (by CPU) */
 	MON_MSG_CALIBRATION = TRACE_CHUNK_CALIBRATION, /* calibration, nr_... */
+	/* A node's clock exchanges: clock_sync_hdr, clock_samples (add up) */
+	MON_MSG_CLOCK_SYNC = TRACE_CHUNK_CLOCK_SYNC,
+	/* A merged trace's nodes: nodes_hdr, nodes (the last supersedes) */
+	MON_MSG_NODES = TRACE_CHUNK_NODES,
 };
 
 struct mon_msg {
@@ -69,6 +74,12 @@ struct mon_msg {
 	const struct trace_calibration_hdr *calibration_hdr;
 	const struct trace_calibration *calibration;
 	size_t nr_calibration;
+	const struct trace_clock_sync_hdr *clock_sync_hdr;
+	const struct trace_clock_sample *clock_samples;
+	size_t nr_clock_samples;
+	const struct trace_nodes_hdr *nodes_hdr;
+	const struct trace_node *nodes;
+	size_t nr_nodes;
 };
 
 /* consume() and process() return this when they want no more messages. */

@@ -4,6 +4,7 @@
  * groups) and the names of event types and kernel task states. Every part
  * that prints or draws a state reads it from here.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,44 @@ const char *tl_group_name(unsigned int group)
 	};
 
 	return group < TL_NR_GROUPS ? groups[group] : "?";
+}
+
+int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
+		      size_t bad_len)
+{
+	static const struct {
+		const char *name;
+		uint32_t classes;
+	} names[] = {
+		{ "sched", MKM_CLASS_SCHED },
+		{ "lifecycle", MKM_CLASS_LIFECYCLE },
+		{ "irq", MKM_CLASS_IRQ },
+		{ "syscall", MKM_CLASS_SYSCALL },
+		{ "wakeup", MKM_CLASS_WAKEUP },
+		{ "default", MKM_CLASS_DEFAULT },
+		{ "all", MKM_CLASS_ALL },
+	};
+	const char *p = list;
+
+	if (!list || !classes)
+		return -EINVAL;
+	*classes = 0;
+	do {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			if (len == strlen(names[i].name) &&
+			    !strncmp(p, names[i].name, len))
+				break;
+		if (i == ARRAY_SIZE(names)) {
+			if (bad && bad_len)
+				snprintf(bad, bad_len, "%.*s", (int)len, p);
+			return -EINVAL;
+		}
+		*classes |= names[i].classes;
+		p += len;
+	} while (*p++ == ',');
+	return 0;
 }
 
 const char *mon_event_name(unsigned int type)

@@ -343,10 +343,106 @@ static void test_dump_filters(void **state)
 	assert_int_equal(sh("mkm dump --from 2 small.mkm 2>win.err"), 2);
 }
 
+/* mkm merge on a job's node traces with known clocks (mktrace job): the
+ * nodes aligned, each with its bound, and the merge read by commands that
+ * know nothing of nodes (its CPUs and tids unique per node). */
+static void test_merge_job_dir(void **state)
+{
+	char *out, *d;
+
+	(void)state;
+	assert_int_equal(
+		sh("rm -rf job77 job77.mkm && mkdir job77 && '%s' job job77",
+		   mktrace),
+		0);
+	assert_int_equal(sh("mkm merge job77 >merge.out 2>merge.err"), 0);
+	out = slurp_in("merge.out");
+	assert_non_null(strstr(
+		out,
+		"job 77.0: 3 nodes of 3 merged into job77.mkm on n0's clock, 24006 records"));
+	assert_non_null(strstr(out, "n0           the reference clock"));
+	assert_non_null(strstr(out, "n1           offset -5.300"));
+	assert_non_null(strstr(out, "drift -39.99"));
+	assert_non_null(strstr(
+		out,
+		"its clock stepped 1 time, the largest by +3000.1 us; 0 records"));
+	assert_string_equal(slurp_in("merge.err"), "");
+	assert_int_equal(sh("mkm dump job77.mkm >job77.dump"), 0);
+	d = slurp_in("job77.dump");
+	/* n2's first thread: index 2, tid 1000, on its CPU 1 (merged CPU 5) */
+	assert_non_null(strstr(d, "cpu5  8389609 mark"));
+	assert_non_null(strstr(d, "cpu0     1000 mark"));
+	/* mkm report: a table per node, its threads told apart by tid. */
+	assert_int_equal(sh("mkm report job77.mkm >job77.rep"), 0);
+	d = slurp_in("job77.rep");
+	assert_non_null(strstr(d, "6 threads, 6 CPUs, 24006 events"));
+	assert_non_null(strstr(
+		d, "Per node (mkm merge of job 77.0: times on n0's clock"));
+	assert_non_null(strstr(d, "n0                 0-1       2   400.1 ms"));
+	assert_non_null(strstr(
+		d,
+		"n2                 4-5       2   400.1 ms       0 ns        0      8002       0  +2.100250"));
+	assert_non_null(strstr(d, "clock stepped (0 ambiguous)"));
+	assert_int_equal(sh("mkm report --json job77.mkm >job77.json"), 0);
+	assert_non_null(strstr(slurp_in("job77.json"),
+			       "\"nodes\":[{\"name\":\"n0\",\"index\":0,"));
+	/* A trace of one machine has no such table. */
+	assert_int_equal(sh("mkm report late.mkm >late.rep"), 0);
+	assert_null(strstr(slurp_in("late.rep"), "Per node"));
+	/* Merging again overwrites; the merge is not taken for a node. */
+	assert_int_equal(sh("mkm merge job77 >/dev/null 2>&1"), 0);
+}
+
+static void test_merge_bad_inputs(void **state)
+{
+	char *err;
+
+	(void)state;
+	assert_int_equal(
+		sh("rm -rf bad && mkdir bad && '%s' job bad bad", mktrace), 0);
+	/* Merged in part: exit 3, the merge written, each problem said. */
+	assert_int_equal(
+		sh("mkm merge -o bad.mkm bad/*.mkm >bad.out 2>bad.err"), 3);
+	assert_true(exists("bad.mkm"));
+	err = slurp_in("bad.err");
+	assert_non_null(strstr(err, "bad/n2.mkm: offset "));
+	assert_non_null(strstr(err, "(truncated, or a corrupt length)"));
+	assert_non_null(strstr(err, "merged what is before it"));
+	assert_non_null(strstr(
+		err,
+		"bad/x9.mkm: node x9 recorded job 78.0, not 77.0 (the others'); not merged"));
+	assert_non_null(strstr(
+		err, "node 1 of the 4 of job 77.0: no trace among the inputs"));
+	assert_non_null(strstr(err, "node 3 of the 4 of job 77.0: no trace"));
+	assert_non_null(strstr(slurp_in("bad.out"), "2 nodes of 4 merged"));
+	assert_int_equal(sh("mkm report bad.mkm >bad.rep"), 0);
+	assert_non_null(strstr(slurp_in("bad.rep"), "; trace cut short"));
+	/* The other job, asked for. */
+	assert_int_equal(
+		sh("mkm merge --job 78 -o x9.mkm bad/*.mkm >x9.out 2>/dev/null"),
+		3);
+	assert_non_null(strstr(slurp_in("x9.out"), "job 78.0: 1 node of"));
+	/* Nothing to merge: nothing written, exit 1. */
+	assert_int_equal(sh("mkdir -p none"), 0);
+	assert_int_equal(sh("mkm merge none 2>none.err"), 1);
+	assert_non_null(
+		strstr(slurp_in("none.err"), "none: no .mkm trace in it"));
+	assert_int_equal(sh("mkm merge -o j.mkm late.mkm 2>late.err"), 1);
+	assert_non_null(
+		strstr(slurp_in("late.err"), "late.mkm: not a node's trace"));
+	assert_false(exists("j.mkm"));
+	/* Files need a name for the merge. */
+	assert_int_equal(sh("mkm merge bad/n0.mkm 2>/dev/null"), 2);
+	assert_int_equal(
+		sh("mkm merge --job x -o j.mkm bad/n0.mkm 2>/dev/null"), 2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dump_counts_from_recording_start),
+		cmocka_unit_test(test_merge_job_dir),
+		cmocka_unit_test(test_merge_bad_inputs),
 		cmocka_unit_test(test_export_window_read_in_dump),
 		cmocka_unit_test(test_timeline_counts_from_recording_start),
 		cmocka_unit_test(test_export_empty_window_fails),

@@ -6,7 +6,8 @@
 
 TU_DIR := $(BUILD)/tests/unit
 LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
-	test_compensate test_analysis test_verdict
+	test_compensate test_analysis test_verdict test_cluster \
+	test_clocksync
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
@@ -15,6 +16,7 @@ TU_LIBS := -lcmocka -lm -pthread
 TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close,--wrap=mmap
 
 UNIT_TESTS += $(LIBMON_TEST_BINS)
+$(TU_DIR)/test_cluster $(TU_DIR)/san/test_cluster: tests/unit/synjob.h
 CHECK_EXTRA += check-unit-san
 all: $(LIBMON_TEST_BINS)
 

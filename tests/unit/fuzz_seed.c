@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_seed.c - writes a small valid .mkm trace (two CPUs, three threads,
- * every chunk type) as the fuzzer's seed: fuzz_seed FILE.
+ * every chunk type, a node's name and job) as the fuzzer's seed:
+ * fuzz_seed FILE.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,18 @@ static void add(uint64_t t, unsigned int cpu, unsigned int type, uint32_t tid,
 
 int main(int argc, char **argv)
 {
-	struct trace_info info = { .nr_cpus = 2, .classes = MKM_CLASS_ALL };
+	struct trace_info info = { .nr_cpus = 2,
+				   .classes = MKM_CLASS_ALL,
+				   .node = "n1",
+				   .job_id = 7,
+				   .node_id = 1,
+				   .nr_nodes = 2 };
+	struct trace_clock_sync_hdr synh = { .node = "n1", .reference = "n0" };
+	struct trace_clock_sample sync = {
+		.local_ns = 90, .offset_ns = -40, .rtt_ns = 10, .error_ns = 6
+	};
+	struct trace_nodes_hdr nh = { .job_id = 7 };
+	struct trace_node nd = { .name = "n1", .nr_cpus = 2 };
 	struct trace_thread th = { 100, 100, "seed" };
 	struct mkm_cpu_stats st[2] = { { 0 } };
 	struct trace_calibration cal = { 0 };
@@ -62,6 +74,10 @@ int main(int argc, char **argv)
 	add(330, 0, MKM_EV_REAP, 101, 0, 0, 0);
 	add(340, 0, MKM_EV_MARK, 100, 7, 0, 0);
 	err = trace_writer_open(&w, argv[1], &info);
+	if (!err)
+		err = trace_writer_clock_sync(w, &synh, &sync, 1);
+	if (!err)
+		err = trace_writer_nodes(w, &nh, &nd, 1);
 	if (!err)
 		err = trace_writer_events(w, ev, 7);
 	if (!err)

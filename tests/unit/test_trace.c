@@ -729,6 +729,217 @@ static void test_trace_reader_malformed_payloads(void **state)
 	}
 }
 
+/* A node's trace: its name and job in INFO, clock exchanges in CLOCK_SYNC
+ * chunks (two, added up by readers), as the recorder writes them. */
+static void test_trace_node_info_and_clock_sync_roundtrip(void **state)
+{
+	struct trace_info in = info;
+	struct trace_clock_sync_hdr h = { .node = "n2",
+					  .reference = "n0",
+					  .clock = 1 };
+	struct trace_clock_sample s[3] = {
+		{ .local_ns = 1000,
+		  .offset_ns = -5000000000LL,
+		  .rtt_ns = 4000,
+		  .error_ns = 2000,
+		  .kind = TRACE_CLOCK_START,
+		  .rounds = 16,
+		  .flags = TRACE_CLOCK_NTP_KNOWN | TRACE_CLOCK_NTP_SYNCED,
+		  .ntp_status = 0x2001,
+		  .ntp_freq = -123456,
+		  .ntp_maxerror_us = 16000,
+		  .ntp_esterror_us = 12 },
+		{ .local_ns = 9000,
+		  .offset_ns = -4999999990LL,
+		  .rtt_ns = 3000,
+		  .error_ns = 1500,
+		  .kind = TRACE_CLOCK_PERIODIC },
+		{ .local_ns = 20000,
+		  .offset_ns = -4999999980LL,
+		  .rtt_ns = 3000,
+		  .error_ns = 1500,
+		  .kind = TRACE_CLOCK_END,
+		  .flags = TRACE_CLOCK_STEPPED },
+	};
+	struct mkm_event ev[4];
+	struct trace_reader *r;
+	struct trace_chunk c;
+	struct trace_writer *w;
+	size_t got = 0, chunks = 0;
+	struct file f = { .data = NULL };
+
+	(void)state;
+	strcpy(in.node, "n2");
+	in.job_id = 4242;
+	in.step_id = 7;
+	in.node_id = 2;
+	in.nr_nodes = 3;
+	tmp_path(&f);
+	fill(ev, 4, 1000);
+	assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+	assert_int_equal(trace_writer_clock_sync(w, &h, s, 1), 0);
+	assert_int_equal(trace_writer_events(w, ev, 4), 0);
+	assert_int_equal(trace_writer_clock_sync(w, &h, s + 1, 2), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	assert_string_equal(trace_reader_info(r)->node, "n2");
+	assert_int_equal(trace_reader_info(r)->job_id, 4242);
+	assert_int_equal(trace_reader_info(r)->step_id, 7);
+	assert_int_equal(trace_reader_info(r)->node_id, 2);
+	assert_int_equal(trace_reader_info(r)->nr_nodes, 3);
+	while (trace_reader_next(r, &c) == 1) {
+		if (c.type != TRACE_CHUNK_CLOCK_SYNC)
+			continue;
+		chunks++;
+		assert_non_null(c.clock_sync_hdr);
+		assert_int_equal(c.clock_sync_hdr->version, 1);
+		assert_string_equal(c.clock_sync_hdr->node, "n2");
+		assert_string_equal(c.clock_sync_hdr->reference, "n0");
+		assert_int_equal(c.clock_sync_hdr->nr_samples,
+				 c.nr_clock_samples);
+		assert_memory_equal(c.clock_samples, s + got,
+				    c.nr_clock_samples * sizeof(*s));
+		got += c.nr_clock_samples;
+	}
+	assert_string_equal(trace_reader_error(r, NULL), "");
+	assert_int_equal(chunks, 2);
+	assert_int_equal(got, 3);
+	trace_reader_close(r);
+	drop(&f);
+}
+
+/* A trace without a node (format 1.1, or a one-machine recording) reads
+ * with an empty node name; one with a node is one trace to the pipeline,
+ * which carries its CLOCK_SYNC chunks as messages, and a trace sink
+ * writes them again (mkm replay of a node's trace keeps its clock). */
+static void test_trace_node_fields_absent_and_skipped(void **state)
+{
+	struct trace_info in = info;
+	struct trace_clock_sync_hdr h = { .node = "n1", .reference = "n0" };
+	struct trace_clock_sample s = { .kind = TRACE_CLOCK_START };
+	struct mon_source *src;
+	struct mkm_event ev[8];
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct mon_pipeline *p;
+	struct trace_chunk c;
+	struct mon_sink *sink;
+	struct mon_msg m;
+	size_t events = 0, syncs = 0;
+	struct file f = { .data = NULL }, g = { .data = NULL };
+	int ret;
+
+	(void)state;
+	tmp_path(&f);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	assert_string_equal(trace_reader_info(r)->node, "");
+	assert_int_equal(trace_reader_info(r)->nr_nodes, 0);
+	trace_reader_close(r);
+
+	strcpy(in.node, "n1");
+	fill(ev, 8, 5000);
+	assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+	assert_int_equal(trace_writer_clock_sync(w, &h, &s, 1), 0);
+	assert_int_equal(trace_writer_events(w, ev, 8), 0);
+	assert_int_equal(trace_writer_clock_sync(w, &h, &s, 1), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(mon_source_file(&src, f.path), 0);
+	while ((ret = mon_source_next(src, &m)) == 1) {
+		if (m.type == MON_MSG_EVENTS)
+			events += m.nr_events;
+		if (m.type == MON_MSG_CLOCK_SYNC) {
+			syncs++;
+			assert_string_equal(m.clock_sync_hdr->node, "n1");
+			assert_int_equal(m.nr_clock_samples, 1);
+		}
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(events, 8);
+	assert_int_equal(syncs, 2);
+	mon_source_destroy(src);
+
+	/* Through a pipeline into a new trace: the exchanges are kept. */
+	tmp_path(&g);
+	assert_int_equal(mon_source_file(&src, f.path), 0);
+	assert_int_equal(mon_pipeline_create(&p, src), 0);
+	assert_int_equal(mon_sink_trace(&sink, g.path, &in), 0);
+	assert_int_equal(mon_pipeline_add_sink(p, sink), 0);
+	assert_int_equal(mon_pipeline_run(p), 0);
+	mon_pipeline_destroy(p);
+	assert_int_equal(trace_reader_open(&r, g.path), 0);
+	assert_string_equal(trace_reader_info(r)->node, "n1");
+	syncs = 0;
+	while (trace_reader_next(r, &c) == 1)
+		syncs += c.type == TRACE_CHUNK_CLOCK_SYNC;
+	assert_int_equal(syncs, 2);
+	trace_reader_close(r);
+	drop(&f);
+	drop(&g);
+}
+
+static void test_trace_nodes_roundtrip_and_checks(void **state)
+{
+	struct trace_nodes_hdr h = { .job_id = 99, .step_id = 1 };
+	struct trace_node nd[2] = {
+		{ .name = "n0",
+		  .kernel = "6.1.0",
+		  .index = 0,
+		  .cpu_base = 0,
+		  .nr_cpus = 2,
+		  .flags = TRACE_NODE_REFERENCE },
+		{ .name = "n1",
+		  .kernel = "6.1.0",
+		  .index = 1,
+		  .cpu_base = 2,
+		  .nr_cpus = 4,
+		  .offset_ns = -77,
+		  .drift_ppb = 12000,
+		  .error_ns = 3000,
+		  .events = 10 },
+	};
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_chunk c;
+	bool seen = false;
+	struct file f = { .data = NULL };
+
+	(void)state;
+	tmp_path(&f);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	assert_int_equal(trace_writer_nodes(w, &h, nd, 2), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	while (trace_reader_next(r, &c) == 1)
+		if (c.type == TRACE_CHUNK_NODES) {
+			seen = true;
+			assert_int_equal(c.nr_nodes, 2);
+			assert_int_equal(c.nodes_hdr->tid_shift,
+					 TRACE_NODE_TID_SHIFT);
+			assert_int_equal(c.nodes_hdr->job_id, 99);
+			assert_memory_equal(c.nodes, nd, sizeof(nd));
+		}
+	assert_true(seen);
+	trace_reader_close(r);
+
+	/* CPU ranges that overlap are corrupt: CPUs could not be mapped
+	 * back to their node. */
+	nd[1].cpu_base = 1;
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	assert_int_equal(trace_writer_nodes(w, &h, nd, 2), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	assert_int_equal(trace_reader_next(r, &c), -EBADMSG);
+	assert_non_null(strstr(trace_reader_error(r, NULL), "NODES"));
+	trace_reader_close(r);
+	drop(&f);
+
+	assert_int_equal(trace_writer_nodes(NULL, &h, nd, 2), -EINVAL);
+	assert_int_equal(trace_writer_clock_sync(NULL, NULL, NULL, 0), -EINVAL);
+}
+
 static void test_mon_crc32c_known_value(void **state)
 {
 	(void)state;
@@ -832,6 +1043,9 @@ int main(void)
 		cmocka_unit_test(test_trace_writer_errors),
 		cmocka_unit_test(test_trace_reader_skips_newer_minor),
 		cmocka_unit_test(test_trace_reader_malformed_payloads),
+		cmocka_unit_test(test_trace_node_info_and_clock_sync_roundtrip),
+		cmocka_unit_test(test_trace_node_fields_absent_and_skipped),
+		cmocka_unit_test(test_trace_nodes_roundtrip_and_checks),
 		cmocka_unit_test(test_mon_crc32c_known_value),
 		cmocka_unit_test(test_mon_crc32c_hard_matches_table),
 		cmocka_unit_test(test_trace_writer_batches_any_size),

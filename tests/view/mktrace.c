@@ -12,12 +12,19 @@
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
  *                                   loss on two CPUs (the exporters' tests)
+ *   mktrace job DIR [bad]           the node traces of job 77 on 3 nodes
+ *                                   with known clocks (../unit/synjob.h:
+ *                                   offsets, drifts, a step), mkm merge's
+ *                                   tests; bad: of 4 nodes, node 1's trace
+ *                                   is x9's of job 78, n2's is cut, node
+ *                                   3's was never written
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libmonitor.h"
+#include "../unit/synjob.h"
 
 #define NR_CPUS_SMALL 2
 #define NR_CPUS_BIG 8
@@ -253,9 +260,61 @@ static void big(unsigned long long events, unsigned int threads)
 	}
 }
 
+/* Job 77: n0 the reference, n1 5.3 s ahead and 40 ppm fast, n2 2.1 s
+ * behind, 25 ppm slow, its clock stepping 3 ms forward mid-run. */
+static int job(const char *dir, bool bad)
+{
+	struct syn_node n[4];
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		n[i] = (struct syn_node){
+			.name = i == 3 ? "x9" :
+				i == 2 ? "n2" :
+				i == 1 ? "n1" :
+					 "n0",
+			.node_id = i == 3 ? 3 : (uint32_t)i,
+			.nr_nodes = bad ? 4 : 3,
+			.job_id = i == 3 ? 78 : 77,
+			.reference = i == 0,
+			.reference_name = "n0",
+			.nr_cpus = 2,
+			.rtt_ns = 20000,
+			.asym_ns = 1200,
+			.periodic = 4,
+			.t0_ns = 10000000000ull,
+			.t1_ns = 10200000000ull,
+			.period_ns = 50000,
+		};
+	n[1].offset_ns = 5300000000LL;
+	n[1].drift = 40e-6;
+	n[2].offset_ns = -2100000000LL;
+	n[2].drift = -25e-6;
+	n[2].step_at_ns = 10100000000ull + 12345;
+	n[2].step_ns = 3000000;
+	if (bad) {
+		n[1] = n[3]; /* node 1's trace: another job's */
+		n[1].node_id = 1;
+		n[2].cut = true;
+	}
+	for (i = 0; i < 3; i++) {
+		long ret;
+
+		snprintf(path, sizeof(path), "%s/%s.mkm", dir, n[i].name);
+		ret = syn_write(&n[i], path);
+		if (ret < 0)
+			die(path, (int)ret);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int err;
+
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "job"))
+		return job(argv[2], argc == 4 && !strcmp(argv[3], "bad"));
 
 	if (argc == 3 &&
 	    (!strcmp(argv[1], "small") || !strcmp(argv[1], "late"))) {
@@ -273,7 +332,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: mktrace small FILE | mktrace late FILE | "
 			"mktrace events FILE | "
-			"mktrace big FILE EVENTS THREADS\n");
+			"mktrace big FILE EVENTS THREADS | "
+			"mktrace job DIR [bad]\n");
 		return 2;
 	}
 	err = trace_writer_close(w);

@@ -12,5 +12,6 @@ int cmd_view(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif /* MKM_BUILTIN_H */

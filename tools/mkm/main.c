@@ -50,6 +50,11 @@ static const char usage[] =
 	"  replay [--calibration FILE] --play [--speed X] FILE\n"
 	"      the trace compensated for the monitor's cost: written, or\n"
 	"      played back in time order\n"
+	"  merge [-o OUT] [--job ID[.STEP]] DIR | FILE...\n"
+	"      the node traces of a job step (srun --mkm's DIR/%j/%N.mkm) as\n"
+	"      one trace on one node's clock, aligned by the clock exchanges\n"
+	"      they carry (default OUT: DIR.mkm); exits 3 if some input was\n"
+	"      left out or cut, or a node is missing (the rest is merged)\n"
 	"  --version, --help\n"
 	"\n"
 	"Times (T) count from the recording's start, in every command, and\n"
@@ -75,6 +80,8 @@ int main(int argc, char **argv)
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		fputs(usage, stdout);
 		return 0;

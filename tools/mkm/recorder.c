@@ -31,35 +31,12 @@
 
 static uint32_t parse_events(const char *list)
 {
-	static const struct {
-		const char *name;
-		uint32_t classes;
-	} names[] = {
-		{ "sched", MKM_CLASS_SCHED },
-		{ "lifecycle", MKM_CLASS_LIFECYCLE },
-		{ "irq", MKM_CLASS_IRQ },
-		{ "syscall", MKM_CLASS_SYSCALL },
-		{ "wakeup", MKM_CLASS_WAKEUP },
-		{ "default", MKM_CLASS_DEFAULT },
-		{ "all", MKM_CLASS_ALL },
-	};
-	char *copy = strdup(list), *save = NULL, *tok;
-	uint32_t classes = 0;
+	uint32_t classes;
+	char bad[64];
 
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(tok, names[i].name))
-				break;
-		if (i == sizeof(names) / sizeof(names[0]))
-			die_usage(
-				"--events: unknown class '%s' (sched, lifecycle, irq, syscall, wakeup, default, all)",
-				tok);
-		classes |= names[i].classes;
-	}
-	free(copy);
+	if (mon_classes_parse(list, &classes, bad, sizeof(bad)))
+		die_usage("--events: unknown class '%s' (" MON_CLASS_NAMES ")",
+			  bad);
 	return classes;
 }
 

@@ -12,6 +12,7 @@
 
 #include "builtin.h"
 #include "report_doubt.h"
+#include "report_nodes.h"
 #include "report_noise.h"
 #include "util.h"
 
@@ -35,6 +36,7 @@ struct report {
 	struct doubts doubts; /* with --compensated: where it is unsure */
 	size_t *rows; /* the threads shown, in order (--tid, --sort, --top) */
 	size_t nr_rows;
+	struct mon_nodes nodes; /* a merged trace's (mkm merge) */
 };
 
 /* What --sort orders threads by: a state group's time (most first), or
@@ -321,22 +323,6 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 	}
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void json_bursts(const struct acct_burst *b)
 {
 	unsigned int s;
@@ -532,6 +518,10 @@ static void print_json(const struct report *r, const char *path,
 		json_calibration(&r->cal);
 	if (r->doubts.n)
 		doubts_json(&r->doubts);
+	if (r->nodes.hdr.nr_nodes) {
+		printf(",\"nodes\":");
+		json_nodes(&r->nodes, r->tl, r->cpus, r->nr_cpus);
+	}
 	printf("}\n");
 }
 
@@ -641,6 +631,8 @@ int cmd_report(int argc, char **argv)
 		if (mon_calibration_load(&r.cal, path))
 			memset(&r.cal, 0, sizeof(r.cal));
 	}
+	if (mon_nodes_load(&r.nodes, path))
+		mon_nodes_free(&r.nodes); /* not a merged trace */
 	tl_stats(r.tl, &r.st);
 	r.nr_threads = tl_nr_threads(r.tl);
 	r.nr_cpus = tl_nr_cpus(r.tl);
@@ -677,6 +669,7 @@ int cmd_report(int argc, char **argv)
 		       lost ? " (their time shows as UNKN)" : "");
 		print_threads(&r);
 		print_cpus(&r);
+		print_nodes(&r.nodes, r.tl, r.cpus, r.nr_cpus);
 		print_bursts(&r);
 		print_matrix(&r, cells);
 		if (raw)
@@ -692,6 +685,7 @@ int cmd_report(int argc, char **argv)
 	tl_destroy(r.tl);
 	tl_destroy(raw);
 	mon_calibration_free(&r.cal);
+	mon_nodes_free(&r.nodes);
 	doubts_free(&r.doubts);
 	return 0;
 }

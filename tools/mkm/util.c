@@ -619,3 +619,19 @@ void calibration_for(const char *path, const char *cal_file, bool force,
 		       own.cpu ? own.hdr.cpu_model : "CPU model not recorded");
 	mon_calibration_free(&own);
 }
+
+void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}

@@ -44,6 +44,9 @@ int64_t parse_time_arg(const char *opt, const char *s);
  * malformed. */
 double parse_speed(const char *s);
 
+/* @s as a JSON string, quoted and escaped, on stdout. */
+void json_string(const char *s);
+
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 

@@ -119,6 +119,12 @@ void mon_source_destroy(struct mon_source *src)
 	free(src);
 }
 
+void *mon_stage_priv(const struct mon_stage *st,
+		     const struct mon_stage_ops *ops)
+{
+	return st && st->ops == ops ? st->priv : NULL;
+}
+
 void *mon_source_priv(const struct mon_source *src,
 		      const struct mon_source_ops *ops)
 {

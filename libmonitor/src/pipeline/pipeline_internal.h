@@ -17,6 +17,9 @@ MON_HIDDEN void mon_monitor_config(const struct monitor *mon,
 /* The private data of @src if it was made with @ops, else NULL. */
 MON_HIDDEN void *mon_source_priv(const struct mon_source *src,
 				 const struct mon_source_ops *ops);
+/* The same for a stage. */
+MON_HIDDEN void *mon_stage_priv(const struct mon_stage *st,
+				const struct mon_stage_ops *ops);
 
 /*
  * Renumbering. A stage that drops or mixes records leaves holes or

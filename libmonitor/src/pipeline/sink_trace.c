@@ -30,6 +30,13 @@ static int trace_consume(void *priv, const struct mon_msg *msg)
 		return trace_writer_calibration(w, msg->calibration_hdr,
 						msg->calibration,
 						msg->nr_calibration);
+	case MON_MSG_CLOCK_SYNC:
+		return trace_writer_clock_sync(w, msg->clock_sync_hdr,
+					       msg->clock_samples,
+					       msg->nr_clock_samples);
+	case MON_MSG_NODES:
+		return trace_writer_nodes(w, msg->nodes_hdr, msg->nodes,
+					  msg->nr_nodes);
 	}
 	return 0; /* INFO: written when the file was created */
 }

@@ -43,6 +43,20 @@ static int file_next(void *priv, struct mon_msg *msg)
 			msg->calibration = c.calibration;
 			msg->nr_calibration = c.nr_calibration;
 			return 1;
+		case TRACE_CHUNK_CLOCK_SYNC:
+			if (!c.clock_sync_hdr)
+				continue; /* a newer layout */
+			msg->clock_sync_hdr = c.clock_sync_hdr;
+			msg->clock_samples = c.clock_samples;
+			msg->nr_clock_samples = c.nr_clock_samples;
+			return 1;
+		case TRACE_CHUNK_NODES:
+			if (!c.nodes_hdr)
+				continue;
+			msg->nodes_hdr = c.nodes_hdr;
+			msg->nodes = c.nodes;
+			msg->nr_nodes = c.nr_nodes;
+			return 1;
 		}
 		/* A chunk type this version does not know: skipped. */
 	}

@@ -47,6 +47,8 @@ enum {
 	TAG_MACHINE = 11, /* bytes */
 	TAG_TRACE_FLAGS = 12, /* u32 */
 	TAG_MONITOR_TIDS = 13, /* u32 each */
+	TAG_NODE = 14, /* bytes (since 1.2) */
+	TAG_JOB = 15, /* u32 job, step, node_id, nr_nodes (since 1.2) */
 };
 
 _Static_assert(sizeof(struct mkm_event) == 32, "record size");
@@ -55,6 +57,11 @@ _Static_assert(sizeof(struct trace_calibration) == 264, "calibration size");
 _Static_assert(sizeof(struct trace_calibration_hdr) == 224,
 	       "calibration header size");
 _Static_assert(sizeof(struct mkm_cpu_stats) == 32, "stats entry size");
+_Static_assert(sizeof(struct trace_clock_sample) == 72, "clock sample size");
+_Static_assert(sizeof(struct trace_clock_sync_hdr) == 144,
+	       "clock sync header size");
+_Static_assert(sizeof(struct trace_node) == 208, "node entry size");
+_Static_assert(sizeof(struct trace_nodes_hdr) == 24, "nodes header size");
 
 static inline void put32(uint8_t *p, uint32_t v)
 {

@@ -191,6 +191,17 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 		case TAG_MACHINE:
 			copy_str(in->machine, v, n);
 			break;
+		case TAG_NODE:
+			copy_str(in->node, v, n);
+			break;
+		case TAG_JOB:
+			if (n != 16)
+				goto bad_size;
+			in->job_id = get32(v);
+			in->step_id = get32(v + 4);
+			in->node_id = get32(v + 8);
+			in->nr_nodes = get32(v + 12);
+			break;
 		case TAG_MONITOR_TIDS:
 			if (n % 4 || n / 4 > TRACE_MAX_MONITOR_TIDS)
 				goto bad_size;
@@ -231,6 +242,8 @@ static const char *const chunk_names[] = {
 	[TRACE_CHUNK_STATS] = "STATS",
 	[TRACE_CHUNK_CALIBRATION] = "CALIBRATION",
 	[TRACE_CHUNK_END] = "END",
+	[TRACE_CHUNK_CLOCK_SYNC] = "CLOCK_SYNC",
+	[TRACE_CHUNK_NODES] = "NODES",
 };
 
 static const char *chunk_name(uint32_t type)
@@ -238,6 +251,48 @@ static const char *chunk_name(uint32_t type)
 	return type < ARRAY_SIZE(chunk_names) && chunk_names[type] ?
 		       chunk_names[type] :
 		       "unknown";
+}
+
+/* A 64-byte name field holds a NUL. */
+static bool nr_str_ok(const char *s)
+{
+	return memchr(s, 0, 64) != NULL;
+}
+
+/* A NODES chunk's entries name their node, and their tid prefixes and
+ * CPU ranges do not collide (a reader maps tids and CPUs back by them). */
+static int nodes_check(struct trace_reader *r, const struct trace_chunk *c)
+{
+	size_t i, j;
+
+	if (c->nodes_hdr->tid_shift != TRACE_NODE_TID_SHIFT)
+		return fail(r, -EPROTO, c->offset,
+			    "chunk %u (NODES): tids shifted by %u, this "
+			    "library knows %u",
+			    c->index, c->nodes_hdr->tid_shift,
+			    TRACE_NODE_TID_SHIFT);
+	for (i = 0; i < c->nr_nodes; i++) {
+		const struct trace_node *a = &c->nodes[i];
+
+		if (!nr_str_ok(a->name) || !nr_str_ok(a->kernel) ||
+		    a->index >= TRACE_MAX_NODES ||
+		    (uint64_t)a->cpu_base + a->nr_cpus > 65536)
+			goto bad;
+		for (j = 0; j < i; j++) {
+			const struct trace_node *b = &c->nodes[j];
+
+			if (a->index == b->index ||
+			    (a->cpu_base < b->cpu_base + b->nr_cpus &&
+			     b->cpu_base < a->cpu_base + a->nr_cpus))
+				goto bad;
+		}
+	}
+	return 0;
+bad:
+	return fail(r, -EBADMSG, c->offset,
+		    "chunk %u (NODES): entry %zu is malformed or overlaps "
+		    "another",
+		    c->index, i);
 }
 
 static int decode(struct trace_reader *r, struct trace_chunk *c,
@@ -296,6 +351,44 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 				 *)(p + sizeof(struct trace_calibration_hdr));
 		c->nr_calibration = nr;
 		return 0;
+	case TRACE_CHUNK_CLOCK_SYNC:
+		if (len < sizeof(struct trace_clock_sync_hdr))
+			goto bad_len;
+		c->clock_sync_hdr = (const struct trace_clock_sync_hdr *)p;
+		if (c->clock_sync_hdr->version != 1) {
+			c->clock_sync_hdr = NULL; /* a newer layout: skipped */
+			return 0;
+		}
+		nr = c->clock_sync_hdr->nr_samples;
+		len -= sizeof(struct trace_clock_sync_hdr);
+		if (len % sizeof(struct trace_clock_sample) ||
+		    len / sizeof(struct trace_clock_sample) != nr ||
+		    !nr_str_ok(c->clock_sync_hdr->node) ||
+		    !nr_str_ok(c->clock_sync_hdr->reference))
+			goto bad_len;
+		c->clock_samples =
+			(const struct trace_clock_sample
+				 *)(p + sizeof(struct trace_clock_sync_hdr));
+		c->nr_clock_samples = nr;
+		return 0;
+	case TRACE_CHUNK_NODES:
+		if (len < sizeof(struct trace_nodes_hdr))
+			goto bad_len;
+		c->nodes_hdr = (const struct trace_nodes_hdr *)p;
+		if (c->nodes_hdr->version != 1) {
+			c->nodes_hdr = NULL; /* a newer layout: skipped */
+			return 0;
+		}
+		nr = c->nodes_hdr->nr_nodes;
+		len -= sizeof(struct trace_nodes_hdr);
+		if (len % sizeof(struct trace_node) ||
+		    len / sizeof(struct trace_node) != nr ||
+		    nr > TRACE_MAX_NODES)
+			goto bad_len;
+		c->nodes = (const struct trace_node
+				    *)(p + sizeof(struct trace_nodes_hdr));
+		c->nr_nodes = nr;
+		return nodes_check(r, c);
 	case TRACE_CHUNK_END:
 		if (len != 16)
 			goto bad_len;

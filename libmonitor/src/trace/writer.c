@@ -90,7 +90,7 @@ static size_t tlv_str(uint8_t *p, uint16_t tag, const char *s)
 int trace_writer_open(struct trace_writer **wp, const char *path,
 		      const struct trace_info *info)
 {
-	uint8_t hdr[TRACE_HDR_SIZE] = { 0 }, payload[512];
+	uint8_t hdr[TRACE_HDR_SIZE] = { 0 }, payload[640];
 	struct iovec iov = { .iov_base = hdr, .iov_len = sizeof(hdr) };
 	struct trace_writer *w;
 	uint32_t abi[3], clock;
@@ -144,6 +144,13 @@ int trace_writer_open(struct trace_writer **wp, const char *path,
 	    info->nr_monitor_tids <= TRACE_MAX_MONITOR_TIDS)
 		n += tlv(payload + n, TAG_MONITOR_TIDS, info->monitor_tids,
 			 info->nr_monitor_tids * 4);
+	if (info->node[0]) {
+		uint32_t job[4] = { info->job_id, info->step_id, info->node_id,
+				    info->nr_nodes };
+
+		n += tlv_str(payload + n, TAG_NODE, info->node);
+		n += tlv(payload + n, TAG_JOB, job, sizeof(job));
+	}
 	err = write_chunk(w, TRACE_CHUNK_INFO, payload, n);
 	if (err)
 		goto err_close;
@@ -293,6 +300,39 @@ int trace_writer_calibration(struct trace_writer *w,
 	h.nr_cpus = (uint32_t)n;
 	return write_array(w, TRACE_CHUNK_CALIBRATION, &h, sizeof(h), c,
 			   sizeof(*c), n, 65536);
+}
+
+int trace_writer_clock_sync(struct trace_writer *w,
+			    const struct trace_clock_sync_hdr *hdr,
+			    const struct trace_clock_sample *s, size_t n)
+{
+	struct trace_clock_sync_hdr h;
+
+	if (!hdr || !n || !hdr->node[0])
+		return -EINVAL;
+	h = *hdr;
+	h.version = 1;
+	h.nr_samples = (uint32_t)n;
+	h.node[sizeof(h.node) - 1] = 0;
+	h.reference[sizeof(h.reference) - 1] = 0;
+	return write_array(w, TRACE_CHUNK_CLOCK_SYNC, &h, sizeof(h), s,
+			   sizeof(*s), n, 65536);
+}
+
+int trace_writer_nodes(struct trace_writer *w,
+		       const struct trace_nodes_hdr *hdr,
+		       const struct trace_node *nodes, size_t n)
+{
+	struct trace_nodes_hdr h;
+
+	if (!hdr || !n)
+		return -EINVAL;
+	h = *hdr;
+	h.version = 1;
+	h.nr_nodes = (uint32_t)n;
+	h.tid_shift = TRACE_NODE_TID_SHIFT;
+	return write_array(w, TRACE_CHUNK_NODES, &h, sizeof(h), nodes,
+			   sizeof(*nodes), n, TRACE_MAX_NODES);
 }
 
 int trace_writer_flush(struct trace_writer *w, int sync)

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spank_mkm.c - mkm.so, a Slurm SPANK plugin: srun --mkm[=EVENTS] records
+ * the step's tasks on every node of the step, from their first
+ * instruction (threads and children too), into one trace per node
+ * (--mkm-output, a template: %j job, %s step, %N node, %n node index), each
+ * with its clock's exchanges with node 0's (docs/cluster.md). mkm merge
+ * then makes one trace of them.
+ *
+ * Thin, as pyxis is: options in, libmonitor's calls out, errors in Slurm's
+ * own way (slurm_error, a failed step: never a node silently lost). In
+ * slurmstepd (remote context):
+ *   user_init       the monitor (a missing module fails the step, loudly),
+ *                   the trace, the clock exchange at the start, the
+ *                   recording thread (live source -> clock-sync stage ->
+ *                   trace sink)
+ *   task_post_fork  thread_monitor() on each task, before it execs
+ *   exit            the end exchange, the rest drained, the trace closed
+ *
+ * The clock exchange: node 0 is the reference; it listens on TCP (port
+ * --mkm-port, or 40000 + (job * 31 + step) % 20000) and answers every
+ * other node of the step, which connects to the step's first host.
+ *
+ * plugstack.conf:  optional mkm.so [output=TEMPLATE] [port=N]
+ *
+ * STATUS: a skeleton. It builds against Debian's libslurm-dev; the path
+ * template, the event list and the clock exchange it calls are unit-tested
+ * in libmonitor. It has not run under slurmstepd yet: that is make
+ * check-cluster's job (issue 24), not written yet.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "libmonitor.h"
+
+SPANK_PLUGIN(mkm, 1);
+
+#define DEFAULT_OUTPUT "mkm-%j/%N.mkm"
+#define SYNC_TIMEOUT_MS 30000
+
+static struct {
+	bool enabled;
+	uint32_t classes;
+	char output[PATH_MAX];
+	unsigned int port;
+	/* In slurmstepd: */
+	struct monitor *mon;
+	struct mon_source *src;
+	struct mon_stage *sync;
+	struct mon_pipeline *p;
+	pthread_t runner, server;
+	pthread_t *served; /* node 0: a thread per other node */
+	uint32_t nr_served;
+	bool running, serving;
+	int run_ret;
+	int sync_fd, listen_fd;
+	uint32_t job, step, node_id, nr_nodes;
+	char node[64], path[PATH_MAX];
+} mkm = { .output = DEFAULT_OUTPUT, .sync_fd = -1, .listen_fd = -1 };
+
+static int opt_mkm(int val, const char *arg, int remote)
+{
+	char bad[64];
+
+	(void)val;
+	(void)remote;
+	mkm.enabled = true;
+	mkm.classes = 0; /* the module's default classes */
+	if (arg && *arg &&
+	    mon_classes_parse(arg, &mkm.classes, bad, sizeof(bad))) {
+		slurm_error("mkm: --mkm=%s: unknown event class '%s' (%s)", arg,
+			    bad, MON_CLASS_NAMES);
+		return ESPANK_BAD_ARG;
+	}
+	return ESPANK_SUCCESS;
+}
+
+static int opt_output(int val, const char *arg, int remote)
+{
+	char probe[PATH_MAX];
+
+	(void)val;
+	(void)remote;
+	if (!arg || mon_node_path(probe, sizeof(probe), arg, 1, 0, "node", 0)) {
+		slurm_error("mkm: --mkm-output=%s: a path with %%j (job), %%s "
+			    "(step), %%N (node), %%n (node index), %%%% only",
+			    arg ? arg : "");
+		return ESPANK_BAD_ARG;
+	}
+	snprintf(mkm.output, sizeof(mkm.output), "%s", arg);
+	return ESPANK_SUCCESS;
+}
+
+static int opt_port(int val, const char *arg, int remote)
+{
+	char *end;
+	unsigned long port = arg ? strtoul(arg, &end, 10) : 0;
+
+	(void)val;
+	(void)remote;
+	if (!arg || *end || !port || port > 65535) {
+		slurm_error("mkm: --mkm-port=%s: a TCP port, 1 to 65535",
+			    arg ? arg : "");
+		return ESPANK_BAD_ARG;
+	}
+	mkm.port = (unsigned int)port;
+	return ESPANK_SUCCESS;
+}
+
+static struct spank_option options[] = {
+	{ "mkm", "[events]",
+	  "Record the step's tasks with mkm on every node (events: "
+	  "sched,lifecycle,irq,syscall,wakeup,default,all)",
+	  2, 0, opt_mkm },
+	{ "mkm-output", "template",
+	  "Each node's trace (default " DEFAULT_OUTPUT
+	  "; %j job, %s step, %N node, %n node index)",
+	  1, 0, opt_output },
+	{ "mkm-port", "port",
+	  "TCP port of node 0 for the clock exchanges (default: from the "
+	  "job id)",
+	  1, 0, opt_port },
+	SPANK_OPTIONS_TABLE_END
+};
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	int i;
+
+	for (i = 0; options[i].name; i++)
+		if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS) {
+			slurm_error("mkm: cannot register --%s",
+				    options[i].name);
+			return ESPANK_ERROR;
+		}
+	for (i = 0; i < ac; i++) {
+		int ret = ESPANK_BAD_ARG;
+
+		if (!strncmp(av[i], "output=", 7))
+			ret = opt_output(0, av[i] + 7, 0);
+		else if (!strncmp(av[i], "port=", 5))
+			ret = opt_port(0, av[i] + 5, 0);
+		else
+			slurm_error("mkm: plugstack.conf: unknown argument "
+				    "'%s' (output=TEMPLATE, port=N)",
+				    av[i]);
+		if (ret != ESPANK_SUCCESS)
+			return ret;
+	}
+	return ESPANK_SUCCESS;
+}
+
+static int item_u32(spank_t sp, spank_item_t item, uint32_t *v)
+{
+	return spank_get_item(sp, item, v) == ESPANK_SUCCESS ? 0 : -EINVAL;
+}
+
+/* mkdir -p of @path's directory. */
+static int make_dirs(const char *path)
+{
+	char dir[PATH_MAX], *p;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (!p)
+		return 0;
+	*p = 0;
+	for (p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(dir, 0755) && errno != EEXIST)
+				return -errno;
+			*p = '/';
+		}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	if (stat(dir, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static void *run(void *arg)
+{
+	(void)arg;
+	mkm.run_ret = mon_pipeline_run(mkm.p);
+	return NULL;
+}
+
+/* Node 0: answer every other node's exchanges (one thread each, until
+ * that node closes after its end exchange). */
+static void *serve_one(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	long n = mon_clock_serve(fd, NULL, NULL);
+
+	if (n < 0)
+		slurm_error("mkm: node %s: a clock exchange failed: %s",
+			    mkm.node, monitor_strerror((int)n));
+	close(fd);
+	return NULL;
+}
+
+static void *serve(void *arg)
+{
+	(void)arg;
+	while (mkm.nr_served + 1 < mkm.nr_nodes) {
+		int fd = accept(mkm.listen_fd, NULL, NULL);
+
+		if (fd < 0)
+			break; /* shut down at the step's end */
+		if (pthread_create(&mkm.served[mkm.nr_served], NULL, serve_one,
+				   (void *)(intptr_t)fd))
+			close(fd);
+		else
+			mkm.nr_served++;
+	}
+	return NULL;
+}
+
+/* Node 0 at the step's end: the others' end exchanges, waited for. */
+static void stop_serving(void)
+{
+	struct timespec until;
+	uint32_t i;
+
+	if (!mkm.serving)
+		return;
+	shutdown(mkm.listen_fd, SHUT_RDWR); /* wakes accept() */
+	pthread_join(mkm.server, NULL);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SYNC_TIMEOUT_MS / 1000;
+	for (i = 0; i < mkm.nr_served; i++)
+		if (pthread_timedjoin_np(mkm.served[i], NULL, &until)) {
+			slurm_error("mkm: node %s: node(s) still in a clock "
+				    "exchange after %d s; their end exchange "
+				    "is lost",
+				    mkm.node, SYNC_TIMEOUT_MS / 1000);
+			break;
+		}
+	close(mkm.listen_fd);
+	mkm.serving = false;
+}
+
+/* The step's first host, the reference. */
+static int reference_host(spank_t sp, char *buf, size_t len)
+{
+	char list[4096];
+	hostlist_t hl;
+	char *h;
+
+	if (spank_getenv(sp, "SLURM_STEP_NODELIST", list, sizeof(list)) !=
+		    ESPANK_SUCCESS &&
+	    spank_getenv(sp, "SLURM_JOB_NODELIST", list, sizeof(list)) !=
+		    ESPANK_SUCCESS)
+		return -ENOENT;
+	hl = slurm_hostlist_create(list);
+	h = hl ? slurm_hostlist_shift(hl) : NULL;
+	if (h)
+		snprintf(buf, len, "%s", h);
+	free(h);
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	return h ? 0 : -ENOENT;
+}
+
+static int exchange(uint32_t kind)
+{
+	struct trace_clock_sample s = { .kind = kind };
+	int ret = 0;
+
+	if (mkm.node_id == 0) { /* the reference: its own clock, exactly */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s.local_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			     (uint64_t)ts.tv_nsec;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s.taken_real_ns = (uint64_t)ts.tv_sec * 1000000000u +
+				  (uint64_t)ts.tv_nsec;
+		s.rounds = 0;
+		mon_clock_ntp_state(&s);
+	} else {
+		ret = mon_clock_exchange(mkm.sync_fd, 0, kind, NULL, NULL, &s);
+	}
+	if (!ret)
+		ret = mon_stage_clock_sync_add(mkm.sync, &s);
+	if (ret)
+		slurm_error("mkm: node %s: the clock exchange with node 0 "
+			    "failed: %s; %s will not align",
+			    mkm.node, monitor_strerror(ret), mkm.path);
+	return ret;
+}
+
+static int start_clock(spank_t sp, const char *reference)
+{
+	char host[256];
+	uint16_t port =
+		(uint16_t)(mkm.port ?
+				   mkm.port :
+				   40000 + (mkm.job * 31u + mkm.step) % 20000);
+	int ret;
+
+	if (mkm.nr_nodes < 2 && mkm.node_id == 0)
+		return exchange(TRACE_CLOCK_START);
+	if (mkm.node_id == 0) {
+		ret = mon_clock_listen(&port);
+		if (ret < 0)
+			goto fail;
+		mkm.listen_fd = ret;
+		mkm.served = calloc(mkm.nr_nodes, sizeof(*mkm.served));
+		if (!mkm.served ||
+		    pthread_create(&mkm.server, NULL, serve, NULL)) {
+			ret = -EAGAIN;
+			goto fail;
+		}
+		mkm.serving = true;
+		return exchange(TRACE_CLOCK_START);
+	}
+	ret = reference_host(sp, host, sizeof(host));
+	if (!ret)
+		ret = mon_clock_connect(host, port, SYNC_TIMEOUT_MS);
+	if (ret < 0)
+		goto fail;
+	mkm.sync_fd = ret;
+	return exchange(TRACE_CLOCK_START);
+fail:
+	slurm_error("mkm: node %s: no clock exchange with node 0 (%s, port "
+		    "%u): %s",
+		    mkm.node, reference, port, monitor_strerror(ret));
+	return ret;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT };
+	struct trace_info info;
+	struct mon_sink *sink;
+	char reference[64];
+	int ret;
+
+	(void)ac;
+	(void)av;
+	if (!mkm.enabled || spank_remote(sp) != 1)
+		return ESPANK_SUCCESS;
+	if (item_u32(sp, S_JOB_ID, &mkm.job) ||
+	    item_u32(sp, S_JOB_STEPID, &mkm.step) ||
+	    item_u32(sp, S_JOB_NODEID, &mkm.node_id) ||
+	    item_u32(sp, S_JOB_NNODES, &mkm.nr_nodes)) {
+		slurm_error("mkm: cannot read the step's ids from Slurm");
+		return ESPANK_ERROR;
+	}
+	if (spank_getenv(sp, "SLURMD_NODENAME", mkm.node, sizeof(mkm.node)) !=
+	    ESPANK_SUCCESS)
+		gethostname(mkm.node, sizeof(mkm.node) - 1);
+	ret = mon_node_path(mkm.path, sizeof(mkm.path), mkm.output, mkm.job,
+			    mkm.step, mkm.node, mkm.node_id);
+	if (!ret)
+		ret = make_dirs(mkm.path);
+	if (ret) {
+		slurm_error("mkm: node %s: --mkm-output %s: %s", mkm.node,
+			    mkm.output, strerror(-ret));
+		return ESPANK_ERROR;
+	}
+
+	ret = monitor_create(&mkm.mon, NULL);
+	if (ret) {
+		slurm_error("mkm: node %s: %s: %s — load the module on this "
+			    "node (sudo modprobe mkm), or run without --mkm",
+			    mkm.node, MKM_DEVICE, monitor_strerror(ret));
+		return ESPANK_ERROR;
+	}
+	cfg.classes = mkm.classes;
+	ret = monitor_configure(mkm.mon, &cfg);
+	if (!ret)
+		ret = mon_source_live(&mkm.src, mkm.mon, NULL);
+	if (ret) {
+		slurm_error("mkm: node %s: configuring the monitor: %s",
+			    mkm.node, monitor_strerror(ret));
+		goto err_terminate;
+	}
+	info = *mon_source_info(mkm.src);
+	snprintf(info.node, sizeof(info.node), "%s", mkm.node);
+	info.job_id = mkm.job;
+	info.step_id = mkm.step;
+	info.node_id = mkm.node_id;
+	info.nr_nodes = mkm.nr_nodes;
+	ret = mon_pipeline_create(&mkm.p, mkm.src);
+	mkm.src = NULL; /* the pipeline's now */
+	if (ret)
+		goto err_say;
+	if (reference_host(sp, reference, sizeof(reference)))
+		snprintf(reference, sizeof(reference), "%s", mkm.node);
+	ret = mon_stage_clock_sync(&mkm.sync, mkm.node, reference);
+	if (!ret)
+		ret = mon_pipeline_add_stage(mkm.p, mkm.sync);
+	if (!ret) {
+		ret = mon_sink_trace(&sink, mkm.path, &info);
+		if (ret) {
+			slurm_error("mkm: node %s: %s: %s (is the directory "
+				    "writable by the job's user?)",
+				    mkm.node, mkm.path, strerror(-ret));
+			goto err_destroy;
+		}
+		ret = mon_pipeline_add_sink(mkm.p, sink);
+	}
+	if (!ret)
+		ret = start_clock(sp, reference);
+	if (!ret && pthread_create(&mkm.runner, NULL, run, NULL))
+		ret = -EAGAIN;
+	if (ret)
+		goto err_say;
+	mkm.running = true;
+	ret = monitor_resume(mkm.mon);
+	if (ret)
+		goto err_say;
+	return ESPANK_SUCCESS;
+
+err_say:
+	slurm_error("mkm: node %s: cannot record: %s", mkm.node,
+		    monitor_strerror(ret));
+err_destroy:
+	if (mkm.running) {
+		mon_source_live_stop(mon_pipeline_source(mkm.p));
+		pthread_join(mkm.runner, NULL);
+		mkm.running = false;
+	}
+	mon_pipeline_destroy(mkm.p);
+	mkm.p = NULL;
+	mon_source_destroy(mkm.src);
+err_terminate:
+	monitor_terminate(mkm.mon);
+	mkm.mon = NULL;
+	return ESPANK_ERROR;
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	pid_t pid;
+	int ret;
+
+	(void)ac;
+	(void)av;
+	if (!mkm.mon)
+		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
+		return ESPANK_ERROR;
+	/* Before the task execs: monitored from its first instruction;
+	 * its threads and children inherit the monitor. */
+	ret = thread_monitor(mkm.mon, (uint32_t)pid, pid);
+	if (ret) {
+		slurm_error("mkm: node %s: task %d: %s", mkm.node, (int)pid,
+			    monitor_strerror(ret));
+		return ESPANK_ERROR;
+	}
+	return ESPANK_SUCCESS;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	uint64_t events = 0, lost = 0;
+	int ret;
+
+	(void)ac;
+	(void)av;
+	if (!mkm.mon || spank_remote(sp) != 1)
+		return ESPANK_SUCCESS;
+	exchange(TRACE_CLOCK_END);
+	if (mkm.sync_fd >= 0) {
+		mon_clock_end(mkm.sync_fd);
+		close(mkm.sync_fd);
+	}
+	stop_serving();
+	mon_source_live_counts(mon_pipeline_source(mkm.p), &events, &lost);
+	ret = mon_source_live_stop(mon_pipeline_source(mkm.p));
+	pthread_join(mkm.runner, NULL);
+	if (!ret)
+		ret = mkm.run_ret;
+	if (ret)
+		slurm_error("mkm: node %s: %s: %s", mkm.node, mkm.path,
+			    mon_pipeline_error(mkm.p, NULL));
+	else
+		slurm_info("mkm: node %s: wrote %s (%" PRIu64
+			   " events, %" PRIu64 " lost)",
+			   mkm.node, mkm.path, events, lost);
+	mon_pipeline_destroy(mkm.p);
+	monitor_terminate(mkm.mon);
+	mkm.mon = NULL;
+	free(mkm.served);
+	return ret ? ESPANK_ERROR : ESPANK_SUCCESS;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# test_spank.sh - mkm.so's options and errors on a host without Slurm or
+# the module, through fake_stepd: what a user of srun --mkm sees when the
+# module is missing or an option is wrong (check-unit, check-spank).
+#
+#   test_spank.sh FAKE_STEPD PLUGIN WORKDIR
+set -u
+fails=0
+rm -rf "$3" && mkdir -p "$3" || exit 1
+# Absolute: fake_stepd runs in WORKDIR, where the default output goes.
+stepd=$(realpath "$1") so=$(realpath "$2") w=$(realpath "$3")
+
+# expect STATUS PATTERN ARGS...: fake_stepd's exit status, and a line of
+# its stderr matching PATTERN (grep -F; "" for an empty stderr).
+expect() {
+	want=$1 pat=$2
+	shift 2
+	(cd "$w" && exec "$stepd" "$so" "$@") >"$w/stdout" 2>"$w/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $*: exit $got, not $want: $(cat "$w/err")"
+		fails=$((fails + 1))
+	elif [ -z "$pat" ] && [ -s "$w/err" ]; then
+		echo "FAIL: $*: said: $(cat "$w/err")"
+		fails=$((fails + 1))
+	elif [ -n "$pat" ] && ! grep -qF -- "$pat" "$w/err"; then
+		echo "FAIL: $*: no '$pat' in: $(cat "$w/err")"
+		fails=$((fails + 1))
+	else
+		echo "ok: $* -> $got"
+	fi
+}
+
+# Without --mkm the plugin does nothing at all.
+expect 0 "" --
+# The module is never loaded on this host: the step fails, saying which
+# node and what to do.
+if [ -e /dev/mkm ]; then
+	echo "skip: /dev/mkm exists here"
+else
+	expect 1 "error: mkm: node n3: /dev/mkm: " -- --mkm \
+		--mkm-output="$w/out/%j/%N.mkm"
+	expect 1 "load the module on this node (sudo modprobe mkm)" -- --mkm
+	[ -d "$w/mkm-1234" ] || { echo "FAIL: the default output's mkm-1234/ not made"; fails=$((fails + 1)); }
+	# The output's directory was made first, as the job's user.
+	[ -d "$w/out/1234" ] || { echo "FAIL: $w/out/1234 not made"; fails=$((fails + 1)); }
+fi
+expect 1 "error: mkm: --mkm=bogus: unknown event class 'bogus'" -- --mkm=bogus
+expect 1 "error: mkm: --mkm-output=x/%q: a path with %j" -- --mkm-output=x/%q
+expect 1 "error: mkm: --mkm-port=0: a TCP port" -- --mkm-port=0
+expect 1 "error: mkm: plugstack.conf: unknown argument 'bogus=1'" bogus=1 --
+expect 0 "" "output=$w/o/%N.mkm" port=4242 -- --mkm-output="$w/p/%j.mkm"
+# An output under a file cannot be made: said, before any monitor.
+: >"$w/file"
+expect 1 "error: mkm: node n3: --mkm-output $w/file/%N.mkm: Not a directory" \
+	-- --mkm --mkm-output="$w/file/%N.mkm"
+
+[ "$fails" = 0 ] && echo "test_spank: all passed" || echo "test_spank: $fails failed"
+[ "$fails" = 0 ]
