@@ -454,6 +454,7 @@ static void print_json(const struct report *r, const char *path,
 {
 	struct acct_burst b[TL_NR_STATES];
 	unsigned int cpu, s;
+	char classes[64];
 	size_t i;
 
 	printf("{\"file\":");
@@ -466,7 +467,11 @@ static void print_json(const struct report *r, const char *path,
 	       (unsigned long long)report_lost(r),
 	       (unsigned long long)r->st.gaps,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
-	printf("\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
+	printf("\"ring_bytes\":%llu,\"classes\":",
+	       (unsigned long long)r->meta.info.ring_bytes);
+	json_string(fmt_classes(classes, sizeof(classes),
+				r->meta.info.classes));
+	printf(",\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
 	for (i = 0; i < r->nr_rows; i++) {
 		uint64_t timers[TL_NR_STATES], life;
 		size_t th = r->rows[i];

@@ -69,6 +69,32 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 	return n;
 }
 
+const struct event_class event_classes[] = {
+	{ "sched", MKM_CLASS_SCHED },
+	{ "lifecycle", MKM_CLASS_LIFECYCLE },
+	{ "irq", MKM_CLASS_IRQ },
+	{ "syscall", MKM_CLASS_SYSCALL },
+	{ "wakeup", MKM_CLASS_WAKEUP },
+	{ "default", RECORD_CLASSES },
+	{ "all", MKM_CLASS_ALL },
+	{ NULL, 0 },
+};
+
+const char *fmt_classes(char *buf, size_t len, uint32_t mask)
+{
+	const struct event_class *c;
+	size_t n = 0;
+
+	buf[0] = 0;
+	/* The single classes only: each bit once. */
+	for (c = event_classes; c->name && !(c->classes & (c->classes - 1));
+	     c++)
+		if (mask & c->classes && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				      c->name);
+	return buf;
+}
+
 int64_t parse_size(const char *s)
 {
 	char *end;

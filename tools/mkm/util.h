@@ -18,6 +18,22 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* What a recording takes without --events: the module's default classes
+ * and who woke whom, as perf sched record takes sched_wakeup (the
+ * critical path, "woken by" and wakeup latency need it). */
+#define RECORD_CLASSES (MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP)
+
+/* The event classes by the names --events takes: one class each, then
+ * "default" (RECORD_CLASSES) and "all"; ends with a NULL name. */
+struct event_class {
+	const char *name;
+	uint32_t classes;
+};
+extern const struct event_class event_classes[];
+
+/* The classes of @mask as a comma-separated list of their names. */
+const char *fmt_classes(char *buf, size_t len, uint32_t mask);
+
 /* The most tids a --tid/--threads list takes. */
 #define MAX_TIDS 4096
 
