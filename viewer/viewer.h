@@ -62,6 +62,13 @@ struct cpu_track {
 	size_t nr_peers, cap_peers;
 };
 
+/* A view's selection, kept while the other view is shown (Tab). */
+struct kept_place {
+	size_t id; /* the row's id: thread index or CPU */
+	size_t top; /* the first row shown */
+	bool valid;
+};
+
 struct viewer {
 	const char *file;
 	struct tl *tl;
@@ -74,6 +81,7 @@ struct viewer {
 	size_t nr_order;
 	struct cpu_track *tracks; /* per CPU */
 	enum rows_sort sort;
+	struct kept_place kept[2]; /* of the threads view [0], CPUs [1] */
 	bool cpu_view, help, meter_pane, events_pane, noise_pane;
 	struct noise *noise; /* the noise pane's index, made when opened */
 	struct mkm_event *events; /* the events pane's records, in time order */
@@ -103,6 +111,9 @@ void rows_free(struct viewer *w);
 /* Recompute the shown rows (view, sort, hidden), keeping the selection.
  * Return: 0 or -ENOMEM (the CPUs view's tracks). */
 int rows_order(struct viewer *w);
+/* Select the shown row of id @id (a thread index or a CPU), scrolling it
+ * into view; false if no shown row has it. */
+bool rows_select_id(struct viewer *w, size_t id);
 /* The selected row's entry (a thread or a CPU), or NULL if none. */
 struct row *rows_selected(struct viewer *w);
 /* The next shown row after the selection whose label holds @what (a name

@@ -18,6 +18,8 @@ dir=$(realpath "$dir")
 # The same, recorded 50 ms after its recording's start: times count from
 # the start, in the viewer as in mkm dump and export.
 "$mktrace" late "$dir/late.mkm"
+# More threads than rows on screen: where the user's place can be lost.
+"$mktrace" big "$dir/many.mkm" 20000 40
 # A trace cut inside its last chunks: what precedes the cut is shown.
 head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mkm"
 
@@ -99,6 +101,12 @@ check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c
 check cpus 100x24 small.mkm Tab
+# The CPUs view first selects the selected thread's CPU; Tab back keeps
+# the thread selected, and the rows scrolled as they were.
+check cpus_of_thread 100x24 small.mkm j j Tab
+check tab_back 100x24 many.mkm PgDn j j j Tab j Tab
+# After a sort the first rows are shown (by run queue: the longest waits).
+check sort_top 100x24 many.mkm PgDn PgDn o o o o
 check cpu_gap 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>'
 check cpu_events 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' e
 check help 100x42 small.mkm '?'
