@@ -97,6 +97,8 @@ check next_flutter 100x24 small.mkm ]
 check events 100x24 small.mkm j j '>' '>' '>' '>' '>' '>' e
 check late_origin 100x24 late.mkm j j '>' '>' '>' '>' '>' '>' e
 check noise 100x24 small.mkm j i
+# Threads that took time are named by tid too: comms alone repeat.
+check noise_tids 100x24 many.mkm i
 check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c
