@@ -511,6 +511,12 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		}
 		break;
 	}
+	case ACT_WAKER:
+		waker_follow(w);
+		break;
+	case ACT_BACK:
+		waker_back(w);
+		break;
 	case ACT_EVENTS:
 		w->events_pane = !w->events_pane && sel;
 		w->events_cursor = UINT64_MAX; /* read them now */
