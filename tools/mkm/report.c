@@ -321,22 +321,6 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 	}
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void json_bursts(const struct acct_burst *b)
 {
 	unsigned int s;

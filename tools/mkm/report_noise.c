@@ -176,22 +176,6 @@ static void print_matrix(const struct tl *tl, const size_t *cols, size_t ncol)
 	free(cells);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void json_result(const struct tl *tl, const struct noise_result *r)
 {
 	struct tl_thread t;
@@ -199,7 +183,7 @@ static void json_result(const struct tl *tl, const struct noise_result *r)
 
 	tl_thread(tl, r->thread, &t);
 	printf("{\"tid\":%u,\"name\":", t.tid);
-	json_str(t.name);
+	json_string(t.name);
 	printf(",\"start_ns\":%llu,\"end_ns\":%llu,\"run_ns\":%llu,\"taken_ns\":%llu,\"unknown_ns\":%llu,\"sources\":[",
 	       (unsigned long long)r->t0, (unsigned long long)r->t1,
 	       (unsigned long long)r->run_ns, (unsigned long long)r->taken_ns,
@@ -210,7 +194,7 @@ static void json_result(const struct tl *tl, const struct noise_result *r)
 
 		printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
 		       noise_kind_name(s->kind));
-		json_str(s->name);
+		json_string(s->name);
 		if (s->kind == NOISE_THREAD &&
 		    !tl_thread(tl, (size_t)s->thread, &u))
 			printf(",\"tid\":%u,\"idle_cpu\":%d", u.tid,
@@ -413,7 +397,7 @@ static void json_idle(const struct idle_report *rep)
 
 			printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
 			       noise_kind_name(ic->kind));
-			json_str(ic->name);
+			json_string(ic->name);
 			printf(",\"number\":%u,\"count\":%llu,\"idle_ns\":%llu,\"period_ns\":%llu,\"regular\":%.3f}",
 			       ic->number, (unsigned long long)ic->count,
 			       (unsigned long long)ic->idle_ns,

@@ -69,6 +69,22 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 	return n;
 }
 
+void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
 const struct event_class event_classes[] = {
 	{ "sched", MKM_CLASS_SCHED },
 	{ "lifecycle", MKM_CLASS_LIFECYCLE },

@@ -45,6 +45,10 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 /* Parses a size with an optional K, M or G suffix; -1 if malformed. */
 int64_t parse_size(const char *s);
 
+/* @s on stdout as a JSON string: quoted, '"' and backslash escaped,
+ * control and non-ASCII bytes as \u00XX. */
+void json_string(const char *s);
+
 /* The units parse_time() takes, for messages. */
 #define TIME_UNITS "ns, us, ms, s"
 
