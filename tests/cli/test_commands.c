@@ -382,6 +382,47 @@ static void test_report_latency(void **state)
 		sh("mkm report --latency --noise small.mkm 2>lat.err"), 2);
 }
 
+/* --from/--to zoom the timeline, as text and as pictures; --shade marks
+ * a window in a picture; a window outside the trace is an error. */
+static void test_timeline_window_zooms(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_int_equal(
+		sh("mkm timeline -w 60 --from 2ms --to 4ms small.mkm >win.tl"),
+		0);
+	s = slurp_in("win.tl");
+	assert_true(strncmp(strstr(s, "|"), "|2000.0 us", 10) == 0);
+	/* worker-b, woken at 2.0 ms, waits 200 us: the first 6 of 60
+	 * columns of 2 ms (the whole trace would give it one). */
+	assert_non_null(strstr(s, "1003 worker-b            ------#"));
+	assert_int_equal(sh("mkm timeline -w 60 --from 8ms small.mkm >win.tl"),
+			 0);
+	assert_true(strncmp(strstr(slurp_in("win.tl"), "|"), "|8000.0 us",
+			    10) == 0);
+	/* The picture zoomed is not the whole one with the window shaded
+	 * (cairo's SVG draws text as glyphs: the files are compared). */
+	assert_int_equal(
+		sh("mkm timeline --svg zoom.svg --from 2ms --to 4ms small.mkm"),
+		0);
+	assert_int_equal(
+		sh("mkm timeline --svg shade.svg --shade 2ms..4ms small.mkm"),
+		0);
+	assert_int_equal(sh("mkm timeline --svg whole.svg small.mkm"), 0);
+	assert_int_equal(sh("cmp -s zoom.svg shade.svg"), 1);
+	assert_int_equal(sh("cmp -s shade.svg whole.svg"), 1);
+	assert_int_equal(sh("mkm timeline --from 20ms small.mkm 2>win.err"), 1);
+	assert_non_null(strstr(slurp_in("win.err"), "shows none of it"));
+	assert_int_equal(
+		sh("mkm timeline --from 3ms --to 2ms small.mkm 2>win.err"), 2);
+	assert_int_equal(sh("mkm timeline --shade 1ms..2ms small.mkm 2>win.err"),
+			 2);
+	assert_int_equal(
+		sh("mkm timeline --svg win.svg --shade 2ms small.mkm 2>win.err"),
+		2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +441,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_sort_top_tid),
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_report_latency),
+		cmocka_unit_test(test_timeline_window_zooms),
 	};
 
 	if (argc != 4) {
