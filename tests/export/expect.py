@@ -53,8 +53,18 @@ def field(rest, name):
     return int(re.search(r"\b" + name + r"=(-?\d+)", rest)[1])
 
 
-def expected(recs):
-    """The events an export must contain, in the dump's order."""
+# The x86 system vectors as mkm dump names them, and as LTTng-modules'
+# x86_irq_vectors_<name>_entry/_exit events do.
+LTTNG_VECTORS = {"local_timer": "local_timer", "reschedule_ipi": "reschedule",
+                 "call_function_ipi": "call_function",
+                 "call_func1_ipi": "call_function_single",
+                 "irq_work": "irq_work"}
+
+
+def expected(recs, vectors=False):
+    """The events an export must contain, in the dump's order; with
+    VECTORS, an x86 system vector's handler as LTTng's x86_irq_vectors
+    event of its name (vector), else as irq_handler_entry/exit (irq)."""
     comm = {0: "swapper"}
     tgid = {}
     last_out = {}  # cpu -> (t, prev, next): the switch a SWITCH_IN completes
@@ -118,6 +128,11 @@ def expected(recs):
             ev(r, "sched_process_exit", tid=tid, comm=name(tid))
         elif typ == "reap":
             ev(r, "sched_process_free", tid=tid, comm=name(tid))
+        elif typ in ("irq_entry", "irq_exit") and vectors \
+                and "vector=" in rest:
+            ev(r, "x86_irq_vectors_%s_%s" % (LTTNG_VECTORS[words[1]],
+                                             typ[4:]),
+               vector=field(rest, "vector"))
         elif typ == "irq_entry":
             ev(r, "irq_handler_entry", irq=field(rest, "(?:irq|vector)"))
         elif typ == "irq_exit":
