@@ -525,6 +525,16 @@ static void print_json(const struct report *r, const char *path,
 	printf("}\n");
 }
 
+static void report_free(struct report *r, struct tl *raw)
+{
+	free(r->rows);
+	free(r->cpus);
+	tl_destroy(r->tl);
+	tl_destroy(raw);
+	mon_calibration_free(&r->cal);
+	doubts_free(&r->doubts);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -649,12 +659,7 @@ int cmd_report(int argc, char **argv)
 		select_rows(&r, nopts.tids, nopts.comm, -1, 0);
 		ret = report_latency(r.tl, &r.meta, path, r.rows, r.nr_rows,
 				     top_given ? nopts.top : 0, json);
-		free(r.rows);
-		free(r.cpus);
-		tl_destroy(r.tl);
-		tl_destroy(raw);
-		mon_calibration_free(&r.cal);
-		doubts_free(&r.doubts);
+		report_free(&r, raw);
 		return ret;
 	}
 	select_rows(&r, nopts.tids, nopts.comm, sort_by,
@@ -696,11 +701,6 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	free(cells);
-	free(r.rows);
-	free(r.cpus);
-	tl_destroy(r.tl);
-	tl_destroy(raw);
-	mon_calibration_free(&r.cal);
-	doubts_free(&r.doubts);
+	report_free(&r, raw);
 	return 0;
 }
