@@ -128,9 +128,9 @@ static const struct {
 	[EV_SYSCALL_EXIT] = { "syscall_exit_unknown",
 			      "\t\tint32_t _id;\n\t\tint64_t _ret;\n" },
 	[EV_LTTNG_LOGGER] = { "lttng_logger", "\t\tstring _msg;\n" },
-#define VEC(ev, name)                                                   \
+#define VEC(ev, name)                                               \
 	[EV_VEC_##ev##_ENTRY] = { "x86_irq_vectors_" name "_entry", \
-				  "\t\tint32_t _vector;\n" },          \
+				  "\t\tint32_t _vector;\n" },       \
 	[EV_VEC_##ev##_EXIT] = { "x86_irq_vectors_" name "_exit",   \
 				 "\t\tint32_t _vector;\n" }
 	VEC(LOCAL_TIMER, "local_timer"),

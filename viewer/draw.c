@@ -591,8 +591,7 @@ static void noise_pane(const struct viewer *w)
 		else
 			snprintf(name, sizeof(name), "%s", s->name);
 		printw("  %-24.24s %-7s %7llu %10s %10s %10s%s", name,
-		       noise_kind_name(s->kind),
-		       (unsigned long long)s->count,
+		       noise_kind_name(s->kind), (unsigned long long)s->count,
 		       fmt_ns(x, sizeof(x), s->taken_ns),
 		       fmt_ns(y, sizeof(y), s->max_ns),
 		       s->period.period_ns ?

@@ -57,7 +57,7 @@ static const struct mon_sink_ops around_ops = {
 };
 
 int events_read(struct viewer *w, const struct mon_filter *filter,
-		     const struct mon_sink_ops *ops, void *priv)
+		const struct mon_sink_ops *ops, void *priv)
 {
 	struct mon_source *src = NULL;
 	struct mon_pipeline *p;

@@ -129,21 +129,22 @@ void waker_follow(struct viewer *w)
 	bool lost;
 
 	if (w->cpu_view || !sel || tl_thread(w->tl, sel->id, &t)) {
-		snprintf(w->message, sizeof(w->message),
-			 "W follows a thread's waker: select a thread (Tab: the threads view)");
+		snprintf(
+			w->message, sizeof(w->message),
+			"W follows a thread's waker: select a thread (Tab: the threads view)");
 		return;
 	}
-	if (!wake_time(w->tl, sel->id, w->view.cursor, &wake, &until,
-		       &lost)) {
+	if (!wake_time(w->tl, sel->id, w->view.cursor, &wake, &until, &lost)) {
 		snprintf(w->message, sizeof(w->message),
 			 "%u %s was not woken up to the cursor", t.tid, t.name);
 		return;
 	}
 	fmt_time(when, sizeof(when), wake, mon_time_origin(&w->meta.info));
 	if (lost) {
-		snprintf(w->message, sizeof(w->message),
-			 "%u %s: what woke it before %s was lost (UNKNOWN: the rings were full)",
-			 t.tid, t.name, when);
+		snprintf(
+			w->message, sizeof(w->message),
+			"%u %s: what woke it before %s was lost (UNKNOWN: the rings were full)",
+			t.tid, t.name, when);
 		return;
 	}
 	tid = t.tid;
@@ -155,14 +156,16 @@ void waker_follow(struct viewer *w)
 	if (events_read(w, &filter, &wake_ops, &r))
 		return; /* w->message says why */
 	if (!r.found && !(w->meta.info.classes & MKM_CLASS_WAKEUP)) {
-		snprintf(w->message, sizeof(w->message),
-			 "this trace has no wakeups: record with --events default (or wakeup)");
+		snprintf(
+			w->message, sizeof(w->message),
+			"this trace has no wakeups: record with --events default (or wakeup)");
 		return;
 	}
 	if (!r.found) {
-		snprintf(w->message, sizeof(w->message),
-			 "%u %s: no wakeup record at %s (lost, or it ran on after a gap)",
-			 t.tid, t.name, when);
+		snprintf(
+			w->message, sizeof(w->message),
+			"%u %s: no wakeup record at %s (lost, or it ran on after a gap)",
+			t.tid, t.name, when);
 		return;
 	}
 	thread_name(w, r.ev.arg1, &th, who, sizeof(who));
@@ -176,9 +179,10 @@ void waker_follow(struct viewer *w)
 			 "%s: created at %s by %s%s; b goes back", whom, when,
 			 who, th >= 0 ? "" : " (not monitored)");
 	else if (!r.ev.arg1)
-		snprintf(w->message, sizeof(w->message),
-			 "%s: woken at %s on cpu %u by an interrupt of an idle CPU (or a task the monitor may not name); b goes back",
-			 whom, when, r.ev.cpu);
+		snprintf(
+			w->message, sizeof(w->message),
+			"%s: woken at %s on cpu %u by an interrupt of an idle CPU (or a task the monitor may not name); b goes back",
+			whom, when, r.ev.cpu);
 	else
 		snprintf(w->message, sizeof(w->message),
 			 "%s: woken at %s by %s%s%s; b goes back", whom, when,
@@ -194,8 +198,9 @@ void waker_back(struct viewer *w)
 	struct place p;
 
 	if (!w->nr_places) {
-		snprintf(w->message, sizeof(w->message),
-			 "b goes back after W (follow the waker): nowhere to go back to");
+		snprintf(
+			w->message, sizeof(w->message),
+			"b goes back after W (follow the waker): nowhere to go back to");
 		return;
 	}
 	p = w->places[--w->nr_places];

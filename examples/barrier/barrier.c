@@ -272,7 +272,8 @@ int main(int argc, char **argv)
 			const struct noise_source *s = &r.sources[0];
 
 			snprintf(cause, sizeof(cause), "%s (%s: %.1f us)%s",
-				 s->name, noise_kind_name(s->kind), s->taken_ns / 1e3,
+				 s->name, noise_kind_name(s->kind),
+				 s->taken_ns / 1e3,
 				 r.nr_sources > 1 ? " +" : "");
 			for (j = 0; j < nt; j++)
 				if (!strcmp(tally[j].name, s->name))

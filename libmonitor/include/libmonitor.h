@@ -193,8 +193,8 @@ MON_API uint64_t mon_ring_bytes_for(uint32_t classes, unsigned int nr_cpus,
  * MKM_RING_MAX_BYTES; 0 when @ring_bytes was already the largest (fewer
  * classes or fewer threads are the way then).
  */
-MON_API uint64_t mon_ring_bytes_after_loss(uint64_t ring_bytes,
-					   uint64_t events, uint64_t lost);
+MON_API uint64_t mon_ring_bytes_after_loss(uint64_t ring_bytes, uint64_t events,
+					   uint64_t lost);
 
 /*
  * monitor_resume - start recording (MKM's monitor_resume); idempotent

@@ -363,7 +363,8 @@ static void test_report_latency(void **state)
 	/* Equal longest delays keep the timeline's order; worker-b last. */
 	assert_true(main_row < a_row && a_row < b_row);
 	assert_non_null(strstr(main_row, "500.0 us  5000.0 us .. 5500.0 us\n"));
-	assert_non_null(strstr(a_row, " 2   350.0 us   500.0 us  3000.0 us .. 3500.0 us\n"));
+	assert_non_null(strstr(
+		a_row, " 2   350.0 us   500.0 us  3000.0 us .. 3500.0 us\n"));
 	assert_int_equal(
 		sh("mkm report --latency --json --top 1 --comm worker-a small.mkm >lat.json"),
 		0);
@@ -378,8 +379,8 @@ static void test_report_latency(void **state)
 	assert_non_null(strstr(slurp_in("lat2.txt"), "(2 of 3 threads shown)"));
 	assert_int_equal(
 		sh("mkm report --latency --sort runq small.mkm 2>lat.err"), 2);
-	assert_int_equal(
-		sh("mkm report --latency --noise small.mkm 2>lat.err"), 2);
+	assert_int_equal(sh("mkm report --latency --noise small.mkm 2>lat.err"),
+			 2);
 }
 
 /* --from/--to zoom the timeline, as text and as pictures; --shade marks
@@ -416,8 +417,8 @@ static void test_timeline_window_zooms(void **state)
 	assert_non_null(strstr(slurp_in("win.err"), "shows none of it"));
 	assert_int_equal(
 		sh("mkm timeline --from 3ms --to 2ms small.mkm 2>win.err"), 2);
-	assert_int_equal(sh("mkm timeline --shade 1ms..2ms small.mkm 2>win.err"),
-			 2);
+	assert_int_equal(
+		sh("mkm timeline --shade 1ms..2ms small.mkm 2>win.err"), 2);
 	assert_int_equal(
 		sh("mkm timeline --svg win.svg --shade 2ms small.mkm 2>win.err"),
 		2);

@@ -611,8 +611,7 @@ static const char *fmt_ring(char *buf, size_t len, uint64_t bytes)
  * loudly, with how much went, what it looks like in the trace, and the
  * option that would have kept it.
  */
-static void say_loss(const struct recorder *rec, uint64_t events,
-		     uint64_t lost)
+static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
 {
 	uint64_t ring = rec->cfg.ring_bytes;
 	uint64_t more = mon_ring_bytes_after_loss(ring, events, lost);

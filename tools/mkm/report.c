@@ -454,8 +454,8 @@ static void print_json(const struct report *r, const char *path,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
 	printf("\"ring_bytes\":%llu,\"classes\":",
 	       (unsigned long long)r->meta.info.ring_bytes);
-	json_string(fmt_classes(classes, sizeof(classes),
-				r->meta.info.classes));
+	json_string(
+		fmt_classes(classes, sizeof(classes), r->meta.info.classes));
 	printf(",\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
 	for (i = 0; i < r->nr_rows; i++) {
 		uint64_t timers[TL_NR_STATES], life;
@@ -617,7 +617,8 @@ int cmd_report(int argc, char **argv)
 		die_usage(
 			"report: --sort goes with the per-thread report (--latency sorts by the longest delay)");
 	if (noise + idle + latency > 1)
-		die_usage("report: --noise, --idle or --latency, one at a time");
+		die_usage(
+			"report: --noise, --idle or --latency, one at a time");
 	if (noise || idle) {
 		int ret;
 

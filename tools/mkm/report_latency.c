@@ -94,9 +94,9 @@ static void print_json(const struct tl *tl, const char *path,
 		       (unsigned long long)l[i].switches,
 		       (unsigned long long)l[i].delays,
 		       (unsigned long long)l[i].delay_ns,
-		       (unsigned long long)(l[i].delays ?
-						    l[i].delay_ns / l[i].delays :
-						    0),
+		       (unsigned long long)(l[i].delays ? l[i].delay_ns /
+								  l[i].delays :
+							  0),
 		       (unsigned long long)l[i].max_ns,
 		       (unsigned long long)l[i].max_start,
 		       (unsigned long long)l[i].max_end);
@@ -121,8 +121,8 @@ static void print_table(const struct tl *tl, const char *path,
 		struct tl_thread t;
 
 		tl_thread(tl, l[i].th, &t);
-		printf("%7u %-16.16s %10s %8llu %8llu %10s %10s",
-		       t.tid, t.name[0] ? t.name : "?",
+		printf("%7u %-16.16s %10s %8llu %8llu %10s %10s", t.tid,
+		       t.name[0] ? t.name : "?",
 		       fmt_ns(a, sizeof(a), l[i].run_ns),
 		       (unsigned long long)l[i].switches,
 		       (unsigned long long)l[i].delays,
@@ -137,9 +137,8 @@ static void print_table(const struct tl *tl, const char *path,
 	}
 }
 
-int report_latency(struct tl *tl, const struct mon_meta *meta,
-		   const char *path, const size_t *rows, size_t nr,
-		   size_t top, bool json)
+int report_latency(struct tl *tl, const struct mon_meta *meta, const char *path,
+		   const size_t *rows, size_t nr, size_t top, bool json)
 {
 	struct latency *l = calloc(nr + 1, sizeof(*l));
 	uint64_t origin = mon_time_origin(&meta->info);

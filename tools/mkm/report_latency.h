@@ -15,8 +15,7 @@
 /* Prints the latency table (or JSON) of the threads @rows (@nr of them,
  * timeline indexes), the longest wait first, the first @top (0: all).
  * Return: the exit status. */
-int report_latency(struct tl *tl, const struct mon_meta *meta,
-		   const char *path, const size_t *rows, size_t nr,
-		   size_t top, bool json);
+int report_latency(struct tl *tl, const struct mon_meta *meta, const char *path,
+		   const size_t *rows, size_t nr, size_t top, bool json);
 
 #endif /* MKM_REPORT_LATENCY_H */

@@ -122,7 +122,8 @@ static void print_sources(const struct tl *tl, const struct noise_result *r,
 		else
 			snprintf(name, sizeof(name), "%s", s->name);
 		printf("  %-26.26s %-7s %7llu %10s %5.2f%% %10s %10s %10s %6.0f%%%s\n",
-		       name, noise_kind_name(s->kind), (unsigned long long)s->count,
+		       name, noise_kind_name(s->kind),
+		       (unsigned long long)s->count,
 		       fmt_ns(a, sizeof(a), s->taken_ns),
 		       span ? 100.0 * s->taken_ns / span : 0.0,
 		       fmt_ns(b, sizeof(b),

@@ -69,15 +69,17 @@ static void parse_window(const char *s, int64_t *a, int64_t *b)
 	char first[64];
 
 	if (!dots || (size_t)(dots - s) >= sizeof(first))
-		die_usage("timeline --shade: '%s' is not a window T..T (e.g. 40ms..150ms)",
-			  s);
+		die_usage(
+			"timeline --shade: '%s' is not a window T..T (e.g. 40ms..150ms)",
+			s);
 	memcpy(first, s, (size_t)(dots - s));
 	first[dots - s] = 0;
 	*a = parse_time_arg("timeline --shade", first);
 	*b = parse_time_arg("timeline --shade", dots + 2);
 	if (*b <= *a)
-		die_usage("timeline --shade %s: the second time must come after the first",
-			  s);
+		die_usage(
+			"timeline --shade %s: the second time must come after the first",
+			s);
 }
 
 /* The picture of [t0, t1), a shaded window if given (@a < @b). */

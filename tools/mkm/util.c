@@ -86,14 +86,10 @@ void json_string(const char *s)
 }
 
 const struct event_class event_classes[] = {
-	{ "sched", MKM_CLASS_SCHED },
-	{ "lifecycle", MKM_CLASS_LIFECYCLE },
-	{ "irq", MKM_CLASS_IRQ },
-	{ "syscall", MKM_CLASS_SYSCALL },
-	{ "wakeup", MKM_CLASS_WAKEUP },
-	{ "default", RECORD_CLASSES },
-	{ "all", MKM_CLASS_ALL },
-	{ NULL, 0 },
+	{ "sched", MKM_CLASS_SCHED },	{ "lifecycle", MKM_CLASS_LIFECYCLE },
+	{ "irq", MKM_CLASS_IRQ },	{ "syscall", MKM_CLASS_SYSCALL },
+	{ "wakeup", MKM_CLASS_WAKEUP }, { "default", RECORD_CLASSES },
+	{ "all", MKM_CLASS_ALL },	{ NULL, 0 },
 };
 
 const char *fmt_classes(char *buf, size_t len, uint32_t mask)
