@@ -341,6 +341,15 @@ static void test_dump_filters(void **state)
 	}
 	assert_true(n > 0);
 	assert_int_equal(sh("mkm dump --from 2 small.mkm 2>win.err"), 2);
+	/* By comm: worker-a's records, as --tid 1002 gives them. */
+	assert_int_equal(sh("mkm dump --comm worker-a small.mkm >comm.dump"),
+			 0);
+	assert_true(strlen(slurp_in("comm.dump")) > 100);
+	assert_int_equal(sh("cmp -s comm.dump tid.dump"), 0);
+	assert_int_equal(sh("mkm dump --comm nobody small.mkm 2>comm.err"), 1);
+	assert_non_null(strstr(slurp_in("comm.err"), "no thread of that name"));
+	assert_int_equal(
+		sh("mkm dump --comm main --tid 1001 small.mkm 2>comm.err"), 2);
 }
 
 /* perf sched latency's table: the longest run-queue wait of each thread,

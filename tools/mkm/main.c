@@ -38,7 +38,7 @@ static const char usage[] =
 	"           [--shade T..T] FILE\n"
 	"      the threads' timeline as text, one row per thread, or as a\n"
 	"      picture; --from/--to zoom to a window, --shade marks one\n"
-	"  dump [--tid TID,...] [--from T] [--to T] FILE\n"
+	"  dump [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"
 	"      every event, one line each, in time order\n"
 	"  view [--ascii] FILE\n"
 	"  view [--ascii] --live [record's options] -- CMD [ARGS...] | -p PID\n"
