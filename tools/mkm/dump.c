@@ -35,8 +35,7 @@ static size_t comm_tids(const char *path, const char *comm, uint32_t *tids,
 	}
 	tl_destroy(tl);
 	if (!n)
-		die("dump --comm %s: no thread of that name in %s", comm,
-		    path);
+		die("dump --comm %s: no thread of that name in %s", comm, path);
 	return n;
 }
 
