@@ -22,8 +22,10 @@
  * name), irq_handler_exit (irq, ret), an x86 system vector's handler as
  * x86_irq_vectors_<name>_entry and _exit (vector: local_timer, reschedule,
  * call_function, call_function_single, irq_work), softirq_entry and _exit (vec),
- * syscall_entry_unknown (id) and syscall_exit_unknown (id, ret): mkm has
- * syscall numbers, not names; marks are lttng_logger events (msg).
+ * a system call as syscall_entry_<name> and syscall_exit_<name> (ret),
+ * named from the kernel's table (syscall_entry_unknown (id) and
+ * syscall_exit_unknown (id, ret) where it has no name; mkm records no
+ * arguments); marks are lttng_logger events (msg).
  * Switches: as in perfetto.c, a SWITCH_OUT is a sched_switch and the
  * SWITCH_IN that it announced is not repeated.
  *
@@ -175,6 +177,17 @@ struct ctf_cpu {
 	struct held_exec exec;
 };
 
+/*
+ * System calls by name, as LTTng-modules names them (syscall_entry_write,
+ * syscall_exit_write: Trace Compass shows the name after the prefix):
+ * call nr's entry is event SYSCALL_ID + 2 nr, its exit the next, declared
+ * in the metadata (written last) for the calls the trace made. A call
+ * without a name in the kernel's table (or beyond SYSCALL_NRS) stays
+ * syscall_entry_unknown (id).
+ */
+#define SYSCALL_ID 64 /* after the events above */
+#define SYSCALL_NRS 1024
+
 struct ctf {
 	struct outdir dir;
 	struct trace_info info;
@@ -184,7 +197,11 @@ struct ctf {
 	size_t nr_cpus;
 	uint8_t uuid[16];
 	bool committed;
+	bool syscall_used[SYSCALL_NRS];
 };
+
+_Static_assert(ARRAY_SIZE(events) <= SYSCALL_ID,
+	       "the named system calls' ids come after the events");
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
 {
@@ -367,9 +384,20 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 							    EV_SOFTIRQ_EXIT);
 		return put32(p, e->arg0);
 	case MKM_EV_SYSCALL_ENTRY:
-		put32(id, EV_SYSCALL_ENTRY);
-		return put32(p, e->arg0);
 	case MKM_EV_SYSCALL_EXIT:
+		if (e->arg0 < SYSCALL_NRS &&
+		    mon_syscall_name(c->info.machine, e->arg0)) {
+			c->syscall_used[e->arg0] = true;
+			put32(id, SYSCALL_ID + 2 * e->arg0 +
+					  (e->type == MKM_EV_SYSCALL_EXIT));
+			if (e->type == MKM_EV_SYSCALL_ENTRY)
+				return p;
+			return put64(p, (uint64_t)(int64_t)(int32_t)e->arg1);
+		}
+		if (e->type == MKM_EV_SYSCALL_ENTRY) {
+			put32(id, EV_SYSCALL_ENTRY);
+			return put32(p, e->arg0);
+		}
 		put32(id, EV_SYSCALL_EXIT);
 		p = put32(p, e->arg0);
 		return put64(p, (uint64_t)(int64_t)(int32_t)e->arg1);
@@ -538,6 +566,20 @@ static int write_metadata(struct ctf *c)
 			"event {\n\tname = \"%s\";\n\tid = %zu;\n"
 			"\tstream_id = 0;\n\tfields := struct {\n%s\t};\n};\n\n",
 			events[i].name, i, events[i].fields);
+	for (i = 0; i < SYSCALL_NRS; i++) {
+		const char *name =
+			mon_syscall_name(c->info.machine, (uint32_t)i);
+
+		if (!c->syscall_used[i])
+			continue;
+		fprintf(f,
+			"event {\n\tname = \"syscall_entry_%s\";\n\tid = %zu;\n"
+			"\tstream_id = 0;\n\tfields := struct {\n\t};\n};\n\n"
+			"event {\n\tname = \"syscall_exit_%s\";\n\tid = %zu;\n"
+			"\tstream_id = 0;\n\tfields := struct {\n"
+			"\t\tint64_t _ret;\n\t};\n};\n\n",
+			name, SYSCALL_ID + 2 * i, name, SYSCALL_ID + 2 * i + 1);
+	}
 	if (fflush(f) || ferror(f))
 		ret = errno ? -errno : -EIO;
 	if (fclose(f) && !ret)

@@ -61,10 +61,12 @@ LTTNG_VECTORS = {"local_timer": "local_timer", "reschedule_ipi": "reschedule",
                  "irq_work": "irq_work"}
 
 
-def expected(recs, vectors=False):
+def expected(recs, vectors=False, syscalls=False):
     """The events an export must contain, in the dump's order; with
     VECTORS, an x86 system vector's handler as LTTng's x86_irq_vectors
-    event of its name (vector), else as irq_handler_entry/exit (irq)."""
+    event of its name (vector), else as irq_handler_entry/exit (irq); with
+    SYSCALLS, a system call the dump names as LTTng's syscall_entry_NAME
+    and syscall_exit_NAME (ret), else as syscall_entry/exit (id)."""
     comm = {0: "swapper"}
     tgid = {}
     last_out = {}  # cpu -> (t, prev, next): the switch a SWITCH_IN completes
@@ -140,6 +142,10 @@ def expected(recs, vectors=False):
                ret=field(rest, "handled"))
         elif typ in ("softirq_entry", "softirq_exit"):
             ev(r, typ, vec=field(rest, "vec"))
+        elif typ in ("syscall_entry", "syscall_exit") and syscalls \
+                and len(words) > 1 and "=" not in words[1]:
+            f = {"ret": field(rest, "ret")} if typ == "syscall_exit" else {}
+            ev(r, "%s_%s" % (typ, words[1]), tid=tid, **f)
         elif typ == "syscall_entry":
             ev(r, "syscall_entry", tid=tid, id=field(rest, "nr"))
         elif typ == "syscall_exit":
