@@ -19,9 +19,13 @@
  * sched_process_fork (parent_comm, parent_tid, parent_pid, child_comm,
  * child_tid, child_pid), sched_process_exec (filename, tid, old_tid),
  * sched_process_exit and _free (comm, tid, prio), irq_handler_entry (irq,
- * name), irq_handler_exit (irq, ret), softirq_entry and _exit (vec),
- * syscall_entry_unknown (id) and syscall_exit_unknown (id, ret): mkm has
- * syscall numbers, not names; marks are lttng_logger events (msg).
+ * name), irq_handler_exit (irq, ret), an x86 system vector's handler as
+ * x86_irq_vectors_<name>_entry and _exit (vector: local_timer, reschedule,
+ * call_function, call_function_single, irq_work), softirq_entry and _exit (vec),
+ * a system call as syscall_entry_<name> and syscall_exit_<name> (ret),
+ * named from the kernel's table (syscall_entry_unknown (id) and
+ * syscall_exit_unknown (id, ret) where it has no name; mkm records no
+ * arguments); marks are lttng_logger events (msg).
  * Switches: as in perfetto.c, a SWITCH_OUT is a sched_switch and the
  * SWITCH_IN that it announced is not repeated.
  *
@@ -65,6 +69,17 @@ enum ctf_event {
 	EV_SYSCALL_ENTRY,
 	EV_SYSCALL_EXIT,
 	EV_LTTNG_LOGGER,
+	/* x86 system vectors, as LTTng-modules' x86_irq_vectors events */
+	EV_VEC_LOCAL_TIMER_ENTRY,
+	EV_VEC_LOCAL_TIMER_EXIT,
+	EV_VEC_RESCHEDULE_ENTRY,
+	EV_VEC_RESCHEDULE_EXIT,
+	EV_VEC_CALL_FUNCTION_ENTRY,
+	EV_VEC_CALL_FUNCTION_EXIT,
+	EV_VEC_CALL_FUNCTION_SINGLE_ENTRY,
+	EV_VEC_CALL_FUNCTION_SINGLE_EXIT,
+	EV_VEC_IRQ_WORK_ENTRY,
+	EV_VEC_IRQ_WORK_EXIT,
 };
 
 #define COMM \
@@ -115,7 +130,37 @@ static const struct {
 	[EV_SYSCALL_EXIT] = { "syscall_exit_unknown",
 			      "\t\tint32_t _id;\n\t\tint64_t _ret;\n" },
 	[EV_LTTNG_LOGGER] = { "lttng_logger", "\t\tstring _msg;\n" },
+#define VEC(ev, name)                                               \
+	[EV_VEC_##ev##_ENTRY] = { "x86_irq_vectors_" name "_entry", \
+				  "\t\tint32_t _vector;\n" },       \
+	[EV_VEC_##ev##_EXIT] = { "x86_irq_vectors_" name "_exit",   \
+				 "\t\tint32_t _vector;\n" }
+	VEC(LOCAL_TIMER, "local_timer"),
+	VEC(RESCHEDULE, "reschedule"),
+	VEC(CALL_FUNCTION, "call_function"),
+	VEC(CALL_FUNCTION_SINGLE, "call_function_single"),
+	VEC(IRQ_WORK, "irq_work"),
+#undef VEC
 };
+
+/* The x86_irq_vectors entry event of system vector @vec (its exit is the
+ * next id), or -1 for a vector LTTng has no event of. */
+static int vector_event(uint32_t vec)
+{
+	switch (vec) {
+	case MKM_X86_LOCAL_TIMER_VECTOR:
+		return EV_VEC_LOCAL_TIMER_ENTRY;
+	case MKM_X86_RESCHEDULE_VECTOR:
+		return EV_VEC_RESCHEDULE_ENTRY;
+	case MKM_X86_CALL_FUNCTION_VECTOR:
+		return EV_VEC_CALL_FUNCTION_ENTRY;
+	case MKM_X86_CALL_FUNCTION_SINGLE_VECTOR:
+		return EV_VEC_CALL_FUNCTION_SINGLE_ENTRY;
+	case MKM_X86_IRQ_WORK_VECTOR:
+		return EV_VEC_IRQ_WORK_ENTRY;
+	}
+	return -1;
+}
 
 struct ctf_cpu {
 	FILE *f; /* channel0_N, opened at its first packet */
@@ -132,6 +177,17 @@ struct ctf_cpu {
 	struct held_exec exec;
 };
 
+/*
+ * System calls by name, as LTTng-modules names them (syscall_entry_write,
+ * syscall_exit_write: Trace Compass shows the name after the prefix):
+ * call nr's entry is event SYSCALL_ID + 2 nr, its exit the next, declared
+ * in the metadata (written last) for the calls the trace made. A call
+ * without a name in the kernel's table (or beyond SYSCALL_NRS) stays
+ * syscall_entry_unknown (id).
+ */
+#define SYSCALL_ID 64 /* after the events above */
+#define SYSCALL_NRS 1024
+
 struct ctf {
 	struct outdir dir;
 	struct trace_info info;
@@ -141,7 +197,11 @@ struct ctf {
 	size_t nr_cpus;
 	uint8_t uuid[16];
 	bool committed;
+	bool syscall_used[SYSCALL_NRS];
 };
+
+_Static_assert(ARRAY_SIZE(events) <= SYSCALL_ID,
+	       "the named system calls' ids come after the events");
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
 {
@@ -298,23 +358,46 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 						   EV_SCHED_PROCESS_FREE);
 		return task(c, p, e->tid);
 	case MKM_EV_IRQ_ENTRY:
+	case MKM_EV_IRQ_EXIT:
+		/* A system vector has no irq number: LTTng's event of its
+		 * name, not a fake "irq236" (Trace Compass would show one). */
+		if (e->flags & MKM_EVF_VECTOR && vector_event(e->arg0) >= 0) {
+			put32(id, (uint32_t)vector_event(e->arg0) +
+					  (e->type == MKM_EV_IRQ_EXIT));
+			return put32(p, e->arg0);
+		}
+		if (e->type == MKM_EV_IRQ_EXIT) {
+			put32(id, EV_IRQ_HANDLER_EXIT);
+			p = put32(p, e->arg0);
+			return put32(p, e->arg1);
+		}
 		put32(id, EV_IRQ_HANDLER_ENTRY);
 		p = put32(p, e->arg0);
-		snprintf(s, sizeof(s), "irq%u", e->arg0);
+		if (e->flags & MKM_EVF_VECTOR)
+			tl_irq_name(TL_IRQ_VECTOR, e->arg0, s, sizeof(s));
+		else
+			snprintf(s, sizeof(s), "irq%u", e->arg0);
 		return put_str(p, s);
-	case MKM_EV_IRQ_EXIT:
-		put32(id, EV_IRQ_HANDLER_EXIT);
-		p = put32(p, e->arg0);
-		return put32(p, e->arg1);
 	case MKM_EV_SOFTIRQ_ENTRY:
 	case MKM_EV_SOFTIRQ_EXIT:
 		put32(id, e->type == MKM_EV_SOFTIRQ_ENTRY ? EV_SOFTIRQ_ENTRY :
 							    EV_SOFTIRQ_EXIT);
 		return put32(p, e->arg0);
 	case MKM_EV_SYSCALL_ENTRY:
-		put32(id, EV_SYSCALL_ENTRY);
-		return put32(p, e->arg0);
 	case MKM_EV_SYSCALL_EXIT:
+		if (e->arg0 < SYSCALL_NRS &&
+		    mon_syscall_name(c->info.machine, e->arg0)) {
+			c->syscall_used[e->arg0] = true;
+			put32(id, SYSCALL_ID + 2 * e->arg0 +
+					  (e->type == MKM_EV_SYSCALL_EXIT));
+			if (e->type == MKM_EV_SYSCALL_ENTRY)
+				return p;
+			return put64(p, (uint64_t)(int64_t)(int32_t)e->arg1);
+		}
+		if (e->type == MKM_EV_SYSCALL_ENTRY) {
+			put32(id, EV_SYSCALL_ENTRY);
+			return put32(p, e->arg0);
+		}
 		put32(id, EV_SYSCALL_EXIT);
 		p = put32(p, e->arg0);
 		return put64(p, (uint64_t)(int64_t)(int32_t)e->arg1);
@@ -483,6 +566,20 @@ static int write_metadata(struct ctf *c)
 			"event {\n\tname = \"%s\";\n\tid = %zu;\n"
 			"\tstream_id = 0;\n\tfields := struct {\n%s\t};\n};\n\n",
 			events[i].name, i, events[i].fields);
+	for (i = 0; i < SYSCALL_NRS; i++) {
+		const char *name =
+			mon_syscall_name(c->info.machine, (uint32_t)i);
+
+		if (!c->syscall_used[i])
+			continue;
+		fprintf(f,
+			"event {\n\tname = \"syscall_entry_%s\";\n\tid = %zu;\n"
+			"\tstream_id = 0;\n\tfields := struct {\n\t};\n};\n\n"
+			"event {\n\tname = \"syscall_exit_%s\";\n\tid = %zu;\n"
+			"\tstream_id = 0;\n\tfields := struct {\n"
+			"\t\tint64_t _ret;\n\t};\n};\n\n",
+			name, SYSCALL_ID + 2 * i, name, SYSCALL_ID + 2 * i + 1);
+	}
 	if (fflush(f) || ferror(f))
 		ret = errno ? -errno : -EIO;
 	if (fclose(f) && !ret)

@@ -541,16 +541,14 @@ static void events_pane(const struct viewer *w)
  */
 static void noise_pane(const struct viewer *w)
 {
-	static const char *const kinds[] = { "thread", "irq", "softirq",
-					     "vector" };
 	const struct view *v = &w->view;
 	const struct row *sel = rows_selected((struct viewer *)w);
 	bool metered = v->meter[0] != VIEW_UNSET && v->meter[1] != VIEW_UNSET;
 	uint64_t a = metered ? v->meter[0] : v->t0;
 	uint64_t b = metered ? v->meter[1] : v->t1;
 	struct noise_result r = { 0 };
-	struct tl_thread t = { 0 };
-	char x[32], y[32], z[32];
+	struct tl_thread t = { 0 }, u;
+	char x[32], y[32], z[32], name[48];
 	unsigned int row;
 
 	if (a > b) {
@@ -585,9 +583,15 @@ static void noise_pane(const struct viewer *w)
 			continue;
 		}
 		s = &r.sources[row - 2];
-		printw("  %-24.24s %-7s %7llu %10s %10s %10s%s", s->name,
-		       s->kind < 4 ? kinds[s->kind] : "?",
-		       (unsigned long long)s->count,
+		/* Threads by tid too: forty "hackbench" rows say nothing. */
+		if (s->kind == NOISE_THREAD &&
+		    !tl_thread(w->tl, (size_t)s->thread, &u))
+			snprintf(name, sizeof(name), "%u %s", u.tid,
+				 u.name[0] ? u.name : "?");
+		else
+			snprintf(name, sizeof(name), "%s", s->name);
+		printw("  %-24.24s %-7s %7llu %10s %10s %10s%s", name,
+		       noise_kind_name(s->kind), (unsigned long long)s->count,
 		       fmt_ns(x, sizeof(x), s->taken_ns),
 		       fmt_ns(y, sizeof(y), s->max_ns),
 		       s->period.period_ns ?

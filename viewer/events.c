@@ -56,13 +56,8 @@ static const struct mon_sink_ops around_ops = {
 	.consume = around_consume,
 };
 
-/*
- * Reads the trace file again: file source -> (filter, if given) -> order
- * stage -> a sink of ops and priv. A cut file (live: still being written)
- * gives what it has; another error is put in w->message.
- */
-static int read_file(struct viewer *w, const struct mon_filter *filter,
-		     const struct mon_sink_ops *ops, void *priv)
+int events_read(struct viewer *w, const struct mon_filter *filter,
+		const struct mon_sink_ops *ops, void *priv)
 {
 	struct mon_source *src = NULL;
 	struct mon_pipeline *p;
@@ -123,7 +118,7 @@ int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 	if (!ev)
 		return -ENOMEM;
 	a.ev = ev;
-	err = read_file(w, &filter, &around_ops, &a);
+	err = events_read(w, &filter, &around_ops, &a);
 	free(w->events);
 	w->events = calloc(a.nb + a.na + 1, sizeof(*w->events));
 	w->nr_events = 0;
@@ -184,5 +179,5 @@ static const struct mon_sink_ops peers_ops = {
 
 int events_peers(struct viewer *w)
 {
-	return read_file(w, NULL, &peers_ops, w);
+	return events_read(w, NULL, &peers_ops, w);
 }

@@ -49,6 +49,8 @@ enum action {
 	ACT_COMPENSATED,
 	ACT_EVENTS,
 	ACT_NOISE,
+	ACT_WAKER,
+	ACT_BACK,
 	ACT_REDRAW,
 };
 

@@ -82,22 +82,33 @@ static double x_of(const struct picture_geom *g, const struct picture_opts *o,
 				   (double)(o->t1 - o->t0);
 }
 
-/* A tick every 1, 2 or 5 x 10^k ns, some 100 pixels apart, at round
- * times from the origin, labelled with them. */
+uint64_t picture_tick_step(uint64_t span_ns, unsigned int plot_w)
+{
+	uint64_t want = plot_w ? (span_ns * TICK_PX + plot_w - 1) / plot_w :
+				 span_ns;
+	uint64_t step = 1;
+
+	/* The first round step as wide as a label or wider: rounding
+	 * down put "2000.0 us" labels 51 pixels apart, over each other. */
+	while (step < want && step < UINT64_MAX / 10) {
+		if (step * 2 >= want)
+			return step * 2;
+		if (step * 5 >= want)
+			return step * 5;
+		step *= 10;
+	}
+	return step;
+}
+
+/* A tick every picture_tick_step(), at round times from the origin,
+ * labelled with them. */
 static void axis(cairo_t *cr, const struct picture_geom *g,
 		 const struct picture_opts *o)
 {
-	uint64_t span = o->t1 - o->t0, want = span * 100 / g->plot_w, step = 1;
+	uint64_t step = picture_tick_step(o->t1 - o->t0, g->plot_w);
 	double y = g->rows_y - 14;
 	char buf[32];
 	uint64_t t;
-
-	while (step * 10 <= want)
-		step *= 10;
-	if (step * 5 <= want)
-		step *= 5;
-	else if (step * 2 <= want)
-		step *= 2;
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	cairo_set_line_width(cr, 1);
 	cairo_move_to(cr, g->plot_x, y + 0.5);

@@ -31,6 +31,14 @@ struct picture_geom {
 	unsigned int legend_y;
 };
 
+/* Pixels between two ticks of the time axis, at the least: room for a
+ * label ("2000.0 us") and some space. */
+#define TICK_PX 100
+
+/* The axis's step for @span_ns over @plot_w pixels: the smallest 1, 2 or
+ * 5 x 10^k ns that puts ticks TICK_PX pixels apart or more. */
+uint64_t picture_tick_step(uint64_t span_ns, unsigned int plot_w);
+
 /* The geometry of the picture of @tl's threads with @o. */
 void picture_geom(const struct tl *tl, const struct picture_opts *o,
 		  struct picture_geom *g);

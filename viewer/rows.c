@@ -215,14 +215,24 @@ int rows_order(struct viewer *w)
 		qsort(w->order, w->nr_order, sizeof(*w->order), row_cmp);
 	}
 	view_set_rows(&w->view, w->nr_order);
-	for (i = 0; sel && i < w->nr_order; i++) {
-		if (rows[w->order[i]].id == sel_id) {
+	if (sel)
+		rows_select_id(w, sel_id);
+	return 0;
+}
+
+bool rows_select_id(struct viewer *w, size_t id)
+{
+	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
+	size_t i;
+
+	for (i = 0; i < w->nr_order; i++) {
+		if (rows[w->order[i]].id == id) {
 			view_select(&w->view,
 				    (int64_t)i - (int64_t)w->view.sel);
-			break;
+			return true;
 		}
 	}
-	return 0;
+	return false;
 }
 
 struct row *rows_selected(struct viewer *w)

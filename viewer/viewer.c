@@ -325,6 +325,44 @@ static void mouse(struct viewer *w)
 	}
 }
 
+/*
+ * Tab: the other view (threads or CPUs), each keeping its own selection
+ * and scroll; the CPUs view, the first time, selects the CPU the selected
+ * thread is on (or queued on, or last ran on) at the cursor.
+ */
+static void switch_view(struct viewer *w, const struct row *sel)
+{
+	struct view *v = &w->view;
+	struct kept_place *here = &w->kept[w->cpu_view];
+	struct kept_place *there = &w->kept[!w->cpu_view];
+
+	*here = (struct kept_place){ .id = sel ? sel->id : 0,
+				     .top = v->top,
+				     .valid = sel != NULL };
+	if (!w->cpu_view && sel && !there->valid) {
+		struct tl_interval iv;
+		int64_t i = tl_interval_at(w->tl, sel->id, v->cursor);
+
+		if (i >= 0 && !tl_interval(w->tl, sel->id, (size_t)i, &iv))
+			*there = (struct kept_place){ .id = iv.cpu,
+						      .valid = true };
+	}
+	w->cpu_view = !w->cpu_view;
+	v->sel = v->top = 0;
+	if (rows_order(w)) {
+		w->cpu_view = false;
+		rows_order(w);
+		snprintf(w->message, sizeof(w->message),
+			 "out of memory for the CPUs view");
+		return;
+	}
+	if (!there->valid)
+		return;
+	v->top = there->top;
+	view_select(v, 0);
+	rows_select_id(w, there->id);
+}
+
 static void act_on(struct viewer *w, enum action a, struct view *v,
 		   struct row *sel, int64_t pan)
 {
@@ -449,6 +487,11 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 	case ACT_SORT:
 		w->sort = (w->sort + 1) % NR_SORTS;
 		rows_order(w);
+		/* A sort is asked for its first rows: they are shown, with
+		 * the selection if it is among them, else on the first. */
+		if (v->sel >= v->page)
+			view_select(v, -(int64_t)v->sel);
+		v->top = 0;
 		snprintf(w->message, sizeof(w->message), "sorted by %s",
 			 rows_sort_name(w->sort));
 		break;
@@ -468,6 +511,12 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		}
 		break;
 	}
+	case ACT_WAKER:
+		waker_follow(w);
+		break;
+	case ACT_BACK:
+		waker_back(w);
+		break;
 	case ACT_EVENTS:
 		w->events_pane = !w->events_pane && sel;
 		w->events_cursor = UINT64_MAX; /* read them now */
@@ -485,14 +534,7 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		view_set_range(v, v->begin, v->end);
 		break;
 	case ACT_CPUS:
-		w->cpu_view = !w->cpu_view;
-		v->sel = v->top = 0;
-		if (rows_order(w)) {
-			w->cpu_view = false;
-			rows_order(w);
-			snprintf(w->message, sizeof(w->message),
-				 "out of memory for the CPUs view");
-		}
+		switch_view(w, sel);
 		break;
 	}
 }

@@ -12,6 +12,7 @@
  *   draw.c    ncurses only paints the state above
  *   events.c  the events pane: a thread's records around the cursor,
  *             read again from the file through a pipeline
+ *   waker.c   follow the waker (W) and back (b)
  *   live.c    --live: the recording's records handed to the viewer
  *   viewer.c  the loop: keys to actions, actions to the model
  */
@@ -62,6 +63,20 @@ struct cpu_track {
 	size_t nr_peers, cap_peers;
 };
 
+/* Where the user was before following a waker (W), for b. */
+struct place {
+	size_t th; /* the selected thread's index */
+	uint64_t cursor, t0, t1;
+};
+#define VIEWER_PLACES 64
+
+/* A view's selection, kept while the other view is shown (Tab). */
+struct kept_place {
+	size_t id; /* the row's id: thread index or CPU */
+	size_t top; /* the first row shown */
+	bool valid;
+};
+
 struct viewer {
 	const char *file;
 	struct tl *tl;
@@ -74,6 +89,9 @@ struct viewer {
 	size_t nr_order;
 	struct cpu_track *tracks; /* per CPU */
 	enum rows_sort sort;
+	struct kept_place kept[2]; /* of the threads view [0], CPUs [1] */
+	struct place places[VIEWER_PLACES]; /* W's way back, newest last */
+	size_t nr_places;
 	bool cpu_view, help, meter_pane, events_pane, noise_pane;
 	struct noise *noise; /* the noise pane's index, made when opened */
 	struct mkm_event *events; /* the events pane's records, in time order */
@@ -103,6 +121,9 @@ void rows_free(struct viewer *w);
 /* Recompute the shown rows (view, sort, hidden), keeping the selection.
  * Return: 0 or -ENOMEM (the CPUs view's tracks). */
 int rows_order(struct viewer *w);
+/* Select the shown row of id @id (a thread index or a CPU), scrolling it
+ * into view; false if no shown row has it. */
+bool rows_select_id(struct viewer *w, size_t id);
 /* The selected row's entry (a thread or a CPU), or NULL if none. */
 struct row *rows_selected(struct viewer *w);
 /* The next shown row after the selection whose label holds @what (a name
@@ -123,6 +144,18 @@ uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c);
  * around the cursor, within the window on screen, @max at most; 0 or
  * -errno (w->message says why). */
 int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max);
+
+/* events.c: reads the trace file again, file source -> @filter (if not
+ * NULL) -> order stage -> a sink of @ops and @priv; a cut file (live: still
+ * being written) gives what it has. 0, or -errno (w->message says why). */
+int events_read(struct viewer *w, const struct mon_filter *filter,
+		const struct mon_sink_ops *ops, void *priv);
+
+/* waker.c: follow the waker (W) of the selected thread at the cursor:
+ * its row selected, the cursor at the wakeup, the way back kept; and back
+ * (b). Each says what it did, or why not, in w->message. */
+void waker_follow(struct viewer *w);
+void waker_back(struct viewer *w);
 
 /* events.c: the tasks monitored threads switched to, per CPU, into the
  * CPUs view's tracks (a read of the file); 0 or -errno. */

@@ -108,14 +108,6 @@ static void *daemon_main(void *arg)
 	return NULL;
 }
 
-static const char *kind_name(unsigned int kind)
-{
-	static const char *const names[] = { "thread", "irq", "softirq",
-					     "vector" };
-
-	return kind < 4 ? names[kind] : "?";
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -280,7 +272,8 @@ int main(int argc, char **argv)
 			const struct noise_source *s = &r.sources[0];
 
 			snprintf(cause, sizeof(cause), "%s (%s: %.1f us)%s",
-				 s->name, kind_name(s->kind), s->taken_ns / 1e3,
+				 s->name, noise_kind_name(s->kind),
+				 s->taken_ns / 1e3,
 				 r.nr_sources > 1 ? " +" : "");
 			for (j = 0; j < nt; j++)
 				if (!strcmp(tally[j].name, s->name))
@@ -314,7 +307,7 @@ int main(int argc, char **argv)
 	       "its time (us)");
 	for (i = 0; i < nt; i++)
 		printf("%-24s %-7s %9lu %14.1f\n", tally[i].name,
-		       kind_name(tally[i].kind), tally[i].count,
+		       noise_kind_name(tally[i].kind), tally[i].count,
 		       tally[i].taken / 1e3);
 	printf("%-24s %-7s %9lu\n", "(nothing recorded)", "-", unexplained);
 

@@ -19,14 +19,6 @@
 
 #include "common.h"
 
-static const char *kind_name(unsigned int kind)
-{
-	static const char *const names[] = { "thread", "irq", "softirq",
-					     "vector" };
-
-	return kind < 4 ? names[kind] : "?";
-}
-
 int main(int argc, char **argv)
 {
 	struct mon_pipeline *p = NULL;
@@ -100,7 +92,7 @@ int main(int argc, char **argv)
 				snprintf(period, sizeof(period), "%.3f ms",
 					 y->period_ns / 1e6);
 			printf("%3u: %-24.24s %-7s %8llu %6.1f%% %9.3f ms %10s %7.0f%%\n",
-			       x->cpu, y->name, kind_name(y->kind),
+			       x->cpu, y->name, noise_kind_name(y->kind),
 			       (unsigned long long)y->count,
 			       x->count ? 100.0 * y->count / x->count : 0.0,
 			       y->count ? y->idle_ns / 1e6 / y->count : 0.0,

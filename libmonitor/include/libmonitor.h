@@ -166,6 +166,37 @@ MON_API int monitor_terminate(struct monitor *mon);
 MON_API int monitor_configure(struct monitor *mon, struct monitor_config *cfg);
 
 /*
+ * mon_ring_bytes_for - a ring size per CPU for recording @classes
+ * @classes: MKM_CLASS_* to be recorded (0: MKM_CLASS_DEFAULT)
+ * @nr_cpus: the CPUs that get a ring (possible CPUs)
+ * @ram_bytes: the machine's RAM (0: no limit from it)
+ *
+ * Grows with the records the classes add per context switch and with the
+ * number of rings the one reader has to visit; a power of two between
+ * MKM_RING_MIN_BYTES and MKM_RING_MAX_BYTES, all rings together within
+ * 1/32 of @ram_bytes. What mkm record asks for without --buffer-size.
+ *
+ * Return: bytes per CPU.
+ */
+MON_API uint64_t mon_ring_bytes_for(uint32_t classes, unsigned int nr_cpus,
+				    uint64_t ram_bytes);
+
+/*
+ * mon_ring_bytes_after_loss - the ring size that would have kept a
+ * recording's events
+ * @ring_bytes: the size per CPU it had
+ * @events: records it read
+ * @lost: records it lost
+ *
+ * Return: @ring_bytes when nothing was lost; else a power of two at least
+ * twice @ring_bytes times (events + lost) / events, at most
+ * MKM_RING_MAX_BYTES; 0 when @ring_bytes was already the largest (fewer
+ * classes or fewer threads are the way then).
+ */
+MON_API uint64_t mon_ring_bytes_after_loss(uint64_t ring_bytes, uint64_t events,
+					   uint64_t lost);
+
+/*
  * monitor_resume - start recording (MKM's monitor_resume); idempotent
  * @mon: the monitor
  *
@@ -701,6 +732,13 @@ MON_API const char *tl_group_name(unsigned int group);
 
 /* mon_event_name - "switch_out", ... (MKM_EV_*); "?" if unknown. */
 MON_API const char *mon_event_name(unsigned int type);
+
+/*
+ * What a recording takes by default ("default" below): the module's
+ * default classes and who woke whom, as perf sched record takes
+ * sched_wakeup (the critical path, "woken by" and wakeup latency need it).
+ */
+#define MON_CLASS_RECORD_DEFAULT (MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP)
 
 /* The event class names mon_classes_parse() takes, for messages. */
 #define MON_CLASS_NAMES "sched, lifecycle, irq, syscall, wakeup, default, all"

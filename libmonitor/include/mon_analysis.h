@@ -41,6 +41,9 @@ enum noise_kind {
 	NOISE_IRQ_VECTOR,
 };
 
+/* noise_kind_name - "thread", "irq", "softirq", "vector"; "?" if unknown. */
+MON_API const char *noise_kind_name(unsigned int kind);
+
 /* How regular a source's activations are, over the whole timeline. */
 struct noise_period {
 	uint64_t activations; /* a thread's wakeups, a handler's entries */

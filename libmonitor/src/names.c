@@ -83,7 +83,7 @@ int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
 		{ "irq", MKM_CLASS_IRQ },
 		{ "syscall", MKM_CLASS_SYSCALL },
 		{ "wakeup", MKM_CLASS_WAKEUP },
-		{ "default", MKM_CLASS_DEFAULT },
+		{ "default", MON_CLASS_RECORD_DEFAULT },
 		{ "all", MKM_CLASS_ALL },
 	};
 	const char *p = list;

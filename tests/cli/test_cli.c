@@ -358,7 +358,7 @@ static void test_record_sigint_gives_complete_file(void **state)
 
 static void test_record_full_buffer_reports_loss(void **state)
 {
-	char *json;
+	char *json, *e;
 
 	(void)state;
 	/*
@@ -369,7 +369,12 @@ static void test_record_full_buffer_reports_loss(void **state)
 	assert_int_equal(
 		sh("taskset 1 mkm record --buffer-size 4K -o /tmp/full.mkm -- cli_workload -f /tmp/full.ss 2>/tmp/e"),
 		0);
-	assert_non_null(strstr(slurp("/tmp/e"), "events lost"));
+	e = slurp("/tmp/e");
+	assert_non_null(strstr(e, "events lost"));
+	/* Said last, loudly, with the option that would have kept them. */
+	assert_non_null(strstr(e, "WARNING"));
+	assert_non_null(strstr(e, "record again with --buffer-size "));
+	assert_null(strstr(strstr(e, "WARNING"), "mkm: wrote"));
 	assert_int_equal(sh("mkm report --json /tmp/full.mkm >/tmp/full.json"),
 			 0);
 	json = slurp("/tmp/full.json");
@@ -377,6 +382,48 @@ static void test_record_full_buffer_reports_loss(void **state)
 	assert_non_null(strstr(json, "\"lost\":"));
 	assert_true(atoll(strstr(json, "\"lost\":") + 7) > 0);
 	assert_non_null(strstr(json, "\"UNKNOWN\":"));
+}
+
+/* Who woke whom is recorded by default, as perf sched record does; an
+ * --events list without wakeup leaves it out. */
+static long long json_ring_bytes(const char *path)
+{
+	char *json, *at;
+
+	if (sh("mkm report --json %s >/tmp/w.json", path))
+		return -1;
+	json = slurp("/tmp/w.json");
+	at = strstr(json, "\"ring_bytes\":");
+	return at ? atoll(at + 13) : -1;
+}
+
+static void test_record_wakeups_by_default(void **state)
+{
+	long long wake_ring;
+
+	(void)state;
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/e"),
+		0);
+	assert_int_equal(sh("mkm dump /tmp/w.mkm | grep -q ' wakeup '"), 0);
+	/* Rings sized for the classes: more than the module's default. */
+	wake_ring = json_ring_bytes("/tmp/w.mkm");
+	assert_true(wake_ring > MKM_RING_DEFAULT_BYTES);
+	assert_non_null(strstr(slurp("/tmp/w.json"), "wakeup\","));
+	assert_int_equal(
+		sh("mkm record --no-calibrate --events sched,lifecycle -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/e"),
+		0);
+	assert_int_equal(sh("mkm dump /tmp/w.mkm | grep -q ' wakeup '"), 1);
+	assert_true(json_ring_bytes("/tmp/w.mkm") < wake_ring);
+	/* --buffer-size is taken as given. */
+	assert_int_equal(
+		sh("mkm record --no-calibrate --buffer-size 64K -o /tmp/w.mkm -- true 2>/tmp/e"),
+		0);
+	assert_int_equal(json_ring_bytes("/tmp/w.mkm"), 65536);
+	assert_int_equal(
+		sh("mkm record --no-calibrate --events default -o /tmp/w.mkm -- cli_workload /tmp/w.ss 2>/tmp/e"),
+		0);
+	assert_int_equal(sh("mkm dump /tmp/w.mkm | grep -q ' wakeup '"), 0);
 }
 
 int main(void)
@@ -394,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_report_bad_file),
 		cmocka_unit_test(test_record_sigint_gives_complete_file),
 		cmocka_unit_test(test_record_full_buffer_reports_loss),
+		cmocka_unit_test(test_record_wakeups_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

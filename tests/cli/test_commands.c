@@ -341,6 +341,96 @@ static void test_dump_filters(void **state)
 	}
 	assert_true(n > 0);
 	assert_int_equal(sh("mkm dump --from 2 small.mkm 2>win.err"), 2);
+	/* By comm: worker-a's records, as --tid 1002 gives them. */
+	assert_int_equal(sh("mkm dump --comm worker-a small.mkm >comm.dump"),
+			 0);
+	assert_true(strlen(slurp_in("comm.dump")) > 100);
+	assert_int_equal(sh("cmp -s comm.dump tid.dump"), 0);
+	assert_int_equal(sh("mkm dump --comm nobody small.mkm 2>comm.err"), 1);
+	assert_non_null(strstr(slurp_in("comm.err"), "no thread of that name"));
+	assert_int_equal(
+		sh("mkm dump --comm main --tid 1001 small.mkm 2>comm.err"), 2);
+}
+
+/* perf sched latency's table: the longest run-queue wait of each thread,
+ * when it began and ended, the longest first. small.mkm: main waits 500
+ * us from 5.0 ms; worker-a 500 us from 3.0 ms and 200 us from 9.0 ms;
+ * worker-b 200 us from 2.0 ms. */
+static void test_report_latency(void **state)
+{
+	char *s, *main_row, *a_row, *b_row;
+
+	(void)state;
+	assert_int_equal(sh("mkm report --latency small.mkm >lat.txt"), 0);
+	s = slurp_in("lat.txt");
+	main_row = strstr(s, "   1001 main ");
+	a_row = strstr(s, "   1002 worker-a ");
+	b_row = strstr(s, "   1003 worker-b ");
+	assert_non_null(main_row);
+	assert_non_null(a_row);
+	assert_non_null(b_row);
+	/* Equal longest delays keep the timeline's order; worker-b last. */
+	assert_true(main_row < a_row && a_row < b_row);
+	assert_non_null(strstr(main_row, "500.0 us  5000.0 us .. 5500.0 us\n"));
+	assert_non_null(strstr(
+		a_row, " 2   350.0 us   500.0 us  3000.0 us .. 3500.0 us\n"));
+	assert_int_equal(
+		sh("mkm report --latency --json --top 1 --comm worker-a small.mkm >lat.json"),
+		0);
+	s = slurp_in("lat.json");
+	assert_non_null(strstr(s, "\"tid\":1002,"));
+	assert_null(strstr(s, "\"tid\":1001,"));
+	assert_non_null(strstr(s, "\"delays\":2,\"delay_ns\":700000,"));
+	assert_non_null(strstr(s, "\"max_delay_start_ns\":1003000000,"));
+	assert_int_equal(sh("mkm report --latency --top 2 small.mkm >lat2.txt"),
+			 0);
+	assert_null(strstr(slurp_in("lat2.txt"), "worker-b"));
+	assert_non_null(strstr(slurp_in("lat2.txt"), "(2 of 3 threads shown)"));
+	assert_int_equal(
+		sh("mkm report --latency --sort runq small.mkm 2>lat.err"), 2);
+	assert_int_equal(sh("mkm report --latency --noise small.mkm 2>lat.err"),
+			 2);
+}
+
+/* --from/--to zoom the timeline, as text and as pictures; --shade marks
+ * a window in a picture; a window outside the trace is an error. */
+static void test_timeline_window_zooms(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_int_equal(
+		sh("mkm timeline -w 60 --from 2ms --to 4ms small.mkm >win.tl"),
+		0);
+	s = slurp_in("win.tl");
+	assert_true(strncmp(strstr(s, "|"), "|2000.0 us", 10) == 0);
+	/* worker-b, woken at 2.0 ms, waits 200 us: the first 6 of 60
+	 * columns of 2 ms (the whole trace would give it one). */
+	assert_non_null(strstr(s, "1003 worker-b            ------#"));
+	assert_int_equal(sh("mkm timeline -w 60 --from 8ms small.mkm >win.tl"),
+			 0);
+	assert_true(strncmp(strstr(slurp_in("win.tl"), "|"), "|8000.0 us",
+			    10) == 0);
+	/* The picture zoomed is not the whole one with the window shaded
+	 * (cairo's SVG draws text as glyphs: the files are compared). */
+	assert_int_equal(
+		sh("mkm timeline --svg zoom.svg --from 2ms --to 4ms small.mkm"),
+		0);
+	assert_int_equal(
+		sh("mkm timeline --svg shade.svg --shade 2ms..4ms small.mkm"),
+		0);
+	assert_int_equal(sh("mkm timeline --svg whole.svg small.mkm"), 0);
+	assert_int_equal(sh("cmp -s zoom.svg shade.svg"), 1);
+	assert_int_equal(sh("cmp -s shade.svg whole.svg"), 1);
+	assert_int_equal(sh("mkm timeline --from 20ms small.mkm 2>win.err"), 1);
+	assert_non_null(strstr(slurp_in("win.err"), "shows none of it"));
+	assert_int_equal(
+		sh("mkm timeline --from 3ms --to 2ms small.mkm 2>win.err"), 2);
+	assert_int_equal(
+		sh("mkm timeline --shade 1ms..2ms small.mkm 2>win.err"), 2);
+	assert_int_equal(
+		sh("mkm timeline --svg win.svg --shade 2ms small.mkm 2>win.err"),
+		2);
 }
 
 /* mkm merge on a job's node traces with known clocks (mktrace job): the
@@ -456,6 +546,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dump_names_what_records_number),
 		cmocka_unit_test(test_report_sort_top_tid),
 		cmocka_unit_test(test_dump_filters),
+		cmocka_unit_test(test_report_latency),
+		cmocka_unit_test(test_timeline_window_zooms),
 	};
 
 	if (argc != 4) {

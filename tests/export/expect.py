@@ -53,8 +53,20 @@ def field(rest, name):
     return int(re.search(r"\b" + name + r"=(-?\d+)", rest)[1])
 
 
-def expected(recs):
-    """The events an export must contain, in the dump's order."""
+# The x86 system vectors as mkm dump names them, and as LTTng-modules'
+# x86_irq_vectors_<name>_entry/_exit events do.
+LTTNG_VECTORS = {"local_timer": "local_timer", "reschedule_ipi": "reschedule",
+                 "call_function_ipi": "call_function",
+                 "call_func1_ipi": "call_function_single",
+                 "irq_work": "irq_work"}
+
+
+def expected(recs, vectors=False, syscalls=False):
+    """The events an export must contain, in the dump's order; with
+    VECTORS, an x86 system vector's handler as LTTng's x86_irq_vectors
+    event of its name (vector), else as irq_handler_entry/exit (irq); with
+    SYSCALLS, a system call the dump names as LTTng's syscall_entry_NAME
+    and syscall_exit_NAME (ret), else as syscall_entry/exit (id)."""
     comm = {0: "swapper"}
     tgid = {}
     last_out = {}  # cpu -> (t, prev, next): the switch a SWITCH_IN completes
@@ -118,6 +130,11 @@ def expected(recs):
             ev(r, "sched_process_exit", tid=tid, comm=name(tid))
         elif typ == "reap":
             ev(r, "sched_process_free", tid=tid, comm=name(tid))
+        elif typ in ("irq_entry", "irq_exit") and vectors \
+                and "vector=" in rest:
+            ev(r, "x86_irq_vectors_%s_%s" % (LTTNG_VECTORS[words[1]],
+                                             typ[4:]),
+               vector=field(rest, "vector"))
         elif typ == "irq_entry":
             ev(r, "irq_handler_entry", irq=field(rest, "(?:irq|vector)"))
         elif typ == "irq_exit":
@@ -125,6 +142,10 @@ def expected(recs):
                ret=field(rest, "handled"))
         elif typ in ("softirq_entry", "softirq_exit"):
             ev(r, typ, vec=field(rest, "vec"))
+        elif typ in ("syscall_entry", "syscall_exit") and syscalls \
+                and len(words) > 1 and "=" not in words[1]:
+            f = {"ret": field(rest, "ret")} if typ == "syscall_exit" else {}
+            ev(r, "%s_%s" % (typ, words[1]), tid=tid, **f)
         elif typ == "syscall_entry":
             ev(r, "syscall_entry", tid=tid, id=field(rest, "nr"))
         elif typ == "syscall_exit":

@@ -433,6 +433,56 @@ static void test_monitor_strerror_all(void **state)
 	assert_string_equal(monitor_strerror(-100000), "unknown error");
 }
 
+static void test_ring_bytes_for_grows_with_classes_and_cpus(void **state)
+{
+	uint64_t ram = 8ull << 30;
+	uint64_t dflt = mon_ring_bytes_for(MKM_CLASS_DEFAULT, 2, ram);
+	uint64_t wake = mon_ring_bytes_for(MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP,
+					   2, ram);
+	uint64_t all = mon_ring_bytes_for(MKM_CLASS_ALL, 2, ram);
+
+	(void)state;
+	/* Never below what the module gave before sizing existed. */
+	assert_true(dflt >= MKM_RING_DEFAULT_BYTES);
+	assert_true(wake > dflt);
+	assert_true(all > wake);
+	assert_int_equal(mon_ring_bytes_for(0, 2, ram), dflt);
+	/* More rings for the one reader to visit: larger ones. */
+	assert_true(mon_ring_bytes_for(MKM_CLASS_ALL, 64, 1ull << 40) > all);
+	/* Powers of two, within the module's bounds. */
+	assert_int_equal(all & (all - 1), 0);
+	assert_int_equal(mon_ring_bytes_for(MKM_CLASS_ALL, 4096, 1ull << 50),
+			 MKM_RING_MAX_BYTES);
+}
+
+static void test_ring_bytes_for_within_ram(void **state)
+{
+	uint64_t b = mon_ring_bytes_for(MKM_CLASS_ALL, 64, 1ull << 30);
+
+	(void)state;
+	assert_true(b * 64 <= (1ull << 30) / 32);
+	assert_true(b >= MKM_RING_MIN_BYTES);
+	/* A tiny machine still gets the module's smallest ring. */
+	assert_int_equal(mon_ring_bytes_for(MKM_CLASS_ALL, 64, 1 << 20),
+			 MKM_RING_MIN_BYTES);
+}
+
+static void test_ring_bytes_after_loss(void **state)
+{
+	(void)state;
+	assert_int_equal(mon_ring_bytes_after_loss(1 << 20, 1000, 0), 1 << 20);
+	/* 69% lost (issue 28's --events all): 1000 read, 2226 lost. */
+	assert_int_equal(mon_ring_bytes_after_loss(1 << 20, 1000, 2226),
+			 8 << 20);
+	assert_int_equal(mon_ring_bytes_after_loss(1 << 20, 1000, 1), 4 << 20);
+	assert_int_equal(mon_ring_bytes_after_loss(4096, 0, 5), 65536);
+	assert_int_equal(mon_ring_bytes_after_loss(128 << 20, 10, 1000),
+			 MKM_RING_MAX_BYTES);
+	/* Already the largest: no size keeps them. */
+	assert_int_equal(mon_ring_bytes_after_loss(MKM_RING_MAX_BYTES, 10, 1),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +504,9 @@ int main(void)
 		T(test_monitor_statistics_counts),
 		T(test_monitor_terminate_close_error),
 		T(test_monitor_strerror_all),
+		T(test_ring_bytes_for_grows_with_classes_and_cpus),
+		T(test_ring_bytes_for_within_ram),
+		T(test_ring_bytes_after_loss),
 #undef T
 	};
 

@@ -110,12 +110,46 @@ static void test_picture_svg_and_bad_path(void **state)
 	tl_destroy(tl);
 }
 
+/* Ticks are round and never closer than a label is wide (2 ms over 1030
+ * pixels once gave 100 us ticks, 51 pixels apart: labels overlapped). */
+static void test_picture_tick_step(void **state)
+{
+	static const uint64_t spans[] = {
+		1, 999, 2000000, 10000000, 1234567, 26000000, 60000000000ull
+	};
+	static const unsigned int widths[] = { 100, 1030, 1200, 4000 };
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(picture_tick_step(2000000, 1030), 200000);
+	for (i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		for (j = 0; j < sizeof(widths) / sizeof(widths[0]); j++) {
+			uint64_t s = picture_tick_step(spans[i], widths[j]);
+			uint64_t m = s;
+
+			while (m % 10 == 0)
+				m /= 10;
+			assert_true(m == 1 || m == 2 || m == 5);
+			/* TICK_PX apart or more, and the smallest such step:
+			 * half of it or less would not be. */
+			assert_true((double)s * widths[j] / spans[i] >=
+					    TICK_PX ||
+				    s == 1);
+			assert_true(s == 1 ||
+				    (double)(m == 5 ? s * 2 / 5 : s / 2) *
+						    widths[j] / spans[i] <
+					    TICK_PX);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 			test_picture_png_cells_have_their_states_colours),
 		cmocka_unit_test(test_picture_svg_and_bad_path),
+		cmocka_unit_test(test_picture_tick_step),
 	};
 
 	return cmocka_run_group_tests_name("picture", tests, NULL, NULL);

@@ -181,6 +181,11 @@ static void events(void)
 	emit(1, US(40), 502, MKM_EV_SYSCALL_ENTRY, 157, 0, 0);
 	name(1, US(41), 502, "worker-thread");
 	emit(1, US(42), 502, MKM_EV_SYSCALL_EXIT, 157, (uint32_t)-22, 0);
+	/* the local APIC timer: an x86 system vector, not an irq number */
+	emit(1, US(43), 502, MKM_EV_IRQ_ENTRY, MKM_X86_LOCAL_TIMER_VECTOR, 0,
+	     MKM_EVF_VECTOR);
+	emit(1, US(44), 502, MKM_EV_IRQ_EXIT, MKM_X86_LOCAL_TIMER_VECTOR, 0,
+	     MKM_EVF_VECTOR);
 	emit(0, US(50), 501, MKM_EV_FORK, 503, 503, MKM_EVF_INHERITED);
 	name(0, US(50), 503, "parent-process");
 	emit(0, US(51), 503, MKM_EV_WAKEUP_NEW, 0, 501, 0);

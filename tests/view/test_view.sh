@@ -18,6 +18,8 @@ dir=$(realpath "$dir")
 # The same, recorded 50 ms after its recording's start: times count from
 # the start, in the viewer as in mkm dump and export.
 "$mktrace" late "$dir/late.mkm"
+# More threads than rows on screen: where the user's place can be lost.
+"$mktrace" big "$dir/many.mkm" 20000 40
 # A trace cut inside its last chunks: what precedes the cut is shown.
 head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mkm"
 
@@ -95,13 +97,29 @@ check next_flutter 100x24 small.mkm ]
 check events 100x24 small.mkm j j '>' '>' '>' '>' '>' '>' e
 check late_origin 100x24 late.mkm j j '>' '>' '>' '>' '>' '>' e
 check noise 100x24 small.mkm j i
+# Threads that took time are named by tid too: comms alone repeat.
+check noise_tids 100x24 many.mkm i
+# Follow the waker: worker-b, woken at 2 ms by main; main, at 5 ms by
+# worker-a (^L shows the detail line: the waker selected at the wakeup);
+# worker-a's last wake is in a LOST gap; b goes back.
+check waker 100x24 small.mkm j '>' '>' '>' '>' W
+check waker_chain 100x24 small.mkm '>' '>' '>' '>' '>' W C-l
+check waker_lost 100x24 small.mkm j j G W
+check waker_back 100x24 small.mkm j '>' '>' '>' '>' W '>' b
+check waker_none 100x24 small.mkm b
 check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c
 check cpus 100x24 small.mkm Tab
+# The CPUs view first selects the selected thread's CPU; Tab back keeps
+# the thread selected, and the rows scrolled as they were.
+check cpus_of_thread 100x24 small.mkm j j Tab
+check tab_back 100x24 many.mkm PgDn j j j Tab j Tab
+# After a sort the first rows are shown (by run queue: the longest waits).
+check sort_top 100x24 many.mkm PgDn PgDn o o o o
 check cpu_gap 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>'
 check cpu_events 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' e
-check help 100x42 small.mkm '?'
+check help 100x44 small.mkm '?'
 check resize 100x24 small.mkm resize:72x16
 check too_small 20x5 small.mkm
 check cut_trace 100x24 cut.mkm

@@ -2,8 +2,8 @@
 /*
  * dump.c - mkm dump: every event of a trace, one line each, in time order
  * (like perf script), for reading what the timeline was built from: a
- * file source, the order stage, the filter stage when some threads or a
- * window are asked for, and a sink that prints.
+ * file source, the order stage, the filter stage when some threads (by tid
+ * or comm) or a window are asked for, and a sink that prints.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,13 +15,35 @@
 #include "util.h"
 
 static const char dump_usage[] =
-	"usage: mkm dump [--tid TID,...] [--from T] [--to T] FILE\n"
+	"usage: mkm dump [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"
 	"  T: a time from the recording's start, with a unit (20ms, 1.5s)";
+
+/* The tids of the threads named @comm (as the timeline names them: the
+ * last comm each had) into @tids; dies if there is none. */
+static size_t comm_tids(const char *path, const char *comm, uint32_t *tids,
+			size_t max)
+{
+	struct mon_meta meta;
+	struct tl *tl = load_trace(path, &meta, NULL, 0);
+	size_t th, n = 0;
+
+	for (th = 0; th < tl_nr_threads(tl) && n < max; th++) {
+		struct tl_thread t;
+
+		if (!tl_thread(tl, th, &t) && !strcmp(t.name, comm))
+			tids[n++] = t.tid;
+	}
+	tl_destroy(tl);
+	if (!n)
+		die("dump --comm %s: no thread of that name in %s", comm, path);
+	return n;
+}
 
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
@@ -30,6 +52,7 @@ int cmd_dump(int argc, char **argv)
 	static uint32_t tids[MAX_TIDS];
 	struct mon_filter filter = { .tids = tids };
 	int64_t from = -1, to = -1;
+	const char *comm = NULL;
 	struct mon_pipeline *p;
 	struct mon_sink *print;
 	int opt, ret;
@@ -38,6 +61,8 @@ int cmd_dump(int argc, char **argv)
 		if (opt == 't')
 			filter.nr_tids = parse_tid_list("dump --tid", optarg,
 							tids, MAX_TIDS);
+		else if (opt == 'c')
+			comm = optarg;
 		else if (opt == 'F' || opt == 'T')
 			*(opt == 'F' ? &from : &to) = parse_time_arg(
 				opt == 'F' ? "dump --from" : "dump --to",
@@ -50,6 +75,12 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die_usage("%s", dump_usage);
+	if (comm && filter.nr_tids)
+		die_usage("dump: --tid or --comm, not both");
+	/* A first read for the names: a comm comes in NAME records, which a
+	 * thread's first records may precede. */
+	if (comm)
+		filter.nr_tids = comm_tids(argv[optind], comm, tids, MAX_TIDS);
 	p = open_trace(argv[optind]);
 	add_order_and_cut(p, argv[optind], &filter, from, to);
 	ret = event_printer(&print);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -139,9 +140,50 @@ static bool any_alive(const struct recorder *rec)
 	return false;
 }
 
+/*
+ * The monitor, with the classes and ring size asked for; without
+ * --events, RECORD_CLASSES (less the IRQ class where the module refuses
+ * it to this user, as its own default does); without --buffer-size, rings
+ * sized for those classes and this machine's CPUs (mon_ring_bytes_for()),
+ * halved while the user's ring budget (EPERM: the module's max_user_kb)
+ * or the RAM (ENOMEM) refuses them, down to the module's default.
+ */
+static int create_monitor(struct recorder *rec, struct monitor_config *cfg)
+{
+	unsigned int cpus = (unsigned int)get_nprocs_conf();
+	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+		       (uint64_t)sysconf(_SC_PAGESIZE);
+	bool auto_size = !cfg->ring_bytes, auto_events = !cfg->classes;
+	int ret;
+
+	if (auto_events)
+		cfg->classes = RECORD_CLASSES;
+	if (auto_size)
+		cfg->ring_bytes = mon_ring_bytes_for(cfg->classes, cpus, ram);
+	for (;;) {
+		ret = monitor_create_at(&rec->mon, NULL, cfg);
+		if (ret == -EACCES && auto_events &&
+		    cfg->classes & MKM_CLASS_IRQ &&
+		    access(MKM_DEVICE, R_OK | W_OK) == 0) {
+			cfg->classes &= ~MKM_CLASS_IRQ;
+			if (auto_size)
+				cfg->ring_bytes = mon_ring_bytes_for(
+					cfg->classes, cpus, ram);
+			continue;
+		}
+		if ((ret == -ENOMEM ||
+		     (ret == -EPERM && !(cfg->flags & MKM_CONFIG_SYSTEM))) &&
+		    auto_size && cfg->ring_bytes > MKM_RING_DEFAULT_BYTES) {
+			cfg->ring_bytes /= 2;
+			continue;
+		}
+		return ret;
+	}
+}
+
 static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 {
-	int ret = monitor_create_at(&rec->mon, NULL, cfg);
+	int ret = create_monitor(rec, cfg);
 
 	if (ret == -ENOENT)
 		die("%s: no such device: load the module: sudo modprobe mkm",
@@ -541,6 +583,47 @@ void recorder_stop(struct recorder *rec)
 	rec->sys_ns = sys - rec->sys_ns;
 }
 
+/* A size as --buffer-size takes it: "512K", "4M", "1G". */
+static const char *fmt_ring(char *buf, size_t len, uint64_t bytes)
+{
+	if (bytes >= 1u << 30 && !(bytes & ((1u << 30) - 1)))
+		snprintf(buf, len, "%lluG", (unsigned long long)(bytes >> 30));
+	else if (bytes >= 1u << 20 && !(bytes & ((1u << 20) - 1)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(bytes >> 20));
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)(bytes >> 10));
+	return buf;
+}
+
+/*
+ * A recording that lost events is not the one asked for: said last and
+ * loudly, with how much went, what it looks like in the trace, and the
+ * option that would have kept it.
+ */
+static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
+{
+	uint64_t ring = rec->cfg.ring_bytes;
+	uint64_t more = mon_ring_bytes_after_loss(ring, events, lost);
+	char have[32], want[32];
+
+	fprintf(stderr,
+		"mkm: WARNING: %llu events lost (%.1f%% of %llu): the rings (%s per CPU) filled faster than mkm read them; the threads' time in the gaps shows as UNKNOWN\n",
+		(unsigned long long)lost, 100.0 * lost / (events + lost),
+		(unsigned long long)(events + lost),
+		fmt_ring(have, sizeof(have), ring));
+	if (more)
+		fprintf(stderr,
+			"mkm: WARNING: to keep them, record again with --buffer-size %s%s\n",
+			fmt_ring(want, sizeof(want), more),
+			rec->cfg.classes & MKM_CLASS_SYSCALL ?
+				" (or without syscall events: --events default)" :
+				"");
+	else
+		fprintf(stderr,
+			"mkm: WARNING: the rings were the largest there are (%s): record fewer event classes (--events sched,lifecycle) or fewer threads\n",
+			have);
+}
+
 int recorder_finish(struct recorder *rec)
 {
 	const struct mon_meta *meta;
@@ -584,9 +667,7 @@ int recorder_finish(struct recorder *rec)
 			(unsigned long long)st.batches,
 			(unsigned long long)st.signals);
 	if (meta->lost_by_stats)
-		fprintf(stderr,
-			"mkm: %llu events lost (rings full): shown as UNKNOWN; a larger --buffer-size keeps them\n",
-			(unsigned long long)meta->lost_by_stats);
+		say_loss(rec, events, meta->lost_by_stats);
 	mon_pipeline_destroy(rec->p);
 	monitor_terminate(rec->mon);
 	mon_calibration_free(&rec->cal);

@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "report_doubt.h"
 #include "report_nodes.h"
+#include "report_latency.h"
 #include "report_noise.h"
 #include "util.h"
 
@@ -440,6 +441,7 @@ static void print_json(const struct report *r, const char *path,
 {
 	struct acct_burst b[TL_NR_STATES];
 	unsigned int cpu, s;
+	char classes[64];
 	size_t i;
 
 	printf("{\"file\":");
@@ -452,7 +454,11 @@ static void print_json(const struct report *r, const char *path,
 	       (unsigned long long)report_lost(r),
 	       (unsigned long long)r->st.gaps,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
-	printf("\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
+	printf("\"ring_bytes\":%llu,\"classes\":",
+	       (unsigned long long)r->meta.info.ring_bytes);
+	json_string(
+		fmt_classes(classes, sizeof(classes), r->meta.info.classes));
+	printf(",\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
 	for (i = 0; i < r->nr_rows; i++) {
 		uint64_t timers[TL_NR_STATES], life;
 		size_t th = r->rows[i];
@@ -525,6 +531,17 @@ static void print_json(const struct report *r, const char *path,
 	printf("}\n");
 }
 
+static void report_free(struct report *r, struct tl *raw)
+{
+	free(r->rows);
+	free(r->cpus);
+	tl_destroy(r->tl);
+	tl_destroy(raw);
+	mon_calibration_free(&r->cal);
+	mon_nodes_free(&r->nodes);
+	doubts_free(&r->doubts);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -534,6 +551,7 @@ int cmd_report(int argc, char **argv)
 		{ "force-calibration", no_argument, NULL, 'F' },
 		{ "noise", no_argument, NULL, 'n' },
 		{ "idle", no_argument, NULL, 'i' },
+		{ "latency", no_argument, NULL, 'l' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "comm", required_argument, NULL, 'm' },
 		{ "top", required_argument, NULL, 'T' },
@@ -545,9 +563,10 @@ int cmd_report(int argc, char **argv)
 		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
 		"                  [--tid TID[,TID...] | --comm NAME] [--sort KEY] [--top N] FILE\n"
 		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
-		"       mkm report --idle [--json] FILE";
+		"       mkm report --idle [--json] FILE\n"
+		"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE";
 	struct noise_opts nopts = { .top = 12 };
-	bool noise = false, idle = false;
+	bool noise = false, idle = false, latency = false;
 	struct report r = { 0 };
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
@@ -569,6 +588,8 @@ int cmd_report(int argc, char **argv)
 			noise = true;
 		} else if (opt == 'i') {
 			idle = true;
+		} else if (opt == 'l') {
+			latency = true;
 		} else if (opt == 't') {
 			nopts.tids = optarg;
 		} else if (opt == 'm') {
@@ -599,10 +620,12 @@ int cmd_report(int argc, char **argv)
 	path = argv[optind];
 	if (nopts.tids && nopts.comm)
 		die_usage("report: --tid or --comm, not both");
-	if (sort_by >= 0 && (noise || idle))
-		die_usage("report: --sort goes with the per-thread report");
-	if (noise && idle)
-		die_usage("report: --noise or --idle, one at a time");
+	if (sort_by >= 0 && (noise || idle || latency))
+		die_usage(
+			"report: --sort goes with the per-thread report (--latency sorts by the longest delay)");
+	if (noise + idle + latency > 1)
+		die_usage(
+			"report: --noise, --idle or --latency, one at a time");
 	if (noise || idle) {
 		int ret;
 
@@ -640,6 +663,15 @@ int cmd_report(int argc, char **argv)
 	if (!r.cpus || acct_cpus(r.tl, r.cpus, r.nr_cpus))
 		die("out of memory");
 	span(r.tl, &r.t0, &r.t1);
+	if (latency) {
+		int ret;
+
+		select_rows(&r, nopts.tids, nopts.comm, -1, 0);
+		ret = report_latency(r.tl, &r.meta, path, r.rows, r.nr_rows,
+				     top_given ? nopts.top : 0, json);
+		report_free(&r, raw);
+		return ret;
+	}
 	select_rows(&r, nopts.tids, nopts.comm, sort_by,
 		    top_given ? nopts.top : 0);
 	cells = calloc((size_t)r.nr_cpus * r.nr_threads + 1, sizeof(*cells));
@@ -680,12 +712,6 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	free(cells);
-	free(r.rows);
-	free(r.cpus);
-	tl_destroy(r.tl);
-	tl_destroy(raw);
-	mon_calibration_free(&r.cal);
-	mon_nodes_free(&r.nodes);
-	doubts_free(&r.doubts);
+	report_free(&r, raw);
 	return 0;
 }

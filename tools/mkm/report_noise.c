@@ -11,14 +11,6 @@
 
 #include "report_noise.h"
 
-static const char *kind_name(unsigned int kind)
-{
-	static const char *const names[] = { "thread", "irq", "softirq",
-					     "vector" };
-
-	return kind < 4 ? names[kind] : "?";
-}
-
 static bool is_own(const struct mon_meta *meta, uint32_t tid)
 {
 	uint32_t i;
@@ -130,7 +122,8 @@ static void print_sources(const struct tl *tl, const struct noise_result *r,
 		else
 			snprintf(name, sizeof(name), "%s", s->name);
 		printf("  %-26.26s %-7s %7llu %10s %5.2f%% %10s %10s %10s %6.0f%%%s\n",
-		       name, kind_name(s->kind), (unsigned long long)s->count,
+		       name, noise_kind_name(s->kind),
+		       (unsigned long long)s->count,
 		       fmt_ns(a, sizeof(a), s->taken_ns),
 		       span ? 100.0 * s->taken_ns / span : 0.0,
 		       fmt_ns(b, sizeof(b),
@@ -201,7 +194,7 @@ static void json_result(const struct tl *tl, const struct noise_result *r)
 		struct tl_thread u;
 
 		printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
-		       kind_name(s->kind));
+		       noise_kind_name(s->kind));
 		json_string(s->name);
 		if (s->kind == NOISE_THREAD &&
 		    !tl_thread(tl, (size_t)s->thread, &u))
@@ -346,7 +339,7 @@ static void print_idle(const struct tl *tl, const struct idle_report *rep)
 			else
 				snprintf(name, sizeof(name), "%s", ic->name);
 			printf("%4u %-26.26s %-7s %7llu %5.1f%% %12s %12s %7.0f%%\n",
-			       p->cpu, name, kind_name(ic->kind),
+			       p->cpu, name, noise_kind_name(ic->kind),
 			       (unsigned long long)ic->count,
 			       p->count ? 100.0 * ic->count / p->count : 0.0,
 			       fmt_ns(a, sizeof(a),
@@ -404,7 +397,7 @@ static void json_idle(const struct idle_report *rep)
 			const struct idle_cause *ic = &p->causes[i];
 
 			printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
-			       kind_name(ic->kind));
+			       noise_kind_name(ic->kind));
 			json_string(ic->name);
 			printf(",\"number\":%u,\"count\":%llu,\"idle_ns\":%llu,\"period_ns\":%llu,\"regular\":%.3f}",
 			       ic->number, (unsigned long long)ic->count,

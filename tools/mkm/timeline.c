@@ -54,16 +54,38 @@ static void print_axis(uint64_t origin, uint64_t t0, uint64_t t1,
 }
 
 static const char usage[] =
-	"usage: mkm timeline [-w WIDTH] FILE\n"
-	"       mkm timeline --svg OUT | --png OUT [-w PIXELS] [--from T --to T] FILE\n"
+	"usage: mkm timeline [-w WIDTH] [--from T] [--to T] FILE\n"
+	"       mkm timeline --svg OUT | --png OUT [-w PIXELS] [--from T] [--to T]\n"
+	"                    [--shade T..T] FILE\n"
 	"  T: a time from the recording's start (as mkm view, dump and export\n"
 	"  count), with a unit (1.5s, 20ms, 300us):\n"
-	"  --from and --to shade that window (A .. B) in the picture\n";
+	"  --from and --to show that window only (zoom); --shade marks a window\n"
+	"  (the viewer's A .. B) in the picture\n";
 
-/* The picture of the whole trace, the --from/--to window shaded. */
+/* "T..T" (--shade) into two times from the origin; dies (usage) if not. */
+static void parse_window(const char *s, int64_t *a, int64_t *b)
+{
+	const char *dots = strstr(s, "..");
+	char first[64];
+
+	if (!dots || (size_t)(dots - s) >= sizeof(first))
+		die_usage(
+			"timeline --shade: '%s' is not a window T..T (e.g. 40ms..150ms)",
+			s);
+	memcpy(first, s, (size_t)(dots - s));
+	first[dots - s] = 0;
+	*a = parse_time_arg("timeline --shade", first);
+	*b = parse_time_arg("timeline --shade", dots + 2);
+	if (*b <= *a)
+		die_usage(
+			"timeline --shade %s: the second time must come after the first",
+			s);
+}
+
+/* The picture of [t0, t1), a shaded window if given (@a < @b). */
 static int picture(struct tl *tl, const char *file, const char *out, bool svg,
-		   unsigned int width, int64_t from, int64_t to,
-		   uint64_t origin, uint64_t t0, uint64_t t1)
+		   unsigned int width, int64_t a, int64_t b, uint64_t origin,
+		   uint64_t t0, uint64_t t1)
 {
 	struct picture_opts o = {
 		.width = width,
@@ -74,9 +96,9 @@ static int picture(struct tl *tl, const char *file, const char *out, bool svg,
 	};
 	int err;
 
-	if (from >= 0 && to >= 0) {
-		o.meter_a = origin + (uint64_t)from;
-		o.meter_b = origin + (uint64_t)to;
+	if (a >= 0 && b > a) {
+		o.meter_a = origin + (uint64_t)a;
+		o.meter_b = origin + (uint64_t)b;
 	}
 	err = picture_write(tl, &o, out, svg);
 	if (err == -EIO)
@@ -86,6 +108,26 @@ static int picture(struct tl *tl, const char *file, const char *out, bool svg,
 	return 0;
 }
 
+/* [t0, t1) cut to --from/--to (-1: open); dies when nothing is left. */
+static void cut_window(const char *file, uint64_t origin, int64_t from,
+		       int64_t to, uint64_t *t0, uint64_t *t1)
+{
+	uint64_t a = from >= 0 ? origin + (uint64_t)from : *t0;
+	uint64_t b = to >= 0 ? origin + (uint64_t)to : *t1;
+	char x[32], y[32];
+
+	if (a < *t0)
+		a = *t0;
+	if (b > *t1)
+		b = *t1;
+	if (a >= b)
+		die("timeline: %s's threads span %s .. %s: the window given shows none of it",
+		    file, fmt_time(x, sizeof(x), *t0, origin),
+		    fmt_time(y, sizeof(y), *t1, origin));
+	*t0 = a;
+	*t1 = b;
+}
+
 int cmd_timeline(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -93,6 +135,7 @@ int cmd_timeline(int argc, char **argv)
 		{ "png", required_argument, NULL, 'P' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
+		{ "shade", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -101,7 +144,7 @@ int cmd_timeline(int argc, char **argv)
 	struct tl_interval *iv = NULL;
 	unsigned int width = 0, c;
 	uint64_t t0 = UINT64_MAX, t1 = 0;
-	int64_t from = -1, to = -1;
+	int64_t from = -1, to = -1, shade_a = -1, shade_b = -1;
 	const char *out = NULL;
 	bool svg = false;
 	size_t th, nr, cap = 0;
@@ -119,6 +162,8 @@ int cmd_timeline(int argc, char **argv)
 				parse_time_arg(opt == 'F' ? "timeline --from" :
 							    "timeline --to",
 					       optarg);
+		} else if (opt == 'A') {
+			parse_window(optarg, &shade_a, &shade_b);
 		} else if (opt == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -128,10 +173,10 @@ int cmd_timeline(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die_usage("timeline: give one trace file");
-	if ((from >= 0 || to >= 0) && !out)
-		die_usage("timeline: --from and --to go with --svg or --png");
-	if ((from >= 0) != (to >= 0) || (from >= 0 && to <= from))
-		die_usage("timeline: give --from and --to, --to after --from");
+	if (shade_a >= 0 && !out)
+		die_usage("timeline: --shade goes with --svg or --png");
+	if (from >= 0 && to >= 0 && to <= from)
+		die_usage("timeline: --to must come after --from");
 	if (!width && !out)
 		width = terminal_width() > LABEL_WIDTH + 11 ?
 				terminal_width() - LABEL_WIDTH - 1 :
@@ -155,8 +200,10 @@ int cmd_timeline(int argc, char **argv)
 		tl_destroy(tl);
 		return 0;
 	}
+	cut_window(argv[optind], mon_time_origin(&meta.info), from, to, &t0,
+		   &t1);
 	if (out) {
-		picture(tl, argv[optind], out, svg, width, from, to,
+		picture(tl, argv[optind], out, svg, width, shade_a, shade_b,
 			mon_time_origin(&meta.info), t0, t1);
 		tl_destroy(tl);
 		return 0;

@@ -69,6 +69,44 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 	return n;
 }
 
+void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+const struct event_class event_classes[] = {
+	{ "sched", MKM_CLASS_SCHED },	{ "lifecycle", MKM_CLASS_LIFECYCLE },
+	{ "irq", MKM_CLASS_IRQ },	{ "syscall", MKM_CLASS_SYSCALL },
+	{ "wakeup", MKM_CLASS_WAKEUP }, { "default", RECORD_CLASSES },
+	{ "all", MKM_CLASS_ALL },	{ NULL, 0 },
+};
+
+const char *fmt_classes(char *buf, size_t len, uint32_t mask)
+{
+	const struct event_class *c;
+	size_t n = 0;
+
+	buf[0] = 0;
+	/* The single classes only: each bit once. */
+	for (c = event_classes; c->name && !(c->classes & (c->classes - 1));
+	     c++)
+		if (mask & c->classes && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				      c->name);
+	return buf;
+}
+
 int64_t parse_size(const char *s)
 {
 	char *end;
@@ -618,20 +656,4 @@ void calibration_for(const char *path, const char *cal_file, bool force,
 		       cal_file, why, path, info.kernel,
 		       own.cpu ? own.hdr.cpu_model : "CPU model not recorded");
 	mon_calibration_free(&own);
-}
-
-void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
 }

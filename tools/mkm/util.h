@@ -18,6 +18,20 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* What a recording takes without --events (libmonitor.h says why). */
+#define RECORD_CLASSES MON_CLASS_RECORD_DEFAULT
+
+/* The event classes by the names --events takes: one class each, then
+ * "default" (RECORD_CLASSES) and "all"; ends with a NULL name. */
+struct event_class {
+	const char *name;
+	uint32_t classes;
+};
+extern const struct event_class event_classes[];
+
+/* The classes of @mask as a comma-separated list of their names. */
+const char *fmt_classes(char *buf, size_t len, uint32_t mask);
+
 /* The most tids a --tid/--threads list takes. */
 #define MAX_TIDS 4096
 
@@ -28,6 +42,10 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 
 /* Parses a size with an optional K, M or G suffix; -1 if malformed. */
 int64_t parse_size(const char *s);
+
+/* @s on stdout as a JSON string: quoted, '"' and backslash escaped,
+ * control and non-ASCII bytes as \u00XX. */
+void json_string(const char *s);
 
 /* The units parse_time() takes, for messages. */
 #define TIME_UNITS "ns, us, ms, s"
@@ -43,9 +61,6 @@ int64_t parse_time_arg(const char *opt, const char *s);
 /* A playing speed: a factor > 0, or 0 for no waiting; dies (usage) if
  * malformed. */
 double parse_speed(const char *s);
-
-/* @s as a JSON string, quoted and escaped, on stdout. */
-void json_string(const char *s);
 
 /* Nanoseconds as a short human string ("12.3 ms") in buf. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);

@@ -203,6 +203,18 @@ int noise_source_period(struct noise *n, unsigned int kind, uint32_t number,
 	return irq_period(n, an_irq_owner(kind - 1, number), out);
 }
 
+const char *noise_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[NOISE_THREAD] = "thread",
+		[NOISE_IRQ_HARD] = "irq",
+		[NOISE_IRQ_SOFT] = "softirq",
+		[NOISE_IRQ_VECTOR] = "vector",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
 static int source_cmp(const void *a, const void *b)
 {
 	const struct noise_source *x = a, *y = b;

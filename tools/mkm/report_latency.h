@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report_latency.h - mkm report --latency: each thread's waits on a run
+ * queue, from runnable to running, with the longest and when it was (as
+ * perf sched latency gives them).
+ */
+#ifndef MKM_REPORT_LATENCY_H
+#define MKM_REPORT_LATENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* Prints the latency table (or JSON) of the threads @rows (@nr of them,
+ * timeline indexes), the longest wait first, the first @top (0: all).
+ * Return: the exit status. */
+int report_latency(struct tl *tl, const struct mon_meta *meta, const char *path,
+		   const size_t *rows, size_t nr, size_t top, bool json);
+
+#endif /* MKM_REPORT_LATENCY_H */
