@@ -364,22 +364,20 @@ static void switches_around_marks(const struct abi_trace *t, pid_t tid,
 	}
 }
 
+enum withhold_by { BY_CREDS, BY_DUMPABLE };
+
 /*
- * Credentials that change without an exec: a thread of uid 1000 holding
- * CAP_SETUID, as its monitor's creator does (allowed), takes euid 0 with
- * setresuid(2) (no longer allowed: the euid differs), then goes back. Its
- * switches in between are withheld and counted as lost, not recorded; the
- * ones after are recorded again. The same withholding covers an exec's
- * first steps under a setuid binary's credentials, before the exec probe.
+ * Records of this thread while it is out of its monitor's reach (by
+ * credentials or dumpability), between marks 1 and 2, and after it came
+ * back, from mark 3 on (switches_around_marks()).
  */
-static void creds_change(long arg)
+static void withhold_and_return(long by)
 {
 	struct abi_trace t = { 0 };
 	long between, after, attached;
 	uint64_t lost;
 	pid_t me = abi_gettid();
 	int fd, i;
-	(void)arg;
 
 	CHILD_OK(abi_pin_self(0));
 	fd = user_open();
@@ -388,7 +386,10 @@ static void creds_change(long arg)
 	for (i = 0; i < 10; i++)
 		usleep(1000);
 	/* The raw call: this thread only (glibc's changes every thread). */
-	CHILD_OK((int)syscall(SYS_setresuid, -1, 0, -1));
+	if (by == BY_CREDS)
+		CHILD_OK((int)syscall(SYS_setresuid, -1, 0, -1));
+	else
+		CHILD_OK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
 	CHILD_OK(abi_mark(fd, 1));
 	for (i = 0; i < 10; i++)
 		usleep(1000);
@@ -396,8 +397,9 @@ static void creds_change(long arg)
 	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
 	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
 	CHILD_OK(abi_mark(fd, 2));
-	CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
-	/* Each euid change made the process undumpable: as ptrace, no. */
+	if (by == BY_CREDS)
+		CHILD_OK((int)syscall(SYS_setresuid, -1, USER, -1));
+	/* An euid change left the process undumpable: as ptrace, no. */
 	CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 	CHILD_OK(abi_mark(fd, 3));
 	for (i = 0; i < 10; i++)
@@ -406,8 +408,9 @@ static void creds_change(long arg)
 	abi_drain(fd, &t);
 	switches_around_marks(&t, me, &between, &after, &attached, &lost);
 	fprintf(stderr,
-		"creds: %ld switches and %ld attaches under euid 0, %ld switches after, %llu lost\n",
-		between, attached, after, (unsigned long long)lost);
+		"%s: %ld switches and %ld attaches withheld, %ld switches after, %llu lost\n",
+		by == BY_CREDS ? "euid 0" : "undumpable", between, attached,
+		after, (unsigned long long)lost);
 	CHILD_CHECK(between == 0 && attached == 0);
 	CHILD_CHECK(lost >= 10);
 	CHILD_CHECK(after >= 10);
@@ -440,10 +443,18 @@ static void as_setuid_user(void (*fn)(long arg), long arg)
 	abi_expect_child_ok(pid);
 }
 
+/*
+ * Credentials that change without an exec: a thread of uid 1000 holding
+ * CAP_SETUID, as its monitor's creator does (allowed), takes euid 0 with
+ * setresuid(2) (no longer allowed: the euid differs), then goes back. Its
+ * switches in between are withheld and counted as lost, not recorded; the
+ * ones after are recorded again. The same withholding covers an exec's
+ * first steps under a setuid binary's credentials, before the exec probe.
+ */
 static void test_creds_change_withholds_records(void **state)
 {
 	(void)state;
-	as_setuid_user(creds_change, 0);
+	as_setuid_user(withhold_and_return, BY_CREDS);
 }
 
 /*
@@ -632,49 +643,12 @@ static void test_withheld_peer_shows_as_tid0(void **state)
 /*
  * PR_SET_DUMPABLE(0) after the attach (ssh-agent, gpg-agent): ptrace
  * refuses from then on, so the monitor withholds from then on; records
- * come back with PR_SET_DUMPABLE(1). Marks as in creds_change.
+ * come back with PR_SET_DUMPABLE(1).
  */
-static void dumpable_cleared(long arg)
-{
-	struct abi_trace t = { 0 };
-	long between, after, attached;
-	uint64_t lost;
-	pid_t me = abi_gettid();
-	int fd, i;
-	(void)arg;
-
-	CHILD_OK(abi_pin_self(0));
-	fd = user_open();
-	CHILD_OK(abi_monitor(fd, me, 1));
-	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
-	for (i = 0; i < 10; i++)
-		usleep(1000);
-	CHILD_OK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
-	CHILD_OK(abi_mark(fd, 1));
-	for (i = 0; i < 10; i++)
-		usleep(1000);
-	CHILD_OK(abi_mark(fd, 2));
-	CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
-	CHILD_OK(abi_mark(fd, 3));
-	for (i = 0; i < 10; i++)
-		usleep(1000);
-	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
-	abi_drain(fd, &t);
-	switches_around_marks(&t, me, &between, &after, &attached, &lost);
-	fprintf(stderr,
-		"dumpable: %ld switches while undumpable, %ld after, %llu lost\n",
-		between, after, (unsigned long long)lost);
-	CHILD_CHECK(between == 0);
-	CHILD_CHECK(lost >= 10);
-	CHILD_CHECK(after >= 10);
-	abi_trace_free(&t);
-	CHILD_OK(close(fd));
-}
-
 static void test_dumpable_cleared_after_attach_withholds(void **state)
 {
 	(void)state;
-	as_user(dumpable_cleared, 0);
+	as_user(withhold_and_return, BY_DUMPABLE);
 }
 
 /*
