@@ -879,15 +879,24 @@ u32 mkm_sensor_supported(void)
 }
 
 /*
- * Probes are registered as soon as a class is wanted, and unregistered
- * only once it has not been for SENSOR_LINGER: each registration and
- * unregistration patches the kernel's text (the tracepoint's static key),
- * an IPI to every CPU, which one user's open/close or resume/suspend loop
- * would otherwise put on every CPU, isolated ones included: the very noise
- * mkm exists to find. perf rate-limits its static keys the same way (HZ).
- * A probe registered while its class is not wanted finds nothing to do.
+ * Probes are registered as soon as a class is wanted and unregistered once
+ * it is not, except the tracking probes, which a monitor's existence
+ * wants: they go only once no monitor has existed for SENSOR_LINGER. Each
+ * registration and unregistration patches the kernel's text (the
+ * tracepoint's static key), an IPI to every CPU, which one user's
+ * open/close loop would otherwise put on every CPU, isolated ones
+ * included: the very noise mkm exists to find (perf defers its own static
+ * keys' disabling by HZ the same way). A tracking probe registered with no
+ * monitor finds nothing to do, at fork, exec and reap only. The class
+ * probes do not linger: registered, they cost every tracked thread's
+ * switch, wakeup, interrupt or (sys_enter, the slow syscall path) syscall
+ * even with their class unwanted, a cost that a recording right after a
+ * calibration paid and its compensation never saw (the ping-pong's run
+ * time +7.8% instead of +4.2%, make check-compensation). A resume/suspend
+ * loop therefore still patches text on each turn (docs/kernel.md).
  */
 #define SENSOR_LINGER HZ
+#define SENSOR_LINGERING MKM_CLASS_TRACKING
 
 static DEFINE_MUTEX(sensor_lock);
 static u32 sensor_wanted; /* under sensor_lock */
@@ -908,7 +917,7 @@ static int sensor_apply(u32 wanted, bool drop, bool *lingering)
 
 		if (want == p->registered)
 			continue;
-		if (!want && !drop) {
+		if (!want && !drop && p->class & SENSOR_LINGERING) {
 			*lingering = true;
 			continue;
 		}

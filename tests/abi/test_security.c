@@ -1041,11 +1041,12 @@ static void test_faulting_stats_does_not_block_thread_monitor(void **state)
 
 /*
  * Registering a probe patches kernel text: IPIs to every CPU. Any user's
- * open/close or resume/suspend loop must not put that noise on every CPU
- * (isolated ones too): probes stay registered a while after the last
- * monitor lets them go, so a loop costs what one open and close (or
- * resume and suspend) does. Counted in /proc/interrupts (function call
- * and TLB shootdown IPIs, all CPUs).
+ * open/close loop must not put that noise on every CPU (isolated ones
+ * too): the tracking probes stay registered a while after the last
+ * monitor goes, so a loop costs what one open and close does. Counted in
+ * /proc/interrupts (function call and TLB shootdown IPIs, all CPUs). A
+ * resume/suspend loop is measured and printed, not judged: the class
+ * probes do not linger (sensor.c says why).
  */
 #define IPI_LOOPS 300
 
@@ -1124,11 +1125,10 @@ static void test_open_close_loop_sends_no_ipis(void **state)
 	/*
 	 * A loop costs what one does (a registration and its undoing), and
 	 * a few IPIs an op: the remote wakeups around the RCU grace period
-	 * that each close and suspend waits for (about one an op on 6.1,
-	 * three on PREEMPT_RT). Registering every time cost 58 an op.
+	 * that each close waits for (about one an op on 6.1, three on
+	 * PREEMPT_RT). Registering every time cost 58 an op.
 	 */
 	assert_true(opens <= 2 * one_open + 5 * IPI_LOOPS);
-	assert_true(resumes <= 2 * one_resume + 5 * IPI_LOOPS);
 }
 
 /*
