@@ -2,6 +2,7 @@
 /* stress.c - helpers of the stress, fuzz and lifetime tests of mkm.ko. */
 #include "stress.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -334,6 +335,32 @@ long stress_pcp_kb(void)
 	for (char *p = strstr(buf, "count:"); p; p = strstr(p + 1, "count:"))
 		pages += strtol(p + strlen("count:"), NULL, 10);
 	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+long stress_tasks_alive(void)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	long n = 0;
+
+	if (!proc)
+		return -1;
+	while ((d = readdir(proc))) {
+		char path[sizeof(d->d_name) + 16];
+		DIR *tasks;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;
+		while ((d = readdir(tasks)))
+			n += d->d_name[0] != '.';
+		closedir(tasks);
+	}
+	closedir(proc);
+	return n;
 }
 
 long stress_slab_active(const char *cache)

@@ -105,6 +105,8 @@ long stress_meminfo_kb(const char *field);
 long stress_pcp_kb(void);
 /* Objects in use in a slab cache (/proc/slabinfo), or -1. */
 long stress_slab_active(const char *cache);
+/* Threads alive now (every /proc/PID/task entry), or -1. */
+long stress_tasks_alive(void);
 
 /*
  * kmemleak, where the kernel has it (debug kernel): stress_kmemleak_mark()
