@@ -267,6 +267,7 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	mon->classes = cfg->classes ? cfg->classes :
 				      monitor_default_classes(mon);
 	WRITE_ONCE(mon->inherit, cfg->flags & MKM_CONFIG_INHERIT);
+	WRITE_ONCE(mon->one_switch, cfg->flags & MKM_CONFIG_ONE_SWITCH);
 	cfg->classes = mon->classes;
 	cfg->ring_bytes = capacity * sizeof(struct mkm_event);
 	cfg->total_bytes = cfg->ring_bytes * num_possible_cpus();

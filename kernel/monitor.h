@@ -40,6 +40,7 @@ struct mkm_monitor {
 	u32 recording;
 	struct mkm_cpu_buf __percpu *cpu;
 	bool inherit;
+	bool one_switch; /* MKM_CONFIG_ONE_SWITCH */
 	bool hide_peers; /* peers it does not track show as tid 0 (paranoid) */
 	bool system; /* MKM_CONFIG_SYSTEM: mkm_system_monitor is this one */
 

@@ -360,8 +360,41 @@ static __always_inline u32 sensor_waited(struct mkm_tracked *t,
 }
 
 /*
- * A tracked thread leaves or takes the CPU: both records on one time. tb
- * is the table the probe tested (one load of the pointer per switch).
+ * The state prev leaves the CPU in, and its flags: as the kernel counts
+ * nivcsw, preempted, or yielded while runnable. A sleep cut short by a
+ * signal leaves the task runnable too, but counts as voluntary.
+ */
+static __always_inline u32 sensor_left(struct task_struct *prev, bool preempt,
+				       unsigned int prev_state, u8 *flags)
+{
+	if (preempt || prev_state == TASK_RUNNING) {
+		*flags = MKM_EVF_PREEMPTED;
+		return MKM_TS_RUNNING;
+	}
+	*flags = 0;
+	if (READ_ONCE(prev->__state) == TASK_RUNNING)
+		return MKM_TS_RUNNING;
+	if (sensor_rtlock_wait(prev_state))
+		*flags = MKM_EVF_LOCK_WAIT;
+	return sensor_state(prev, prev_state);
+}
+
+/*
+ * A switch between two threads of one monitor that records it as one
+ * MKM_EV_SWITCH: both shown (a withheld one's half is dropped, which
+ * takes two records), and a reader that knows the type.
+ */
+static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
+					      const struct mkm_tracked *nt,
+					      bool shown)
+{
+	return pt->mon == nt->mon && shown && READ_ONCE(pt->mon->one_switch);
+}
+
+/*
+ * A tracked thread leaves or takes the CPU: both records on one time, or
+ * one record for both. tb is the table the probe tested (one load of the
+ * pointer per switch).
  */
 static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 					   bool preempt,
@@ -374,6 +407,8 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 	struct mkm_tracked *pt = mkm_threads_find(tb, prev);
 	struct mkm_tracked *nt = mkm_threads_find(tb, next);
 	bool p_shown = false, n_shown = false;
+	u8 out_flags, in_flags = 0;
+	u32 state, wait;
 
 	/* __schedule() has interrupts off: nothing can nest in the writes. */
 	lockdep_assert_irqs_disabled();
@@ -385,32 +420,31 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 		sensor_check_dumpable(nt, next);
 		n_shown = sensor_may_record(nt);
 	}
+	if (pt && nt && sensor_one_switch(pt, nt, p_shown && n_shown)) {
+		if (!sensor_recording(pt->mon, MKM_CLASS_SCHED))
+			return;
+		state = sensor_left(prev, preempt, prev_state, &out_flags);
+		wait = sensor_waited(nt, next, now, &in_flags);
+		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
+			     MKM_EV_SWITCH,
+			     out_flags | in_flags |
+				     state << MKM_EVF_STATE_SHIFT,
+			     wait, sensor_tid(pt->mon, next), now);
+		pt->run_delay = mkm_task_run_delay(prev);
+		return;
+	}
 	if (pt && sensor_recording(pt->mon, MKM_CLASS_SCHED)) {
-		u32 state = MKM_TS_RUNNING, flags = 0;
-
-		/*
-		 * As the kernel counts nivcsw: preempted, or yielded while
-		 * runnable. A sleep cut short by a signal leaves the task
-		 * runnable too, but counts as voluntary.
-		 */
-		if (preempt || prev_state == TASK_RUNNING) {
-			flags = MKM_EVF_PREEMPTED;
-		} else if (READ_ONCE(prev->__state) != TASK_RUNNING) {
-			state = sensor_state(prev, prev_state);
-			if (sensor_rtlock_wait(prev_state))
-				flags = MKM_EVF_LOCK_WAIT;
-		}
-		sensor_write_shown(pt, p_shown, MKM_EV_SWITCH_OUT, flags, state,
+		state = sensor_left(prev, preempt, prev_state, &out_flags);
+		sensor_write_shown(pt, p_shown, MKM_EV_SWITCH_OUT, out_flags,
+				   state,
 				   sensor_peer(pt->mon, next, nt, n_shown),
 				   now);
 		pt->run_delay = mkm_task_run_delay(prev);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
-		u8 flags = 0;
-		u32 wait = sensor_waited(nt, next, now, &flags);
-
-		sensor_write_shown(nt, n_shown, MKM_EV_SWITCH_IN, flags, wait,
-				   sensor_peer(nt->mon, prev, pt, p_shown),
+		wait = sensor_waited(nt, next, now, &in_flags);
+		sensor_write_shown(nt, n_shown, MKM_EV_SWITCH_IN, in_flags,
+				   wait, sensor_peer(nt->mon, prev, pt, p_shown),
 				   now);
 	}
 }

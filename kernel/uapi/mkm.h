@@ -50,7 +50,11 @@
  *	paranoid at 1 or 2 (the default), MKM_CLASS_IRQ gives EACCES and the
  *	default leaves it out; at 2, a peer tid (the other thread of a
  *	switch, a waker) that this monitor does not track reads as 0.
- *	flags: MKM_CONFIG_*. MKM_CONFIG_SYSTEM (since ABI 2.1) makes the
+ *	flags: MKM_CONFIG_*. MKM_CONFIG_ONE_SWITCH (ABI 2.4) records a
+ *	switch between two threads this monitor tracks, both shown, as one
+ *	MKM_EV_SWITCH record instead of a SWITCH_OUT and a SWITCH_IN (a
+ *	reader that knows MKM_EV_SWITCH sets it; without it the records are
+ *	those of ABI 2.3). MKM_CONFIG_SYSTEM (since ABI 2.1) makes the
  *	monitor system-wide: at each RESUME it tracks every thread of the
  *	machine (walked in batches, so interrupts are never off for long),
  *	kernel threads included, and from CONFIGURE on every thread created
@@ -197,6 +201,7 @@
  * type                 tid/unique_id  flags            arg0          arg1
  * MKM_EV_SWITCH_OUT    the thread     PREEMPTED,LOCK_WAIT MKM_TS_* left in next tid
  * MKM_EV_SWITCH_IN     the thread     WAIT_US          runnable wait prev tid
+ * MKM_EV_SWITCH        prev           see below        next's wait   next tid
  * MKM_EV_WAKING        wakee          IN_IRQ,LOCK_WAIT -             waker tid
  * MKM_EV_WAKEUP        wakee          IN_IRQ,LOCK_WAIT target cpu    waker tid
  * MKM_EV_WAKEUP_NEW    new thread     -                target cpu    parent tid
@@ -234,6 +239,14 @@
  * without CONFIG_SCHED_INFO). So the default classes show when a thread
  * became runnable without a record per wakeup; MKM_CLASS_WAKEUP adds who
  * woke it, and when, as the wakeup happened.
+ * MKM_EV_SWITCH (ABI 2.4, with MKM_CONFIG_ONE_SWITCH) is a SWITCH_OUT of
+ * prev and a SWITCH_IN of next at one time, in one record: tid and
+ * unique_id are prev's; flags hold prev's MKM_EVF_PREEMPTED and
+ * MKM_EVF_LOCK_WAIT, next's MKM_EVF_WAIT_US, and prev's MKM_TS_* state in
+ * the bits MKM_EVF_STATE_MASK (MKM_EVF_STATE() reads it); arg0 is next's
+ * runnable wait, arg1 next's tid. Next's unique_id is not carried: it is
+ * the one its other records carry (its ATTACH, or the FORK that
+ * inherited it). It counts as one event in seq and in the counters.
  * MKM_EV_IRQ_ENTRY and _EXIT with MKM_EVF_VECTOR (ABI 2.1) are an x86
  * system vector's handler, which no irq number names: the local APIC timer
  * (the tick and every hrtimer), the reschedule, call-function and irq_work
@@ -256,7 +269,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 3
+#define MKM_ABI_MINOR 4
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -278,7 +291,9 @@
 #define MKM_CONFIG_INHERIT \
 	(1u << 0) /* track threads a tracked thread creates */
 #define MKM_CONFIG_SYSTEM (1u << 1) /* every thread of the machine */
-#define MKM_CONFIG_ALL 0x3u
+/* a switch between two tracked threads as one MKM_EV_SWITCH (ABI 2.4) */
+#define MKM_CONFIG_ONE_SWITCH (1u << 2)
+#define MKM_CONFIG_ALL 0x7u
 
 /* Event types. Numbers are never reused. */
 enum mkm_event_type {
@@ -303,7 +318,8 @@ enum mkm_event_type {
 	MKM_EV_DETACH = 19,
 	MKM_EV_NAME = 20,
 	MKM_EV_LOST = 21,
-	MKM_EV_TYPE_MAX = MKM_EV_LOST,
+	MKM_EV_SWITCH = 22, /* ABI 2.4 */
+	MKM_EV_TYPE_MAX = MKM_EV_SWITCH,
 };
 
 /* mkm_event.flags */
@@ -319,6 +335,11 @@ enum mkm_event_type {
 #define MKM_EVF_VECTOR (1u << 5) /* IRQ_ENTRY/EXIT: arg0 is an x86 vector */
 /* SWITCH_OUT, WAKING, WAKEUP: a PREEMPT_RT lock wait, begun or ended */
 #define MKM_EVF_LOCK_WAIT (1u << 6)
+/* SWITCH: prev's MKM_TS_* state, in bits 1-3 (other types' flags there) */
+#define MKM_EVF_STATE_SHIFT 1
+#define MKM_EVF_STATE_MASK (7u << MKM_EVF_STATE_SHIFT)
+#define MKM_EVF_STATE(flags) \
+	(((flags) & MKM_EVF_STATE_MASK) >> MKM_EVF_STATE_SHIFT)
 
 /* The x86 system vectors that MKM_EVF_VECTOR records name. */
 #define MKM_X86_LOCAL_TIMER_VECTOR 0xec

@@ -134,6 +134,7 @@ const char *mon_event_name(unsigned int type)
 		[MKM_EV_DETACH] = "detach",
 		[MKM_EV_NAME] = "name",
 		[MKM_EV_LOST] = "LOST",
+		[MKM_EV_SWITCH] = "switch",
 	};
 
 	return type < ARRAY_SIZE(types) && types[type] ? types[type] : "?";

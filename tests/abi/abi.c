@@ -313,6 +313,51 @@ void abi_sort_by_time(struct abi_trace *t)
 	free(items);
 }
 
+/*
+ * The unique_id last seen with tid before record at, else the first after
+ * it (read() gives one CPU's records after another's), or 0.
+ */
+static uint32_t abi_unique_id_of(const struct abi_trace *t, size_t at,
+				 uint32_t tid)
+{
+	for (size_t i = at; i-- > 0;)
+		if (t->ev[i].tid == tid)
+			return t->ev[i].unique_id;
+	for (size_t i = at; i < t->n; i++)
+		if (t->ev[i].tid == tid)
+			return t->ev[i].unique_id;
+	return 0;
+}
+
+size_t abi_split_switches(const struct abi_trace *in, struct abi_trace *out)
+{
+	size_t split = 0;
+
+	memset(out, 0, sizeof(*out));
+	abi_trace_reserve(out, 2 * in->n + 1);
+	out->reads = in->reads;
+	for (size_t i = 0; i < in->n; i++) {
+		const struct mkm_event *e = &in->ev[i];
+		struct mkm_event *o = &out->ev[out->n++];
+
+		*o = *e;
+		if (e->type != MKM_EV_SWITCH)
+			continue;
+		o->type = MKM_EV_SWITCH_OUT;
+		o->flags = e->flags & (MKM_EVF_PREEMPTED | MKM_EVF_LOCK_WAIT);
+		o->arg0 = MKM_EVF_STATE(e->flags);
+		o[1] = *e;
+		o[1].type = MKM_EV_SWITCH_IN;
+		o[1].tid = e->arg1;
+		o[1].unique_id = abi_unique_id_of(in, i, e->arg1);
+		o[1].flags = e->flags & MKM_EVF_WAIT_US;
+		o[1].arg1 = e->tid;
+		out->n++;
+		split++;
+	}
+	return split;
+}
+
 void abi_trace_free(struct abi_trace *t)
 {
 	free(t->ev);

@@ -191,6 +191,13 @@ size_t abi_cpu_events(const struct abi_trace *t, unsigned int cpu,
  */
 void abi_check_stream(const struct abi_trace *t, unsigned int nr_cpus,
 		      uint64_t *records, uint64_t *lost);
+/*
+ * out = in with each MKM_EV_SWITCH (MKM_CONFIG_ONE_SWITCH) as the
+ * SWITCH_OUT and SWITCH_IN it stands for, written independently of
+ * libmonitor's reader: next's unique_id is the one last seen with its tid
+ * in the stream. Returns the number of SWITCH records split.
+ */
+size_t abi_split_switches(const struct abi_trace *in, struct abi_trace *out);
 /* Print the stream (debugging a failure). */
 void abi_dump(const struct abi_trace *t, size_t max);
 

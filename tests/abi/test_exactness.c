@@ -12,8 +12,20 @@
  *
  * The run happens once, in the first test; every test checks one property
  * of its stream.
+ *
+ * Built twice: test_exactness_one (EXACT_ONE_SWITCH) records with
+ * MKM_CONFIG_ONE_SWITCH, and checks the same properties on its stream
+ * with each MKM_EV_SWITCH split into the two records it stands for.
  */
 #include "abi.h"
+
+#ifdef EXACT_ONE_SWITCH
+#define EXACT_FLAGS MKM_CONFIG_ONE_SWITCH
+#define EXACT_NAME "exactness (one record per switch)"
+#else
+#define EXACT_FLAGS 0u
+#define EXACT_NAME "exactness"
+#endif
 
 #define N 1000
 
@@ -24,7 +36,9 @@ static struct {
 	struct abi_ctxt a0, a1, b0, b1;
 	uint64_t t0, t1;
 	uint64_t switch_ns; /* one switch of the unmonitored pair */
-	struct abi_trace t;
+	struct abi_trace raw; /* as read() gave it */
+	struct abi_trace t; /* the same, MKM_EV_SWITCH split */
+	size_t one_switches; /* MKM_EV_SWITCH records in raw */
 	struct mkm_cpu_stats *stats;
 	uint32_t nr_cpus;
 	char *ftrace; /* the trace file's text, NULL without ftrace */
@@ -128,8 +142,8 @@ static void exact_run(void)
 	x.d = unmon.b.tid;
 
 	int fd = abi_open();
-	abi_configure(fd, 4u << 20, MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP, 0,
-		      NULL);
+	abi_configure(fd, 4u << 20, MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP,
+		      EXACT_FLAGS, NULL);
 	abi_wait_blocked(x.a);
 	abi_wait_blocked(x.b);
 	abi_resume(fd);
@@ -163,14 +177,15 @@ static void exact_run(void)
 	if (ftrace)
 		x.ftrace = ftrace_stop();
 
-	abi_drain(fd, &x.t);
+	abi_drain(fd, &x.raw);
+	x.one_switches = abi_split_switches(&x.raw, &x.t);
 	x.nr_cpus = abi_stats(fd, &x.stats);
 	ABI_OK(close(fd));
 	abi_pingpong_stop(&mon);
 	abi_pingpong_stop(&unmon);
-	printf("# cpu %d, %zu events; a: vol %lu nonvol %lu, b: vol %lu "
-	       "nonvol %lu\n",
-	       x.cpu, x.t.n, x.a1.vol - x.a0.vol, x.a1.nonvol - x.a0.nonvol,
+	printf("# cpu %d, %zu records (%zu one-record switches); a: vol %lu "
+	       "nonvol %lu, b: vol %lu nonvol %lu\n",
+	       x.cpu, x.raw.n, x.one_switches, x.a1.vol - x.a0.vol, x.a1.nonvol - x.a0.nonvol,
 	       x.b1.vol - x.b0.vol, x.b1.nonvol - x.b0.nonvol);
 	x.done = 1;
 }
@@ -461,7 +476,7 @@ static void test_timestamps_monotonic_within_window(void **state)
 {
 	(void)state;
 	exact_run();
-	abi_check_stream(&x.t, x.nr_cpus, NULL, NULL);
+	abi_check_stream(&x.raw, x.nr_cpus, NULL, NULL);
 	for (size_t i = 0; i < x.t.n; i++)
 		if (x.t.ev[i].time_ns < x.t0 || x.t.ev[i].time_ns > x.t1)
 			fail_msg("event %zu: time %llu outside [%llu, %llu]", i,
@@ -476,8 +491,8 @@ static void test_seq_contiguous_no_lost(void **state)
 	(void)state;
 	exact_run();
 	assert_true(x.nr_cpus <= 1024);
-	ABI_EQ(abi_count(&x.t, ABI_ANY, MKM_EV_LOST), 0);
-	abi_check_stream(&x.t, x.nr_cpus, rec, lost);
+	ABI_EQ(abi_count(&x.raw, ABI_ANY, MKM_EV_LOST), 0);
+	abi_check_stream(&x.raw, x.nr_cpus, rec, lost);
 	for (uint32_t cpu = 0; cpu < x.nr_cpus; cpu++) {
 		ABI_EQ(x.stats[cpu].lost, 0);
 		ABI_EQ(x.stats[cpu].buffered, 0);
@@ -695,9 +710,46 @@ static void test_switches_match_ftrace(void **state)
 	free(delta);
 }
 
+/*
+ * The form of the switches: with MKM_CONFIG_ONE_SWITCH, each switch from
+ * one of the pair to the other is one MKM_EV_SWITCH, its flags only those
+ * it defines; without it, none (a reader of ABI 2.3 sees no new type).
+ */
+static void test_switch_form(void **state)
+{
+	const uint8_t defined = MKM_EVF_PREEMPTED | MKM_EVF_LOCK_WAIT |
+				MKM_EVF_WAIT_US | MKM_EVF_STATE_MASK;
+	size_t pair = 0;
+
+	(void)state;
+	exact_run();
+	for (size_t i = 0; i < x.raw.n; i++) {
+		const struct mkm_event *e = &x.raw.ev[i];
+
+		if (EXACT_FLAGS && e->type == MKM_EV_SWITCH_OUT &&
+		    monitored(e->arg1))
+			fail_msg("record %zu: SWITCH_OUT of %u to %u, both "
+				 "tracked",
+				 i, e->tid, e->arg1);
+		if (e->type != MKM_EV_SWITCH)
+			continue;
+		if (!EXACT_FLAGS)
+			fail_msg("record %zu: MKM_EV_SWITCH not asked for", i);
+		if (e->flags & ~defined || !monitored(e->arg1) ||
+		    e->arg1 == e->tid)
+			fail_msg("record %zu: SWITCH of %u to %u, flags %#x", i,
+				 e->tid, e->arg1, e->flags);
+		pair++;
+	}
+	printf("# %zu switches within the pair in one record\n", pair);
+	if (EXACT_FLAGS)
+		assert_true(pair >= N);
+}
+
 static int exact_teardown(void **state)
 {
 	(void)state;
+	abi_trace_free(&x.raw);
 	abi_trace_free(&x.t);
 	free(x.stats);
 	free(x.ftrace);
@@ -722,7 +774,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_attach_reports_blocked_thread),
 		ABI_TEST(test_switch_events_on_pinned_cpu),
 		ABI_TEST(test_switches_match_ftrace),
+		ABI_TEST(test_switch_form),
 	};
-	return cmocka_run_group_tests_name("exactness", tests, NULL,
+	return cmocka_run_group_tests_name(EXACT_NAME, tests, NULL,
 					   exact_teardown);
 }
