@@ -444,7 +444,8 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
 		wait = sensor_waited(nt, next, now, &in_flags);
 		sensor_write_shown(nt, n_shown, MKM_EV_SWITCH_IN, in_flags,
-				   wait, sensor_peer(nt->mon, prev, pt, p_shown),
+				   wait,
+				   sensor_peer(nt->mon, prev, pt, p_shown),
 				   now);
 	}
 }

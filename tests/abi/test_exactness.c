@@ -185,8 +185,9 @@ static void exact_run(void)
 	abi_pingpong_stop(&unmon);
 	printf("# cpu %d, %zu records (%zu one-record switches); a: vol %lu "
 	       "nonvol %lu, b: vol %lu nonvol %lu\n",
-	       x.cpu, x.raw.n, x.one_switches, x.a1.vol - x.a0.vol, x.a1.nonvol - x.a0.nonvol,
-	       x.b1.vol - x.b0.vol, x.b1.nonvol - x.b0.nonvol);
+	       x.cpu, x.raw.n, x.one_switches, x.a1.vol - x.a0.vol,
+	       x.a1.nonvol - x.a0.nonvol, x.b1.vol - x.b0.vol,
+	       x.b1.nonvol - x.b0.nonvol);
 	x.done = 1;
 }
 
