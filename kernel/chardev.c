@@ -79,40 +79,68 @@ static long ioctl_configure(struct mkm_monitor *mon, void __user *arg)
 	return copy_to_user(arg, &cfg, sizeof(cfg)) ? -EFAULT : 0;
 }
 
+/*
+ * The struct of a call, in the size its ioctl number says: those of ABI
+ * 2.3 are the prefix of their successors, which the zeroed rest completes.
+ */
+static int ioctl_copy_in(void *kbuf, size_t kbytes, const void __user *arg,
+			 unsigned int cmd)
+{
+	size_t size = _IOC_SIZE(cmd);
+
+	if (WARN_ON_ONCE(size > kbytes))
+		return -ENOTTY;
+	memset(kbuf, 0, kbytes);
+	return copy_from_user(kbuf, arg, size) ? -EFAULT : 0;
+}
+
 static long ioctl_thread(struct mkm_monitor *mon, void __user *arg,
-			 bool monitor)
+			 unsigned int cmd, bool monitor)
 {
 	struct mkm_thread th;
+	int ret = ioctl_copy_in(&th, sizeof(th), arg, cmd);
 
-	if (copy_from_user(&th, arg, sizeof(th)))
-		return -EFAULT;
+	if (ret)
+		return ret;
+	if (th.reserved)
+		return -EINVAL;
 	if (th.tid <= 0)
 		return -ESRCH;
 	return monitor ? mkm_monitor_thread(mon, th.tid, th.unique_id) :
 			 mkm_monitor_unthread(mon, th.tid);
 }
 
-static long ioctl_stats(struct mkm_monitor *mon, void __user *arg)
+static long ioctl_stats(struct mkm_monitor *mon, void __user *arg,
+			unsigned int cmd)
 {
 	struct mkm_stats st;
-	int ret;
+	int ret = ioctl_copy_in(&st, sizeof(st), arg, cmd);
 
-	if (copy_from_user(&st, arg, sizeof(st)))
-		return -EFAULT;
-	if (st.busy_threads)
+	if (ret)
+		return ret;
+	if (st.busy_threads || st.reserved)
+		return -EINVAL;
+	if (!st.cpu_stats_size)
+		st.cpu_stats_size = sizeof(struct mkm_cpu_stats);
+	if (st.cpu_stats_size < 32 || st.cpu_stats_size > PAGE_SIZE ||
+	    st.cpu_stats_size % 8)
 		return -EINVAL;
 	ret = mkm_monitor_stats(mon, &st);
 	if (ret)
 		return ret;
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	return copy_to_user(arg, &st, _IOC_SIZE(cmd)) ? -EFAULT : 0;
 }
 
-static long ioctl_mark(struct mkm_monitor *mon, void __user *arg)
+static long ioctl_mark(struct mkm_monitor *mon, void __user *arg,
+		       unsigned int cmd)
 {
 	struct mkm_mark mark;
+	int ret = ioctl_copy_in(&mark, sizeof(mark), arg, cmd);
 
-	if (copy_from_user(&mark, arg, sizeof(mark)))
-		return -EFAULT;
+	if (ret)
+		return ret;
+	if (mark.reserved)
+		return -EINVAL;
 	return mkm_monitor_mark(mon, mark.value);
 }
 
@@ -150,13 +178,17 @@ static long chardev_ioctl(struct file *file, unsigned int cmd,
 	case MKM_IOC_SUSPEND:
 		return mkm_monitor_suspend(mon);
 	case MKM_IOC_THREAD_MONITOR:
-		return ioctl_thread(mon, uarg, true);
+	case MKM_IOC_THREAD_MONITOR_2_3:
+		return ioctl_thread(mon, uarg, cmd, true);
 	case MKM_IOC_THREAD_UNMONITOR:
-		return ioctl_thread(mon, uarg, false);
+	case MKM_IOC_THREAD_UNMONITOR_2_3:
+		return ioctl_thread(mon, uarg, cmd, false);
 	case MKM_IOC_STATS:
-		return ioctl_stats(mon, uarg);
+	case MKM_IOC_STATS_2_3:
+		return ioctl_stats(mon, uarg, cmd);
 	case MKM_IOC_MARK:
-		return ioctl_mark(mon, uarg);
+	case MKM_IOC_MARK_2_3:
+		return ioctl_mark(mon, uarg, cmd);
 	case MKM_IOC_CLOCK:
 		return ioctl_clock(uarg);
 	default:

@@ -100,12 +100,14 @@ bool mkm_reader_unread(struct mkm_monitor *mon)
 
 int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 {
-	struct mkm_cpu_stats __user *out = u64_to_user_ptr(st->cpus);
+	void __user *out = u64_to_user_ptr(st->cpus);
+	size_t size = st->cpu_stats_size;
 	u32 given = st->nr_cpus;
 	int cpu, ret = 0;
 
 	mutex_lock(&mon->read_lock);
 	for_each_possible_cpu(cpu) {
+		void __user *entry = out + (size_t)cpu * size;
 		struct mkm_cpu_stats s = {};
 
 		if (cpu >= given)
@@ -118,7 +120,10 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 			s.read = READ_ONCE(r->rd.read);
 			s.buffered = ring_buffered(r);
 		}
-		if (copy_to_user(&out[cpu], &s, sizeof(s))) {
+		/* The caller's entry: the struct's prefix, or it and zeros. */
+		if (copy_to_user(entry, &s, min(size, sizeof(s))) ||
+		    (size > sizeof(s) &&
+		     clear_user(entry + sizeof(s), size - sizeof(s)))) {
 			ret = -EFAULT;
 			break;
 		}

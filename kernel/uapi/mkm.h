@@ -22,7 +22,9 @@
  * =====
  * Every ioctl returns 0 or -1 with errno set. Reserved fields must be zero
  * (EINVAL otherwise); an unknown ioctl number gives ENOTTY; a bad pointer
- * gives EFAULT.
+ * gives EFAULT. ABI 2.4 gave struct mkm_thread, mkm_stats and mkm_mark
+ * reserved fields, and so new ioctl numbers; the numbers of ABI 2.3
+ * (MKM_IOC_*_2_3, at the end) still work, with the structs they had.
  *
  * MKM_IOC_VERSION (struct mkm_version, out)
  *	The ABI version the module speaks. A reader must refuse a major it does
@@ -107,6 +109,12 @@
  *	every CPU, once the rings are drained: produced == read + lost.
  *	busy_threads (in: 0; out, ABI 2.1): threads a system-wide monitor
  *	left out because another monitor tracked them, at its last RESUME.
+ *	cpu_stats_size (in, ABI 2.4): the size of each entry of the caller's
+ *	array, 0 meaning sizeof(struct mkm_cpu_stats); at least that of ABI
+ *	2.3 (32 bytes), at most 4096, a multiple of 8 (EINVAL otherwise). An
+ *	entry larger than the module's struct gets zeros past it, a smaller
+ *	one the struct's first fields: so the entry can grow without a new
+ *	call.
  *
  * MKM_IOC_MARK (struct mkm_mark, in)
  *	Writes a MKM_EV_MARK event carrying value for the calling thread, on the
@@ -339,7 +347,7 @@ enum mkm_event_type {
 #define MKM_EVF_STATE_SHIFT 1
 #define MKM_EVF_STATE_MASK (7u << MKM_EVF_STATE_SHIFT)
 #define MKM_EVF_STATE(flags) \
-	(((flags) & MKM_EVF_STATE_MASK) >> MKM_EVF_STATE_SHIFT)
+	(((flags)&MKM_EVF_STATE_MASK) >> MKM_EVF_STATE_SHIFT)
 
 /* The x86 system vectors that MKM_EVF_VECTOR records name. */
 #define MKM_X86_LOCAL_TIMER_VECTOR 0xec
@@ -397,6 +405,7 @@ struct mkm_config {
 struct mkm_thread {
 	__s32 tid;
 	__u32 unique_id;
+	__u64 reserved; /* ABI 2.4 */
 };
 
 struct mkm_cpu_stats {
@@ -410,10 +419,14 @@ struct mkm_stats {
 	__u32 nr_cpus; /* in: entries at cpus; out: possible CPU ids */
 	__u32 busy_threads; /* in: 0; out: left to other monitors (SYSTEM) */
 	__u64 cpus; /* user pointer to struct mkm_cpu_stats[nr_cpus] */
+	/* in (ABI 2.4): bytes of each entry at cpus, 0: the struct's size */
+	__u32 cpu_stats_size;
+	__u32 reserved;
 };
 
 struct mkm_mark {
 	__u64 value;
+	__u64 reserved; /* ABI 2.4 */
 };
 
 struct mkm_clock {
@@ -460,5 +473,31 @@ struct mkm_ring_reader {
 #define MKM_IOC_STATS _IOWR(MKM_IOC_MAGIC, 0x07, struct mkm_stats)
 #define MKM_IOC_MARK _IOW(MKM_IOC_MAGIC, 0x08, struct mkm_mark)
 #define MKM_IOC_CLOCK _IOWR(MKM_IOC_MAGIC, 0x09, struct mkm_clock)
+
+/*
+ * The calls of ABI 2.3 and before, whose structs had no reserved fields:
+ * still served, as the prefix of the struct that replaced them.
+ */
+struct mkm_thread_2_3 {
+	__s32 tid;
+	__u32 unique_id;
+};
+
+struct mkm_stats_2_3 {
+	__u32 nr_cpus;
+	__u32 busy_threads;
+	__u64 cpus;
+};
+
+struct mkm_mark_2_3 {
+	__u64 value;
+};
+
+#define MKM_IOC_THREAD_MONITOR_2_3 \
+	_IOW(MKM_IOC_MAGIC, 0x05, struct mkm_thread_2_3)
+#define MKM_IOC_THREAD_UNMONITOR_2_3 \
+	_IOW(MKM_IOC_MAGIC, 0x06, struct mkm_thread_2_3)
+#define MKM_IOC_STATS_2_3 _IOWR(MKM_IOC_MAGIC, 0x07, struct mkm_stats_2_3)
+#define MKM_IOC_MARK_2_3 _IOW(MKM_IOC_MAGIC, 0x08, struct mkm_mark_2_3)
 
 #endif /* _UAPI_MKM_H */

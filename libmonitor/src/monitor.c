@@ -204,13 +204,26 @@ int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
 	return 0;
 }
 
+/*
+ * The ioctl number of a call whose struct gained reserved fields in ABI
+ * 2.4, for this module: the 2.3 number takes the same struct's prefix.
+ */
+static unsigned long mon_cmd(const struct monitor *mon, unsigned long cmd,
+			     unsigned long cmd_2_3)
+{
+	return mon->version.minor >= 4 ? cmd : cmd_2_3;
+}
+
 int thread_monitor(struct monitor *mon, uint32_t unique_id, pid_t tid)
 {
 	struct mkm_thread t = { .tid = tid, .unique_id = unique_id };
 
 	if (!mon || tid <= 0)
 		return -EINVAL;
-	return mon_ioctl(mon, MKM_IOC_THREAD_MONITOR, &t);
+	return mon_ioctl(mon,
+			 mon_cmd(mon, MKM_IOC_THREAD_MONITOR,
+				 MKM_IOC_THREAD_MONITOR_2_3),
+			 &t);
 }
 
 int thread_unmonitor(struct monitor *mon, pid_t tid)
@@ -219,7 +232,10 @@ int thread_unmonitor(struct monitor *mon, pid_t tid)
 
 	if (!mon || tid <= 0)
 		return -EINVAL;
-	return mon_ioctl(mon, MKM_IOC_THREAD_UNMONITOR, &t);
+	return mon_ioctl(mon,
+			 mon_cmd(mon, MKM_IOC_THREAD_UNMONITOR,
+				 MKM_IOC_THREAD_UNMONITOR_2_3),
+			 &t);
 }
 
 int monitor_mark(struct monitor *mon, uint64_t value)
@@ -228,7 +244,7 @@ int monitor_mark(struct monitor *mon, uint64_t value)
 
 	if (!mon)
 		return -EINVAL;
-	return mon_ioctl(mon, MKM_IOC_MARK, &m);
+	return mon_ioctl(mon, mon_cmd(mon, MKM_IOC_MARK, MKM_IOC_MARK_2_3), &m);
 }
 
 int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
@@ -242,7 +258,8 @@ int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 	memset(&s, 0, sizeof(s));
 	s.nr_cpus = *nr_cpus;
 	s.cpus = (uintptr_t)cpus;
-	err = mon_ioctl(mon, MKM_IOC_STATS, &s);
+	err = mon_ioctl(mon, mon_cmd(mon, MKM_IOC_STATS, MKM_IOC_STATS_2_3),
+			&s);
 	if (err)
 		return err;
 	*nr_cpus = s.nr_cpus;
@@ -257,7 +274,8 @@ int monitor_busy_threads(struct monitor *mon, unsigned int *n)
 	if (!mon || !n)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
-	err = mon_ioctl(mon, MKM_IOC_STATS, &s);
+	err = mon_ioctl(mon, mon_cmd(mon, MKM_IOC_STATS, MKM_IOC_STATS_2_3),
+			&s);
 	if (err)
 		return err;
 	*n = s.busy_threads;

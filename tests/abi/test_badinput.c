@@ -251,7 +251,7 @@ static void test_configure_unknown_class_or_flag_einval(void **state)
 {
 	static const uint32_t bad_classes[] = { MKM_CLASS_ALL + 1, 1u << 5,
 						1u << 31, 0xffffffffu };
-	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 2,
+	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 3,
 					      1u << 31, 0xffffffffu };
 	struct mkm_config c;
 	(void)state;
@@ -392,6 +392,123 @@ static void test_stats_reserved_nonzero_einval(void **state)
 	ABI_OK(close(fd));
 }
 
+/*
+ * The reserved fields ABI 2.4 gave struct mkm_thread, mkm_stats and
+ * mkm_mark: non-zero is refused, as everywhere else in the ABI.
+ */
+static void test_reserved_fields_of_2_4_nonzero_einval(void **state)
+{
+	struct mkm_cpu_stats a[256];
+	(void)state;
+
+	int fd = abi_open();
+	struct mkm_thread th = { .tid = abi_gettid(),
+				 .unique_id = 1,
+				 .reserved = 1 };
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_MONITOR, &th), EINVAL);
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_UNMONITOR, &th), EINVAL);
+	struct mkm_mark m = { .value = 1, .reserved = 1ull << 63 };
+	abi_resume(fd);
+	ABI_ERR(ioctl(fd, MKM_IOC_MARK, &m), EINVAL);
+	abi_suspend(fd);
+	struct mkm_stats s = { .nr_cpus = 256,
+			       .cpus = (uintptr_t)a,
+			       .reserved = 1 };
+	ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
+	/* An entry size the module cannot serve. */
+	const uint32_t bad_sizes[] = { 8, 24, 33, 4104, 0xffffffffu };
+	s.reserved = 0;
+	for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(*bad_sizes); i++) {
+		s.cpu_stats_size = bad_sizes[i];
+		ABI_ERR(ioctl(fd, MKM_IOC_STATS, &s), EINVAL);
+	}
+	ABI_OK(close(fd));
+}
+
+/*
+ * The calls of ABI 2.3, with their smaller structs, still work: a
+ * reader built before the reserved fields keeps working.
+ */
+static void test_calls_of_abi_2_3_still_served(void **state)
+{
+	uint32_t nr = possible_cpus();
+	struct abi_trace t = { 0 };
+	(void)state;
+
+	int fd = abi_open();
+	abi_resume(fd);
+	struct mkm_thread_2_3 th = { .tid = abi_gettid(), .unique_id = 23 };
+	ABI_OK(ioctl(fd, MKM_IOC_THREAD_MONITOR_2_3, &th));
+	struct mkm_mark_2_3 m = { .value = 0x1234 };
+	ABI_OK(ioctl(fd, MKM_IOC_MARK_2_3, &m));
+	ABI_OK(ioctl(fd, MKM_IOC_THREAD_UNMONITOR_2_3, &th));
+	abi_suspend(fd);
+
+	/* Entries of 32 bytes, and the stats they had. */
+	struct mkm_cpu_stats *a = calloc(nr + 1, sizeof(*a));
+	assert_non_null(a);
+	memset(a, 0xab, (nr + 1) * sizeof(*a));
+	struct mkm_stats_2_3 s = { .nr_cpus = nr, .cpus = (uintptr_t)a };
+	ABI_OK(ioctl(fd, MKM_IOC_STATS_2_3, &s));
+	ABI_EQ(s.nr_cpus, nr);
+	uint64_t produced = 0;
+	for (uint32_t i = 0; i < nr; i++)
+		produced += a[i].produced;
+	for (size_t i = nr * sizeof(*a); i < (nr + 1) * sizeof(*a); i++)
+		ABI_EQ(((unsigned char *)a)[i], 0xab);
+
+	abi_drain(fd, &t);
+	ABI_EQ(produced, t.n);
+	long i = abi_find(&t, 0, abi_gettid(), MKM_EV_ATTACH);
+	assert_true(i >= 0);
+	ABI_EQ(t.ev[i].unique_id, 23);
+	i = abi_find(&t, 0, abi_gettid(), MKM_EV_MARK);
+	assert_true(i >= 0);
+	ABI_EQ(t.ev[i].arg0, 0x1234);
+	ABI_EQ(abi_count(&t, abi_gettid(), MKM_EV_DETACH), 1);
+	abi_trace_free(&t);
+	free(a);
+	ABI_OK(close(fd));
+}
+
+/*
+ * cpu_stats_size: an entry larger than the module's struct gets the
+ * struct and zeros after it, and no byte past the entries is touched.
+ */
+static void test_stats_larger_entries_zero_filled(void **state)
+{
+	const size_t size = 64;
+	uint32_t nr = possible_cpus();
+	(void)state;
+
+	unsigned char *a = malloc((nr + 1) * size);
+	assert_non_null(a);
+	int fd = abi_open();
+	abi_resume(fd);
+	ABI_OK(abi_mark(fd, 1));
+	abi_suspend(fd);
+	memset(a, 0xab, (nr + 1) * size);
+	struct mkm_stats s = { .nr_cpus = nr,
+			       .cpus = (uintptr_t)a,
+			       .cpu_stats_size = size };
+	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
+	uint64_t produced = 0;
+	for (uint32_t cpu = 0; cpu < nr; cpu++) {
+		struct mkm_cpu_stats e;
+
+		memcpy(&e, a + cpu * size, sizeof(e));
+		produced += e.produced;
+		ABI_EQ(e.buffered, e.produced);
+		for (size_t k = sizeof(e); k < size; k++)
+			ABI_EQ(a[cpu * size + k], 0);
+	}
+	ABI_EQ(produced, 1);
+	for (size_t k = nr * size; k < (nr + 1) * size; k++)
+		ABI_EQ(a[k], 0xab);
+	free(a);
+	ABI_OK(close(fd));
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -410,6 +527,9 @@ int main(int argc, char **argv)
 		ABI_TEST(test_stats_nr_cpus_zero_returns_count),
 		ABI_TEST(test_stats_fills_min_of_given_and_possible),
 		ABI_TEST(test_stats_reserved_nonzero_einval),
+		ABI_TEST(test_reserved_fields_of_2_4_nonzero_einval),
+		ABI_TEST(test_calls_of_abi_2_3_still_served),
+		ABI_TEST(test_stats_larger_entries_zero_filled),
 	};
 	return cmocka_run_group_tests_name("badinput", tests, NULL, NULL);
 }

@@ -32,12 +32,23 @@
 #define DIRECT_MAP 0xffff888000000000ull
 
 static const unsigned int mkm_cmds[] = {
-	MKM_IOC_VERSION, MKM_IOC_CONFIGURE,	 MKM_IOC_RESUME,
-	MKM_IOC_SUSPEND, MKM_IOC_THREAD_MONITOR, MKM_IOC_THREAD_UNMONITOR,
-	MKM_IOC_STATS,	 MKM_IOC_MARK,
+	MKM_IOC_VERSION,
+	MKM_IOC_CONFIGURE,
+	MKM_IOC_RESUME,
+	MKM_IOC_SUSPEND,
+	MKM_IOC_THREAD_MONITOR,
+	MKM_IOC_THREAD_UNMONITOR,
+	MKM_IOC_STATS,
+	MKM_IOC_MARK,
+	/* ABI 2.3's numbers, still served */
+	MKM_IOC_THREAD_MONITOR_2_3,
+	MKM_IOC_THREAD_UNMONITOR_2_3,
+	MKM_IOC_STATS_2_3,
+	MKM_IOC_MARK_2_3,
 };
 /* Relative frequency of each of mkm's calls (resume/suspend are slow). */
-static const unsigned int mkm_weight[] = { 10, 25, 4, 4, 15, 10, 15, 17 };
+static const unsigned int mkm_weight[] = { 10, 25, 4, 4, 12, 8,
+					   12, 14, 3, 2, 3,  3 };
 
 /* Answered by do_vfs_ioctl() before the driver sees them. */
 static const unsigned int vfs_cmds[] = {
@@ -296,9 +307,13 @@ static int cmd_is_vfs(unsigned int cmd)
 	return 0;
 }
 
+#define NR_MKM_CMDS (sizeof(mkm_cmds) / sizeof(mkm_cmds[0]))
+_Static_assert(sizeof(mkm_weight) / sizeof(mkm_weight[0]) == NR_MKM_CMDS,
+	       "a weight for each call");
+
 static int cmd_is_mkm(unsigned int cmd)
 {
-	for (size_t i = 0; i < 8; i++)
+	for (size_t i = 0; i < NR_MKM_CMDS; i++)
 		if (mkm_cmds[i] == cmd)
 			return 1;
 	return 0;
@@ -311,7 +326,7 @@ static unsigned int random_cmd(struct stress_rng *r)
 		uint64_t k = stress_below(r, 100);
 		if (k < 55) {
 			unsigned int total = 0, pick;
-			for (int i = 0; i < 8; i++)
+			for (size_t i = 0; i < NR_MKM_CMDS; i++)
 				total += mkm_weight[i];
 			pick = (unsigned int)stress_below(r, total);
 			int i = 0;
@@ -385,28 +400,48 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		break;
 	}
 	case MKM_IOC_THREAD_MONITOR:
-	case MKM_IOC_THREAD_UNMONITOR: {
-		struct mkm_thread t;
-		if (random_bytes)
+	case MKM_IOC_THREAD_UNMONITOR:
+	case MKM_IOC_THREAD_MONITOR_2_3:
+	case MKM_IOC_THREAD_UNMONITOR_2_3: {
+		struct mkm_thread t = { 0 };
+		if (random_bytes) {
 			fill_random(r, &t, sizeof(t));
-		else
-			t = (struct mkm_thread){ random_tid(r),
-						 (uint32_t)stress_rand(r) };
+		} else {
+			t.tid = random_tid(r);
+			t.unique_id = (uint32_t)stress_rand(r);
+		}
+		if (n < sizeof(t)) /* ABI 2.3's: no reserved field */
+			t.reserved = 0;
 		memcpy(tmp, &t, sizeof(t));
 		/* Depends on the tid: checked against the allowed set. */
-		expect = t.tid <= 0 ? ESRCH : -2;
+		expect = t.reserved ? EINVAL : t.tid <= 0 ? ESRCH : -2;
 		break;
 	}
-	case MKM_IOC_STATS: {
+	case MKM_IOC_STATS:
+	case MKM_IOC_STATS_2_3: {
+		static const uint32_t sizes[] = { 0, 32, 40, 64 };
 		struct mkm_stats s;
 		int crd, cwr;
 		fill_random(r, &s, sizeof(s));
-		if (!random_bytes || stress_below(r, 2))
+		if (!random_bytes || stress_below(r, 2)) {
 			s.busy_threads = 0;
+			s.reserved = 0;
+			s.cpu_stats_size = sizes[stress_below(r, 4)];
+		}
+		if (n < sizeof(s)) { /* ABI 2.3's: 32-byte entries */
+			s.reserved = 0;
+			s.cpu_stats_size = 0;
+		}
 		if (stress_below(r, 3))
 			s.nr_cpus = (uint32_t)stress_below(r, 2 * nr_cpus + 2);
-		size_t want = (s.nr_cpus < nr_cpus ? s.nr_cpus : nr_cpus) *
-			      sizeof(struct mkm_cpu_stats);
+		size_t entry = s.cpu_stats_size ? s.cpu_stats_size :
+						  sizeof(struct mkm_cpu_stats);
+		int bad = s.busy_threads || s.reserved || entry < 32 ||
+			  entry > 4096 || entry % 8;
+		size_t want =
+			bad ? 0 :
+			      (s.nr_cpus < nr_cpus ? s.nr_cpus : nr_cpus) *
+					entry;
 		/* The array: never random memory of ours. */
 		if (s.nr_cpus || stress_below(r, 2))
 			s.cpus = (uintptr_t)pick_ptr(
@@ -414,7 +449,7 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		else
 			cwr = 0;
 		memcpy(tmp, &s, sizeof(s));
-		if (s.busy_threads)
+		if (bad)
 			expect = EINVAL;
 		else if (want && !cwr)
 			expect = EFAULT;
@@ -423,9 +458,15 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		break;
 	}
 	case MKM_IOC_MARK:
-		fill_random(r, tmp, n);
-		expect = f->resumed ? 0 : EAGAIN;
+	case MKM_IOC_MARK_2_3: {
+		struct mkm_mark m;
+		fill_random(r, &m, sizeof(m));
+		if (n < sizeof(m) || stress_below(r, 2))
+			m.reserved = 0;
+		memcpy(tmp, &m, sizeof(m));
+		expect = m.reserved ? EINVAL : f->resumed ? 0 : EAGAIN;
 		break;
+	}
 	}
 	/* Into place: a read-only page is written through a moment. */
 	if (p >= ro && p < ro + page) {
@@ -477,9 +518,12 @@ static void fuzz_one(struct stress_rng *r, struct fuzz_fd *f,
 		good = e == 0 || e == EBUSY;
 	else if (expect == -2)
 		good = e == 0 ||
-		       stress_errno_in(e, cmd == MKM_IOC_THREAD_MONITOR ?
-						  ok_monitor :
-						  ok_unmonitor);
+		       stress_errno_in(
+			       e,
+			       cmd == MKM_IOC_THREAD_MONITOR ||
+					       cmd == MKM_IOC_THREAD_MONITOR_2_3 ?
+				       ok_monitor :
+				       ok_unmonitor);
 	else
 		good = e == expect;
 	if (cmd == MKM_IOC_RESUME && e == ENOMEM)
