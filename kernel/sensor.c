@@ -425,11 +425,12 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 			return;
 		state = sensor_left(prev, preempt, prev_state, &out_flags);
 		wait = sensor_waited(nt, next, now, &in_flags);
+		/* next's tid as its own records give it (its entry's). */
 		sensor_write(pt->mon, READ_ONCE(pt->tid), pt->unique_id,
 			     MKM_EV_SWITCH,
 			     out_flags | in_flags |
 				     state << MKM_EVF_STATE_SHIFT,
-			     wait, sensor_tid(pt->mon, next), now);
+			     wait, READ_ONCE(nt->tid), now);
 		pt->run_delay = mkm_task_run_delay(prev);
 		return;
 	}
