@@ -468,9 +468,33 @@ static notrace void probe_sched_switch(void *data, bool preempt,
 }
 
 /*
- * WAKING or WAKEUP of p by current. The clock is read first, so that little
- * is live across the call (the wakeup path has interrupts off but where a
- * task wakes itself, so they are disabled here too).
+ * The waker and context of the wakeup of p under way, into t, as its
+ * WAKING saw them. Its WAKEUP may run elsewhere: on p's CPU, from the wake
+ * list try_to_wake_up() queued for it (an IPI, or the idle loop), where
+ * current is not the waker and in_task() is false; it takes what WAKING
+ * saw, and saves a second lookup of the waker. p does not switch between
+ * its WAKING and its WAKEUP, so its switch count names the wakeup: a
+ * WAKEUP whose WAKING was not recorded (the monitor resumed in between)
+ * sees its own context.
+ */
+static __always_inline void sensor_wake_context(struct mkm_tracked *t,
+						struct task_struct *p, u8 type)
+{
+	unsigned long switches = READ_ONCE(p->nvcsw) + READ_ONCE(p->nivcsw);
+
+	if (type == MKM_EV_WAKEUP && t->wake_switches == switches) {
+		t->wake_switches = ULONG_MAX;
+		return;
+	}
+	t->wake_flags = in_task() ? 0 : MKM_EVF_IN_IRQ;
+	t->waker = sensor_waker(t->mon);
+	t->wake_switches = type == MKM_EV_WAKING ? switches : ULONG_MAX;
+}
+
+/*
+ * WAKING or WAKEUP of p. The clock is read first, so that little is live
+ * across the call (the wakeup path has interrupts off but where a task
+ * wakes itself, so they are disabled here too).
  */
 static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 					bool target)
@@ -484,7 +508,8 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 	now = local_clock();
 	t = mkm_threads_lookup(p);
 	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP)) {
-		flags = in_task() ? 0 : MKM_EVF_IN_IRQ;
+		sensor_wake_context(t, p, type);
+		flags = t->wake_flags;
 		/*
 		 * The end of a PREEMPT_RT lock wait: seen at WAKING, while
 		 * p is still in it; its WAKEUP follows under the same
@@ -498,7 +523,7 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 				flags |= MKM_EVF_LOCK_WAIT;
 		}
 		sensor_write_thread(t, type, flags, target ? task_cpu(p) : 0,
-				    sensor_waker(t->mon), now);
+				    t->waker, now);
 	}
 	local_irq_restore(irqflags);
 }

@@ -65,6 +65,14 @@ struct mkm_tracked {
 	u64 run_delay;
 	/* The wakeup under way ends a PREEMPT_RT lock wait (under pi_lock) */
 	bool lock_wake;
+	/*
+	 * The wakeup under way as its WAKING saw it (sensor_wake_context()):
+	 * the waker, the flags, and the task's switch count then, which
+	 * names the wakeup (ULONG_MAX: none seen)
+	 */
+	u8 wake_flags;
+	u32 waker;
+	unsigned long wake_switches;
 	struct list_head mon_link; /* in mon->threads, or the spares */
 	struct rcu_head rcu;
 };

@@ -101,6 +101,64 @@ static void test_wakeup_timer_flagged_in_irq(void **state)
 	abi_worker_stop(&w);
 }
 
+/*
+ * A wakeup across CPUs: the wakee's CPU is idle, so try_to_wake_up()
+ * queues the wakee on that CPU's wake list and the WAKEUP fires there,
+ * from an IPI or the idle loop, where current is not the waker. Both
+ * records of each wakeup name the thread that woke it, from task context.
+ */
+static void test_cross_cpu_wakeup_names_the_waker(void **state)
+{
+	const long n = 200;
+	struct abi_pingpong pp;
+	struct abi_trace t = { 0 };
+	size_t wakeups = 0;
+	(void)state;
+
+	need_two_cpus();
+	abi_pingpong_start(&pp, "abi-xcpu", abi_cpu_online(0),
+			   abi_cpu_online(1), n);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP, 0,
+		      NULL);
+	abi_wait_blocked(pp.a.tid);
+	abi_wait_blocked(pp.b.tid);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, pp.a.tid, 1));
+	ABI_OK(abi_monitor(fd, pp.b.tid, 2));
+	abi_pingpong_run(&pp);
+	abi_wait_blocked(pp.a.tid);
+	abi_wait_blocked(pp.b.tid);
+	abi_suspend(fd);
+	abi_drain(fd, &t);
+	ABI_OK(close(fd));
+	abi_sort_by_time(&t);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct mkm_event *e = &t.ev[i];
+		uint32_t partner = e->tid == (uint32_t)pp.a.tid ?
+					   (uint32_t)pp.b.tid :
+					   (uint32_t)pp.a.tid;
+
+		if (e->type != MKM_EV_WAKEUP && e->type != MKM_EV_WAKING)
+			continue;
+		/* The pair's wakeups, and the test thread's start command. */
+		if (e->arg1 != partner && e->arg1 != (uint32_t)abi_gettid())
+			fail_msg("record %zu: %s of %u on cpu %u by %u, not "
+				 "%u",
+				 i, mon_event_name(e->type), e->tid, e->cpu,
+				 e->arg1, partner);
+		if (e->flags & MKM_EVF_IN_IRQ)
+			fail_msg("record %zu: %s of %u on cpu %u from an "
+				 "interrupt",
+				 i, mon_event_name(e->type), e->tid, e->cpu);
+		wakeups += e->type == MKM_EV_WAKEUP && e->arg1 == partner;
+	}
+	printf("# %zu WAKEUP by the partner\n", wakeups);
+	assert_true(wakeups >= (size_t)n);
+	abi_trace_free(&t);
+	abi_pingpong_stop(&pp);
+}
+
 static void migrate_self_fn(struct abi_worker *w)
 {
 	int dest = *(int *)w->arg;
@@ -236,6 +294,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		ABI_TEST(test_events_from_both_cpus),
 		ABI_TEST(test_wakeup_timer_flagged_in_irq),
+		ABI_TEST(test_cross_cpu_wakeup_names_the_waker),
 		ABI_TEST(test_migrate_running_thread_dest_cpu),
 		ABI_TEST(test_migrate_sleeping_thread_on_wakeup),
 		ABI_TEST(test_mark_on_each_cpu),
