@@ -472,23 +472,23 @@ static notrace void probe_sched_switch(void *data, bool preempt,
  * WAKING saw them. Its WAKEUP may run elsewhere: on p's CPU, from the wake
  * list try_to_wake_up() queued for it (an IPI, or the idle loop), where
  * current is not the waker and in_task() is false; it takes what WAKING
- * saw, and saves a second lookup of the waker. p does not switch between
- * its WAKING and its WAKEUP, so its switch count names the wakeup: a
- * WAKEUP whose WAKING was not recorded (the monitor resumed in between)
- * sees its own context.
+ * saw, and saves a second lookup of the waker. p takes no CPU between its
+ * WAKING and its WAKEUP (its switch-out may still be under way), so the
+ * times it took one name the wakeup: a WAKEUP whose WAKING was not
+ * recorded (the monitor resumed in between) sees its own context.
  */
 static __always_inline void sensor_wake_context(struct mkm_tracked *t,
 						struct task_struct *p, u8 type)
 {
-	unsigned long switches = READ_ONCE(p->nvcsw) + READ_ONCE(p->nivcsw);
+	unsigned long arrivals = mkm_task_arrivals(p);
 
-	if (type == MKM_EV_WAKEUP && t->wake_switches == switches) {
-		t->wake_switches = ULONG_MAX;
+	if (type == MKM_EV_WAKEUP && t->wake_arrivals == arrivals) {
+		t->wake_arrivals = ULONG_MAX;
 		return;
 	}
 	t->wake_flags = in_task() ? 0 : MKM_EVF_IN_IRQ;
 	t->waker = sensor_waker(t->mon);
-	t->wake_switches = type == MKM_EV_WAKING ? switches : ULONG_MAX;
+	t->wake_arrivals = type == MKM_EV_WAKING ? arrivals : ULONG_MAX;
 }
 
 /*

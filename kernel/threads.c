@@ -226,7 +226,7 @@ static void threads_init_entry(struct mkm_tracked *t, struct task_struct *task,
 	t->unique_id = unique_id;
 	/* An inherited thread's first wait counts from here (no ATTACH). */
 	t->run_delay = mkm_task_run_delay(task);
-	t->wake_switches = ULONG_MAX;
+	t->wake_arrivals = ULONG_MAX;
 }
 
 struct mkm_tracked *mkm_threads_new(struct task_struct *task,

@@ -67,12 +67,12 @@ struct mkm_tracked {
 	bool lock_wake;
 	/*
 	 * The wakeup under way as its WAKING saw it (sensor_wake_context()):
-	 * the waker, the flags, and the task's switch count then, which
-	 * names the wakeup (ULONG_MAX: none seen)
+	 * the waker, the flags, and mkm_task_arrivals() then, which names
+	 * the wakeup (ULONG_MAX: none seen)
 	 */
 	u8 wake_flags;
 	u32 waker;
-	unsigned long wake_switches;
+	unsigned long wake_arrivals;
 	struct list_head mon_link; /* in mon->threads, or the spares */
 	struct rcu_head rcu;
 };
@@ -96,6 +96,21 @@ static __always_inline u64 mkm_task_run_delay(const struct task_struct *task)
 	return READ_ONCE(task->sched_info.run_delay);
 #else
 	return 0;
+#endif
+}
+
+/*
+ * How many times task took a CPU (schedstat's pcount), or, without
+ * CONFIG_SCHED_INFO, its switch count, which a switch-out under way
+ * may move.
+ */
+static __always_inline unsigned long
+mkm_task_arrivals(const struct task_struct *task)
+{
+#ifdef CONFIG_SCHED_INFO
+	return READ_ONCE(task->sched_info.pcount);
+#else
+	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw);
 #endif
 }
 
