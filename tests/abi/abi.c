@@ -763,6 +763,20 @@ void abi_pingpong_stop(struct abi_pingpong *p)
 	close(p->ba[1]);
 }
 
+void abi_pingpong_record(int fd, struct abi_pingpong *p, struct abi_trace *t)
+{
+	abi_wait_blocked(p->a.tid);
+	abi_wait_blocked(p->b.tid);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, p->a.tid, 1));
+	ABI_OK(abi_monitor(fd, p->b.tid, 2));
+	abi_pingpong_run(p);
+	abi_wait_blocked(p->a.tid);
+	abi_wait_blocked(p->b.tid);
+	abi_suspend(fd);
+	abi_drain(fd, t);
+}
+
 int abi_wait_child(pid_t pid)
 {
 	return abi_wait_child_for(pid, ABI_WAIT_TIMEOUT);

@@ -247,6 +247,12 @@ void abi_pingpong_start(struct abi_pingpong *p, const char *name, int cpu_a,
 			int cpu_b, long n);
 void abi_pingpong_run(struct abi_pingpong *p); /* both, and waits */
 void abi_pingpong_stop(struct abi_pingpong *p);
+/*
+ * One run of p recorded by the configured, suspended monitor fd: both
+ * threads tracked (unique_ids 1 and 2) from blocked to blocked, the
+ * monitor suspended and drained into t.
+ */
+void abi_pingpong_record(int fd, struct abi_pingpong *p, struct abi_trace *t);
 
 /* Wait for a child with a deadline; returns the wait status. */
 int abi_wait_child(pid_t pid);

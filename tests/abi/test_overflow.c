@@ -224,16 +224,7 @@ static void test_overflow_sched_events_accounted(void **state)
 	int cpu = abi_cpu_online(abi_nr_cpus_online() - 1);
 	abi_pingpong_start(&p, "abi-ovf", cpu, cpu, 300);
 	int fd = open_smallest();
-	abi_wait_blocked(p.a.tid);
-	abi_wait_blocked(p.b.tid);
-	abi_resume(fd);
-	ABI_OK(abi_monitor(fd, p.a.tid, 1));
-	ABI_OK(abi_monitor(fd, p.b.tid, 2));
-	abi_pingpong_run(&p);
-	abi_wait_blocked(p.a.tid);
-	abi_wait_blocked(p.b.tid);
-	abi_suspend(fd);
-	abi_drain(fd, &t);
+	abi_pingpong_record(fd, &p, &t);
 	check_accounting(fd, &t, lost);
 	/* 300 round trips make well over a ring of 128 records. */
 	assert_true(lost[cpu] > 0);

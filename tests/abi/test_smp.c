@@ -121,16 +121,7 @@ static void test_cross_cpu_wakeup_names_the_waker(void **state)
 	int fd = abi_open();
 	abi_configure(fd, 1u << 20, MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP, 0,
 		      NULL);
-	abi_wait_blocked(pp.a.tid);
-	abi_wait_blocked(pp.b.tid);
-	abi_resume(fd);
-	ABI_OK(abi_monitor(fd, pp.a.tid, 1));
-	ABI_OK(abi_monitor(fd, pp.b.tid, 2));
-	abi_pingpong_run(&pp);
-	abi_wait_blocked(pp.a.tid);
-	abi_wait_blocked(pp.b.tid);
-	abi_suspend(fd);
-	abi_drain(fd, &t);
+	abi_pingpong_record(fd, &pp, &t);
 	ABI_OK(close(fd));
 	abi_sort_by_time(&t);
 	for (size_t i = 0; i < t.n; i++) {
