@@ -95,7 +95,7 @@ $(BENCH_NATIVE): bench/native.c kernel/ring.h kernel/ring_user.h \
 # floor's module, and the peers (bench/peers/build.mk) with their libraries.
 $(BENCH_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) \
 		$(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(FLOOR_MODULE) \
-		$(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
+		$(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP) $(BPF_SCHED)
 	$(quiet) CPIO $@
 	$(Q)tests/vm/mkinitramfs.sh -o $@ \
 		-f $(BENCH_SWITCH) -f $(BENCH_READ) -f $(BENCH_SCALE) \
