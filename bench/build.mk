@@ -23,8 +23,8 @@
 #   make bench-cpus    records per second per CPU, drops and the switch rate
 #                      against the unmonitored one under stress-ng --switch,
 #                      with 1, 2 and 4 vCPUs (no -icount: ratios within each
-#                      boot) [BENCH_CPUS='1 2 4' BENCH_CPUS_SECONDS=5
-#                      BENCH_CPUS_RUNS=3]
+#                      boot) [BENCH_CPUS='1 2 4' BENCH_CPUS_SECONDS=3
+#                      BENCH_CPUS_RUNS=5]
 #   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
 #                      guest programs' smoke run is a VM test (check-vm)
 
@@ -51,8 +51,8 @@ BENCH_SCALE_THREADS ?= 1,100,10000,60000
 BENCH_SCALE_MONITORS ?= 1,8,64
 BENCH_SCALE_RUNS ?= 5
 BENCH_CPUS ?= 1 2 4
-BENCH_CPUS_SECONDS ?= 5
-BENCH_CPUS_RUNS ?= 3
+BENCH_CPUS_SECONDS ?= 3
+BENCH_CPUS_RUNS ?= 5
 STRESS_NG ?= /usr/bin/stress-ng
 
 .PHONY: bench-vm bench-native bench-read bench-scale bench-smoke bench-kernels \

@@ -8,8 +8,8 @@
 #
 # Writes one line per measurement to /out/vm_cpus.tsv:
 #   cpus run config seconds switches records lost recorder_ms
-# switches: the bogo ops stress-ng counted (one per context switch of a
-# pair) over its own run time; records and lost: what mkm record wrote and
+# switches: the bogo ops stress-ng counted (messages its pairs passed) over
+# its own run time (seconds); records and lost: what mkm record wrote and
 # what its rings dropped (its closing lines); recorder_ms: the recorder's
 # own CPU time. The guest runs without -icount (an SMP guest cannot), so
 # the rates are compared within the boot only.
