@@ -26,17 +26,17 @@ NF >= 8 {
 END {
 	if (!n) { print "bench-cpus: no measurements" > "/dev/stderr"; exit 1 }
 	printf "bench-cpus: stress-ng --switch (one pair per CPU) unmonitored, then under mkm record; no -icount\n"
-	printf "means over runs; each ratio is to the same boot's unmonitored run just before\n\n"
+	printf "mon/unmon: the median ratio over runs (min, max), each to the same boot's unmonitored run just before;\nthe other columns: means over runs\n\n"
 	printf "%4s %4s %14s %9s %6s %6s %14s %8s %8s %9s %9s\n", "cpus", "runs", "ops/s/CPU", "mon/unmon", "min", "max", "records/s/CPU", "rec/op", "lost", "recorder", "rec CPU"
 	for (i = 1; i <= n; i++) {
 		c = order[i]; k = runs[c]
 		if (!k) continue
-		mn = mx = ratio[c, 1]
-		for (j = 2; j <= k; j++) {
-			if (ratio[c, j] < mn) mn = ratio[c, j]
-			if (ratio[c, j] > mx) mx = ratio[c, j]
-		}
-		printf "%4d %4d %14.0f %9.3f %6.3f %6.3f %14.0f %8.2f %7.2f%% %6.0f ns %8.2f%%\n", c, k, unmon[c] / k, sum[c] / k, mn, mx, rate[c] / k, perswitch[c] / k, records[c] + lost[c] ? 100 * lost[c] / (records[c] + lost[c]) : 0, ns[c] / k, 100 * share[c] / k
+		# Sorted, for the median: the host's load moves single runs.
+		for (j = 1; j <= k; j++) v[j] = ratio[c, j]
+		for (j = 2; j <= k; j++)
+			for (m = j; m > 1 && v[m - 1] > v[m]; m--) { t = v[m]; v[m] = v[m - 1]; v[m - 1] = t }
+		med = k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+		printf "%4d %4d %14.0f %9.3f %6.3f %6.3f %14.0f %8.2f %7.2f%% %6.0f ns %8.2f%%\n", c, k, unmon[c] / k, med, v[1], v[k], rate[c] / k, perswitch[c] / k, records[c] + lost[c] ? 100 * lost[c] / (records[c] + lost[c]) : 0, ns[c] / k, 100 * share[c] / k
 	}
 	printf "\nops/s/CPU: stress-ng's bogo ops (messages the pairs passed) unmonitored; records/s/CPU: what mkm\n"
 	printf "record wrote; rec/op: records per bogo op;\n"
