@@ -59,10 +59,10 @@
  * 2.13, tracepoint-event-impl.h), not its tid: tracking this process's PID
  * covers both threads, and a thread of it created later too; a switch is
  * recorded when the thread going out is tracked, a wakeup when the waker
- * is. perf and LTTng run as children of this program, set up before the
- * timed run and stopped after it; their consumers (perf record's reads,
- * lttng-consumerd, bpf_sched's and bpftrace's drains) run during it, on the same CPU, so their cost is in the
- * figure. A configuration whose tool or module is not in the image (the
+ * is. The peers run as children of this program, set up before the timed
+ * run and stopped after it; their consumers (perf record's reads,
+ * lttng-consumerd, bpf_sched's and bpftrace's drains) run during it, on
+ * the same CPU, so their cost is in the figure. A configuration whose tool or module is not in the image (the
  * smoke test's) is skipped with a message.
  *
  * Each line of the output file is one measurement:
