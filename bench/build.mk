@@ -20,6 +20,11 @@
 #                      guest; BENCH_MONITORS_BEFORE=old/mkm.ko runs another
 #                      build of the module in the same boot first, to compare
 #                      [BENCH_MONITORS=50000]
+#   make bench-cpus    records per second per CPU, drops and the switch rate
+#                      against the unmonitored one under stress-ng --switch,
+#                      with 1, 2 and 4 vCPUs (no -icount: ratios within each
+#                      boot) [BENCH_CPUS='1 2 4' BENCH_CPUS_SECONDS=3
+#                      BENCH_CPUS_RUNS=5]
 #   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
 #                      guest programs' smoke run is a VM test (check-vm)
 
@@ -45,9 +50,13 @@ BENCH_READ_RUNS ?= 3
 BENCH_SCALE_THREADS ?= 1,100,10000,60000
 BENCH_SCALE_MONITORS ?= 1,8,64
 BENCH_SCALE_RUNS ?= 5
+BENCH_CPUS ?= 1 2 4
+BENCH_CPUS_SECONDS ?= 3
+BENCH_CPUS_RUNS ?= 5
+STRESS_NG ?= /usr/bin/stress-ng
 
 .PHONY: bench-vm bench-native bench-read bench-scale bench-smoke bench-kernels \
-	bench-monitors
+	bench-monitors bench-cpus
 all: $(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(BENCH_NATIVE) \
 	$(BENCH_MONITORS_PROG)
 
@@ -90,15 +99,20 @@ $(BENCH_NATIVE): bench/native.c kernel/ring.h kernel/ring_user.h \
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-# Its own image: busybox, the two guest programs, the module where the
-# guest's init does not load it (vm_switch measures the baseline first), the
-# floor's module, and the peers (bench/peers/build.mk) with their libraries.
+# Its own image: busybox, the guest programs, the module where the guest's
+# init does not load it (vm_switch measures the baseline first), the
+# floor's module, the peers (bench/peers/build.mk) with their libraries,
+# and bench-cpus' mkm record and stress-ng.
 $(BENCH_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) \
 		$(BENCH_SWITCH) $(BENCH_READ) $(BENCH_SCALE) $(FLOOR_MODULE) \
-		$(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
+		$(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP) $(BPF_SCHED) \
+		$(MKM_TOOL) bench/vm_cpus.sh
 	$(quiet) CPIO $@
+	$(Q)test -x $(STRESS_NG) || { echo "no $(STRESS_NG): make deps installs stress-ng" >&2; exit 1; }
 	$(Q)tests/vm/mkinitramfs.sh -o $@ \
 		-f $(BENCH_SWITCH) -f $(BENCH_READ) -f $(BENCH_SCALE) \
+		-f $(MKM_TOOL):/bin/mkm -f bench/vm_cpus.sh:/bin/vm_cpus \
+		-f $(STRESS_NG):/bin/stress-ng \
 		-f $(MODULE):/bench/mkm.ko \
 		-f $(FLOOR_MODULE):/bench/floor.ko \
 		$(foreach f,$(PEERS_IMAGE_FILES),-f $(f))
@@ -129,6 +143,15 @@ bench-scale: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh scale \
 		-n $(BENCH_ROUNDS) -r $(BENCH_SCALE_RUNS) \
 		-t $(BENCH_SCALE_THREADS) -m $(BENCH_SCALE_MONITORS)
+
+# One boot per CPU count, one after the other, then the table of all.
+bench-cpus: $(BENCH_IMAGE)
+	$(Q)for c in $(BENCH_CPUS); do \
+		BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) BENCH_VM_CPUS=$$c \
+		bench/vm.sh cpus $(BENCH_CPUS_SECONDS) $(BENCH_CPUS_RUNS) || exit 1; \
+	done
+	$(Q)echo
+	$(Q)awk -f bench/cpus.awk $(foreach c,$(BENCH_CPUS),$(BENCH_DIR)/cpus-smp$(c)/vm_cpus.tsv)
 
 bench-native: $(BENCH_NATIVE)
 	$(Q)bench/native.sh $(BENCH_NATIVE) $(BENCH_NATIVE_EVENTS)

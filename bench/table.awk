@@ -9,7 +9,10 @@
 # loaded); mean, standard deviation, min and max are over runs, the
 # baseline's own spread on its line. The last column divides each mean by
 # ftrace's filtered one; -loaded is the mean minus that of mkm.ko loaded
-# with no monitor, the state every other configuration starts from.
+# with no monitor, the state every other configuration starts from. The
+# table of mkm against each peer adds, where the records were counted,
+# the instructions per record (peers that count warm-up records, perf and
+# the eBPF ones, read about 1% low).
 
 # Busybox's awk in the guest (the smoke test) may lack sqrt().
 function root(x,  r, k) {
@@ -32,6 +35,10 @@ function describe(c) {
 	if (c == "perf-other") return "perf record -t on another thread"
 	if (c == "lttng-pid") return "LTTng switch+waking+wakeup, PID tracked"
 	if (c == "lttng-other") return "LTTng tracking another process"
+	if (c == "bpf-pid") return "eBPF tp_btf switch+wakeup, ring buffer"
+	if (c == "bpf-batch") return "eBPF, reader woken at 256 KiB"
+	if (c == "bpf-other") return "eBPF filtered to another thread"
+	if (c == "bpftrace-pid") return "bpftrace one-liner, switch+wakeup"
 	if (c == "floor-none") return "floor.ko loaded, no probe"
 	if (c == "floor-nop") return "floor.ko: sched_switch probe, returns"
 	if (c == "floor-count") return "floor.ko: sched_switch probe, counts"
@@ -84,15 +91,15 @@ END {
 	printf "bench-vm: %d runs of %d round trips per configuration, one vCPU, -icount shift=1\n", nrun, rounds
 	printf "guest instructions per context switch (guest ns / 2); added = minus the baseline's mean\n\n"
 	lref = ("loaded" in seen) ? mean["loaded"] : 0
-	printf "%-11s %-38s %8s %8s %6s %8s %8s %8s %5s %8s\n", "config", "what", "instr/sw", "added", "sd", "min", "max", "-loaded", "ev/sw", "/ftr-pid"
+	printf "%-12s %-38s %8s %8s %6s %8s %8s %8s %5s %8s\n", "config", "what", "instr/sw", "added", "sd", "min", "max", "-loaded", "ev/sw", "/ftr-pid"
 	for (i = 1; i <= nconf; i++) {
 		c = order[i]
 		evs = sw[c] ? ev[c] / sw[c] : 0
 		if (c == "base") {
-			printf "%-11s %-38s %8.1f %8s %6.1f %+8.1f %+8.1f %8s %5s %8s\n", c, describe(c), abs_[c], "-", sd[c], mn[c], mx[c], "-", "-", "-"
+			printf "%-12s %-38s %8.1f %8s %6.1f %+8.1f %+8.1f %8s %5s %8s\n", c, describe(c), abs_[c], "-", sd[c], mn[c], mx[c], "-", "-", "-"
 			continue
 		}
-		printf "%-11s %-38s %8.1f %+8.1f %6.1f %+8.1f %+8.1f %8s %5s %8s\n", c, describe(c), abs_[c], mean[c], sd[c], mn[c], mx[c], (c == "loaded" || !lref) ? "-" : sprintf("%+.1f", mean[c] - lref), evs ? sprintf("%.2f", evs) : "-", (ref > 0) ? sprintf("%.3f", mean[c] / ref) : "-"
+		printf "%-12s %-38s %8.1f %+8.1f %6.1f %+8.1f %+8.1f %8s %5s %8s\n", c, describe(c), abs_[c], mean[c], sd[c], mn[c], mx[c], (c == "loaded" || !lref) ? "-" : sprintf("%+.1f", mean[c] - lref), evs ? sprintf("%.2f", evs) : "-", (ref > 0) ? sprintf("%.3f", mean[c] / ref) : "-"
 		if (lost[c]) printf "  %s: %d records lost (its buffers were too small): the figure is too low\n", c, lost[c]
 	}
 	# mkm against each peer, the same events recorded: a monitored switch
@@ -104,15 +111,26 @@ END {
 	pair("monitored", "mon-wake", "ftrace-pid")
 	pair("monitored", "mon-wake", "perf-task")
 	pair("monitored", "mon-wake", "lttng-pid")
+	pair("monitored", "mon-wake", "bpf-pid")
+	pair("monitored", "mon-wake", "bpf-batch")
+	pair("monitored", "mon-wake", "bpftrace-pid")
 	pair("unmonitored", "const", "perf-other")
 	pair("unmonitored", "const", "lttng-other")
+	pair("unmonitored", "const", "bpf-other")
 	if (!npair) exit
 	printf "\nmkm against each peer: instructions per switch over \"loaded\"\n\n"
-	printf "%-12s %-12s %8s %-9s %8s %9s\n", "switch", "peer", "peer", "mkm", "mkm", "mkm/peer"
+	printf "%-12s %-12s %8s %-9s %8s %9s %8s %8s\n", "switch", "peer", "peer", "mkm", "mkm", "mkm/peer", "peer/ev", "mkm/ev"
 	for (k = 1; k <= npair; k++) {
 		m = pm[k]; p = pp[k]
-		printf "%-12s %-12s %+8.1f %-9s %+8.1f %9.3f\n", pk[k], p, mean[p] - lref, m, mean[m] - lref, (mean[p] - lref > 0) ? (mean[m] - lref) / (mean[p] - lref) : 0
+		printf "%-12s %-12s %+8.1f %-9s %+8.1f %9.3f %8s %8s\n", pk[k], p, mean[p] - lref, m, mean[m] - lref, (mean[p] - lref > 0) ? (mean[m] - lref) / (mean[p] - lref) : 0, perev(p, pk[k]), perev(m, pk[k])
 	}
+}
+
+# Instructions per record over "loaded", where the records were counted
+# (on a monitored switch only: an unmonitored one records nothing).
+function perev(c, kind) {
+	if (kind != "monitored" || !ev[c] || !sw[c]) return "-"
+	return sprintf("%.1f", (mean[c] - lref) / (ev[c] / sw[c]))
 }
 
 function pair(kind, m, p) {

@@ -3,10 +3,11 @@
 # vm.sh - boot the guest once under QEMU's -icount with one virtual CPU, run
 # one guest benchmark, bring its measurements back and print its table.
 #
-#   bench/vm.sh switch|read|scale [GUEST-ARGS...]
+#   bench/vm.sh switch|read|scale|cpus [GUEST-ARGS...]
 #
 # switch runs vm_switch (bench-vm), read runs vm_read (bench-read), scale
-# runs vm_scale (bench-scale); the arguments go to the guest program. The measurements and the guest's TSC
+# runs vm_scale (bench-scale), cpus runs vm_cpus (bench-cpus: always
+# without -icount); the arguments go to the guest program. The measurements and the guest's TSC
 # calibration land in $BUILD/bench/<what>/, the console log beside them.
 # Environment: BUILD; BENCH_IMAGE, the initramfs (default
 # $BUILD/bench/initramfs.cpio.gz); BENCH_VM_CPUS, virtual CPUs (default 1;
@@ -28,11 +29,13 @@ case $what in
 switch) table=$top/bench/table.awk ;;
 read) table=$top/bench/read.awk ;;
 scale) table=$top/bench/scale.awk ;;
-*) echo "usage: $0 switch|read|scale [GUEST-ARGS...]" >&2; exit 2 ;;
+cpus) table=$top/bench/cpus.awk ;;
+*) echo "usage: $0 switch|read|scale|cpus [GUEST-ARGS...]" >&2; exit 2 ;;
 esac
 shift
 dir=$build/bench/$what
-[ "${BENCH_VM_CPUS:-1}" = 1 ] || dir=$dir-smp${BENCH_VM_CPUS}
+[ "${BENCH_VM_CPUS:-1}" = 1 ] && [ "$what" != cpus ] ||
+	dir=$dir-smp${BENCH_VM_CPUS:-1}
 rm -rf "$dir"
 mkdir -p "$dir"
 
@@ -59,7 +62,7 @@ mkdir -p "$dir"
 	echo "rmmod mkm"
 } >"$dir.cmd"
 icount="-icount shift=1,sleep=on"
-[ "${BENCH_VM_CPUS:-1}" = 1 ] || icount=
+[ "${BENCH_VM_CPUS:-1}" = 1 ] && [ "$what" != cpus ] || icount=
 mem=1G
 [ "$what" != scale ] || mem=4G
 plugin=()

@@ -39,6 +39,16 @@
  *               tracking this process's PID, its consumer draining to a
  *               tmpfs
  *   lttng-other the same session tracking another, sleeping process
+ *   bpf-pid     the eBPF peer (bench/peers/bpf_sched.bpf.c): tp_btf
+ *               programs on sched_switch and sched_wakeup, filtered in BPF
+ *               to the two threads, into a BPF ring buffer that
+ *               bpf_sched drains to a tmpfs
+ *   bpf-batch   the same, waking its reader only once 256 KiB wait (as
+ *               perf record's default buffer does at half its size)
+ *   bpf-other   the same as bpf-pid, filtered to another process's sleeping
+ *               thread
+ *   bpftrace-pid  a bpftrace one-liner printing the same events of the
+ *               two threads to a tmpfs
  *   floor-none  floor.ko loaded, no probe (bench/floor/floor.c)
  *   floor-nop   floor.ko's probe on sched_switch, returning at once
  *   floor-count floor.ko's probe on sched_switch, bumping a per-CPU counter
@@ -49,15 +59,16 @@
  * 2.13, tracepoint-event-impl.h), not its tid: tracking this process's PID
  * covers both threads, and a thread of it created later too; a switch is
  * recorded when the thread going out is tracked, a wakeup when the waker
- * is. perf and LTTng run as children of this program, set up before the
- * timed run and stopped after it; their consumers (perf record's reads,
- * lttng-consumerd) run during it, on the same CPU, so their cost is in the
- * figure. A configuration whose tool or module is not in the image (the
+ * is. The peers run as children of this program, set up before the timed
+ * run and stopped after it; their consumers (perf record's reads,
+ * lttng-consumerd, bpf_sched's and bpftrace's drains) run during it, on
+ * the same CPU, so their cost is in the figure. A configuration whose tool or module is not in the image (the
  * smoke test's) is skipped with a message.
  *
  * Each line of the output file is one measurement:
  *   run config rounds switches ns events lost other irqs softirqs preempted
  * (events and lost: records mkm produced and dropped, samples perf wrote,
+ * records bpf_sched and bpftrace wrote and dropped,
  * the probe calls floor.ko counted, 0 where unknown; other: context switches
  * of the rest of the machine meanwhile; irqs and softirqs: the machine's
  * interrupts and softirqs meanwhile, /proc/stat; preempted: the two
@@ -95,6 +106,10 @@ enum config {
 	C_PERF_OTHER,
 	C_LTTNG_PID,
 	C_LTTNG_OTHER,
+	C_BPF_PID,
+	C_BPF_BATCH,
+	C_BPF_OTHER,
+	C_BPFTRACE_PID,
 	C_FLOOR_NONE,
 	C_FLOOR_NOP,
 	C_FLOOR_COUNT,
@@ -103,10 +118,12 @@ enum config {
 };
 
 static const char *const config_name[C_NR] = {
-	"base",	       "loaded",    "suspended",   "const",	 "mon",
-	"mon-wake",    "mon-all",   "ftrace-pid",  "ftrace-all", "perf-task",
-	"perf-other",  "lttng-pid", "lttng-other", "floor-none", "floor-nop",
-	"floor-count", "mon-sys",
+	"base",		"loaded",     "suspended",  "const",
+	"mon",		"mon-wake",   "mon-all",    "ftrace-pid",
+	"ftrace-all",	"perf-task",  "perf-other", "lttng-pid",
+	"lttng-other",	"bpf-pid",    "bpf-batch",  "bpf-other",
+	"bpftrace-pid", "floor-none", "floor-nop",  "floor-count",
+	"mon-sys",
 };
 
 static const char *module_path = "/mkm.ko";
@@ -273,6 +290,7 @@ struct setup {
 	struct monitor *mon;
 	pid_t perf;
 	int perf_ctl, perf_ack;
+	pid_t bpf; /* bpf_sched or bpftrace */
 };
 
 #define PERF_LOG "/tmp/vm_switch.perf.log"
@@ -431,6 +449,179 @@ static void lttng_stop(uint64_t *discarded)
 	run(rm);
 }
 
+#define BPF_LOG "/tmp/vm_switch.bpf.log"
+#define BPF_DATA "/dev/shm/vm_switch.bpf"
+
+/* bpf-batch's wakeup: half of perf record's default 512 KiB a CPU. */
+#define BPF_BATCH_WAKEUP "262144"
+
+/*
+ * The eBPF peer: bpf_sched loads its programs filtered to @tids, with a
+ * ring buffer of @ring_bytes that wakes its reader at @wakeup bytes ("0":
+ * the ring buffer's default), and says "ready" on fd 4 once they are
+ * attached; it drains the ring into a tmpfs file until SIGINT.
+ */
+static int bpf_start(struct setup *s, const char *tids, uint64_t ring_bytes,
+		     const char *wakeup)
+{
+	char size[32];
+	const char *argv[] = { "bpf_sched", "-b", size, "-w", wakeup, "-o",
+			       BPF_DATA,    "-r", "4",	tids, NULL };
+	int ack[2], ret = -1;
+	char buf[16];
+	ssize_t n;
+
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)ring_bytes);
+	if (pipe2(ack, O_CLOEXEC))
+		return -1;
+	s->bpf = spawn(argv, BPF_LOG, ack[1], ack[1]);
+	close(ack[1]);
+	if (s->bpf > 0) {
+		n = read(ack[0], buf, sizeof(buf) - 1);
+		if (n > 0 && !strncmp(buf, "ready", 5))
+			ret = 0;
+	}
+	close(ack[0]);
+	if (ret) {
+		fprintf(stderr, "vm_switch: bpf_sched did not start:\n");
+		print_log(BPF_LOG);
+	}
+	return ret;
+}
+
+/* Stops bpf_sched; the records it wrote and those its program dropped. */
+static void bpf_stop(struct setup *s, uint64_t *records, uint64_t *lost)
+{
+	unsigned long long n, l;
+	char line[512];
+	FILE *f;
+
+	kill(s->bpf, SIGINT);
+	waitpid(s->bpf, NULL, 0);
+	f = fopen(BPF_LOG, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "bpf_sched: %llu records, %llu lost", &n,
+			   &l) == 2) {
+			*records = n;
+			*lost = l;
+		}
+	if (f)
+		fclose(f);
+	unlink(BPF_DATA);
+}
+
+#define BPFTRACE_DATA "/dev/shm/vm_switch.bpftrace"
+
+/* Whether bpftrace's output has an event line yet (S or W, below). */
+static bool bpftrace_recording(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(BPFTRACE_DATA, "re");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = (line[0] == 'S' || line[0] == 'W') && line[1] == ' ';
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The bpftrace one-liner a user would type for the same events of the two
+ * threads, its output redirected to a tmpfs. bpftrace compiles it with
+ * LLVM and attaches it to the tracepoints (perf's tracepoint events, each
+ * a BPF program's hook); its events come back through a perf buffer per
+ * CPU, which bpftrace polls and formats. It says nothing once attached,
+ * and its output may be fully buffered: ping-pong until the first event
+ * lines are in the file.
+ */
+static int bpftrace_start(struct setup *s, struct pingpong *pp,
+			  uint64_t ring_bytes)
+{
+	char prog[1024], pages[32];
+	const char *argv[] = { "bpftrace", "-e", prog, NULL };
+	int a = (int)pp->main_tid, b = (int)pp->peer_tid;
+
+	snprintf(prog, sizeof(prog),
+		 "tracepoint:sched:sched_switch"
+		 " /args->prev_pid == %d || args->prev_pid == %d ||"
+		 " args->next_pid == %d || args->next_pid == %d/"
+		 " { printf(\"S %%llu %%d %%d %%d %%d\\n\", nsecs, cpu,"
+		 " args->prev_pid, args->prev_state, args->next_pid); }"
+		 " tracepoint:sched:sched_wakeup"
+		 " /args->pid == %d || args->pid == %d/"
+		 " { printf(\"W %%llu %%d %%d %%d %%d\\n\", nsecs, cpu,"
+		 " args->pid, tid, args->target_cpu); }",
+		 a, b, a, b, a, b);
+	/* Its perf buffer per CPU as big as the others' rings (pages). */
+	snprintf(pages, sizeof(pages), "%llu",
+		 (unsigned long long)ring_bytes / 4096);
+	setenv("BPFTRACE_PERF_RB_PAGES", pages, 1);
+	s->bpf = spawn(argv, BPFTRACE_DATA, -1, -1);
+	if (s->bpf <= 0)
+		return -1;
+	/* LLVM under TCG: up to a few minutes of the host's time. */
+	for (int i = 0; i < 3000; i++) {
+		if (bpftrace_recording())
+			return 0;
+		if (waitpid(s->bpf, NULL, WNOHANG) == s->bpf)
+			break;
+		pingpong_run(pp, 20);
+		usleep(100000);
+	}
+	fprintf(stderr, "vm_switch: bpftrace recorded nothing:\n");
+	print_log(BPFTRACE_DATA);
+	return -1;
+}
+
+/* bpftrace's event lines so far, and the events it said it lost. */
+static uint64_t bpftrace_lines(uint64_t *lost)
+{
+	unsigned long long n, lines = 0;
+	char line[512];
+	FILE *f = fopen(BPFTRACE_DATA, "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if ((line[0] == 'S' || line[0] == 'W') && line[1] == ' ')
+			lines++;
+		else if (lost && sscanf(line, "Lost %llu events", &n) == 1)
+			*lost += n;
+	}
+	if (f)
+		fclose(f);
+	return lines;
+}
+
+/* Stops bpftrace; the event lines it wrote and the events it lost. */
+static void bpftrace_stop(struct setup *s, uint64_t *records, uint64_t *lost)
+{
+	uint64_t behind = bpftrace_lines(NULL);
+	off_t size = -1024;
+	struct stat st;
+
+	/*
+	 * bpftrace does not drain its buffers when interrupted, and its
+	 * reader, formatting each event, falls behind the run: let it catch
+	 * up first (after the timed run: this costs the figure nothing),
+	 * so that the count is of every event. This thread is one of the
+	 * two, so its own sleeps add a few lines each time: caught up is
+	 * under 1 KiB more in half a second.
+	 */
+	for (int i = 0;
+	     i < 600 && !stat(BPFTRACE_DATA, &st) && st.st_size > size + 1024;
+	     i++) {
+		size = st.st_size;
+		usleep(500000);
+	}
+	kill(s->bpf, SIGINT);
+	waitpid(s->bpf, NULL, 0);
+	*records = bpftrace_lines(lost);
+	printf("vm_switch: bpftrace had written %llu of its %llu events when "
+	       "the run ended\n",
+	       (unsigned long long)behind, (unsigned long long)*records);
+	unlink(BPFTRACE_DATA);
+}
+
 /* Involuntary switches of the ping-pong's two threads so far (/proc). */
 static uint64_t preempted(const struct pingpong *pp)
 {
@@ -543,6 +734,12 @@ static bool available(enum config c)
 	case C_LTTNG_PID:
 	case C_LTTNG_OTHER:
 		return !access("/usr/bin/lttng-sessiond", X_OK);
+	case C_BPF_PID:
+	case C_BPF_BATCH:
+	case C_BPF_OTHER:
+		return !access("/usr/bin/bpf_sched", X_OK);
+	case C_BPFTRACE_PID:
+		return !access("/usr/bin/bpftrace", X_OK);
 	case C_FLOOR_NONE:
 	case C_FLOOR_NOP:
 	case C_FLOOR_COUNT:
@@ -552,18 +749,28 @@ static bool available(enum config c)
 	}
 }
 
+/*
+ * A ring with room for every record of a run of @rounds round trips (a few
+ * per switch per class), a power of two; mkm's and the eBPF peer's alike.
+ */
+static uint64_t ring_size(unsigned long rounds)
+{
+	uint64_t want = (uint64_t)rounds * 2 * 16 * sizeof(struct mkm_event);
+	/* At least the default: interrupts add records on a slow guest. */
+	uint64_t bytes = MKM_RING_DEFAULT_BYTES;
+
+	while (bytes < want && bytes < MKM_RING_MAX_BYTES)
+		bytes *= 2;
+	return bytes;
+}
+
 static int monitored_start(struct setup *s, const struct pingpong *pp,
 			   unsigned long rounds, uint32_t classes, bool resume)
 {
-	/* Room for every record of the run: a few per switch per class. */
-	uint64_t want = (uint64_t)rounds * 2 * 16 * sizeof(struct mkm_event);
-	struct monitor_config cfg = { .classes = classes };
+	struct monitor_config cfg = { .classes = classes,
+				      .ring_bytes = ring_size(rounds) };
 	int ret;
 
-	/* At least the default: interrupts add records on a slow guest. */
-	cfg.ring_bytes = MKM_RING_DEFAULT_BYTES;
-	while (cfg.ring_bytes < want && cfg.ring_bytes < MKM_RING_MAX_BYTES)
-		cfg.ring_bytes *= 2;
 	ret = monitor_create_at(&s->mon, NULL, &cfg);
 	if (!ret)
 		ret = thread_monitor(s->mon, 1, pp->main_tid);
@@ -580,13 +787,10 @@ static int monitored_start(struct setup *s, const struct pingpong *pp,
 /* A system-wide monitor: it takes the two threads with all the others. */
 static int system_start(struct setup *s, unsigned long rounds)
 {
-	uint64_t want = (uint64_t)rounds * 2 * 16 * sizeof(struct mkm_event);
-	struct monitor_config cfg = { .ring_bytes = MKM_RING_DEFAULT_BYTES,
+	struct monitor_config cfg = { .ring_bytes = ring_size(rounds),
 				      .flags = MKM_CONFIG_SYSTEM };
 	int ret;
 
-	while (cfg.ring_bytes < want && cfg.ring_bytes < MKM_RING_MAX_BYTES)
-		cfg.ring_bytes *= 2;
 	ret = monitor_create_at(&s->mon, NULL, &cfg);
 	if (!ret)
 		ret = monitor_resume(s->mon);
@@ -596,7 +800,7 @@ static int system_start(struct setup *s, unsigned long rounds)
 	return ret;
 }
 
-static int setup(enum config c, struct setup *s, const struct pingpong *pp,
+static int setup(enum config c, struct setup *s, struct pingpong *pp,
 		 unsigned long rounds)
 {
 	char pids[64];
@@ -638,6 +842,17 @@ static int setup(enum config c, struct setup *s, const struct pingpong *pp,
 		return lttng_start(getpid());
 	case C_LTTNG_OTHER:
 		return lttng_start(other_pid);
+	case C_BPF_PID:
+	case C_BPF_BATCH:
+		snprintf(pids, sizeof(pids), "%d,%d", (int)pp->main_tid,
+			 (int)pp->peer_tid);
+		return bpf_start(s, pids, ring_size(rounds),
+				 c == C_BPF_BATCH ? BPF_BATCH_WAKEUP : "0");
+	case C_BPF_OTHER:
+		snprintf(pids, sizeof(pids), "%d", (int)other_pid);
+		return bpf_start(s, pids, ring_size(rounds), "0");
+	case C_BPFTRACE_PID:
+		return bpftrace_start(s, pp, ring_size(rounds));
 	case C_FLOOR_NONE:
 		return module_load(floor_path, "mode=none");
 	case C_FLOOR_NOP:
@@ -678,6 +893,10 @@ static void teardown(enum config c, struct setup *s, uint64_t *events,
 		perf_stop(s, events);
 	if (c == C_LTTNG_PID || c == C_LTTNG_OTHER)
 		lttng_stop(lost);
+	if (c == C_BPF_PID || c == C_BPF_BATCH || c == C_BPF_OTHER)
+		bpf_stop(s, events, lost);
+	if (c == C_BPFTRACE_PID)
+		bpftrace_stop(s, events, lost);
 	if (c == C_FLOOR_NONE || c == C_FLOOR_NOP || c == C_FLOOR_COUNT)
 		module_unload("floor");
 }
@@ -753,7 +972,9 @@ int main(int argc, char **argv)
 	     tracefs_write("trace", "")))
 		return 1;
 	/* Before the ping-pong's thread: a fork of one thread only. */
-	if ((!skip[C_PERF_OTHER] || !skip[C_LTTNG_OTHER]) && other_start()) {
+	if ((!skip[C_PERF_OTHER] || !skip[C_LTTNG_OTHER] ||
+	     !skip[C_BPF_OTHER]) &&
+	    other_start()) {
 		fprintf(stderr, "vm_switch: fork: %s\n", strerror(errno));
 		return 1;
 	}

@@ -9,6 +9,9 @@
 # and unpacked here: lttng-modules built against the guest kernel's headers
 # (KDIR, as mkm.ko) with the one fix this kernel needs, lttng-tools' three
 # programs taken as they are, with their libraries (installed packages).
+# The eBPF peer is built here from bpf_sched.bpf.c (clang's BPF target,
+# CO-RE: vmlinux.h from the guest kernel's BTF, bpftool's skeleton) and
+# bpf_sched.c (libbpf-dev); bpftrace is Debian's, with its libraries.
 
 PEERS_DIR := $(BUILD)/bench/peers
 PEERS_DEBS := $(CACHE)/peers
@@ -23,12 +26,14 @@ LTTNG_TOOLS_STAMP := $(PEERS_DIR)/lttng-tools.stamp
 LTTNG_TOOLS := $(PEERS_DIR)/lttng-tools
 LTTNG_LIBEXEC := /usr/lib/x86_64-linux-gnu/lttng/libexec
 PERF ?= /usr/bin/perf
+BPF_DIR := $(PEERS_DIR)/bpf
+BPF_SCHED := $(BPF_DIR)/bpf_sched
 # The guest kernel's own lists (make deps unpacked it): which modules are
 # built in, for depmod and the guest's modprobe.
 GUEST_MODULES := $(CACHE)/linux-image-$(KVER)/lib/modules/$(KVER)
 
 .PHONY: peers
-peers: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
+peers: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP) $(BPF_SCHED)
 
 peers-need-deb = $(if $(1),,$(error no $(2) in $(PEERS_DEBS): run make deps))
 
@@ -67,12 +72,42 @@ $(LTTNG_TOOLS_STAMP): $(LTTNG_TOOLS_DEB)
 	$(Q)dpkg -x $(LTTNG_TOOLS_DEB) $(LTTNG_TOOLS)
 	$(Q)touch $@
 
+# The eBPF peer. vmlinux.h is the guest kernel's types, from the BTF of the
+# vmlinux make deps took out of its image; the program's field accesses are
+# relocated at load time against the BTF of the kernel it runs on (CO-RE),
+# so it loads in another guest kernel too (VM_KERNEL).
+GUEST_VMLINUX := $(CACHE)/linux-image-$(KVER)/boot/vmlinux-$(KVER)
+BPFTOOL ?= /usr/sbin/bpftool
+BPFTRACE ?= /usr/bin/bpftrace
+BPF_CLANG ?= clang
+
+$(BPF_DIR)/vmlinux.h: $(GUEST_VMLINUX)
+	$(quiet) BPFTOOL $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file $< format c >$@
+
+$(BPF_DIR)/bpf_sched.bpf.o: bench/peers/bpf_sched.bpf.c bench/peers/bpf_sched.h \
+		$(BPF_DIR)/vmlinux.h
+	$(quiet) CLANG-BPF $@
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_DIR) \
+		-Ibench/peers -Wall -c $< -o $@
+
+$(BPF_DIR)/bpf_sched.skel.h: $(BPF_DIR)/bpf_sched.bpf.o
+	$(quiet) BPFTOOL $@
+	$(Q)$(BPFTOOL) gen skeleton $< name bpf_sched_bpf >$@
+
+$(BPF_SCHED): bench/peers/bpf_sched.c bench/peers/bpf_sched.h \
+		$(BPF_DIR)/bpf_sched.skel.h
+	$(quiet) CC $@
+	$(Q)$(CC) $(CFLAGS) -I$(BPF_DIR) -Ibench/peers -o $@ $< -lbpf
+
 # What the bench image adds (bench/build.mk): perf, lttng, lttng-sessiond and
 # lttng-consumerd where the session daemon looks for it, the session schema
-# it validates against, the modules, and the floor's module.
+# it validates against, the modules, the eBPF peer and bpftrace.
 PEERS_IMAGE_FILES := $(PERF):/usr/bin/perf \
 	$(LTTNG_TOOLS)/usr/bin/lttng:/usr/bin/lttng \
 	$(LTTNG_TOOLS)/usr/bin/lttng-sessiond:/usr/bin/lttng-sessiond \
 	$(LTTNG_TOOLS)$(LTTNG_LIBEXEC)/lttng-consumerd:$(LTTNG_LIBEXEC)/lttng-consumerd \
 	/usr/share/xml/lttng/session.xsd:/usr/share/xml/lttng/session.xsd \
-	$(PEERS_MODULES):/lib/modules
+	$(PEERS_MODULES):/lib/modules \
+	$(BPF_SCHED):/usr/bin/bpf_sched $(BPFTRACE):/usr/bin/bpftrace

@@ -27,6 +27,7 @@ PACKAGES=(
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
 	linux-perf libglib2.0-dev   # bench-vm's perf record, bench-profile's QEMU plugin
 	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools' libraries
+	libbpf-dev bpftool bpftrace   # bench-vm's eBPF peers (clang's BPF target is above)
 	libslurm-dev   # the SPANK plugin (slurm/: srun --mkm)
 )
 # Fetched as .deb files, never installed here (see step 3).
