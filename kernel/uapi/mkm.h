@@ -247,6 +247,9 @@
  * without CONFIG_SCHED_INFO). So the default classes show when a thread
  * became runnable without a record per wakeup; MKM_CLASS_WAKEUP adds who
  * woke it, and when, as the wakeup happened.
+ * A WAKEUP's waker and MKM_EVF_IN_IRQ are those its WAKING saw (since ABI
+ * 2.4): the WAKEUP of a thread woken onto an idle CPU fires there, from
+ * that CPU's wake list, where the task running is not the waker.
  * MKM_EV_SWITCH (ABI 2.4, with MKM_CONFIG_ONE_SWITCH) is a SWITCH_OUT of
  * prev and a SWITCH_IN of next at one time, in one record: tid and
  * unique_id are prev's; flags hold prev's MKM_EVF_PREEMPTED and
