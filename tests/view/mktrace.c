@@ -12,6 +12,10 @@
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
  *                                   loss on two CPUs (the exporters' tests)
+ *   mktrace procs FILE              two processes attached as -p does
+ *                                   (their threads' processes in a
+ *                                   PROCESSES chunk), one forking a thread
+ *                                   and a process (report --by-process)
  *   mktrace job DIR [bad]           the node traces of job 77 on 3 nodes
  *                                   with known clocks (../unit/synjob.h:
  *                                   offsets, drifts, a step), mkm merge's
@@ -232,6 +236,44 @@ static void events(void)
 }
 
 /*
+ * `mkm record -p 700 -p 800` as the recorder writes it: server (700, with
+ * threads 701 and 702) and client (800), attached, their processes in a
+ * PROCESSES chunk; client forks a thread (801) at 1 ms and a process
+ * (802) at 2 ms. server's 700 runs 0-6 ms on CPU 0 and sleeps, 701 runs
+ * 6-10 ms; 702 sleeps throughout. client runs on CPU 1 until 4 ms and
+ * sleeps; 801 runs 4-10 ms; 802 waits on the run queue throughout.
+ */
+static void procs(void)
+{
+	const struct trace_process known[] = {
+		{ 700, 700 }, { 701, 700 }, { 702, 700 }, { 800, 800 }
+	};
+	int err = trace_writer_processes(w, known, 4);
+
+	if (err)
+		die("processes", err);
+	emit(0, US(0), 700, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
+	name(0, US(0), 700, "server");
+	emit(0, US(0), 701, MKM_EV_ATTACH, MKM_TS_RUNNING, -1, 0);
+	name(0, US(0), 701, "server");
+	emit(0, US(0), 702, MKM_EV_ATTACH, MKM_TS_INTERRUPTIBLE, -1, 0);
+	name(0, US(0), 702, "server-io");
+	emit(1, US(0), 800, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
+	name(1, US(0), 800, "client");
+	emit(1, US(1000), 800, MKM_EV_FORK, 801, 801,
+	     MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	name(1, US(1000), 801, "client");
+	emit(1, US(2000), 800, MKM_EV_FORK, 802, 802, MKM_EVF_INHERITED);
+	name(1, US(2000), 802, "client-child");
+	emit(1, US(4000), 800, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 801, 0);
+	emit(1, US(4000), 801, MKM_EV_SWITCH_IN, 3000, 800, 0);
+	emit(0, US(6000), 700, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 701, 0);
+	emit(0, US(6000), 701, MKM_EV_SWITCH_IN, 6000, 700, 0);
+	emit(0, US(10000), 701, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+	emit(1, US(10000), 801, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+}
+
+/*
  * Random switches: each CPU runs a random thread for 0.2-20 us, which
  * leaves runnable, sleeping or waiting on disk.
  */
@@ -327,6 +369,9 @@ int main(int argc, char **argv)
 			   !strcmp(argv[1], "late") ? T0 - LATE : T0);
 		calibration();
 		small();
+	} else if (argc == 3 && !strcmp(argv[1], "procs")) {
+		open_trace(argv[2], NR_CPUS_SMALL, T0);
+		procs();
 	} else if (argc == 3 && !strcmp(argv[1], "events")) {
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		events();
@@ -336,7 +381,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr,
 			"usage: mktrace small FILE | mktrace late FILE | "
-			"mktrace events FILE | "
+			"mktrace events FILE | mktrace procs FILE | "
 			"mktrace big FILE EVENTS THREADS | "
 			"mktrace job DIR [bad]\n");
 		return 2;

@@ -61,7 +61,7 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 		if (errno || end == s || !v || v > UINT32_MAX || n == max ||
 		    (*end && *end != ','))
 			die_usage(
-				"%s: '%s' is not a list of thread ids (e.g. 12,15)",
+				"%s: '%s' is not a list of ids (e.g. 12,15)",
 				opt, s);
 		tids[n++] = (uint32_t)v;
 		s = *end ? end + 1 : end;
