@@ -606,6 +606,15 @@ MON_API int tl_process(const struct tl *tl, size_t p, struct tl_process *out);
  *
  * Return: 0, or -EINVAL (NULL), -ENOMEM.
  */
+/*
+ * tl_fork_tgid - the process of the child of FORK record @fork, whose
+ * parent is in process @parent_tgid: the parent's for a thread
+ * (MKM_EVF_THREAD), else the child's own (its tid). The timeline's rule,
+ * for consumers that follow the records one by one (the exporters).
+ */
+MON_API uint32_t tl_fork_tgid(const struct mkm_event *fork,
+			      uint32_t parent_tgid);
+
 struct trace_process;
 MON_API int tl_processes_known(struct tl *tl, const struct trace_process *p,
 			       size_t n);

@@ -207,13 +207,17 @@ void tl_process_thread_ended(struct tl *tl, size_t th)
 		tl->procs[t->process].nr_live--;
 }
 
+uint32_t tl_fork_tgid(const struct mkm_event *fork, uint32_t parent_tgid)
+{
+	return fork->flags & MKM_EVF_THREAD ? parent_tgid : fork->arg0;
+}
+
 void tl_process_forked(struct tl *tl, size_t child, size_t parent,
-		       bool thread)
+		       const struct mkm_event *fork)
 {
 	struct tl_th *c = &tl->th[child];
-	uint32_t tgid = thread ? tl->th[parent].tgid : c->tid;
 
-	if (!proc_move(tl, child, tgid))
+	if (!proc_move(tl, child, tl_fork_tgid(fork, tl->th[parent].tgid)))
 		c->tgid_known = 1;
 }
 

@@ -549,7 +549,7 @@ apply(struct tl *tl, const struct mkm_event *ev)
 			if (ch != i && tl->th[ch].parent == NO_THREAD) {
 				tl->th[ch].parent = i;
 				tl_process_forked(tl, (size_t)ch, (size_t)i,
-						  ev->flags & MKM_EVF_THREAD);
+						  ev);
 			}
 		}
 		return;

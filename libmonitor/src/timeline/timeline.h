@@ -281,9 +281,9 @@ MON_HIDDEN void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 /* Put a new thread in its process (a PROCESSES hint, else its own). */
 MON_HIDDEN int tl_process_new_thread(struct tl *tl, size_t th);
 MON_HIDDEN void tl_process_thread_ended(struct tl *tl, size_t th);
-/* A FORK made child: its parent's process if @thread, else its own. */
+/* A FORK made child: its process by tl_fork_tgid(). */
 MON_HIDDEN void tl_process_forked(struct tl *tl, size_t child, size_t parent,
-				  bool thread);
+				  const struct mkm_event *fork);
 MON_HIDDEN void tl_u32map_free(struct tl_u32map *m);
 
 /* Process one record, in merged time order. */
