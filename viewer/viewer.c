@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "keys.h"
-#include "util.h"
 #include "viewer.h"
 
 /* The time the timeline covers: its threads' lives. */
@@ -291,7 +290,7 @@ static void next_long(struct viewer *w, const struct row *sel)
 	if (!sel || w->cpu_view ||
 	    !draw_prompt("longer than: ", buf, sizeof(buf)))
 		return;
-	d = parse_time(buf) > 0 ? (uint64_t)parse_time(buf) : 0;
+	d = mon_parse_time(buf) > 0 ? (uint64_t)mon_parse_time(buf) : 0;
 	if (!d) {
 		snprintf(w->message, sizeof(w->message),
 			 "\"%s\": give a time such as 5ms, 200us or 2s", buf);

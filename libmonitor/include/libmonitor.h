@@ -820,6 +820,52 @@ MON_API const char *mon_syscall_name(const char *machine, uint32_t nr);
  */
 MON_API const char *mon_task_state_name(unsigned int task_state);
 
+/* ---- Times and records as people read them (format.c) ---------------- */
+
+/* The units mon_parse_time() takes, for messages. */
+#define MON_TIME_UNITS "ns, us, ms, s"
+
+/*
+ * mon_parse_time - a time with its unit ("1.5ms", "200 us", "2s",
+ * "1500ns")
+ *
+ * Return: nanoseconds, or -1 if malformed or without a unit (a bare "5"
+ * is refused, not 5 ns).
+ */
+MON_API int64_t mon_parse_time(const char *s);
+
+/* mon_fmt_ns - nanoseconds as a short human string ("12.3 ms") in @buf
+ * of @len bytes. Return: @buf. */
+MON_API const char *mon_fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* mon_fmt_time - time @t since @origin (mon_time_origin()) as
+ * mon_fmt_ns() writes it, with a minus sign before the origin.
+ * Return: @buf. */
+MON_API const char *mon_fmt_time(char *buf, size_t len, uint64_t t,
+				 uint64_t origin);
+
+/* What mon_fmt_event_args() may know beside the record (all may be NULL). */
+struct mon_event_fmt {
+	const char *machine; /* the trace's (uname -m), for syscall names */
+	/* For the second NAME record of a comm, the first's 8 bytes, so
+	 * that it shows the whole comm. */
+	const char *first_half;
+	/* The comm of thread @tid, or NULL: names the tids a record gives
+	 * (next=, prev=, by=, child=). */
+	const char *(*comm)(void *arg, uint32_t tid);
+	void *arg;
+};
+
+/*
+ * mon_fmt_event_args - an event's arguments as mkm dump prints them ("S
+ * preempted next=12 (worker)", "vector=236 local_timer", "nr=1 write
+ * ret=12", "prev=0 waited=1.3 ms"): names where the record has numbers,
+ * times with units; @f may be NULL. Return: @buf.
+ */
+MON_API const char *mon_fmt_event_args(char *buf, size_t len,
+				       const struct mkm_event *e,
+				       const struct mon_event_fmt *f);
+
 /* ======================================================================
  * Accounting (acct_)
  * ======================================================================

@@ -316,7 +316,7 @@ static void print_processes(const struct row_key *rows, size_t n)
 
 		printf("%7u %-16.16s %7u %10s", p->t.tid,
 		       p->t.name[0] ? p->t.name : "?", p->t.unique_id,
-		       fmt_ns(buf, sizeof(buf), p->life));
+		       mon_fmt_ns(buf, sizeof(buf), p->life));
 		for (g = 0; g < TL_NR_GROUPS; g++)
 			printf(" %5.1f",
 			       p->life ? 100.0 * p->groups[g] / p->life : 0.0);
@@ -376,7 +376,7 @@ static void print_threads(const struct report *r)
 		for (s = 0; s < TL_NR_STATES; s++)
 			groups[tl_state_desc(s)->group] += timers[s];
 		printf("%7u %-16.16s %10s", t.tid, t.name[0] ? t.name : "?",
-		       fmt_ns(buf, sizeof(buf), life));
+		       mon_fmt_ns(buf, sizeof(buf), life));
 		for (g = 0; g < TL_NR_GROUPS; g++)
 			printf(" %5.1f", life ? 100.0 * groups[g] / life : 0.0);
 		printf(" %7llu %5llu\n", (unsigned long long)t.switches,
@@ -403,14 +403,14 @@ static void print_cpus(const struct report *r)
 		if (!c.events)
 			continue;
 		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu", cpu,
-		       fmt_ns(a, sizeof(a), c.run_ns),
-		       fmt_ns(b, sizeof(b), c.interrupted_ns),
+		       mon_fmt_ns(a, sizeof(a), c.run_ns),
+		       mon_fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
 		       (unsigned long long)c.events, (unsigned long long)c.lost,
 		       (unsigned long long)c.threads);
 		if (all)
-			printf(" %10s", fmt_ns(a, sizeof(a), c.idle_ns));
+			printf(" %10s", mon_fmt_ns(a, sizeof(a), c.idle_ns));
 		putchar('\n');
 	}
 }
@@ -431,10 +431,10 @@ static void print_bursts(const struct report *r)
 			continue;
 		printf("%-14s %9llu %10s %10s %10s %10s\n", tl_state_name(s),
 		       (unsigned long long)b[s].count,
-		       fmt_ns(m, sizeof(m), (uint64_t)b[s].mean_ns),
-		       fmt_ns(d, sizeof(d), (uint64_t)b[s].stddev_ns),
-		       fmt_ns(lo, sizeof(lo), b[s].min_ns),
-		       fmt_ns(hi, sizeof(hi), b[s].max_ns));
+		       mon_fmt_ns(m, sizeof(m), (uint64_t)b[s].mean_ns),
+		       mon_fmt_ns(d, sizeof(d), (uint64_t)b[s].stddev_ns),
+		       mon_fmt_ns(lo, sizeof(lo), b[s].min_ns),
+		       mon_fmt_ns(hi, sizeof(hi), b[s].max_ns));
 	}
 }
 
@@ -460,7 +460,7 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 			char buf[32], cell[40];
 
 			snprintf(cell, sizeof(cell), "%s (%llu)",
-				 fmt_ns(buf, sizeof(buf), c->run_ns),
+				 mon_fmt_ns(buf, sizeof(buf), c->run_ns),
 				 (unsigned long long)c->dispatches);
 			printf(" %18s", cell);
 		}
@@ -527,12 +527,12 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 		}
 		printf("%7u %-16.16s %12s %11s%1s %12s %11s%1s %12s %11s%1s\n",
 		       t.tid, t.name[0] ? t.name : "?",
-		       fmt_time(b[0], sizeof(b[0]), u.end_ns, origin),
-		       fmt_time(b[1], sizeof(b[1]), end, origin), q,
-		       fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
-		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]), q,
-		       fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
-		       fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]), q);
+		       mon_fmt_time(b[0], sizeof(b[0]), u.end_ns, origin),
+		       mon_fmt_time(b[1], sizeof(b[1]), end, origin), q,
+		       mon_fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
+		       mon_fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]), q,
+		       mon_fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
+		       mon_fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]), q);
 	}
 	if (!unsure)
 		return;
@@ -874,7 +874,7 @@ int cmd_report(int argc, char **argv)
 		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			       " (compensated)" :
 			       "",
-		       fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads, shown,
+		       mon_fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads, shown,
 		       r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
