@@ -312,19 +312,16 @@ static void detail_thread(const struct viewer *w, size_t th)
 }
 
 /* The last task a monitored one switched to on cpu before t, or NULL. */
+static bool peer_by(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->peers[i].time <= x;
+}
+
 static const struct cpu_peer *peer_before(const struct cpu_track *t, uint64_t x)
 {
-	size_t lo = 0, hi = t->nr_peers;
+	size_t i = layout_lower_bound(t->nr_peers, peer_by, t, x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->peers[mid].time <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->peers[lo - 1] : NULL;
+	return i ? &t->peers[i - 1] : NULL;
 }
 
 static void detail_cpu(const struct viewer *w, size_t cpu)

@@ -261,19 +261,20 @@ int64_t rows_find(const struct viewer *w, const char *what)
 /* The first slice of track t that ends after x (by_end), or that starts
  * at or after x: binary searches. Slices of one CPU do not overlap, so
  * their ends are in order as their starts are. */
+static bool ends_by(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->s[i].end <= x;
+}
+
+static bool starts_before(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->s[i].start < x;
+}
+
 static size_t first_slice(const struct cpu_track *t, uint64_t x, bool by_end)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (by_end ? t->s[mid].end <= x : t->s[mid].start < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return layout_lower_bound(t->n, by_end ? ends_by : starts_before, t,
+				  x);
 }
 
 uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c)

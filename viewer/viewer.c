@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "layout.h"
 #include "viewer.h"
 
 /* The time the timeline covers: its threads' lives. */
@@ -229,21 +230,18 @@ static void collapse(struct viewer *w)
 }
 
 /* The first flutter at or after t (they are in time order). */
+static bool flutter_before(const void *tl, size_t i, uint64_t t)
+{
+	struct tl_flutter f;
+
+	tl_flutter(tl, i, &f);
+	return f.time_ns < t;
+}
+
 size_t viewer_first_flutter(const struct viewer *w, uint64_t t)
 {
-	size_t lo = 0, hi = tl_nr_flutters(w->tl);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct tl_flutter f;
-
-		tl_flutter(w->tl, mid, &f);
-		if (f.time_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return layout_lower_bound(tl_nr_flutters(w->tl), flutter_before, w->tl,
+				  t);
 }
 
 /* The next flutter after the cursor, its thread's row selected. */
