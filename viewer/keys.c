@@ -66,7 +66,7 @@ const struct key keys[] = {
 	{ 'U', "U", ACT_SHOW_ALL, "show every hidden row" },
 	{ 'c', "c", ACT_COLLAPSE,
 	  "collapse: hide the threads idle in the window on screen" },
-	{ 'o', "o", ACT_SORT, "sort: first seen, name, tid, run, run queue" },
+	{ 'o', "o", ACT_SORT, "sort: first seen, name, tid, run, run queue, process" },
 	{ '\t', "Tab", ACT_CPUS,
 	  "CPUs view: a letter a thread (the detail line names it)" },
 	{ 'F', "F", ACT_FOLLOW, "live: follow the newest time (as less +F)" },

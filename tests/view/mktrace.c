@@ -252,14 +252,16 @@ static void procs(void)
 
 	if (err)
 		die("processes", err);
+	/* Attached from CPU 0 in the order -p met them: the viewer's first
+	 * seen order is not the processes'. */
 	emit(0, US(0), 700, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
 	name(0, US(0), 700, "server");
+	emit(0, US(0), 800, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
+	name(0, US(0), 800, "client");
 	emit(0, US(0), 701, MKM_EV_ATTACH, MKM_TS_RUNNING, -1, 0);
 	name(0, US(0), 701, "server");
 	emit(0, US(0), 702, MKM_EV_ATTACH, MKM_TS_INTERRUPTIBLE, -1, 0);
 	name(0, US(0), 702, "server-io");
-	emit(1, US(0), 800, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
-	name(1, US(0), 800, "client");
 	emit(1, US(1000), 800, MKM_EV_FORK, 801, 801,
 	     MKM_EVF_THREAD | MKM_EVF_INHERITED);
 	name(1, US(1000), 801, "client");
