@@ -117,6 +117,14 @@ static void name(unsigned int cpu, uint64_t t, uint32_t tid, const char *s)
 
 #define US(x) (T0 + (uint64_t)((x)*1000))
 
+/* A thread attached (its state, the CPU it runs on or -1), then named. */
+static void attach(unsigned int cpu, uint64_t t, uint32_t tid, uint32_t ts,
+		   uint32_t on, const char *s)
+{
+	emit(cpu, t, tid, MKM_EV_ATTACH, ts, on, 0);
+	name(cpu, t, tid, s);
+}
+
 /*
  * main (1001) on CPU 0: runs, sleeps 2-5 ms, woken by worker-a, waits on
  * the run queue, runs to the end, marks at 7 ms. worker-a (1002) on CPU 1:
@@ -126,12 +134,9 @@ static void name(unsigned int cpu, uint64_t t, uint32_t tid, const char *s)
  */
 static void small(void)
 {
-	emit(0, US(0), 1001, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
-	name(0, US(0), 1001, "main");
-	emit(1, US(0), 1002, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
-	name(1, US(0), 1002, "worker-a");
-	emit(0, US(0), 1003, MKM_EV_ATTACH, MKM_TS_INTERRUPTIBLE, -1, 0);
-	name(0, US(0), 1003, "worker-b");
+	attach(0, US(0), 1001, MKM_TS_RUNNING, 0, "main");
+	attach(1, US(0), 1002, MKM_TS_RUNNING, 1, "worker-a");
+	attach(0, US(0), 1003, MKM_TS_INTERRUPTIBLE, -1, "worker-b");
 	emit(1, US(1000), 1002, MKM_EV_IRQ_ENTRY, 19, 0, 0);
 	emit(1, US(1100), 1002, MKM_EV_IRQ_EXIT, 19, 1, 0);
 	emit(0, US(2000), 1001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 1003,
@@ -254,14 +259,10 @@ static void procs(void)
 		die("processes", err);
 	/* Attached from CPU 0 in the order -p met them: the viewer's first
 	 * seen order is not the processes'. */
-	emit(0, US(0), 700, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
-	name(0, US(0), 700, "server");
-	emit(0, US(0), 800, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
-	name(0, US(0), 800, "client");
-	emit(0, US(0), 701, MKM_EV_ATTACH, MKM_TS_RUNNING, -1, 0);
-	name(0, US(0), 701, "server");
-	emit(0, US(0), 702, MKM_EV_ATTACH, MKM_TS_INTERRUPTIBLE, -1, 0);
-	name(0, US(0), 702, "server-io");
+	attach(0, US(0), 700, MKM_TS_RUNNING, 0, "server");
+	attach(0, US(0), 800, MKM_TS_RUNNING, 1, "client");
+	attach(0, US(0), 701, MKM_TS_RUNNING, -1, "server");
+	attach(0, US(0), 702, MKM_TS_INTERRUPTIBLE, -1, "server-io");
 	emit(1, US(1000), 800, MKM_EV_FORK, 801, 801,
 	     MKM_EVF_THREAD | MKM_EVF_INHERITED);
 	name(1, US(1000), 801, "client");
