@@ -463,7 +463,8 @@ static void meter_pane(const struct viewer *w)
 		printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
 		       w->threads[w->order[i]].label);
 		for (k = 0; k < TL_NR_GROUPS; k++)
-			printw(" %9s", g[k] ? mon_fmt_ns(d, sizeof(d), g[k]) : "-");
+			printw(" %9s",
+			       g[k] ? mon_fmt_ns(d, sizeof(d), g[k]) : "-");
 	}
 }
 
@@ -483,8 +484,8 @@ static const char *timeline_comm(void *arg, uint32_t tid)
 static void events_pane(const struct viewer *w)
 {
 	struct mon_event_fmt f = { .machine = w->meta.info.machine,
-			       .comm = timeline_comm,
-			       .arg = (void *)w };
+				   .comm = timeline_comm,
+				   .arg = (void *)w };
 	const struct view *v = &w->view;
 	unsigned int r;
 	char args[128];
@@ -562,7 +563,8 @@ static void noise_pane(const struct viewer *w)
 	}
 	printw("taken from %s (%u), %s: ran %s, taken %s, not recorded %s (i closes)",
 	       t.name[0] ? t.name : "?", t.tid, metered ? "A..B" : "on screen",
-	       mon_fmt_ns(x, sizeof(x), r.run_ns), mon_fmt_ns(y, sizeof(y), r.taken_ns),
+	       mon_fmt_ns(x, sizeof(x), r.run_ns),
+	       mon_fmt_ns(y, sizeof(y), r.taken_ns),
 	       mon_fmt_ns(z, sizeof(z), r.unknown_ns));
 	move(TOP_LINES + 1, 0);
 	clrtoeol();

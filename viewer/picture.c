@@ -230,7 +230,8 @@ static void meter(cairo_t *cr, const struct tl *tl,
 	cairo_move_to(cr, (int)xb + 0.5, g->rows_y - 2);
 	cairo_line_to(cr, (int)xb + 0.5, bottom);
 	cairo_stroke(cr);
-	snprintf(buf, sizeof(buf), "A .. B: %s", mon_fmt_ns(d, sizeof(d), b - a));
+	snprintf(buf, sizeof(buf), "A .. B: %s",
+		 mon_fmt_ns(d, sizeof(d), b - a));
 	text(cr, xa + 3, bottom + FONT_SIZE + 2, buf);
 }
 

@@ -289,8 +289,7 @@ static bool starts_before(const void *t, size_t i, uint64_t x)
 
 static size_t first_slice(const struct cpu_track *t, uint64_t x, bool by_end)
 {
-	return layout_lower_bound(t->n, by_end ? ends_by : starts_before, t,
-				  x);
+	return layout_lower_bound(t->n, by_end ? ends_by : starts_before, t, x);
 }
 
 uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c)

@@ -81,8 +81,8 @@ static const char *irq_args(char *buf, size_t len, const struct mkm_event *e)
 }
 
 /* " (comm)" of @tid when @f knows it, else "". */
-static const char *comm_of(const struct mon_event_fmt *f, uint32_t tid, char *buf,
-			   size_t len)
+static const char *comm_of(const struct mon_event_fmt *f, uint32_t tid,
+			   char *buf, size_t len)
 {
 	const char *c = f && f->comm && tid ? f->comm(f->arg, tid) : NULL;
 
@@ -94,7 +94,7 @@ static const char *comm_of(const struct mon_event_fmt *f, uint32_t tid, char *bu
 }
 
 const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
-			   const struct mon_event_fmt *f)
+			       const struct mon_event_fmt *f)
 {
 	char t[32], who[24];
 
@@ -109,9 +109,9 @@ const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 		snprintf(buf, len, "prev=%u%s waited=%s", e->arg1,
 			 comm_of(f, e->arg1, who, sizeof(who)),
 			 mon_fmt_ns(t, sizeof(t),
-				(uint64_t)e->arg0 *
-					(e->flags & MKM_EVF_WAIT_US ? 1000 :
-								      1)));
+				    (uint64_t)e->arg0 *
+					    (e->flags & MKM_EVF_WAIT_US ? 1000 :
+									  1)));
 		break;
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_IRQ_EXIT:

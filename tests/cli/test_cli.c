@@ -353,8 +353,7 @@ static void test_record_pid_keeps_process(void **state)
 		sh("mkm report --by-process --json /tmp/pid.mkm >/tmp/bp.json"),
 		0);
 	snprintf(cmd, sizeof(cmd),
-		 "\"nr_processes\":1,\"processes\":[{\"pid\":%d,",
-		 (int)target);
+		 "\"nr_processes\":1,\"processes\":[{\"pid\":%d,", (int)target);
 	assert_non_null(strstr(slurp("/tmp/bp.json"), cmd));
 	assert_non_null(strstr(slurp("/tmp/bp.json"), "\"threads\":3,"));
 }

@@ -350,13 +350,14 @@ static void test_report_by_process(void **state)
 	assert_non_null(strstr(out, "{\"tid\":801,\"pid\":800,"));
 	/* A trace without PROCESSES: each attached thread its own. */
 	assert_int_equal(sh("mkm report --by-process small.mkm >bp0.txt"), 0);
-	assert_non_null(strstr(slurp_in("bp0.txt"), "3 threads in 3 processes"));
+	assert_non_null(
+		strstr(slurp_in("bp0.txt"), "3 threads in 3 processes"));
 	assert_int_equal(sh("mkm report --pid 999 procs.mkm 2>pid.err"), 1);
 	assert_non_null(strstr(slurp_in("pid.err"), "999: no such process"));
 	assert_int_equal(
 		sh("mkm report --pid 800 --tid 801 procs.mkm 2>pid.err"), 2);
-	assert_int_equal(sh("mkm report --by-process --latency procs.mkm 2>pid.err"),
-			 2);
+	assert_int_equal(
+		sh("mkm report --by-process --latency procs.mkm 2>pid.err"), 2);
 }
 
 /* mkm dump keeps some threads, or a window, as export does. */

@@ -124,7 +124,7 @@ static void print_node(const struct mon_merge_input *in)
 		       "", s->steps, s->steps == 1 ? "" : "s",
 		       s->largest_step_ns < 0 ? '-' : '+',
 		       mon_fmt_ns(step, sizeof(step),
-			      (uint64_t)llabs(s->largest_step_ns)),
+				  (uint64_t)llabs(s->largest_step_ns)),
 		       s->ambiguous);
 }
 

@@ -253,8 +253,8 @@ static void select_rows(struct report *r, const char *tids, const char *comm,
  * pid in tid, its name, its switches and flutters summed, and in
  * unique_id how many of its threads are shown.
  */
-static struct row_key *process_rows(const struct report *r, int by,
-				    size_t top, size_t *n)
+static struct row_key *process_rows(const struct report *r, int by, size_t top,
+				    size_t *n)
 {
 	size_t nr = tl_nr_processes(r->tl), i, k = 0;
 	struct row_key *rows = calloc(nr + 1, sizeof(*rows)), th_key;
@@ -874,8 +874,8 @@ int cmd_report(int argc, char **argv)
 		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			       " (compensated)" :
 			       "",
-		       mon_fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads, shown,
-		       r.nr_cpus, (unsigned long long)r.st.events,
+		       mon_fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads,
+		       shown, r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
 		if (procs)

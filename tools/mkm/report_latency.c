@@ -127,12 +127,15 @@ static void print_table(const struct tl *tl, const char *path,
 		       (unsigned long long)l[i].switches,
 		       (unsigned long long)l[i].delays,
 		       mon_fmt_ns(b, sizeof(b),
-			      l[i].delays ? l[i].delay_ns / l[i].delays : 0),
+				  l[i].delays ? l[i].delay_ns / l[i].delays :
+						0),
 		       mon_fmt_ns(c, sizeof(c), l[i].max_ns));
 		if (l[i].delays)
 			printf("  %s .. %s",
-			       mon_fmt_time(d, sizeof(d), l[i].max_start, origin),
-			       mon_fmt_time(e, sizeof(e), l[i].max_end, origin));
+			       mon_fmt_time(d, sizeof(d), l[i].max_start,
+					    origin),
+			       mon_fmt_time(e, sizeof(e), l[i].max_end,
+					    origin));
 		putchar('\n');
 	}
 }

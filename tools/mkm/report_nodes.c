@@ -76,7 +76,8 @@ void print_nodes(const struct mon_nodes *n, const struct tl *tl,
 			 nd->cpu_base + nd->nr_cpus - 1);
 		printf("%-12.12s %9s %7" PRIu64 " %10s %10s %8" PRIu64
 		       " %9" PRIu64 " %7" PRIu64 "  ",
-		       nd->name, cpu, s.threads, mon_fmt_ns(a, sizeof(a), s.run),
+		       nd->name, cpu, s.threads,
+		       mon_fmt_ns(a, sizeof(a), s.run),
 		       mon_fmt_ns(b, sizeof(b), s.intr), s.switches, s.events,
 		       s.lost);
 		if (nd->flags & TRACE_NODE_REFERENCE)

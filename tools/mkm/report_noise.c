@@ -127,7 +127,7 @@ static void print_sources(const struct tl *tl, const struct noise_result *r,
 		       mon_fmt_ns(a, sizeof(a), s->taken_ns),
 		       span ? 100.0 * s->taken_ns / span : 0.0,
 		       mon_fmt_ns(b, sizeof(b),
-			      s->count ? s->taken_ns / s->count : 0),
+				  s->count ? s->taken_ns / s->count : 0),
 		       mon_fmt_ns(c, sizeof(c), s->max_ns),
 		       s->period.period_ns ?
 			       mon_fmt_ns(d, sizeof(d), s->period.period_ns) :
@@ -343,7 +343,8 @@ static void print_idle(const struct tl *tl, const struct idle_report *rep)
 			       (unsigned long long)ic->count,
 			       p->count ? 100.0 * ic->count / p->count : 0.0,
 			       mon_fmt_ns(a, sizeof(a),
-				      ic->count ? ic->idle_ns / ic->count : 0),
+					  ic->count ? ic->idle_ns / ic->count :
+						      0),
 			       ic->period_ns ?
 				       mon_fmt_ns(b, sizeof(b), ic->period_ns) :
 				       "-",

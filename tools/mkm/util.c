@@ -60,9 +60,8 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 		v = strtoul(s, &end, 10);
 		if (errno || end == s || !v || v > UINT32_MAX || n == max ||
 		    (*end && *end != ','))
-			die_usage(
-				"%s: '%s' is not a list of ids (e.g. 12,15)",
-				opt, s);
+			die_usage("%s: '%s' is not a list of ids (e.g. 12,15)",
+				  opt, s);
 		tids[n++] = (uint32_t)v;
 		s = *end ? end + 1 : end;
 	}
@@ -323,8 +322,8 @@ static const char *printer_comm(void *arg, uint32_t tid)
 static void print_event_line(struct printer *pr, const struct mkm_event *e)
 {
 	struct mon_event_fmt f = { .machine = pr->machine,
-			       .comm = printer_comm,
-			       .arg = pr };
+				   .comm = printer_comm,
+				   .arg = pr };
 	char args[128], comm[17];
 
 	if (e->type == MKM_EV_NAME) {

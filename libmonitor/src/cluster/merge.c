@@ -493,7 +493,8 @@ static int node_next(void *priv, struct mon_msg *msg)
 				     msg->nr_processes, sizeof(*ns->pr)))
 				return -ENOMEM;
 			for (i = 0; i < msg->nr_processes; i++) {
-				ns->pr[i].tid = map_tid(nd, msg->processes[i].tid);
+				ns->pr[i].tid =
+					map_tid(nd, msg->processes[i].tid);
 				ns->pr[i].tgid =
 					map_tid(nd, msg->processes[i].tgid);
 			}
