@@ -4,7 +4,8 @@
  * the stream reveals them. Other formats want a comm in every scheduling
  * event and a process for every thread; mkm records a name once (NAME at
  * attach, exec, fork, rename) and no process id, so the exporters carry
- * them forward here, by the timeline's rule (tl_fork_tgid()). An open-addressing hash by tid: one probe per record.
+ * them forward here, a fork's child's process by the timeline's rule
+ * (tl_fork_tgid()). An open-addressing hash by tid: one probe per record.
  */
 #include <errno.h>
 #include <stdlib.h>

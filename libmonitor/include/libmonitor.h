@@ -600,13 +600,6 @@ MON_API size_t tl_nr_processes(const struct tl *tl);
 MON_API int tl_process(const struct tl *tl, size_t p, struct tl_process *out);
 
 /*
- * tl_processes_known - the processes of threads the recorder attached
- * (a PROCESSES chunk): a thread of such a tid takes that process unless a
- * FORK said otherwise; the timeline sink calls it
- *
- * Return: 0, or -EINVAL (NULL), -ENOMEM.
- */
-/*
  * tl_fork_tgid - the process of the child of FORK record @fork, whose
  * parent is in process @parent_tgid: the parent's for a thread
  * (MKM_EVF_THREAD), else the child's own (its tid). The timeline's rule,
@@ -615,6 +608,13 @@ MON_API int tl_process(const struct tl *tl, size_t p, struct tl_process *out);
 MON_API uint32_t tl_fork_tgid(const struct mkm_event *fork,
 			      uint32_t parent_tgid);
 
+/*
+ * tl_processes_known - the processes of threads the recorder attached
+ * (a PROCESSES chunk): a thread of such a tid takes that process unless a
+ * FORK said otherwise; the timeline sink calls it
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOMEM.
+ */
 struct trace_process;
 MON_API int tl_processes_known(struct tl *tl, const struct trace_process *p,
 			       size_t n);
