@@ -991,7 +991,7 @@ static void test_trace_writer_batches_any_size(void **state)
 	struct trace_reader *r;
 	struct trace_chunk c;
 	size_t i, at = 0, events = 0, horizon_after = 0;
-	struct file f;
+	struct file f = { 0 }; /* no data: drop() frees NULL */
 
 	(void)state;
 	tmp_path(&f);
