@@ -101,6 +101,12 @@ check-unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA))
 
+# No part includes a header of a part above it (tests/style/layers.sh).
+.PHONY: check-layers
+CHECK_EXTRA += check-layers
+check-layers:
+	$(Q)tests/style/layers.sh
+
 style: sparse
 	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	$(Q)tests/style/checkpatch.sh kernel

@@ -4,7 +4,8 @@
  * the stream reveals them. Other formats want a comm in every scheduling
  * event and a process for every thread; mkm records a name once (NAME at
  * attach, exec, fork, rename) and no process id, so the exporters carry
- * them forward here. An open-addressing hash by tid: one probe per record.
+ * them forward here, a fork's child's process by the timeline's rule
+ * (tl_fork_tgid()). An open-addressing hash by tid: one probe per record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,8 +106,7 @@ struct thread_info *threads_learn(struct threads *t, const struct mkm_event *e,
 			child = threads_get(t, e->arg0);
 			if (!child)
 				break;
-			child->tgid = e->flags & MKM_EVF_THREAD ? tgid :
-								  e->arg0;
+			child->tgid = tl_fork_tgid(e, tgid);
 			/* A child runs under its parent's name until exec. */
 			if (!child->comm[0] && comm[0])
 				set_comm(child, comm, strlen(comm));

@@ -46,17 +46,16 @@ bench-view-smoke:
 	$(Q)$(MAKE) --no-print-directory bench-view BENCH_VIEW_EVENTS=20000 \
 		BENCH_VIEW_THREADS=50
 
-# The picture's test needs cairo, and util.c for its time formatting.
+# The picture's test needs cairo.
 PICTURE_TEST := $(BUILD)/tests/unit/test_picture
 UNIT_TESTS += $(PICTURE_TEST)
 all: $(PICTURE_TEST)
 $(PICTURE_TEST): tests/unit/test_picture.c tests/unit/evstream.h \
-		viewer/picture.c viewer/picture.h viewer/layout.c \
-		tools/mkm/util.c $(LIBMON_A)
+		viewer/picture.c viewer/picture.h viewer/layout.c $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -Ilibmonitor/include -Iviewer -Itools/mkm -Itests/unit \
+	$(Q)$(CC) -Ilibmonitor/include -Iviewer -Itests/unit \
 		$(shell pkg-config --cflags cairo 2>/dev/null) $(CFLAGS) -o $@ \
-		$< viewer/picture.c viewer/layout.c tools/mkm/util.c \
+		$< viewer/picture.c viewer/layout.c \
 		$(LIBMON_A) $(shell pkg-config --libs cairo 2>/dev/null || \
 		echo -lcairo) -lcmocka -lm -pthread

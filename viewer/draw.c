@@ -20,7 +20,6 @@
 
 #include "keys.h"
 #include "layout.h"
-#include "util.h"
 #include "viewer.h"
 
 #define LABEL_W 22
@@ -100,7 +99,7 @@ void draw_end(void)
 static const char *rel(const struct viewer *w, char *buf, size_t len,
 		       uint64_t t)
 {
-	return fmt_time(buf, len, t, mon_time_origin(&w->meta.info));
+	return mon_fmt_time(buf, len, t, mon_time_origin(&w->meta.info));
 }
 
 static void header(const struct viewer *w)
@@ -116,7 +115,7 @@ static void header(const struct viewer *w)
 		 w->meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			 " (compensated)" :
 			 "",
-		 fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
+		 mon_fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
 		 w->nr_threads, w->nr_cpus,
 		 (unsigned long long)(st.lost > w->meta.lost_by_stats ?
 					      st.lost :
@@ -304,7 +303,7 @@ static void detail_thread(const struct viewer *w, size_t th)
 	printw("%u %s: %s from %s for %s on cpu %u (interval %lld of %zu%s)",
 	       t.tid, t.name, tl_state_name(iv.state),
 	       rel(w, a, sizeof(a), iv.start_ns),
-	       fmt_ns(d, sizeof(d), iv.end_ns - iv.start_ns), iv.cpu,
+	       mon_fmt_ns(d, sizeof(d), iv.end_ns - iv.start_ns), iv.cpu,
 	       (long long)i + 1, t.nr_intervals, iv.open ? ", open" : "");
 	/* The thread's flutters over its whole life (* marks each). */
 	if (t.flutters)
@@ -313,19 +312,16 @@ static void detail_thread(const struct viewer *w, size_t th)
 }
 
 /* The last task a monitored one switched to on cpu before t, or NULL. */
+static bool peer_by(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->peers[i].time <= x;
+}
+
 static const struct cpu_peer *peer_before(const struct cpu_track *t, uint64_t x)
 {
-	size_t lo = 0, hi = t->nr_peers;
+	size_t i = layout_lower_bound(t->nr_peers, peer_by, t, x);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->peers[mid].time <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->peers[lo - 1] : NULL;
+	return i ? &t->peers[i - 1] : NULL;
 }
 
 static void detail_cpu(const struct viewer *w, size_t cpu)
@@ -399,7 +395,7 @@ static void detail(struct viewer *w)
 
 		printw("A %s  B %s  B-A %s", rel(w, a, sizeof(a), v->meter[0]),
 		       rel(w, b, sizeof(b), v->meter[1]),
-		       fmt_ns(d, sizeof(d), hi - lo));
+		       mon_fmt_ns(d, sizeof(d), hi - lo));
 		if (sel && !w->cpu_view) {
 			uint64_t g[TL_NR_GROUPS];
 			unsigned int k;
@@ -409,7 +405,7 @@ static void detail(struct viewer *w)
 			for (k = 0; k < TL_NR_GROUPS; k++)
 				if (g[k])
 					printw(" %s %s", tl_group_name(k),
-					       fmt_ns(d, sizeof(d), g[k]));
+					       mon_fmt_ns(d, sizeof(d), g[k]));
 		}
 	}
 }
@@ -423,7 +419,7 @@ static void footer(struct viewer *w)
 	snprintf(line, sizeof(line), "[%s .. %s]  cursor %s  %s/col  ",
 		 rel(w, a, sizeof(a), v->t0), rel(w, b, sizeof(b), v->t1),
 		 rel(w, c, sizeof(c), v->cursor),
-		 fmt_ns(s, sizeof(s), view_col_span(v)));
+		 mon_fmt_ns(s, sizeof(s), view_col_span(v)));
 	fits = strlen(line) + strlen(w->message) <= (size_t)COLS;
 	move(LINES - 1, 0);
 	clrtoeol();
@@ -467,7 +463,8 @@ static void meter_pane(const struct viewer *w)
 		printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
 		       w->threads[w->order[i]].label);
 		for (k = 0; k < TL_NR_GROUPS; k++)
-			printw(" %9s", g[k] ? fmt_ns(d, sizeof(d), g[k]) : "-");
+			printw(" %9s",
+			       g[k] ? mon_fmt_ns(d, sizeof(d), g[k]) : "-");
 	}
 }
 
@@ -486,9 +483,9 @@ static const char *timeline_comm(void *arg, uint32_t tid)
 
 static void events_pane(const struct viewer *w)
 {
-	struct event_fmt f = { .machine = w->meta.info.machine,
-			       .comm = timeline_comm,
-			       .arg = (void *)w };
+	struct mon_event_fmt f = { .machine = w->meta.info.machine,
+				   .comm = timeline_comm,
+				   .arg = (void *)w };
 	const struct view *v = &w->view;
 	unsigned int r;
 	char args[128];
@@ -531,7 +528,7 @@ static void events_pane(const struct viewer *w)
 			(double)mon_time_origin(&w->meta.info)) /
 			       1e6,
 		       e->cpu, e->tid, mon_event_name(e->type),
-		       fmt_event_args(args, sizeof(args), e, &f));
+		       mon_fmt_event_args(args, sizeof(args), e, &f));
 	}
 }
 
@@ -566,8 +563,9 @@ static void noise_pane(const struct viewer *w)
 	}
 	printw("taken from %s (%u), %s: ran %s, taken %s, not recorded %s (i closes)",
 	       t.name[0] ? t.name : "?", t.tid, metered ? "A..B" : "on screen",
-	       fmt_ns(x, sizeof(x), r.run_ns), fmt_ns(y, sizeof(y), r.taken_ns),
-	       fmt_ns(z, sizeof(z), r.unknown_ns));
+	       mon_fmt_ns(x, sizeof(x), r.run_ns),
+	       mon_fmt_ns(y, sizeof(y), r.taken_ns),
+	       mon_fmt_ns(z, sizeof(z), r.unknown_ns));
 	move(TOP_LINES + 1, 0);
 	clrtoeol();
 	printw("  %-24s %-7s %7s %10s %10s %10s", "SOURCE", "KIND", "COUNT",
@@ -592,10 +590,10 @@ static void noise_pane(const struct viewer *w)
 			snprintf(name, sizeof(name), "%s", s->name);
 		printw("  %-24.24s %-7s %7llu %10s %10s %10s%s", name,
 		       noise_kind_name(s->kind), (unsigned long long)s->count,
-		       fmt_ns(x, sizeof(x), s->taken_ns),
-		       fmt_ns(y, sizeof(y), s->max_ns),
+		       mon_fmt_ns(x, sizeof(x), s->taken_ns),
+		       mon_fmt_ns(y, sizeof(y), s->max_ns),
 		       s->period.period_ns ?
-			       fmt_ns(z, sizeof(z), s->period.period_ns) :
+			       mon_fmt_ns(z, sizeof(z), s->period.period_ns) :
 			       "-",
 		       s->period.period_ns &&
 				       s->period.regular >= NOISE_PERIODIC ?

@@ -8,6 +8,23 @@
 
 #include "layout.h"
 
+size_t layout_lower_bound(size_t n,
+			  bool (*before)(const void *ctx, size_t i, uint64_t x),
+			  const void *ctx, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (before(ctx, mid, x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint64_t layout_column_start(uint64_t t0, uint64_t t1, unsigned int width,
 			     unsigned int c)
 {

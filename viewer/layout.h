@@ -7,6 +7,7 @@
 #ifndef MKM_LAYOUT_H
 #define MKM_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,16 @@ struct layout_cell {
 	uint8_t state; /* the state that holds most of the column, or NONE */
 	uint8_t mixed; /* no state holds most of it: detail too fine to show */
 };
+
+/*
+ * layout_lower_bound - the first index of [0, @n) at which @before(@ctx,
+ * i, @x) is false, @before being true on a prefix (the entries of a table
+ * in time order that come before @x): the viewer's one binary search
+ * (CPU slices, peers, flutters). Return: that index, @n if none.
+ */
+size_t layout_lower_bound(size_t n,
+			  bool (*before)(const void *ctx, size_t i, uint64_t x),
+			  const void *ctx, uint64_t x);
 
 /* The first instant of column @c of @width over [@t0, @t1). */
 uint64_t layout_column_start(uint64_t t0, uint64_t t1, unsigned int width,

@@ -10,7 +10,6 @@
 
 #include "layout.h"
 #include "picture.h"
-#include "util.h"
 
 #define LABEL_PX 170
 #define MARGIN 10
@@ -123,7 +122,7 @@ static void axis(cairo_t *cr, const struct picture_geom *g,
 		cairo_line_to(cr, (int)x + 0.5, y + 4);
 		cairo_stroke(cr);
 		if (x + 40 < g->plot_x + g->plot_w)
-			text(cr, x + 2, y - 6, fmt_ns(buf, sizeof(buf), t));
+			text(cr, x + 2, y - 6, mon_fmt_ns(buf, sizeof(buf), t));
 	}
 }
 
@@ -231,7 +230,8 @@ static void meter(cairo_t *cr, const struct tl *tl,
 	cairo_move_to(cr, (int)xb + 0.5, g->rows_y - 2);
 	cairo_line_to(cr, (int)xb + 0.5, bottom);
 	cairo_stroke(cr);
-	snprintf(buf, sizeof(buf), "A .. B: %s", fmt_ns(d, sizeof(d), b - a));
+	snprintf(buf, sizeof(buf), "A .. B: %s",
+		 mon_fmt_ns(d, sizeof(d), b - a));
 	text(cr, xa + 3, bottom + FONT_SIZE + 2, buf);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rows.c - the viewer's rows: threads or CPUs, sorted, some hidden. */
+#define _GNU_SOURCE /* qsort_r */
 
 #include <errno.h>
 #include <stdio.h>
@@ -115,6 +116,8 @@ int rows_update(struct viewer *w)
 		/* Names and totals change while a live trace grows. */
 		tl_thread(w->tl, i, &t);
 		r->id = i;
+		r->tid = t.tid;
+		r->pid = t.tgid;
 		snprintf(r->label, sizeof(r->label), "%u %s", t.tid,
 			 t.name[0] ? t.name : "?");
 		r->run_ns = r->runq_ns = 0;
@@ -155,31 +158,43 @@ const char *rows_sort_name(enum rows_sort s)
 	static const char *const names[NR_SORTS] = {
 		[SORT_FIRST] = "first seen", [SORT_NAME] = "name",
 		[SORT_TID] = "tid",	     [SORT_RUN] = "run time",
-		[SORT_RUNQ] = "run queue",
+		[SORT_RUNQ] = "run queue",   [SORT_PROCESS] = "process",
 	};
 
 	return s < NR_SORTS ? names[s] : "?";
 }
 
-/* qsort has no argument: the sort key of the call in progress. */
-static const struct row *sort_rows;
-static enum rows_sort sort_key;
-
-static int row_cmp(const void *a, const void *b)
+static int u32_cmp(uint32_t a, uint32_t b)
 {
-	const struct row *x = &sort_rows[*(const size_t *)a];
-	const struct row *y = &sort_rows[*(const size_t *)b];
+	return a < b ? -1 : a > b;
+}
+
+/* @key (enum rows_sort) orders @rows' indexes: qsort_r's argument, where
+ * a static would race between two viewers. */
+struct sort_ctx {
+	const struct row *rows;
+	enum rows_sort key;
+};
+
+static int row_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct row *x = &ctx->rows[*(const size_t *)a];
+	const struct row *y = &ctx->rows[*(const size_t *)b];
 	const char *nx = strchr(x->label, ' '), *ny = strchr(y->label, ' ');
 	int c = 0;
 
-	switch (sort_key) {
+	switch (ctx->key) {
 	case SORT_NAME:
 		c = strcmp(nx ? nx : x->label, ny ? ny : y->label);
 		break;
 	case SORT_TID:
-		c = atol(x->label) < atol(y->label) ?
-			    -1 :
-			    atol(x->label) > atol(y->label);
+		c = u32_cmp(x->tid, y->tid);
+		break;
+	case SORT_PROCESS: /* a process's threads together, by tid */
+		c = u32_cmp(x->pid, y->pid);
+		if (!c)
+			c = u32_cmp(x->tid, y->tid);
 		break;
 	case SORT_RUN: /* the busiest first */
 		c = x->run_ns > y->run_ns ? -1 : x->run_ns < y->run_ns;
@@ -210,9 +225,10 @@ int rows_order(struct viewer *w)
 		if (!rows[i].hidden)
 			w->order[w->nr_order++] = i;
 	if (!w->cpu_view) {
-		sort_rows = rows;
-		sort_key = w->sort;
-		qsort(w->order, w->nr_order, sizeof(*w->order), row_cmp);
+		struct sort_ctx ctx = { rows, w->sort };
+
+		qsort_r(w->order, w->nr_order, sizeof(*w->order), row_cmp,
+			&ctx);
 	}
 	view_set_rows(&w->view, w->nr_order);
 	if (sel)
@@ -261,19 +277,19 @@ int64_t rows_find(const struct viewer *w, const char *what)
 /* The first slice of track t that ends after x (by_end), or that starts
  * at or after x: binary searches. Slices of one CPU do not overlap, so
  * their ends are in order as their starts are. */
+static bool ends_by(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->s[i].end <= x;
+}
+
+static bool starts_before(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->s[i].start < x;
+}
+
 static size_t first_slice(const struct cpu_track *t, uint64_t x, bool by_end)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (by_end ? t->s[mid].end <= x : t->s[mid].start < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return layout_lower_bound(t->n, by_end ? ends_by : starts_before, t, x);
 }
 
 uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c)

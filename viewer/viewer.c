@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "keys.h"
-#include "util.h"
+#include "layout.h"
 #include "viewer.h"
 
 /* The time the timeline covers: its threads' lives. */
@@ -230,21 +230,18 @@ static void collapse(struct viewer *w)
 }
 
 /* The first flutter at or after t (they are in time order). */
+static bool flutter_before(const void *tl, size_t i, uint64_t t)
+{
+	struct tl_flutter f;
+
+	tl_flutter(tl, i, &f);
+	return f.time_ns < t;
+}
+
 size_t viewer_first_flutter(const struct viewer *w, uint64_t t)
 {
-	size_t lo = 0, hi = tl_nr_flutters(w->tl);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct tl_flutter f;
-
-		tl_flutter(w->tl, mid, &f);
-		if (f.time_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return layout_lower_bound(tl_nr_flutters(w->tl), flutter_before, w->tl,
+				  t);
 }
 
 /* The next flutter after the cursor, its thread's row selected. */
@@ -291,7 +288,7 @@ static void next_long(struct viewer *w, const struct row *sel)
 	if (!sel || w->cpu_view ||
 	    !draw_prompt("longer than: ", buf, sizeof(buf)))
 		return;
-	d = parse_time(buf) > 0 ? (uint64_t)parse_time(buf) : 0;
+	d = mon_parse_time(buf) > 0 ? (uint64_t)mon_parse_time(buf) : 0;
 	if (!d) {
 		snprintf(w->message, sizeof(w->message),
 			 "\"%s\": give a time such as 5ms, 200us or 2s", buf);

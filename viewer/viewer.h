@@ -33,6 +33,7 @@ enum rows_sort {
 	SORT_TID,
 	SORT_RUN,
 	SORT_RUNQ,
+	SORT_PROCESS, /* by process (pid), then tid */
 	NR_SORTS
 };
 
@@ -40,6 +41,7 @@ enum rows_sort {
 struct row {
 	size_t id; /* thread index in the timeline, or CPU number */
 	char label[40];
+	uint32_t tid, pid; /* a thread's, and its process's (tl_process()) */
 	uint64_t run_ns, runq_ns; /* over the whole trace, for sorting */
 	bool hidden;
 };

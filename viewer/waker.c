@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
 #include "viewer.h"
 
 static bool busy(const struct tl_interval *iv)
@@ -139,7 +138,7 @@ void waker_follow(struct viewer *w)
 			 "%u %s was not woken up to the cursor", t.tid, t.name);
 		return;
 	}
-	fmt_time(when, sizeof(when), wake, mon_time_origin(&w->meta.info));
+	mon_fmt_time(when, sizeof(when), wake, mon_time_origin(&w->meta.info));
 	if (lost) {
 		snprintf(
 			w->message, sizeof(w->message),

@@ -467,6 +467,25 @@ struct tl_thread {
 	uint64_t flutters; /* switched out and back in, only idle between */
 	uint64_t anomalies; /* events contradicting the rebuilt state */
 	int32_t idle_cpu; /* TL_IDLE: the CPU whose idle task it is; else -1 */
+	uint32_t tgid; /* its process's id (thread group): tl_process() */
+	size_t process; /* index of its process, for tl_process() */
+};
+
+/*
+ * A process (thread group) of the timeline. Where a thread's process
+ * comes from: the FORK that made it, else the PROCESSES chunk (what the
+ * recorder found attaching it), else its own (tgid = tid); the CPUs' idle
+ * tasks are process 0, "swapper". A pid seen again after all its threads
+ * ended is a new process.
+ */
+struct tl_process {
+	uint32_t pid; /* the thread group id: its leader's tid */
+	char name[17]; /* the leader's comm, else its first thread's */
+	size_t nr_threads; /* timelines in it (0: rare, a thread seen before
+			      the FORK that made it left it) */
+	size_t nr_live; /* of which not ended */
+	int64_t leader; /* the leader's thread index, or -1 (not seen) */
+	int64_t first; /* its first thread's index, or -1 */
 };
 
 struct tl_stats {
@@ -569,6 +588,36 @@ MON_API size_t tl_nr_threads(const struct tl *tl);
  * Return: 0, or -EINVAL (NULL), -ENOENT (@th out of range).
  */
 MON_API int tl_thread(const struct tl *tl, size_t th, struct tl_thread *out);
+
+/* tl_nr_processes - how many processes (0 for NULL) */
+MON_API size_t tl_nr_processes(const struct tl *tl);
+
+/*
+ * tl_process - describe process @p (tl_thread()'s process)
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (@p out of range).
+ */
+MON_API int tl_process(const struct tl *tl, size_t p, struct tl_process *out);
+
+/*
+ * tl_fork_tgid - the process of the child of FORK record @fork, whose
+ * parent is in process @parent_tgid: the parent's for a thread
+ * (MKM_EVF_THREAD), else the child's own (its tid). The timeline's rule,
+ * for consumers that follow the records one by one (the exporters).
+ */
+MON_API uint32_t tl_fork_tgid(const struct mkm_event *fork,
+			      uint32_t parent_tgid);
+
+/*
+ * tl_processes_known - the processes of threads the recorder attached
+ * (a PROCESSES chunk): a thread of such a tid takes that process unless a
+ * FORK said otherwise; the timeline sink calls it
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOMEM.
+ */
+struct trace_process;
+MON_API int tl_processes_known(struct tl *tl, const struct trace_process *p,
+			       size_t n);
 
 /*
  * tl_find - the most recent timeline of tid @tid
@@ -771,6 +820,52 @@ MON_API const char *mon_syscall_name(const char *machine, uint32_t nr);
  */
 MON_API const char *mon_task_state_name(unsigned int task_state);
 
+/* ---- Times and records as people read them (format.c) ---------------- */
+
+/* The units mon_parse_time() takes, for messages. */
+#define MON_TIME_UNITS "ns, us, ms, s"
+
+/*
+ * mon_parse_time - a time with its unit ("1.5ms", "200 us", "2s",
+ * "1500ns")
+ *
+ * Return: nanoseconds, or -1 if malformed or without a unit (a bare "5"
+ * is refused, not 5 ns).
+ */
+MON_API int64_t mon_parse_time(const char *s);
+
+/* mon_fmt_ns - nanoseconds as a short human string ("12.3 ms") in @buf
+ * of @len bytes. Return: @buf. */
+MON_API const char *mon_fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* mon_fmt_time - time @t since @origin (mon_time_origin()) as
+ * mon_fmt_ns() writes it, with a minus sign before the origin.
+ * Return: @buf. */
+MON_API const char *mon_fmt_time(char *buf, size_t len, uint64_t t,
+				 uint64_t origin);
+
+/* What mon_fmt_event_args() may know beside the record (all may be NULL). */
+struct mon_event_fmt {
+	const char *machine; /* the trace's (uname -m), for syscall names */
+	/* For the second NAME record of a comm, the first's 8 bytes, so
+	 * that it shows the whole comm. */
+	const char *first_half;
+	/* The comm of thread @tid, or NULL: names the tids a record gives
+	 * (next=, prev=, by=, child=). */
+	const char *(*comm)(void *arg, uint32_t tid);
+	void *arg;
+};
+
+/*
+ * mon_fmt_event_args - an event's arguments as mkm dump prints them ("S
+ * preempted next=12 (worker)", "vector=236 local_timer", "nr=1 write
+ * ret=12", "prev=0 waited=1.3 ms"): names where the record has numbers,
+ * times with units; @f may be NULL. Return: @buf.
+ */
+MON_API const char *mon_fmt_event_args(char *buf, size_t len,
+				       const struct mkm_event *e,
+				       const struct mon_event_fmt *f);
+
 /* ======================================================================
  * Accounting (acct_)
  * ======================================================================
@@ -879,7 +974,7 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
  * ====================================================================== */
 
 #define TRACE_MAJOR 1
-#define TRACE_MINOR 2
+#define TRACE_MINOR 3
 
 /* trace_info.trace_flags */
 #define TRACE_F_COMPENSATED \
@@ -936,6 +1031,16 @@ struct trace_thread {
 	uint32_t tid;
 	uint32_t unique_id;
 	char name[16]; /* not necessarily NUL-terminated */
+};
+
+/*
+ * A thread's process (thread group) as the recorder found it when it
+ * attached the thread (PROCESSES chunk, since 1.3): the records say
+ * nothing of it until a FORK (MKM_EVF_THREAD) or an exec.
+ */
+struct trace_process {
+	uint32_t tid;
+	uint32_t tgid; /* the process id: its leader's tid */
 };
 
 /*
@@ -1013,6 +1118,7 @@ enum trace_chunk_type {
 	TRACE_CHUNK_END = 7,
 	TRACE_CHUNK_CLOCK_SYNC = 8, /* since 1.2 */
 	TRACE_CHUNK_NODES = 9, /* since 1.2 */
+	TRACE_CHUNK_PROCESSES = 10, /* since 1.3 */
 };
 
 /*
@@ -1125,6 +1231,8 @@ struct trace_chunk {
 	uint64_t horizon_ns; /* HORIZON */
 	const struct trace_thread *threads; /* THREADS */
 	size_t nr_threads;
+	const struct trace_process *processes; /* PROCESSES */
+	size_t nr_processes;
 	const struct mkm_cpu_stats *stats; /* STATS, indexed by CPU */
 	size_t nr_stats;
 	const struct trace_calibration_hdr *calibration_hdr; /* CALIBRATION */
@@ -1183,6 +1291,16 @@ MON_API int trace_writer_horizon(struct trace_writer *w, uint64_t t);
  */
 MON_API int trace_writer_threads(struct trace_writer *w,
 				 const struct trace_thread *t, size_t n);
+
+/*
+ * trace_writer_processes - write a PROCESSES chunk (the process of each
+ * thread attached, by tid; a later entry for a tid supersedes)
+ *
+ * Return: 0, or -EINVAL (more than 1 << 22 entries), as
+ * trace_writer_events().
+ */
+MON_API int trace_writer_processes(struct trace_writer *w,
+				   const struct trace_process *p, size_t n);
 
 /*
  * trace_writer_stats - write a STATS chunk (monitor_statistics(): lost

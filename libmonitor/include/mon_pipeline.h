@@ -56,6 +56,8 @@ enum mon_msg_type {
 	MON_MSG_CLOCK_SYNC = TRACE_CHUNK_CLOCK_SYNC,
 	/* A merged trace's nodes: nodes_hdr, nodes (the last supersedes) */
 	MON_MSG_NODES = TRACE_CHUNK_NODES,
+	/* Threads' processes known at attach: processes, nr_processes */
+	MON_MSG_PROCESSES = TRACE_CHUNK_PROCESSES,
 };
 
 struct mon_msg {
@@ -69,6 +71,8 @@ struct mon_msg {
 	uint64_t horizon_ns;
 	const struct trace_thread *threads;
 	size_t nr_threads;
+	const struct trace_process *processes;
+	size_t nr_processes;
 	const struct mkm_cpu_stats *stats;
 	size_t nr_stats;
 	const struct trace_calibration_hdr *calibration_hdr;

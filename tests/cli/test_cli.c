@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "libmonitor.h"
 #include "slurp.h"
@@ -300,6 +301,63 @@ static void test_record_sigint_before_start_says_so(void **state)
 	assert_int_not_equal(access("/tmp/early.mkm", F_OK), 0);
 }
 
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	sleep(2);
+	return NULL;
+}
+
+/*
+ * mkm record -p of a process with three threads: the recorder stores
+ * their process (the PROCESSES chunk), so report --by-process has one
+ * process of three threads, where the records alone would say three
+ * (attached threads have no FORK; issue 28 item 5).
+ */
+static void test_record_pid_keeps_process(void **state)
+{
+	char cmd[160], pidarg[16];
+	pid_t target, rec;
+	int i, st;
+
+	(void)state;
+	target = fork();
+	assert_true(target >= 0);
+	if (!target) {
+		pthread_t t[2];
+
+		for (i = 0; i < 2; i++)
+			if (pthread_create(&t[i], NULL, sleeper, NULL))
+				_exit(1);
+		for (i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		_exit(0);
+	}
+	for (i = 0; i < 3000 && nr_threads(target) < 3; i++)
+		usleep(1000);
+	assert_int_equal(nr_threads(target), 3);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
+	rec = fork();
+	assert_true(rec >= 0);
+	if (!rec) {
+		execlp("mkm", "mkm", "record", "-o", "/tmp/pid.mkm",
+		       "--no-calibrate", "-p", pidarg, (char *)NULL);
+		_exit(126);
+	}
+	/* Reaped here, the target is gone and the recording ends. */
+	assert_int_equal(waitpid(target, &st, 0), target);
+	assert_int_equal(waitpid(rec, &st, 0), rec);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(
+		sh("mkm report --by-process --json /tmp/pid.mkm >/tmp/bp.json"),
+		0);
+	snprintf(cmd, sizeof(cmd),
+		 "\"nr_processes\":1,\"processes\":[{\"pid\":%d,", (int)target);
+	assert_non_null(strstr(slurp("/tmp/bp.json"), cmd));
+	assert_non_null(strstr(slurp("/tmp/bp.json"), "\"threads\":3,"));
+}
+
 static void test_record_missing_command(void **state)
 {
 	(void)state;
@@ -437,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_record_exit_status_is_the_commands),
 		cmocka_unit_test(test_record_keeps_old_output),
 		cmocka_unit_test(test_record_sigint_before_start_says_so),
+		cmocka_unit_test(test_record_pid_keeps_process),
 		cmocka_unit_test(test_record_missing_command),
 		cmocka_unit_test(test_report_bad_file),
 		cmocka_unit_test(test_record_sigint_gives_complete_file),

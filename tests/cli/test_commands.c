@@ -309,6 +309,57 @@ static void test_report_sort_top_tid(void **state)
 	assert_int_equal(sh("mkm report --top 0 small.mkm 2>sort.err"), 2);
 }
 
+/*
+ * Processes (issue 28 item 5): report --by-process sums threads by
+ * process, --pid keeps a process's threads. mktrace procs is `record -p`
+ * of two processes (a PROCESSES chunk says whose 701 and 702 are), one
+ * forking a thread and a process; small.mkm, without the chunk, reads
+ * each attached thread as its own process, as traces before 1.3 do.
+ */
+static void test_report_by_process(void **state)
+{
+	const char *out;
+
+	(void)state;
+	assert_int_equal(sh("'%s' procs procs.mkm", mktrace), 0);
+	assert_int_equal(sh("mkm report --by-process procs.mkm >bp.txt"), 0);
+	out = slurp_in("bp.txt");
+	assert_non_null(strstr(out, "6 threads in 3 processes,"));
+	assert_non_null(strstr(
+		out,
+		"    700 server                 3    30.0 ms  33.3   0.0  20.0  46.7"));
+	assert_non_null(strstr(
+		out,
+		"    800 client                 2    19.0 ms  52.6   0.0  15.8  31.6"));
+	assert_non_null(strstr(out, "    802 client-child           1"));
+	/* --pid: the threads of process 800, its forked thread included */
+	assert_int_equal(sh("mkm report --pid 800 procs.mkm >pid.txt"), 0);
+	out = slurp_in("pid.txt");
+	assert_non_null(strstr(out, "6 threads (2 shown)"));
+	assert_non_null(strstr(out, "\n    800 client "));
+	assert_non_null(strstr(out, "\n    801 client "));
+	assert_null(strstr(out, "\n    802 "));
+	assert_int_equal(
+		sh("mkm report --json --by-process --sort run --top 1 procs.mkm >bp.json"),
+		0);
+	out = slurp_in("bp.json");
+	assert_non_null(strstr(
+		out,
+		"\"nr_processes\":3,\"processes\":[{\"pid\":700,\"name\":\"server\",\"threads\":3,\"life_ns\":30000000,"));
+	assert_non_null(strstr(out, "{\"tid\":702,\"pid\":700,"));
+	assert_non_null(strstr(out, "{\"tid\":801,\"pid\":800,"));
+	/* A trace without PROCESSES: each attached thread its own. */
+	assert_int_equal(sh("mkm report --by-process small.mkm >bp0.txt"), 0);
+	assert_non_null(
+		strstr(slurp_in("bp0.txt"), "3 threads in 3 processes"));
+	assert_int_equal(sh("mkm report --pid 999 procs.mkm 2>pid.err"), 1);
+	assert_non_null(strstr(slurp_in("pid.err"), "999: no such process"));
+	assert_int_equal(
+		sh("mkm report --pid 800 --tid 801 procs.mkm 2>pid.err"), 2);
+	assert_int_equal(
+		sh("mkm report --by-process --latency procs.mkm 2>pid.err"), 2);
+}
+
 /* mkm dump keeps some threads, or a window, as export does. */
 static void test_dump_filters(void **state)
 {
@@ -545,6 +596,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_main_usage_lists_options),
 		cmocka_unit_test(test_dump_names_what_records_number),
 		cmocka_unit_test(test_report_sort_top_tid),
+		cmocka_unit_test(test_report_by_process),
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_timeline_window_zooms),

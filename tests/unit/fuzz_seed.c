@@ -45,6 +45,7 @@ int main(int argc, char **argv)
 	struct trace_nodes_hdr nh = { .job_id = 7 };
 	struct trace_node nd = { .name = "n1", .nr_cpus = 2 };
 	struct trace_thread th = { 100, 100, "seed" };
+	const struct trace_process proc[2] = { { 100, 100 }, { 101, 100 } };
 	struct mkm_cpu_stats st[2] = { { 0 } };
 	struct trace_calibration cal = { 0 };
 	struct trace_calibration_hdr calh = { .kernel = "seed" };
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 		err = trace_writer_horizon(w, 150);
 	if (!err)
 		err = trace_writer_threads(w, &th, 1);
+	if (!err)
+		err = trace_writer_processes(w, proc, 2);
 	if (!err)
 		err = trace_writer_events(w, ev + 7, n - 7);
 	if (!err)

@@ -27,6 +27,25 @@ static void row_string(const struct tl_interval *iv, size_t n, uint64_t t0,
 	out[width] = 0;
 }
 
+static bool at_or_before(const void *ctx, size_t i, uint64_t x)
+{
+	return ((const uint64_t *)ctx)[i] <= x;
+}
+
+/* The first entry after x, in a table with repeats; the ends. */
+static void test_layout_lower_bound_finds_first_after(void **state)
+{
+	static const uint64_t t[] = { 10, 20, 20, 20, 30 };
+
+	(void)state;
+	assert_int_equal(layout_lower_bound(5, at_or_before, t, 5), 0);
+	assert_int_equal(layout_lower_bound(5, at_or_before, t, 10), 1);
+	assert_int_equal(layout_lower_bound(5, at_or_before, t, 20), 4);
+	assert_int_equal(layout_lower_bound(5, at_or_before, t, 29), 4);
+	assert_int_equal(layout_lower_bound(5, at_or_before, t, 30), 5);
+	assert_int_equal(layout_lower_bound(0, at_or_before, t, 30), 0);
+}
+
 static void test_layout_row_one_state_per_column(void **state)
 {
 	const struct tl_interval iv[] = {
@@ -121,6 +140,7 @@ static void test_layout_glyph_none_and_unknown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout_lower_bound_finds_first_after),
 		cmocka_unit_test(test_layout_row_one_state_per_column),
 		cmocka_unit_test(test_layout_row_blank_outside_life),
 		cmocka_unit_test(test_layout_row_dominant_state_wins),

@@ -591,6 +591,92 @@ static void test_tl_feed_fork_inherited_child(void **state)
 	tl_destroy(tl);
 }
 
+/* The process of a thread in the timeline (tl_thread()'s process). */
+static struct tl_process proc_of(const struct tl *tl, uint32_t tid)
+{
+	struct tl_process pr;
+	struct tl_thread th;
+
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, tid), &th), 0);
+	assert_int_equal(tl_process(tl, th.process, &pr), 0);
+	assert_int_equal(pr.pid, th.tgid);
+	return pr;
+}
+
+/*
+ * Processes: a FORK's MKM_EVF_THREAD puts the child in its parent's
+ * process, a FORK without it makes one; threads attached (-p) are in the
+ * process the PROCESSES chunk says, else each its own; a pid seen again
+ * after its process ended is a new process.
+ */
+static void test_tl_processes_fork_and_known(void **state)
+{
+	const struct trace_process known[] = { { 201, 200 }, { 202, 200 } };
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct evs s = { 0 };
+	struct tl_process pr;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, 200, MKM_TS_RUNNING, 0);
+	ATTACH(&s, 100, 1, 201, MKM_TS_RUNNING, 1);
+	ATTACH(&s, 100, 1, 202, MKM_TS_INTERRUPTIBLE, NONE);
+	ATTACH(&s, 100, 1, 300, MKM_TS_INTERRUPTIBLE, NONE);
+	evs_add(&s, 200, 0, MKM_EV_FORK, 200, 203, 203,
+		MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	evs_add(&s, 300, 0, MKM_EV_FORK, 201, 400, 400, MKM_EVF_INHERITED);
+	evs_add(&s, 400, 0, MKM_EV_FORK, 400, 401, 401,
+		MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	evs_add(&s, 500, 1, MKM_EV_EXIT, 300, 0, 0, 0);
+	OUT(&s, 510, 1, 300, MKM_TS_DEAD, 0);
+	/* pid 300 again: a new process, not the old one's */
+	ATTACH(&s, 600, 1, 300, MKM_TS_INTERRUPTIBLE, NONE);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_processes_known(tl, known, 2), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+
+	assert_int_equal(tl_nr_threads(tl), 8);
+	assert_int_equal(tl_nr_processes(tl), 4);
+	pr = proc_of(tl, 201);
+	assert_int_equal(pr.pid, 200);
+	assert_int_equal(pr.nr_threads, 4); /* 200, 201, 202, 203 */
+	assert_int_equal(pr.leader, tl_find(tl, 200));
+	assert_int_equal(proc_of(tl, 203).pid, 200);
+	pr = proc_of(tl, 401);
+	assert_int_equal(pr.pid, 400);
+	assert_int_equal(pr.nr_threads, 2);
+	pr = proc_of(tl, 300); /* the latest */
+	assert_int_equal(pr.nr_threads, 1);
+	assert_int_equal(pr.nr_live, 1);
+	assert_int_equal(tl_process(tl, 1, &pr), 0);
+	assert_int_equal(pr.pid, 300); /* the first 300, ended */
+	assert_int_equal(pr.nr_live, 0);
+	assert_int_equal(tl_process(tl, 4, &pr), -ENOENT);
+	tl_destroy(tl);
+}
+
+/* A PROCESSES entry that comes after its thread moves it there. */
+static void test_tl_processes_known_late(void **state)
+{
+	const struct trace_process known = { 501, 500 };
+	struct tl_config cfg = { .nr_cpus = 1 };
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, 501, MKM_TS_RUNNING, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(proc_of(tl, 501).pid, 501);
+	assert_int_equal(tl_processes_known(tl, &known, 1), 0);
+	assert_int_equal(proc_of(tl, 501).pid, 500);
+	assert_int_equal(tl_nr_processes(tl), 1);
+	assert_int_equal(tl_processes_known(NULL, &known, 1), -EINVAL);
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_first_event_unknown(void **state)
 {
 	struct evs s = { 0 };
@@ -1370,6 +1456,8 @@ int main(void)
 		cmocka_unit_test(test_tl_advance_passes_idle_cpu),
 		cmocka_unit_test(test_tl_feed_wakeup_while_running_ignored),
 		cmocka_unit_test(test_tl_feed_fork_inherited_child),
+		cmocka_unit_test(test_tl_processes_fork_and_known),
+		cmocka_unit_test(test_tl_processes_known_late),
 		cmocka_unit_test(test_tl_feed_first_event_unknown),
 		cmocka_unit_test(test_tl_feed_exec_takes_leader_tid),
 		cmocka_unit_test(test_tl_feed_detach_ends_timeline),

@@ -101,6 +101,35 @@ static void write_full(struct file *f)
 	slurp(f);
 }
 
+/* PROCESSES (1.3): the threads' processes, as written; a length that is
+ * not a whole number of entries is corruption. */
+static void test_trace_processes_roundtrip(void **state)
+{
+	const struct trace_process p[3] = { { 700, 700 },
+					    { 701, 700 },
+					    { 4000000, 7 } };
+	struct trace_reader *r;
+	struct trace_writer *w;
+	struct trace_chunk c;
+	struct file f;
+
+	(void)state;
+	tmp_path(&f);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	assert_int_equal(trace_writer_processes(w, p, 3), 0);
+	assert_int_equal(trace_writer_processes(w, NULL, 1), -EINVAL);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	assert_int_equal(trace_reader_next(r, &c), 1);
+	assert_int_equal(c.type, TRACE_CHUNK_PROCESSES);
+	assert_int_equal(c.nr_processes, 3);
+	assert_memory_equal(c.processes, p, sizeof(p));
+	assert_int_equal(trace_reader_next(r, &c), 1);
+	assert_int_equal(c.type, TRACE_CHUNK_END);
+	trace_reader_close(r);
+	unlink(f.path);
+}
+
 static void test_trace_writer_roundtrip(void **state)
 {
 	static const uint32_t types[] = {
@@ -962,7 +991,7 @@ static void test_trace_writer_batches_any_size(void **state)
 	struct trace_reader *r;
 	struct trace_chunk c;
 	size_t i, at = 0, events = 0, horizon_after = 0;
-	struct file f;
+	struct file f = { 0 }; /* no data: drop() frees NULL */
 
 	(void)state;
 	tmp_path(&f);
@@ -1029,6 +1058,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_writer_roundtrip),
+		cmocka_unit_test(test_trace_processes_roundtrip),
 		cmocka_unit_test(test_trace_reader_every_truncation),
 		cmocka_unit_test(
 			test_trace_reader_resyncs_after_corrupt_payload),

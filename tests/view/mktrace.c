@@ -12,6 +12,10 @@
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
  *                                   loss on two CPUs (the exporters' tests)
+ *   mktrace procs FILE              two processes attached as -p does
+ *                                   (their threads' processes in a
+ *                                   PROCESSES chunk), one forking a thread
+ *                                   and a process (report --by-process)
  *   mktrace job DIR [bad]           the node traces of job 77 on 3 nodes
  *                                   with known clocks (../unit/synjob.h:
  *                                   offsets, drifts, a step), mkm merge's
@@ -113,6 +117,14 @@ static void name(unsigned int cpu, uint64_t t, uint32_t tid, const char *s)
 
 #define US(x) (T0 + (uint64_t)((x)*1000))
 
+/* A thread attached (its state, the CPU it runs on or -1), then named. */
+static void attach(unsigned int cpu, uint64_t t, uint32_t tid, uint32_t ts,
+		   uint32_t on, const char *s)
+{
+	emit(cpu, t, tid, MKM_EV_ATTACH, ts, on, 0);
+	name(cpu, t, tid, s);
+}
+
 /*
  * main (1001) on CPU 0: runs, sleeps 2-5 ms, woken by worker-a, waits on
  * the run queue, runs to the end, marks at 7 ms. worker-a (1002) on CPU 1:
@@ -122,12 +134,9 @@ static void name(unsigned int cpu, uint64_t t, uint32_t tid, const char *s)
  */
 static void small(void)
 {
-	emit(0, US(0), 1001, MKM_EV_ATTACH, MKM_TS_RUNNING, 0, 0);
-	name(0, US(0), 1001, "main");
-	emit(1, US(0), 1002, MKM_EV_ATTACH, MKM_TS_RUNNING, 1, 0);
-	name(1, US(0), 1002, "worker-a");
-	emit(0, US(0), 1003, MKM_EV_ATTACH, MKM_TS_INTERRUPTIBLE, -1, 0);
-	name(0, US(0), 1003, "worker-b");
+	attach(0, US(0), 1001, MKM_TS_RUNNING, 0, "main");
+	attach(1, US(0), 1002, MKM_TS_RUNNING, 1, "worker-a");
+	attach(0, US(0), 1003, MKM_TS_INTERRUPTIBLE, -1, "worker-b");
 	emit(1, US(1000), 1002, MKM_EV_IRQ_ENTRY, 19, 0, 0);
 	emit(1, US(1100), 1002, MKM_EV_IRQ_EXIT, 19, 1, 0);
 	emit(0, US(2000), 1001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 1003,
@@ -232,6 +241,42 @@ static void events(void)
 }
 
 /*
+ * `mkm record -p 700 -p 800` as the recorder writes it: server (700, with
+ * threads 701 and 702) and client (800), attached, their processes in a
+ * PROCESSES chunk; client forks a thread (801) at 1 ms and a process
+ * (802) at 2 ms. server's 700 runs 0-6 ms on CPU 0 and sleeps, 701 runs
+ * 6-10 ms; 702 sleeps throughout. client runs on CPU 1 until 4 ms and
+ * sleeps; 801 runs 4-10 ms; 802 waits on the run queue throughout.
+ */
+static void procs(void)
+{
+	const struct trace_process known[] = {
+		{ 700, 700 }, { 701, 700 }, { 702, 700 }, { 800, 800 }
+	};
+	int err = trace_writer_processes(w, known, 4);
+
+	if (err)
+		die("processes", err);
+	/* Attached from CPU 0 in the order -p met them: the viewer's first
+	 * seen order is not the processes'. */
+	attach(0, US(0), 700, MKM_TS_RUNNING, 0, "server");
+	attach(0, US(0), 800, MKM_TS_RUNNING, 1, "client");
+	attach(0, US(0), 701, MKM_TS_RUNNING, -1, "server");
+	attach(0, US(0), 702, MKM_TS_INTERRUPTIBLE, -1, "server-io");
+	emit(1, US(1000), 800, MKM_EV_FORK, 801, 801,
+	     MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	name(1, US(1000), 801, "client");
+	emit(1, US(2000), 800, MKM_EV_FORK, 802, 802, MKM_EVF_INHERITED);
+	name(1, US(2000), 802, "client-child");
+	emit(1, US(4000), 800, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 801, 0);
+	emit(1, US(4000), 801, MKM_EV_SWITCH_IN, 3000, 800, 0);
+	emit(0, US(6000), 700, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 701, 0);
+	emit(0, US(6000), 701, MKM_EV_SWITCH_IN, 6000, 700, 0);
+	emit(0, US(10000), 701, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+	emit(1, US(10000), 801, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+}
+
+/*
  * Random switches: each CPU runs a random thread for 0.2-20 us, which
  * leaves runnable, sleeping or waiting on disk.
  */
@@ -327,6 +372,9 @@ int main(int argc, char **argv)
 			   !strcmp(argv[1], "late") ? T0 - LATE : T0);
 		calibration();
 		small();
+	} else if (argc == 3 && !strcmp(argv[1], "procs")) {
+		open_trace(argv[2], NR_CPUS_SMALL, T0);
+		procs();
 	} else if (argc == 3 && !strcmp(argv[1], "events")) {
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		events();
@@ -336,7 +384,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr,
 			"usage: mktrace small FILE | mktrace late FILE | "
-			"mktrace events FILE | "
+			"mktrace events FILE | mktrace procs FILE | "
 			"mktrace big FILE EVENTS THREADS | "
 			"mktrace job DIR [bad]\n");
 		return 2;

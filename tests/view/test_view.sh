@@ -18,6 +18,8 @@ dir=$(realpath "$dir")
 # The same, recorded 50 ms after its recording's start: times count from
 # the start, in the viewer as in mkm dump and export.
 "$mktrace" late "$dir/late.mkm"
+# Two processes attached (-p), one forking a thread and a process.
+"$mktrace" procs "$dir/procs.mkm"
 # More threads than rows on screen: where the user's place can be lost.
 "$mktrace" big "$dir/many.mkm" 20000 40
 # A trace cut inside its last chunks: what precedes the cut is shown.
@@ -117,6 +119,8 @@ check cpus_of_thread 100x24 small.mkm j j Tab
 check tab_back 100x24 many.mkm PgDn j j j Tab j Tab
 # After a sort the first rows are shown (by run queue: the longest waits).
 check sort_top 100x24 many.mkm PgDn PgDn o o o o
+# By process: a process's threads together (700's 701 and 702 before 800).
+check sort_process 100x24 procs.mkm o o o o o
 check cpu_gap 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>'
 check cpu_events 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' e
 check help 100x44 small.mkm '?'

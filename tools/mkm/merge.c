@@ -115,7 +115,7 @@ static void print_node(const struct mon_merge_input *in)
 	       "(%zu exchanges); %" PRIu64 " records\n",
 	       in->node, fmt_offset(off, sizeof(off), s->offset_ns),
 	       (double)s->drift_ppb / 1000.0, s->no_drift ? " (unknown)" : "",
-	       fmt_ns(err, sizeof(err), s->max_error_ns), s->samples,
+	       mon_fmt_ns(err, sizeof(err), s->max_error_ns), s->samples,
 	       in->events);
 	if (s->steps)
 		printf("  %-12s its clock stepped %zu time%s, the largest by "
@@ -123,8 +123,8 @@ static void print_node(const struct mon_merge_input *in)
 		       "alone\n",
 		       "", s->steps, s->steps == 1 ? "" : "s",
 		       s->largest_step_ns < 0 ? '-' : '+',
-		       fmt_ns(step, sizeof(step),
-			      (uint64_t)llabs(s->largest_step_ns)),
+		       mon_fmt_ns(step, sizeof(step),
+				  (uint64_t)llabs(s->largest_step_ns)),
 		       s->ambiguous);
 }
 

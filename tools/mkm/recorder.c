@@ -260,24 +260,109 @@ static void calibrate(struct recorder *rec)
 		       rec->cal_file, why);
 }
 
-/* A stage that puts the calibration right after INFO, so the file carries
- * it before any event. */
-static int calibration_process(void *priv, const struct mon_msg *msg,
-			       struct mon_emit *out)
+/* A thread's process, from /proc/TID/status; 0 if it is gone. */
+static uint32_t tgid_of(pid_t tid)
 {
-	const struct mon_calibration *cal = priv;
-	struct mon_msg m = { .type = MON_MSG_CALIBRATION,
-			     .calibration_hdr = &cal->hdr,
-			     .calibration = cal->cpu,
-			     .nr_calibration = cal->hdr.nr_cpus };
-	int ret = mon_emit(out, msg);
+	char path[64], line[128];
+	unsigned int tgid = 0;
+	FILE *f;
 
-	return ret || msg->type != MON_MSG_INFO ? ret : mon_emit(out, &m);
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
 }
 
-static const struct mon_stage_ops calibration_ops = {
-	.name = "calibration",
-	.process = calibration_process,
+static void add_known(struct recorder *rec, uint32_t tid, uint32_t tgid)
+{
+	if (!tgid)
+		return;
+	if (rec->nr_procs == rec->cap_procs) {
+		rec->cap_procs = rec->cap_procs ? rec->cap_procs * 2 : 64;
+		rec->procs = realloc(rec->procs,
+				     rec->cap_procs * sizeof(*rec->procs));
+		if (!rec->procs)
+			die("out of memory");
+	}
+	rec->procs[rec->nr_procs++] =
+		(struct trace_process){ .tid = tid, .tgid = tgid };
+}
+
+/*
+ * The process of every thread attached (-t, -p; with -a, every thread
+ * of the machine), as /proc says before the recording starts: the
+ * records tell it only for threads forked while recorded. Stored in a
+ * PROCESSES chunk (docs/trace-format.md). A command's threads need none:
+ * it is monitored from before its exec.
+ */
+static void find_processes(struct recorder *rec)
+{
+	struct dirent *p, *t;
+	char path[64];
+	DIR *dir, *tasks;
+	size_t i;
+
+	if (!rec->system) {
+		for (i = 0; i < rec->nr_tids; i++)
+			add_known(rec, (uint32_t)rec->tids[i],
+				  tgid_of(rec->tids[i]));
+		return;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((p = readdir(dir))) {
+		uint32_t tgid = (uint32_t)strtoul(p->d_name, NULL, 10);
+
+		if (!tgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+		tasks = opendir(path);
+		if (!tasks)
+			continue; /* gone meanwhile */
+		while ((t = readdir(tasks)))
+			if (t->d_name[0] != '.')
+				add_known(rec,
+					  (uint32_t)strtoul(t->d_name, NULL,
+							    10),
+					  tgid);
+		closedir(tasks);
+	}
+	closedir(dir);
+}
+
+/* A stage that puts the calibration and the threads' processes right
+ * after INFO, so the file carries them before any event. */
+static int after_info_process(void *priv, const struct mon_msg *msg,
+			      struct mon_emit *out)
+{
+	const struct recorder *rec = priv;
+	struct mon_msg cal = { .type = MON_MSG_CALIBRATION,
+			       .calibration_hdr = &rec->cal.hdr,
+			       .calibration = rec->cal.cpu,
+			       .nr_calibration = rec->cal.hdr.nr_cpus };
+	struct mon_msg procs = { .type = MON_MSG_PROCESSES,
+				 .processes = rec->procs,
+				 .nr_processes = rec->nr_procs };
+	int ret = mon_emit(out, msg);
+
+	if (ret || msg->type != MON_MSG_INFO)
+		return ret;
+	if (rec->cal.hdr.nr_cpus)
+		ret = mon_emit(out, &cal);
+	if (!ret && rec->nr_procs)
+		ret = mon_emit(out, &procs);
+	return ret;
+}
+
+static const struct mon_stage_ops after_info_ops = {
+	.name = "calibration and processes",
+	.process = after_info_process,
 };
 
 static void *runner_thread(void *arg)
@@ -316,10 +401,11 @@ static void open_pipeline(struct recorder *rec, const char *out,
 	ret = mon_pipeline_create(&rec->p, src);
 	if (ret)
 		die("%s", monitor_strerror(ret));
-	if (rec->cal.hdr.nr_cpus) {
+	find_processes(rec);
+	if (rec->cal.hdr.nr_cpus || rec->nr_procs) {
 		struct mon_stage *st;
 
-		ret = mon_stage_new(&st, &calibration_ops, &rec->cal);
+		ret = mon_stage_new(&st, &after_info_ops, rec);
 		if (!ret)
 			ret = mon_pipeline_add_stage(rec->p, st);
 		if (ret)
@@ -361,6 +447,8 @@ void recorder_release(struct recorder *rec)
 	pthread_sigmask(SIG_UNBLOCK, &rec->sigs, NULL);
 	free(rec->tids);
 	rec->tids = NULL;
+	free(rec->procs);
+	rec->procs = NULL;
 }
 
 bool recorder_option(struct recorder *rec, int opt, const char *arg)
@@ -672,6 +760,7 @@ int recorder_finish(struct recorder *rec)
 	monitor_terminate(rec->mon);
 	mon_calibration_free(&rec->cal);
 	free(rec->tids);
+	free(rec->procs);
 	/* As strace, time and perf: the command's status, 128 + its signal,
 	 * or ours if a second Ctrl-C left it running. */
 	if (rec->exec_failed)

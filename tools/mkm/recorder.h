@@ -53,6 +53,8 @@ struct recorder {
 	char default_out[256];
 	pid_t *tids; /* the threads given with -t / -p, or the command */
 	size_t nr_tids;
+	struct trace_process *procs; /* their processes (PROCESSES chunk) */
+	size_t nr_procs, cap_procs;
 	char **cmd; /* the command, or NULL */
 	struct monitor *mon;
 	struct mon_pipeline *p;

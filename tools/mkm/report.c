@@ -153,16 +153,59 @@ static void thread_totals(const struct report *r, size_t th,
 		*life += timers[s];
 }
 
+/* Whether thread t is in one of the @n processes of @pids (all: NULL). */
+static bool in_pids(const struct tl_thread *t, const uint32_t *pids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; pids && i < n; i++)
+		if (t->tgid == pids[i])
+			return true;
+	return !pids;
+}
+
+/* --pid's list; dies naming a pid no thread of the trace has. */
+static size_t parse_pids(const struct report *r, const char *s, uint32_t *pids)
+{
+	size_t n = parse_tid_list("report --pid", s, pids, MAX_TIDS), i, p;
+
+	for (i = 0; i < n; i++) {
+		struct tl_process pr = { 0 };
+
+		for (p = 0; p < tl_nr_processes(r->tl); p++)
+			if (!tl_process(r->tl, p, &pr) && pr.pid == pids[i] &&
+			    pr.nr_threads)
+				break;
+		if (p == tl_nr_processes(r->tl))
+			die("report --pid %u: no such process in the trace (mkm report --by-process lists them)",
+			    pids[i]);
+	}
+	return n;
+}
+
+/* The figures of thread th that --sort compares. */
+static void row_key_of(const struct report *r, size_t th, struct row_key *k)
+{
+	uint64_t timers[TL_NR_STATES];
+	unsigned int s;
+
+	memset(k, 0, sizeof(*k));
+	tl_thread(r->tl, th, &k->t);
+	thread_totals(r, th, timers, &k->life);
+	for (s = 0; s < TL_NR_STATES; s++)
+		k->groups[tl_state_desc(s)->group] += timers[s];
+}
+
 /*
- * The threads shown: those of --tid or --comm (all without), ordered by
- * @by (-1: as the timeline has them), the first @top (0: all).
+ * The threads shown: those of --tid, --comm or --pid (all without),
+ * ordered by @by (-1: as the timeline has them), the first @top (0: all).
  */
 static void select_rows(struct report *r, const char *tids, const char *comm,
-			int by, size_t top)
+			const char *pids, int by, size_t top)
 {
-	static uint32_t list[MAX_TIDS];
+	static uint32_t list[MAX_TIDS], plist[MAX_TIDS];
+	size_t th, i, n = 0, nr_pids = pids ? parse_pids(r, pids, plist) : 0;
 	struct row_key *keys;
-	size_t th, i, n = 0;
 
 	r->rows = calloc(r->nr_threads + 1, sizeof(*r->rows));
 	keys = calloc(r->nr_threads + 1, sizeof(*keys));
@@ -185,21 +228,15 @@ static void select_rows(struct report *r, const char *tids, const char *comm,
 		struct tl_thread t;
 
 		tl_thread(r->tl, th, &t);
-		if (!comm || !strcmp(t.name, comm))
+		if ((!comm || !strcmp(t.name, comm)) &&
+		    in_pids(&t, pids ? plist : NULL, nr_pids))
 			r->rows[n++] = th;
 	}
 	if (comm && !n)
 		die("report --comm %s: no thread of that name in the trace",
 		    comm);
-	for (th = 0; th < r->nr_threads && by >= 0; th++) {
-		uint64_t timers[TL_NR_STATES];
-		unsigned int s;
-
-		tl_thread(r->tl, th, &keys[th].t);
-		thread_totals(r, th, timers, &keys[th].life);
-		for (s = 0; s < TL_NR_STATES; s++)
-			keys[th].groups[tl_state_desc(s)->group] += timers[s];
-	}
+	for (th = 0; th < r->nr_threads && by >= 0; th++)
+		row_key_of(r, th, &keys[th]);
 	if (by >= 0) {
 		struct sort_ctx ctx = { keys, by };
 
@@ -207,6 +244,113 @@ static void select_rows(struct report *r, const char *tids, const char *comm,
 	}
 	r->nr_rows = top && top < n ? top : n;
 	free(keys);
+}
+
+/*
+ * --by-process: the threads shown, summed by process, ordered by @by
+ * (-1: as the timeline has them; tid's key orders by pid), the first @top
+ * (0: all). Return: the rows, *n of them; each row's t holds the process:
+ * pid in tid, its name, its switches and flutters summed, and in
+ * unique_id how many of its threads are shown.
+ */
+static struct row_key *process_rows(const struct report *r, int by, size_t top,
+				    size_t *n)
+{
+	size_t nr = tl_nr_processes(r->tl), i, k = 0;
+	struct row_key *rows = calloc(nr + 1, sizeof(*rows)), th_key;
+	size_t *order = calloc(nr + 1, sizeof(*order));
+	struct row_key *sorted;
+	unsigned int g;
+
+	if (!rows || !order)
+		die("out of memory");
+	for (i = 0; i < r->nr_rows; i++) {
+		struct row_key *p;
+		struct tl_process pr;
+
+		row_key_of(r, r->rows[i], &th_key);
+		p = &rows[th_key.t.process];
+		if (!p->t.unique_id++) {
+			tl_process(r->tl, th_key.t.process, &pr);
+			p->t.tid = pr.pid;
+			memcpy(p->t.name, pr.name, sizeof(pr.name));
+		}
+		p->life += th_key.life;
+		for (g = 0; g < TL_NR_GROUPS; g++)
+			p->groups[g] += th_key.groups[g];
+		p->t.switches += th_key.t.switches;
+		p->t.flutters += th_key.t.flutters;
+	}
+	for (i = 0; i < nr; i++)
+		if (rows[i].t.unique_id)
+			order[k++] = i;
+	if (by >= 0) {
+		struct sort_ctx ctx = { rows, by };
+
+		qsort_r(order, k, sizeof(*order), row_cmp, &ctx);
+	}
+	*n = top && top < k ? top : k;
+	sorted = calloc(*n + 1, sizeof(*sorted));
+	if (!sorted)
+		die("out of memory");
+	for (i = 0; i < *n; i++)
+		sorted[i] = rows[order[i]];
+	free(rows);
+	free(order);
+	return sorted;
+}
+
+static void print_processes(const struct row_key *rows, size_t n)
+{
+	size_t i;
+	int g;
+
+	printf("Microstates per process, %% of its threads' observed lives (like prstat -m)\n");
+	printf("%7s %-16s %7s %10s", "PID", "NAME", "THREADS", "LIFE");
+	for (g = 0; g < TL_NR_GROUPS; g++)
+		printf(" %5s", tl_group_name(g));
+	printf(" %7s %5s\n", "SWITCH", "FLUT");
+	for (i = 0; i < n; i++) {
+		const struct row_key *p = &rows[i];
+		char buf[32];
+
+		printf("%7u %-16.16s %7u %10s", p->t.tid,
+		       p->t.name[0] ? p->t.name : "?", p->t.unique_id,
+		       mon_fmt_ns(buf, sizeof(buf), p->life));
+		for (g = 0; g < TL_NR_GROUPS; g++)
+			printf(" %5.1f",
+			       p->life ? 100.0 * p->groups[g] / p->life : 0.0);
+		printf(" %7llu %5llu\n", (unsigned long long)p->t.switches,
+		       (unsigned long long)p->t.flutters);
+	}
+}
+
+static void json_processes(const struct row_key *rows, size_t n)
+{
+	size_t i;
+	int g;
+
+	printf("[");
+	for (i = 0; i < n; i++) {
+		const struct row_key *p = &rows[i];
+		const char *sep = "";
+
+		printf("%s{\"pid\":%u,\"name\":", i ? "," : "", p->t.tid);
+		json_string(p->t.name);
+		printf(",\"threads\":%u,\"life_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"groups\":{",
+		       p->t.unique_id, (unsigned long long)p->life,
+		       (unsigned long long)p->t.switches,
+		       (unsigned long long)p->t.flutters);
+		for (g = 0; g < TL_NR_GROUPS; g++) {
+			if (!p->groups[g])
+				continue;
+			printf("%s\"%s\":%llu", sep, tl_group_name(g),
+			       (unsigned long long)p->groups[g]);
+			sep = ",";
+		}
+		printf("}}");
+	}
+	printf("]");
 }
 
 static void print_threads(const struct report *r)
@@ -232,7 +376,7 @@ static void print_threads(const struct report *r)
 		for (s = 0; s < TL_NR_STATES; s++)
 			groups[tl_state_desc(s)->group] += timers[s];
 		printf("%7u %-16.16s %10s", t.tid, t.name[0] ? t.name : "?",
-		       fmt_ns(buf, sizeof(buf), life));
+		       mon_fmt_ns(buf, sizeof(buf), life));
 		for (g = 0; g < TL_NR_GROUPS; g++)
 			printf(" %5.1f", life ? 100.0 * groups[g] / life : 0.0);
 		printf(" %7llu %5llu\n", (unsigned long long)t.switches,
@@ -259,14 +403,14 @@ static void print_cpus(const struct report *r)
 		if (!c.events)
 			continue;
 		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu", cpu,
-		       fmt_ns(a, sizeof(a), c.run_ns),
-		       fmt_ns(b, sizeof(b), c.interrupted_ns),
+		       mon_fmt_ns(a, sizeof(a), c.run_ns),
+		       mon_fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
 		       (unsigned long long)c.flutters,
 		       (unsigned long long)c.events, (unsigned long long)c.lost,
 		       (unsigned long long)c.threads);
 		if (all)
-			printf(" %10s", fmt_ns(a, sizeof(a), c.idle_ns));
+			printf(" %10s", mon_fmt_ns(a, sizeof(a), c.idle_ns));
 		putchar('\n');
 	}
 }
@@ -287,10 +431,10 @@ static void print_bursts(const struct report *r)
 			continue;
 		printf("%-14s %9llu %10s %10s %10s %10s\n", tl_state_name(s),
 		       (unsigned long long)b[s].count,
-		       fmt_ns(m, sizeof(m), (uint64_t)b[s].mean_ns),
-		       fmt_ns(d, sizeof(d), (uint64_t)b[s].stddev_ns),
-		       fmt_ns(lo, sizeof(lo), b[s].min_ns),
-		       fmt_ns(hi, sizeof(hi), b[s].max_ns));
+		       mon_fmt_ns(m, sizeof(m), (uint64_t)b[s].mean_ns),
+		       mon_fmt_ns(d, sizeof(d), (uint64_t)b[s].stddev_ns),
+		       mon_fmt_ns(lo, sizeof(lo), b[s].min_ns),
+		       mon_fmt_ns(hi, sizeof(hi), b[s].max_ns));
 	}
 }
 
@@ -316,7 +460,7 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 			char buf[32], cell[40];
 
 			snprintf(cell, sizeof(cell), "%s (%llu)",
-				 fmt_ns(buf, sizeof(buf), c->run_ns),
+				 mon_fmt_ns(buf, sizeof(buf), c->run_ns),
 				 (unsigned long long)c->dispatches);
 			printf(" %18s", cell);
 		}
@@ -383,12 +527,12 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 		}
 		printf("%7u %-16.16s %12s %11s%1s %12s %11s%1s %12s %11s%1s\n",
 		       t.tid, t.name[0] ? t.name : "?",
-		       fmt_time(b[0], sizeof(b[0]), u.end_ns, origin),
-		       fmt_time(b[1], sizeof(b[1]), end, origin), q,
-		       fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
-		       fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]), q,
-		       fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
-		       fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]), q);
+		       mon_fmt_time(b[0], sizeof(b[0]), u.end_ns, origin),
+		       mon_fmt_time(b[1], sizeof(b[1]), end, origin), q,
+		       mon_fmt_ns(b[2], sizeof(b[2]), was[TL_RUN]),
+		       mon_fmt_ns(b[3], sizeof(b[3]), comp[TL_RUN]), q,
+		       mon_fmt_ns(b[4], sizeof(b[4]), was[TL_RUNQ]),
+		       mon_fmt_ns(b[5], sizeof(b[5]), comp[TL_RUNQ]), q);
 	}
 	if (!unsure)
 		return;
@@ -437,7 +581,8 @@ static void json_calibration(const struct mon_calibration *cal)
 }
 
 static void print_json(const struct report *r, const char *path,
-		       struct acct_cell *cells)
+		       struct acct_cell *cells, const struct row_key *procs,
+		       size_t nr_procs)
 {
 	struct acct_burst b[TL_NR_STATES];
 	unsigned int cpu, s;
@@ -468,8 +613,8 @@ static void print_json(const struct report *r, const char *path,
 
 		tl_thread(r->tl, th, &t);
 		thread_totals(r, th, timers, &life);
-		printf("%s{\"tid\":%u,\"unique_id\":%u,\"name\":", i ? "," : "",
-		       t.tid, t.unique_id);
+		printf("%s{\"tid\":%u,\"pid\":%u,\"unique_id\":%u,\"name\":",
+		       i ? "," : "", t.tid, t.tgid, t.unique_id);
 		json_string(t.name);
 		printf(",\"parent_tid\":%d,\"end\":\"%s\",\"first_ns\":%llu,\"end_ns\":%llu,\"life_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"anomalies\":%llu,\"states\":{",
 		       t.parent >= 0 && !tl_thread(r->tl, t.parent, &p) ?
@@ -501,7 +646,13 @@ static void print_json(const struct report *r, const char *path,
 		}
 		printf("]}");
 	}
-	printf("],\"cpus\":[");
+	printf("]");
+	if (procs) {
+		printf(",\"nr_processes\":%zu,\"processes\":",
+		       tl_nr_processes(r->tl));
+		json_processes(procs, nr_procs);
+	}
+	printf(",\"cpus\":[");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		const struct acct_cpu c = r->cpus[cpu];
 
@@ -554,6 +705,8 @@ int cmd_report(int argc, char **argv)
 		{ "latency", no_argument, NULL, 'l' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "comm", required_argument, NULL, 'm' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "by-process", no_argument, NULL, 'P' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -561,10 +714,12 @@ int cmd_report(int argc, char **argv)
 	};
 	static const char usage[] =
 		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
-		"                  [--tid TID[,TID...] | --comm NAME] [--sort KEY] [--top N] FILE\n"
+		"                  [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
+		"                  [--by-process] [--sort KEY] [--top N] FILE\n"
 		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
 		"       mkm report --idle [--json] FILE\n"
-		"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE";
+		"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME]\n"
+		"                  [--pid PID[,PID...]] [--top N] [--json] FILE";
 	struct noise_opts nopts = { .top = 12 };
 	bool noise = false, idle = false, latency = false;
 	struct report r = { 0 };
@@ -572,7 +727,10 @@ int cmd_report(int argc, char **argv)
 	const char *cal_file = NULL, *path;
 	struct tl *raw = NULL;
 	bool json = false, compensated = false, force = false,
-	     top_given = false;
+	     top_given = false, by_process = false;
+	struct row_key *procs = NULL;
+	const char *pids = NULL;
+	size_t nr_procs = 0;
 	int opt, sort_by = -1;
 
 	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -594,6 +752,10 @@ int cmd_report(int argc, char **argv)
 			nopts.tids = optarg;
 		} else if (opt == 'm') {
 			nopts.comm = optarg;
+		} else if (opt == 'p') {
+			pids = optarg;
+		} else if (opt == 'P') {
+			by_process = true;
 		} else if (opt == 'T') {
 			char *end;
 
@@ -620,6 +782,13 @@ int cmd_report(int argc, char **argv)
 	path = argv[optind];
 	if (nopts.tids && nopts.comm)
 		die_usage("report: --tid or --comm, not both");
+	if (nopts.tids && pids)
+		die_usage("report: --tid or --pid, not both");
+	if ((pids || by_process) && (noise || idle))
+		die_usage(
+			"report: --pid and --by-process go with the per-thread report (and --pid with --latency)");
+	if (by_process && latency)
+		die_usage("report: --latency is per thread: no --by-process");
 	if (sort_by >= 0 && (noise || idle || latency))
 		die_usage(
 			"report: --sort goes with the per-thread report (--latency sorts by the longest delay)");
@@ -666,28 +835,38 @@ int cmd_report(int argc, char **argv)
 	if (latency) {
 		int ret;
 
-		select_rows(&r, nopts.tids, nopts.comm, -1, 0);
+		select_rows(&r, nopts.tids, nopts.comm, pids, -1, 0);
 		ret = report_latency(r.tl, &r.meta, path, r.rows, r.nr_rows,
 				     top_given ? nopts.top : 0, json);
 		report_free(&r, raw);
 		return ret;
 	}
-	select_rows(&r, nopts.tids, nopts.comm, sort_by,
-		    top_given ? nopts.top : 0);
+	select_rows(&r, nopts.tids, nopts.comm, pids, by_process ? -1 : sort_by,
+		    by_process || !top_given ? 0 : nopts.top);
+	if (by_process)
+		procs = process_rows(&r, sort_by, top_given ? nopts.top : 0,
+				     &nr_procs);
 	cells = calloc((size_t)r.nr_cpus * r.nr_threads + 1, sizeof(*cells));
 	if (!cells)
 		die("out of memory");
 	acct_matrix(r.tl, cells, r.nr_cpus, r.nr_threads);
 
 	if (json) {
-		print_json(&r, path, cells);
+		print_json(&r, path, cells, procs, nr_procs);
 	} else {
 		char d[32];
 		uint64_t lost = report_lost(&r);
 
 		char shown[48] = "";
 
-		if (r.nr_rows < r.nr_threads)
+		if (procs && nr_procs < tl_nr_processes(r.tl))
+			snprintf(shown, sizeof(shown),
+				 " in %zu processes (%zu shown)",
+				 tl_nr_processes(r.tl), nr_procs);
+		else if (procs)
+			snprintf(shown, sizeof(shown), " in %zu processes",
+				 tl_nr_processes(r.tl));
+		else if (r.nr_rows < r.nr_threads)
 			snprintf(shown, sizeof(shown), " (%zu shown)",
 				 r.nr_rows);
 		printf("%s%s: %s, %zu threads%s, %u CPUs, %llu events, %llu lost%s\n\n",
@@ -695,11 +874,14 @@ int cmd_report(int argc, char **argv)
 		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			       " (compensated)" :
 			       "",
-		       fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads, shown,
-		       r.nr_cpus, (unsigned long long)r.st.events,
+		       mon_fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads,
+		       shown, r.nr_cpus, (unsigned long long)r.st.events,
 		       (unsigned long long)lost,
 		       lost ? " (their time shows as UNKN)" : "");
-		print_threads(&r);
+		if (procs)
+			print_processes(procs, nr_procs);
+		else
+			print_threads(&r);
 		print_cpus(&r);
 		print_nodes(&r.nodes, r.tl, r.cpus, r.nr_cpus);
 		print_bursts(&r);
@@ -712,6 +894,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	free(cells);
+	free(procs);
 	report_free(&r, raw);
 	return 0;
 }

@@ -54,25 +54,25 @@ const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
 			buf, len,
 			"preempted %llu times after %s of the monitor's cost in its runs (the scheduler's choice may be the monitor's); ",
 			(unsigned long long)d->preemptions,
-			fmt_ns(a, sizeof(a), (uint64_t)d->preempt_cost_ns));
+			mon_fmt_ns(a, sizeof(a), (uint64_t)d->preempt_cost_ns));
 	if (d->wakeups && n >= 0 && (size_t)n < len)
 		n += snprintf(
 			buf + n, len - (size_t)n,
 			"woken %llu times after %s of the monitor's cost in its and its wakers' runs (whether it preempted its waker may be the monitor's); ",
 			(unsigned long long)d->wakeups,
-			fmt_ns(a, sizeof(a), (uint64_t)d->wakeup_cost_ns));
+			mon_fmt_ns(a, sizeof(a), (uint64_t)d->wakeup_cost_ns));
 	if (d->timer_wakeups && n >= 0 && (size_t)n < len)
 		n += snprintf(
 			buf + n, len - (size_t)n,
 			"woken %llu times by an interrupt while its CPU ran %s late (a timed wait may have expired because the monitor held up its waker); ",
 			(unsigned long long)d->timer_wakeups,
-			fmt_ns(a, sizeof(a), (uint64_t)d->timer_delay_ns));
+			mon_fmt_ns(a, sizeof(a), (uint64_t)d->timer_delay_ns));
 	if (n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 "%s at stake against %s compensated, in a life of %s",
-			 fmt_ns(a, sizeof(a), (uint64_t)d->at_stake_ns),
-			 fmt_ns(b, sizeof(b), (uint64_t)d->shift_ns),
-			 fmt_ns(c, sizeof(c), d->life_ns));
+			 mon_fmt_ns(a, sizeof(a), (uint64_t)d->at_stake_ns),
+			 mon_fmt_ns(b, sizeof(b), (uint64_t)d->shift_ns),
+			 mon_fmt_ns(c, sizeof(c), d->life_ns));
 	return buf;
 }
 

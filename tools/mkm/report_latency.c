@@ -123,16 +123,19 @@ static void print_table(const struct tl *tl, const char *path,
 		tl_thread(tl, l[i].th, &t);
 		printf("%7u %-16.16s %10s %8llu %8llu %10s %10s", t.tid,
 		       t.name[0] ? t.name : "?",
-		       fmt_ns(a, sizeof(a), l[i].run_ns),
+		       mon_fmt_ns(a, sizeof(a), l[i].run_ns),
 		       (unsigned long long)l[i].switches,
 		       (unsigned long long)l[i].delays,
-		       fmt_ns(b, sizeof(b),
-			      l[i].delays ? l[i].delay_ns / l[i].delays : 0),
-		       fmt_ns(c, sizeof(c), l[i].max_ns));
+		       mon_fmt_ns(b, sizeof(b),
+				  l[i].delays ? l[i].delay_ns / l[i].delays :
+						0),
+		       mon_fmt_ns(c, sizeof(c), l[i].max_ns));
 		if (l[i].delays)
 			printf("  %s .. %s",
-			       fmt_time(d, sizeof(d), l[i].max_start, origin),
-			       fmt_time(e, sizeof(e), l[i].max_end, origin));
+			       mon_fmt_time(d, sizeof(d), l[i].max_start,
+					    origin),
+			       mon_fmt_time(e, sizeof(e), l[i].max_end,
+					    origin));
 		putchar('\n');
 	}
 }

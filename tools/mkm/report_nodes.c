@@ -76,8 +76,9 @@ void print_nodes(const struct mon_nodes *n, const struct tl *tl,
 			 nd->cpu_base + nd->nr_cpus - 1);
 		printf("%-12.12s %9s %7" PRIu64 " %10s %10s %8" PRIu64
 		       " %9" PRIu64 " %7" PRIu64 "  ",
-		       nd->name, cpu, s.threads, fmt_ns(a, sizeof(a), s.run),
-		       fmt_ns(b, sizeof(b), s.intr), s.switches, s.events,
+		       nd->name, cpu, s.threads,
+		       mon_fmt_ns(a, sizeof(a), s.run),
+		       mon_fmt_ns(b, sizeof(b), s.intr), s.switches, s.events,
 		       s.lost);
 		if (nd->flags & TRACE_NODE_REFERENCE)
 			printf("the reference");
@@ -89,7 +90,7 @@ void print_nodes(const struct mon_nodes *n, const struct tl *tl,
 			       (double)nd->drift_ppb / 1000.0,
 			       nd->flags & TRACE_NODE_NO_DRIFT ? " (unknown)" :
 								 "",
-			       fmt_ns(e, sizeof(e), nd->error_ns));
+			       mon_fmt_ns(e, sizeof(e), nd->error_ns));
 		if (nd->flags & TRACE_NODE_STEPPED)
 			printf("; clock stepped (%" PRIu64 " ambiguous)",
 			       nd->ambiguous);

@@ -124,13 +124,13 @@ static void print_sources(const struct tl *tl, const struct noise_result *r,
 		printf("  %-26.26s %-7s %7llu %10s %5.2f%% %10s %10s %10s %6.0f%%%s\n",
 		       name, noise_kind_name(s->kind),
 		       (unsigned long long)s->count,
-		       fmt_ns(a, sizeof(a), s->taken_ns),
+		       mon_fmt_ns(a, sizeof(a), s->taken_ns),
 		       span ? 100.0 * s->taken_ns / span : 0.0,
-		       fmt_ns(b, sizeof(b),
-			      s->count ? s->taken_ns / s->count : 0),
-		       fmt_ns(c, sizeof(c), s->max_ns),
+		       mon_fmt_ns(b, sizeof(b),
+				  s->count ? s->taken_ns / s->count : 0),
+		       mon_fmt_ns(c, sizeof(c), s->max_ns),
 		       s->period.period_ns ?
-			       fmt_ns(d, sizeof(d), s->period.period_ns) :
+			       mon_fmt_ns(d, sizeof(d), s->period.period_ns) :
 			       "-",
 		       100 * s->period.regular,
 		       s->period.period_ns &&
@@ -168,7 +168,7 @@ static void print_matrix(const struct tl *tl, const size_t *cols, size_t ncol)
 			char buf[32], cell[48];
 
 			snprintf(cell, sizeof(cell), "%s (%llu)",
-				 fmt_ns(buf, sizeof(buf), c->run_ns),
+				 mon_fmt_ns(buf, sizeof(buf), c->run_ns),
 				 (unsigned long long)c->dispatches);
 			printf(" %20s", cell);
 		}
@@ -265,13 +265,13 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 		} else {
 			thread_label(tl, targets[i], label, sizeof(label));
 			printf("\n%s: observed %s, ran %s, taken %s (%.2f%%), cause not recorded %s\n",
-			       label, fmt_ns(a, sizeof(a), r.t1 - r.t0),
-			       fmt_ns(b, sizeof(b), r.run_ns),
-			       fmt_ns(c, sizeof(c), r.taken_ns),
+			       label, mon_fmt_ns(a, sizeof(a), r.t1 - r.t0),
+			       mon_fmt_ns(b, sizeof(b), r.run_ns),
+			       mon_fmt_ns(c, sizeof(c), r.taken_ns),
 			       r.t1 > r.t0 ?
 				       100.0 * r.taken_ns / (r.t1 - r.t0) :
 				       0.0,
-			       fmt_ns(d, sizeof(d), r.unknown_ns));
+			       mon_fmt_ns(d, sizeof(d), r.unknown_ns));
 			print_sources(tl, &r, o->top);
 		}
 		noise_result_free(&r);
@@ -290,14 +290,14 @@ static void hist_label(unsigned int k, char *buf, size_t len)
 
 	if (k == 0)
 		snprintf(buf, len, "< %s",
-			 fmt_ns(a, sizeof(a), idle_hist_bound_ns(0)));
+			 mon_fmt_ns(a, sizeof(a), idle_hist_bound_ns(0)));
 	else if (k + 1 == IDLE_HIST_BUCKETS)
 		snprintf(buf, len, ">= %s",
-			 fmt_ns(a, sizeof(a), idle_hist_bound_ns(k - 1)));
+			 mon_fmt_ns(a, sizeof(a), idle_hist_bound_ns(k - 1)));
 	else
 		snprintf(buf, len, "%s - %s",
-			 fmt_ns(a, sizeof(a), idle_hist_bound_ns(k - 1)),
-			 fmt_ns(b, sizeof(b), idle_hist_bound_ns(k)));
+			 mon_fmt_ns(a, sizeof(a), idle_hist_bound_ns(k - 1)),
+			 mon_fmt_ns(b, sizeof(b), idle_hist_bound_ns(k)));
 }
 
 static void print_idle(const struct tl *tl, const struct idle_report *rep)
@@ -315,10 +315,10 @@ static void print_idle(const struct tl *tl, const struct idle_report *rep)
 
 		printf("%4u %9llu %12s %12s %12s %12s %6.1f%%\n", p->cpu,
 		       (unsigned long long)p->count,
-		       fmt_ns(a, sizeof(a), (uint64_t)p->mean_ns),
-		       fmt_ns(b, sizeof(b), (uint64_t)p->stddev_ns),
-		       fmt_ns(d, sizeof(d), p->max_ns),
-		       fmt_ns(e, sizeof(e), p->min_ns),
+		       mon_fmt_ns(a, sizeof(a), (uint64_t)p->mean_ns),
+		       mon_fmt_ns(b, sizeof(b), (uint64_t)p->stddev_ns),
+		       mon_fmt_ns(d, sizeof(d), p->max_ns),
+		       mon_fmt_ns(e, sizeof(e), p->min_ns),
 		       p->span_ns ? 100.0 * p->idle_ns / p->span_ns : 0.0);
 		for (k = 0; k < IDLE_HIST_BUCKETS; k++)
 			hist[k] += p->hist[k];
@@ -342,10 +342,11 @@ static void print_idle(const struct tl *tl, const struct idle_report *rep)
 			       p->cpu, name, noise_kind_name(ic->kind),
 			       (unsigned long long)ic->count,
 			       p->count ? 100.0 * ic->count / p->count : 0.0,
-			       fmt_ns(a, sizeof(a),
-				      ic->count ? ic->idle_ns / ic->count : 0),
+			       mon_fmt_ns(a, sizeof(a),
+					  ic->count ? ic->idle_ns / ic->count :
+						      0),
 			       ic->period_ns ?
-				       fmt_ns(b, sizeof(b), ic->period_ns) :
+				       mon_fmt_ns(b, sizeof(b), ic->period_ns) :
 				       "-",
 			       100 * ic->regular);
 		}

@@ -45,7 +45,7 @@ static void print_axis(uint64_t origin, uint64_t t0, uint64_t t1,
 		uint64_t t = t0 + (t1 - t0) * c / width;
 		size_t len;
 
-		fmt_time(buf, sizeof(buf), t, origin);
+		mon_fmt_time(buf, sizeof(buf), t, origin);
 		len = strlen(buf);
 		line[c] = '|';
 		memcpy(line + c + 1, buf, len < 18 ? len : 18);
@@ -122,8 +122,8 @@ static void cut_window(const char *file, uint64_t origin, int64_t from,
 		b = *t1;
 	if (a >= b)
 		die("timeline: %s's threads span %s .. %s: the window given shows none of it",
-		    file, fmt_time(x, sizeof(x), *t0, origin),
-		    fmt_time(y, sizeof(y), *t1, origin));
+		    file, mon_fmt_time(x, sizeof(x), *t0, origin),
+		    mon_fmt_time(y, sizeof(y), *t1, origin));
 	*t0 = a;
 	*t1 = b;
 }

@@ -60,9 +60,8 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 		v = strtoul(s, &end, 10);
 		if (errno || end == s || !v || v > UINT32_MAX || n == max ||
 		    (*end && *end != ','))
-			die_usage(
-				"%s: '%s' is not a list of thread ids (e.g. 12,15)",
-				opt, s);
+			die_usage("%s: '%s' is not a list of ids (e.g. 12,15)",
+				  opt, s);
 		tids[n++] = (uint32_t)v;
 		s = *end ? end + 1 : end;
 	}
@@ -133,180 +132,16 @@ int64_t parse_size(const char *s)
 	return *end ? -1 : v;
 }
 
-int64_t parse_time(const char *s)
-{
-	/* TIME_UNITS, in util.h, lists them for messages. */
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	while (*end == ' ')
-		end++;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return (int64_t)(v * units[i].ns + 0.5);
-	return -1;
-}
-
 int64_t parse_time_arg(const char *opt, const char *s)
 {
-	int64_t t = parse_time(s);
+	int64_t t = mon_parse_time(s);
 
 	if (t < 0)
 		die_usage(
-			"%s: '%s' is not a time: give a number and a unit, one of " TIME_UNITS
+			"%s: '%s' is not a time: give a number and a unit, one of " MON_TIME_UNITS
 			" (e.g. 20ms)",
 			opt, s);
 	return t;
-}
-
-const char *fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 10000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 10000000)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 10000000000ull)
-		snprintf(buf, len, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	return buf;
-}
-
-const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin)
-{
-	if (t >= origin)
-		return fmt_ns(buf, len, t - origin);
-	buf[0] = '-';
-	fmt_ns(buf + 1, len - 1, origin - t);
-	return buf;
-}
-
-/* A handler's name, as the timeline and mkm report call it. */
-static const char *irq_args(char *buf, size_t len, const struct mkm_event *e)
-{
-	char name[32];
-
-	if (e->type == MKM_EV_SOFTIRQ_ENTRY || e->type == MKM_EV_SOFTIRQ_EXIT)
-		/* "softirq TIMER": the type says softirq already */
-		snprintf(buf, len, "vec=%u %s", e->arg0,
-			 tl_irq_name(TL_IRQ_SOFT, e->arg0, name, sizeof(name)) +
-				 strlen("softirq "));
-	else if (e->flags & MKM_EVF_VECTOR)
-		snprintf(buf, len, "vector=%u %s", e->arg0,
-			 tl_irq_name(TL_IRQ_VECTOR, e->arg0, name,
-				     sizeof(name)));
-	else
-		snprintf(buf, len, "irq=%u", e->arg0);
-	if (e->type == MKM_EV_IRQ_EXIT) {
-		size_t n = strlen(buf);
-
-		snprintf(buf + n, len - n, " handled=%u", e->arg1);
-	}
-	return buf;
-}
-
-/* " (comm)" of @tid when @f knows it, else "". */
-static const char *comm_of(const struct event_fmt *f, uint32_t tid, char *buf,
-			   size_t len)
-{
-	const char *c = f && f->comm && tid ? f->comm(f->arg, tid) : NULL;
-
-	if (c && *c)
-		snprintf(buf, len, " (%s)", c);
-	else
-		buf[0] = 0;
-	return buf;
-}
-
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
-			   const struct event_fmt *f)
-{
-	char t[32], who[24];
-
-	switch (e->type) {
-	case MKM_EV_SWITCH_OUT:
-		snprintf(buf, len, "%s%s next=%u%s",
-			 mon_task_state_name(e->arg0),
-			 e->flags & MKM_EVF_PREEMPTED ? " preempted" : "",
-			 e->arg1, comm_of(f, e->arg1, who, sizeof(who)));
-		break;
-	case MKM_EV_SWITCH_IN:
-		snprintf(buf, len, "prev=%u%s waited=%s", e->arg1,
-			 comm_of(f, e->arg1, who, sizeof(who)),
-			 fmt_ns(t, sizeof(t),
-				(uint64_t)e->arg0 *
-					(e->flags & MKM_EVF_WAIT_US ? 1000 :
-								      1)));
-		break;
-	case MKM_EV_IRQ_ENTRY:
-	case MKM_EV_IRQ_EXIT:
-	case MKM_EV_SOFTIRQ_ENTRY:
-	case MKM_EV_SOFTIRQ_EXIT:
-		irq_args(buf, len, e);
-		break;
-	case MKM_EV_SYSCALL_ENTRY:
-	case MKM_EV_SYSCALL_EXIT: {
-		const char *name =
-			mon_syscall_name(f ? f->machine : NULL, e->arg0);
-
-		snprintf(buf, len, "nr=%u %s", e->arg0, name ? name : "?");
-		if (e->type == MKM_EV_SYSCALL_EXIT) {
-			size_t n = strlen(buf);
-
-			snprintf(buf + n, len - n, " ret=%d", (int32_t)e->arg1);
-		}
-		break;
-	}
-	case MKM_EV_WAKING:
-	case MKM_EV_WAKEUP:
-	case MKM_EV_WAKEUP_NEW:
-		snprintf(buf, len, "by=%u%s cpu=%d%s", e->arg1,
-			 comm_of(f, e->arg1, who, sizeof(who)), (int)e->arg0,
-			 e->flags & MKM_EVF_IN_IRQ ? " in_irq" : "");
-		break;
-	case MKM_EV_MIGRATE:
-		snprintf(buf, len, "cpu%u->cpu%u", e->arg1, e->arg0);
-		break;
-	case MKM_EV_FORK:
-		snprintf(buf, len, "child=%u%s%s%s", e->arg0,
-			 comm_of(f, e->arg0, who, sizeof(who)),
-			 e->flags & MKM_EVF_THREAD ? " thread" : "",
-			 e->flags & MKM_EVF_INHERITED ? " inherited" : "");
-		break;
-	case MKM_EV_NAME: {
-		/* A comm comes in two records of 8 bytes: the second says the
-		 * whole name, given the first's (as the exporters join them:
-		 * the second half counts when the first fills its 8 bytes). */
-		const char *half = e->flags && f ? f->first_half : NULL;
-		char raw[9] = { 0 }, s[17];
-
-		memcpy(raw, &e->arg0, 4);
-		memcpy(raw + 4, &e->arg1, 4);
-		snprintf(s, sizeof(s), "%s%s", half ? half : raw,
-			 half && strlen(half) == 8 ? raw : "");
-		snprintf(buf, len, "comm \"%.15s\" (%u of 2)", s, e->flags + 1);
-		break;
-	}
-	case MKM_EV_ATTACH:
-		snprintf(buf, len, "%s cpu=%d", mon_task_state_name(e->arg0),
-			 (int)e->arg1);
-		break;
-	case MKM_EV_LOST:
-		snprintf(buf, len, "%u events", e->arg0);
-		break;
-	default:
-		snprintf(buf, len, "%u %u", e->arg0, e->arg1);
-	}
-	return buf;
 }
 
 struct mon_pipeline *open_trace(const char *path)
@@ -486,9 +321,9 @@ static const char *printer_comm(void *arg, uint32_t tid)
 
 static void print_event_line(struct printer *pr, const struct mkm_event *e)
 {
-	struct event_fmt f = { .machine = pr->machine,
-			       .comm = printer_comm,
-			       .arg = pr };
+	struct mon_event_fmt f = { .machine = pr->machine,
+				   .comm = printer_comm,
+				   .arg = pr };
 	char args[128], comm[17];
 
 	if (e->type == MKM_EV_NAME) {
@@ -505,7 +340,7 @@ static void print_event_line(struct printer *pr, const struct mkm_event *e)
 	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
 	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
 	       mon_event_name(e->type),
-	       fmt_event_args(args, sizeof(args), e, &f), e->seq);
+	       mon_fmt_event_args(args, sizeof(args), e, &f), e->seq);
 	/* The comm is known from its second record on. */
 	if (e->type == MKM_EV_NAME && e->flags &&
 	    sscanf(args, "comm \"%16[^\"]\"", comm) == 1)

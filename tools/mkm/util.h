@@ -47,47 +47,13 @@ int64_t parse_size(const char *s);
  * control and non-ASCII bytes as \u00XX. */
 void json_string(const char *s);
 
-/* The units parse_time() takes, for messages. */
-#define TIME_UNITS "ns, us, ms, s"
-
-/* A time with its unit ("1.5ms", "200 us", "2s", "1500ns") in nanoseconds;
- * -1 if malformed or without a unit (a bare "5" is refused, not 5 ns). */
-int64_t parse_time(const char *s);
-
-/* parse_time() of option @opt's argument @s; dies (usage) naming the
+/* mon_parse_time() of option @opt's argument @s; dies (usage) naming the
  * units when it is not a time. */
 int64_t parse_time_arg(const char *opt, const char *s);
 
 /* A playing speed: a factor > 0, or 0 for no waiting; dies (usage) if
  * malformed. */
 double parse_speed(const char *s);
-
-/* Nanoseconds as a short human string ("12.3 ms") in buf. */
-const char *fmt_ns(char *buf, size_t len, uint64_t ns);
-
-/* Time @t since @origin (mon_time_origin()) as fmt_ns() writes it, with
- * a minus sign before the origin. */
-const char *fmt_time(char *buf, size_t len, uint64_t t, uint64_t origin);
-
-/* What fmt_event_args() may know beside the record (all may be NULL). */
-struct event_fmt {
-	const char *machine; /* the trace's (uname -m), for syscall names */
-	/* For the second NAME record of a comm, the first's 8 bytes, so
-	 * that it shows the whole comm. */
-	const char *first_half;
-	/* The comm of thread @tid, or NULL: names the tids a record gives
-	 * (next=, prev=, by=, child=). */
-	const char *(*comm)(void *arg, uint32_t tid);
-	void *arg;
-};
-
-/*
- * An event's arguments as mkm dump prints them ("S preempted next=12
- * (worker)", "vector=236 local_timer", "nr=1 write ret=12", "prev=0
- * waited=1.3 ms"): names where the record has numbers, times with units.
- */
-const char *fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
-			   const struct event_fmt *f);
 
 /* A sink printing every record as mkm dump does, times from the trace's
  * origin (mon_time_origin() of its INFO), flushed after each batch (a play

@@ -385,6 +385,8 @@ struct node_src {
 	size_t cap;
 	struct trace_thread *th;
 	size_t cap_th;
+	struct trace_process *pr;
+	size_t cap_pr;
 	struct trace_calibration *cal;
 	size_t cap_cal;
 };
@@ -486,6 +488,18 @@ static int node_next(void *priv, struct mon_msg *msg)
 			}
 			msg->threads = ns->th;
 			return 1;
+		case MON_MSG_PROCESSES:
+			if (grow_buf((void **)&ns->pr, &ns->cap_pr,
+				     msg->nr_processes, sizeof(*ns->pr)))
+				return -ENOMEM;
+			for (i = 0; i < msg->nr_processes; i++) {
+				ns->pr[i].tid =
+					map_tid(nd, msg->processes[i].tid);
+				ns->pr[i].tgid =
+					map_tid(nd, msg->processes[i].tgid);
+			}
+			msg->processes = ns->pr;
+			return 1;
 		case MON_MSG_CALIBRATION:
 			if (grow_buf((void **)&ns->cal, &ns->cap_cal,
 				     msg->nr_calibration, sizeof(*ns->cal)))
@@ -519,6 +533,7 @@ static void node_destroy(void *priv)
 	mon_source_destroy(ns->inner);
 	free(ns->buf);
 	free(ns->th);
+	free(ns->pr);
 	free(ns->cal);
 	free(ns);
 }
@@ -755,6 +770,10 @@ static int run(struct node **m, size_t n, const char *out,
 		case MON_MSG_THREADS:
 			ret = trace_writer_threads(w, msg.threads,
 						   msg.nr_threads);
+			break;
+		case MON_MSG_PROCESSES:
+			ret = trace_writer_processes(w, msg.processes,
+						     msg.nr_processes);
 			break;
 		case MON_MSG_CALIBRATION:
 			ret = trace_writer_calibration(w, msg.calibration_hdr,

@@ -21,6 +21,9 @@ static int timeline_consume(void *priv, const struct mon_msg *msg)
 		return tl_feed(priv, msg->events, msg->nr_events);
 	case MON_MSG_HORIZON:
 		return tl_advance(priv, msg->horizon_ns);
+	case MON_MSG_PROCESSES:
+		return tl_processes_known(priv, msg->processes,
+					  msg->nr_processes);
 	}
 	return 0;
 }

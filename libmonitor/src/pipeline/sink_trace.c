@@ -24,6 +24,9 @@ static int trace_consume(void *priv, const struct mon_msg *msg)
 		return trace_writer_horizon(w, msg->horizon_ns);
 	case MON_MSG_THREADS:
 		return trace_writer_threads(w, msg->threads, msg->nr_threads);
+	case MON_MSG_PROCESSES:
+		return trace_writer_processes(w, msg->processes,
+					      msg->nr_processes);
 	case MON_MSG_STATS:
 		return trace_writer_stats(w, msg->stats, msg->nr_stats);
 	case MON_MSG_CALIBRATION:

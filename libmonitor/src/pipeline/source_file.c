@@ -32,6 +32,10 @@ static int file_next(void *priv, struct mon_msg *msg)
 			msg->threads = c.threads;
 			msg->nr_threads = c.nr_threads;
 			return 1;
+		case TRACE_CHUNK_PROCESSES:
+			msg->processes = c.processes;
+			msg->nr_processes = c.nr_processes;
+			return 1;
 		case TRACE_CHUNK_STATS:
 			msg->stats = c.stats;
 			msg->nr_stats = c.nr_stats;

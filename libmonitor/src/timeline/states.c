@@ -546,8 +546,11 @@ apply(struct tl *tl, const struct mkm_event *ev)
 				t = &tl->th[i]; /* tl->th may have moved */
 				set_state(tl, &tl->th[ch], now, TL_RUNQ, c);
 			}
-			if (ch != i && tl->th[ch].parent == NO_THREAD)
+			if (ch != i && tl->th[ch].parent == NO_THREAD) {
 				tl->th[ch].parent = i;
+				tl_process_forked(tl, (size_t)ch, (size_t)i,
+						  ev);
+			}
 		}
 		return;
 	case MKM_EV_EXEC:

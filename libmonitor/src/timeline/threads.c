@@ -73,6 +73,7 @@ void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 		return;
 	t->ended = (uint8_t)how;
 	t->end = now;
+	tl_process_thread_ended(tl, th);
 	tl->gen++;
 	if (tl->cb && t->last && t->last->start < now)
 		tl_iv_report(tl, th, t->last, now);
@@ -121,6 +122,10 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 	t->idle_cpu = -1;
 	tl->nr_th++;
 	tl->stats.threads = tl->nr_th;
+	if (tl_process_new_thread(tl, (size_t)i)) {
+		tl->nr_th--;
+		return -ENOMEM;
+	}
 	if (tl_iv_append(tl, t, now, TL_UNKNOWN, cpu)) {
 		/* Keep the thread: an empty timeline is still consistent. */
 		return i;

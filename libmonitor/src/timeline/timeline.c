@@ -114,6 +114,9 @@ void tl_destroy(struct tl *tl)
 	free(tl->th);
 	free(tl->map_key);
 	free(tl->map_val);
+	free(tl->procs);
+	tl_u32map_free(&tl->proc_map);
+	tl_u32map_free(&tl->hints);
 	free(tl->marks);
 	free(tl->flutters);
 	free(tl->irqs);
@@ -164,6 +167,8 @@ int tl_thread(const struct tl *tl, size_t th, struct tl_thread *out)
 	out->flutters = t->flutters;
 	out->anomalies = t->anomalies;
 	out->idle_cpu = t->idle_cpu;
+	out->tgid = t->tgid;
+	out->process = t->process;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  *   intervals.c  where each thread's intervals are stored
  *   states.c     the state machine: one record in, state transitions out
  *   merge.c      per-CPU reorder queues merged in time order
+ *   process.c    the threads' processes (thread groups)
  */
 #ifndef MON_TIMELINE_H
 #define MON_TIMELINE_H
@@ -71,7 +72,26 @@ struct tl_th {
 	uint64_t flutters;
 	uint64_t anomalies;
 	int32_t idle_cpu; /* the CPU whose idle task this is, or -1 */
+	uint32_t tgid; /* its process's id */
+	uint32_t process; /* index in tl->procs */
+	uint8_t tgid_known; /* said by a FORK or PROCESSES, not guessed */
 	char name[16];
+};
+
+/* A u32 -> u32 open hash (process.c); a key is stored plus one, so that
+ * 0 and UINT32_MAX are keys too. */
+struct tl_u32map {
+	uint64_t *key; /* 0: empty */
+	uint32_t *val;
+	size_t cap, used;
+};
+
+/* A process (thread group): see process.c. */
+struct tl_proc {
+	uint32_t tgid;
+	uint32_t prev; /* the process this tgid named before, or UINT32_MAX */
+	uint32_t nr_threads, nr_live;
+	int64_t first; /* its first thread, or NO_THREAD */
 };
 
 /* An interrupt handler running on a CPU, until its exit is seen. */
@@ -137,6 +157,10 @@ struct tl {
 	unsigned int cfg_seen; /* of those, below cfg.nr_cpus */
 	struct tl_th *th;
 	size_t nr_th, cap_th;
+	struct tl_proc *procs;
+	size_t nr_procs, cap_procs;
+	struct tl_u32map proc_map; /* tgid -> its latest process */
+	struct tl_u32map hints; /* tid -> tgid, from PROCESSES */
 	struct tl_chunk *chunks; /* the current one first */
 	size_t chunk_bytes; /* all chunks */
 	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */
@@ -253,6 +277,14 @@ MON_HIDDEN int64_t tl_thread_new(struct tl *tl, uint32_t tid,
 MON_HIDDEN int64_t tl_idle_get(struct tl *tl, unsigned int cpu, uint64_t now);
 MON_HIDDEN void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 			      enum tl_end how);
+
+/* Put a new thread in its process (a PROCESSES hint, else its own). */
+MON_HIDDEN int tl_process_new_thread(struct tl *tl, size_t th);
+MON_HIDDEN void tl_process_thread_ended(struct tl *tl, size_t th);
+/* A FORK made child: its process by tl_fork_tgid(). */
+MON_HIDDEN void tl_process_forked(struct tl *tl, size_t child, size_t parent,
+				  const struct mkm_event *fork);
+MON_HIDDEN void tl_u32map_free(struct tl_u32map *m);
 
 /* Process one record, in merged time order. */
 MON_HIDDEN void tl_apply(struct tl *tl, const struct mkm_event *ev);

@@ -53,6 +53,7 @@ enum {
 
 _Static_assert(sizeof(struct mkm_event) == 32, "record size");
 _Static_assert(sizeof(struct trace_thread) == 24, "thread entry size");
+_Static_assert(sizeof(struct trace_process) == 8, "process entry size");
 _Static_assert(sizeof(struct trace_calibration) == 264, "calibration size");
 _Static_assert(sizeof(struct trace_calibration_hdr) == 224,
 	       "calibration header size");

@@ -244,6 +244,7 @@ static const char *const chunk_names[] = {
 	[TRACE_CHUNK_END] = "END",
 	[TRACE_CHUNK_CLOCK_SYNC] = "CLOCK_SYNC",
 	[TRACE_CHUNK_NODES] = "NODES",
+	[TRACE_CHUNK_PROCESSES] = "PROCESSES",
 };
 
 static const char *chunk_name(uint32_t type)
@@ -322,6 +323,12 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 			goto bad_len;
 		c->threads = (const struct trace_thread *)p;
 		c->nr_threads = len / sizeof(struct trace_thread);
+		return 0;
+	case TRACE_CHUNK_PROCESSES:
+		if (len % sizeof(struct trace_process))
+			goto bad_len;
+		c->processes = (const struct trace_process *)p;
+		c->nr_processes = len / sizeof(struct trace_process);
 		return 0;
 	case TRACE_CHUNK_STATS:
 		if (len < 8)

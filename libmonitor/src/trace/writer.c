@@ -278,6 +278,13 @@ int trace_writer_threads(struct trace_writer *w, const struct trace_thread *t,
 			   1u << 20);
 }
 
+int trace_writer_processes(struct trace_writer *w,
+			   const struct trace_process *p, size_t n)
+{
+	return write_array(w, TRACE_CHUNK_PROCESSES, NULL, 0, p, sizeof(*p), n,
+			   1u << 22);
+}
+
 int trace_writer_stats(struct trace_writer *w, const struct mkm_cpu_stats *s,
 		       size_t nr_cpus)
 {
