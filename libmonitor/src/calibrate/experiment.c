@@ -44,7 +44,11 @@ static bool counted(enum mon_cost_kind kind, uint8_t type)
 {
 	switch (kind) {
 	case MON_COST_SWITCH:
-		return type == MKM_EV_SWITCH_OUT || type == MKM_EV_SWITCH_IN;
+		/* A SWITCH is one record, one reservation: the cost of a
+		 * switch between two tracked threads when the monitor
+		 * records it so (MKM_CONFIG_ONE_SWITCH, the default). */
+		return type == MKM_EV_SWITCH_OUT || type == MKM_EV_SWITCH_IN ||
+		       type == MKM_EV_SWITCH;
 	case MON_COST_WAKEUP:
 		return type == MKM_EV_WAKING || type == MKM_EV_WAKEUP;
 	case MON_COST_SYSCALL:

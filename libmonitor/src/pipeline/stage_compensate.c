@@ -27,7 +27,14 @@
  *    kworkers).
  * Clamps keep every CPU's and every thread's records in order and never
  * move a record before the last horizon passed on, so the output keeps
- * the input's promises (seq numbers are unchanged).
+ * the input's promises.
+ *
+ * A SWITCH record (MKM_CONFIG_ONE_SWITCH) is its SWITCH_OUT and SWITCH_IN
+ * at one instant, as a pair of those records is, but one record: its cost
+ * (the calibration's switch cost, measured per record in the form the
+ * trace was recorded in) is charged once. When its halves come out at
+ * different times, it goes out as the two records, and its CPU's later
+ * seq numbers move up by one; otherwise seq numbers are unchanged.
  */
 #include <errno.h>
 #include <math.h>
@@ -56,6 +63,7 @@ struct cpu_state {
 	uint64_t runner_since; /* when it took the CPU */
 	double runner_delay; /* the chain's delay then */
 	bool live; /* busy without a break since chain_start */
+	uint32_t seq_shift; /* SWITCH records that went out as two */
 	uint64_t chain_start;
 	struct step hist[HISTORY]; /* the chain's last steps, a ring */
 	unsigned int nr_hist, hist_head;
@@ -88,6 +96,7 @@ struct compensate {
 	double max_delay; /* the most any record or thread carried */
 	uint64_t floor; /* the last horizon passed on: no record goes below */
 	struct trace_info info; /* as passed on; monitor_tids: the own */
+	struct mon_split *split; /* next's unique_id, to split a SWITCH */
 	size_t n; /* records in out */
 	struct mkm_event out[OUT_BATCH];
 };
@@ -452,71 +461,131 @@ static int flush(struct compensate *c, struct mon_emit *out)
 	return mon_emit(out, &m);
 }
 
+/*
+ * The time @e comes out at (its thread @th, NULL for tid 0), the CPU's and
+ * the thread's state moved on past it; @charge: its sensor cost delays
+ * what follows (not for the second half of a SWITCH: one record).
+ */
+static int place(struct compensate *c, struct mkm_event *e, bool charge)
+{
+	struct cpu_state *s = cpu_get(c, e->cpu);
+	struct thread_state *th;
+	uint64_t t, floor;
+	double d, pending;
+	int ret = 0;
+
+	th = thread_get(c, e->tid, &ret);
+	if (!s || ret)
+		return -ENOMEM;
+	if (th && !th->first_in) {
+		th->first_in = e->time_ns;
+		th->run_delay = -1; /* a run begun before the trace */
+	}
+	if (th)
+		th->last_in = e->time_ns;
+	pending = s->pending;
+	d = delay_of(c, s, th, e);
+	if (!charge) {
+		s->pending = pending; /* advance() ran before: same instant */
+		if (th && e->type == MKM_EV_SWITCH_IN)
+			th->run_delay = d + s->pending;
+	}
+	if (th && e->type == MKM_EV_WAKEUP && !(e->flags & MKM_EVF_IN_IRQ)) {
+		/* Either lookup may grow the table: th again. */
+		const struct thread_state *w = thread_get(c, e->arg1, &ret);
+		double waker_run_delay = w ? w->run_delay : -1;
+
+		if (!ret)
+			th = thread_get(c, e->tid, &ret);
+		if (ret)
+			return -ENOMEM;
+		doubt_wakeup(th, waker_run_delay, e, d);
+	}
+	/* Never before the CPU's or the thread's last record, nor below the
+	 * horizon already passed on (LOST: tid 0, no th). */
+	floor = s->last_out > c->floor ? s->last_out : c->floor;
+	if (th && th->last_out > floor)
+		floor = th->last_out;
+	t = (uint64_t)fmax((double)e->time_ns - d, 0);
+	if (e->time_ns > 0 && t < floor)
+		t = floor < e->time_ns ? floor : e->time_ns;
+	c->max_delay = fmax(c->max_delay, (double)(e->time_ns - t));
+	if (th) {
+		c->max_delay = fmax(c->max_delay, th->delay);
+		th->doubt.shift_ns =
+			fmax(th->doubt.shift_ns, (double)(e->time_ns - t));
+	}
+	e->time_ns = t;
+	s->last_out = t;
+	if (th)
+		th->last_out = t;
+	return 0;
+}
+
+static int put(struct compensate *c, const struct mkm_event *e,
+	       struct mon_emit *out)
+{
+	c->out[c->n++] = *e;
+	return c->n == OUT_BATCH ? flush(c, out) : 0;
+}
+
+/*
+ * A SWITCH is its SWITCH_OUT and its SWITCH_IN placed one after the other,
+ * its cost charged once. It stays one record when both come out at one
+ * time; else (next was ready later than prev's compensated end) it goes
+ * out as the two, and the CPU's later seq numbers move up by one.
+ */
+static int place_switch(struct compensate *c, struct mkm_event *e,
+			struct mon_emit *out)
+{
+	struct mkm_event half[2];
+	uint32_t shift;
+	int ret;
+
+	mon_split_note(c->split, e);
+	mon_event_split(e, mon_split_unique_id(c->split, e->arg1), half);
+	ret = place(c, &half[0], true);
+	if (!ret)
+		ret = place(c, &half[1], false);
+	if (ret)
+		return ret;
+	shift = c->cpus[e->cpu].seq_shift;
+	if (half[0].time_ns == half[1].time_ns) {
+		e->time_ns = half[0].time_ns;
+		e->seq += shift;
+		return put(c, e, out);
+	}
+	half[0].seq += shift;
+	half[1].seq += shift + 1;
+	c->cpus[e->cpu].seq_shift++;
+	ret = put(c, &half[0], out);
+	return ret ? ret : put(c, &half[1], out);
+}
+
 static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 			     struct mon_emit *out)
 {
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (!c->have_cal)
 		return -ENOENT; /* events before any calibration */
-	for (i = 0; i < msg->nr_events; i++) {
+	for (i = 0; i < msg->nr_events && !ret; i++) {
 		struct mkm_event e = msg->events[i];
-		struct cpu_state *s = cpu_get(c, e.cpu);
-		struct thread_state *th;
-		uint64_t t, floor;
-		double d;
 
-		ret = 0;
-		th = thread_get(c, e.tid, &ret);
-		if (!s || ret)
+		if (e.type == MKM_EV_SWITCH) {
+			ret = place_switch(c, &e, out);
+			continue;
+		}
+		if (mon_split_note(c->split, &e))
 			return -ENOMEM;
-		if (th && !th->first_in) {
-			th->first_in = e.time_ns;
-			th->run_delay = -1; /* a run begun before the trace */
-		}
-		if (th)
-			th->last_in = e.time_ns;
-		d = delay_of(c, s, th, &e);
-		if (th && e.type == MKM_EV_WAKEUP &&
-		    !(e.flags & MKM_EVF_IN_IRQ)) {
-			/* Either lookup may grow the table: th again. */
-			const struct thread_state *w =
-				thread_get(c, e.arg1, &ret);
-			double waker_run_delay = w ? w->run_delay : -1;
-
-			if (!ret)
-				th = thread_get(c, e.tid, &ret);
-			if (ret)
-				return -ENOMEM;
-			doubt_wakeup(th, waker_run_delay, &e, d);
-		}
-		/* Never before the CPU's or the thread's last record, nor
-		 * below the horizon already passed on (LOST: tid 0, no th). */
-		floor = s->last_out > c->floor ? s->last_out : c->floor;
-		if (th && th->last_out > floor)
-			floor = th->last_out;
-		t = (uint64_t)fmax((double)e.time_ns - d, 0);
-		if (e.time_ns > 0 && t < floor)
-			t = floor < e.time_ns ? floor : e.time_ns;
-		c->max_delay = fmax(c->max_delay, (double)(e.time_ns - t));
-		if (th) {
-			c->max_delay = fmax(c->max_delay, th->delay);
-			th->doubt.shift_ns = fmax(th->doubt.shift_ns,
-						  (double)(e.time_ns - t));
-		}
-		e.time_ns = t;
-		s->last_out = t;
-		if (th)
-			th->last_out = t;
-		c->out[c->n++] = e;
-		if (c->n == OUT_BATCH) {
-			ret = flush(c, out);
-			if (ret)
-				return ret;
+		ret = place(c, &e, true);
+		if (!ret) {
+			e.seq += c->cpus[e.cpu].seq_shift;
+			ret = put(c, &e, out);
 		}
 	}
-	return flush(c, out);
+	return ret ? ret : flush(c, out);
 }
 
 static int take_calibration(struct compensate *c, const struct mon_msg *msg,
@@ -617,6 +686,7 @@ static void compensate_destroy(void *priv)
 	struct compensate *c = priv;
 
 	mon_calibration_free(&c->cal);
+	mon_split_free(c->split);
 	free(c->cpus);
 	free(c->threads);
 	free(c);
@@ -646,12 +716,18 @@ int mon_stage_compensate_opts(struct mon_stage **stp,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->split = mon_split_new();
+	if (!c->split) {
+		free(c);
+		return -ENOMEM;
+	}
 	if (opts)
 		c->opts = *opts;
 	if (cal) {
 		ret = mon_calibration_set(&c->cal, &cal->hdr, cal->cpu,
 					  cal->hdr.nr_cpus);
 		if (ret) {
+			mon_split_free(c->split);
 			free(c);
 			return ret;
 		}
