@@ -955,7 +955,14 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
  * ====================================================================== */
 
 #define TRACE_MAJOR 1
-#define TRACE_MINOR 2
+/*
+ * The major of a trace whose records may hold MKM_EV_SWITCH (INFO's FLAGS
+ * has MKM_CONFIG_ONE_SWITCH): a reader of format 1.2 or older would skip
+ * them as unknown records and lose every such switch, so it must refuse
+ * the file; this library reads both majors.
+ */
+#define TRACE_MAJOR_SWITCH 2
+#define TRACE_MINOR 3
 
 /* trace_info.trace_flags */
 #define TRACE_F_COMPENSATED \
@@ -1222,6 +1229,10 @@ struct trace_reader;
  * @wp: out: the writer
  * @path: the file
  * @info: the recording's description (abi/event_size/clock 0: filled in)
+ *
+ * The file is format TRACE_MAJOR_SWITCH.TRACE_MINOR when @info's flags
+ * have MKM_CONFIG_ONE_SWITCH (its records may hold MKM_EV_SWITCH), else
+ * TRACE_MAJOR.TRACE_MINOR, which readers of older minors still read.
  *
  * Return: 0, or -EINVAL, -ENOMEM, or an errno of open(2)/write(2).
  */

@@ -72,7 +72,8 @@ static int map_grow(struct mon_split *s)
 
 		if (!s->key[i])
 			continue;
-		for (j = slot_of(s->key[i], cap); key[j]; j = (j + 1) & (cap - 1))
+		for (j = slot_of(s->key[i], cap); key[j];
+		     j = (j + 1) & (cap - 1))
 			;
 		key[j] = s->key[i];
 		uid[j] = s->uid[i];
@@ -176,11 +177,10 @@ int mon_split_event(struct mon_split *s, const struct mkm_event *e,
 		s->nr_cpus = nr;
 	}
 	shift = s->shift[e->cpu];
-	n = mon_event_split(e,
-			    e->type == MKM_EV_SWITCH ?
-				    mon_split_unique_id(s, e->arg1) :
-				    0,
-			    out);
+	n = mon_event_split(
+		e,
+		e->type == MKM_EV_SWITCH ? mon_split_unique_id(s, e->arg1) : 0,
+		out);
 	out[0].seq = e->seq + shift;
 	if (n == 2) {
 		out[1].seq = out[0].seq + 1;

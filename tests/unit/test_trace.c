@@ -376,7 +376,7 @@ static void test_trace_reader_bad_header(void **state)
 	assert_non_null(strstr(trace_reader_error(r, NULL), "magic"));
 	trace_reader_close(r);
 	f.data[0] = 'M';
-	f.data[8] = TRACE_MAJOR + 1; /* a newer major, checksum fixed up */
+	f.data[8] = TRACE_MAJOR_SWITCH + 1; /* a newer major, checksum fixed */
 	crc = mon_crc32c(0, f.data, 28);
 	memcpy(f.data + 28, &crc, 4);
 	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), -EPROTO);
