@@ -1029,7 +1029,7 @@ struct trace_thread {
  * and 99% confidence interval over the trials.
  */
 enum mon_cost_kind {
-	MON_COST_SWITCH, /* one SWITCH_OUT, SWITCH_IN or SWITCH record */
+	MON_COST_SWITCH, /* one switch (MON_COST_PER_SWITCH), else record */
 	MON_COST_WAKEUP, /* one WAKING, WAKEUP or WAKEUP_NEW record */
 	MON_COST_MIGRATE, /* one MIGRATE record */
 	MON_COST_IRQ, /* one irq or softirq entry or exit record */
@@ -1057,6 +1057,14 @@ enum mon_cost_kind {
 #define MON_COST_SPANS_ZERO (1u << 3) /* its 99% interval reaches 0 */
 #define MON_COST_NOISY (1u << 4) /* std dev >= half its mean */
 #define MON_COST_FEW_TRIALS (1u << 5) /* under MON_CALIBRATE_MIN_TRIALS */
+/*
+ * The switch figure only: the cost of one switch, its records written at
+ * one instant counted once (a SWITCH record, or a SWITCH_OUT and the
+ * SWITCH_IN with it), as calibrations measure it since trace format 1.3;
+ * without it (older traces), the cost of one record, a SWITCH counting as
+ * the two it stands for. Compensation charges it accordingly.
+ */
+#define MON_COST_PER_SWITCH (1u << 6)
 #define MON_COST_NOT_A_COST                                         \
 	(MON_COST_NEGATIVE | MON_COST_SPANS_ZERO | MON_COST_NOISY | \
 	 MON_COST_FEW_TRIALS)

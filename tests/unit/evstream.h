@@ -255,6 +255,11 @@ static inline void expect_same_timelines(const struct tl *a, const struct tl *b)
 
 		assert_int_equal(tl_thread(a, th, &ta), 0);
 		assert_int_equal(tl_thread(b, th, &tb), 0);
+		if (ta.tid != tb.tid || ta.first_ns != tb.first_ns ||
+		    ta.end_ns != tb.end_ns) {
+			print_timeline(a, th);
+			print_timeline(b, th);
+		}
 		assert_int_equal(ta.tid, tb.tid);
 		assert_int_equal(ta.unique_id, tb.unique_id);
 		assert_int_equal(ta.parent, tb.parent);

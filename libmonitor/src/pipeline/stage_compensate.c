@@ -29,12 +29,15 @@
  * move a record before the last horizon passed on, so the output keeps
  * the input's promises.
  *
- * A SWITCH record (MKM_CONFIG_ONE_SWITCH) is its SWITCH_OUT and SWITCH_IN
- * at one instant, as a pair of those records is, but one record: its cost
- * (the calibration's switch cost, measured per record in the form the
- * trace was recorded in) is charged once. When its halves come out at
- * different times, it goes out as the two records, and its CPU's later
- * seq numbers move up by one; otherwise seq numbers are unchanged.
+ * A SWITCH record (MKM_CONFIG_ONE_SWITCH) is placed as the SWITCH_OUT and
+ * SWITCH_IN at one instant it stands for, and such a pair is one switch:
+ * the switch figure, measured per switch (MON_COST_PER_SWITCH), is
+ * charged once for either, so a trace of SWITCH records and its
+ * two-record equivalent compensate alike; a figure of an older
+ * calibration, per record, is charged per record (a SWITCH as two). When
+ * a SWITCH's halves come out at different times, it goes out as the two
+ * records, and its CPU's later seq numbers move up by one; otherwise seq
+ * numbers are unchanged.
  */
 #include <errno.h>
 #include <math.h>
@@ -64,6 +67,7 @@ struct cpu_state {
 	double runner_delay; /* the chain's delay then */
 	bool live; /* busy without a break since chain_start */
 	uint32_t seq_shift; /* SWITCH records that went out as two */
+	bool per_switch; /* the switch cost is per switch (MON_COST_PER_SWITCH) */
 	uint64_t chain_start;
 	struct step hist[HISTORY]; /* the chain's last steps, a ring */
 	unsigned int nr_hist, hist_head;
@@ -128,6 +132,21 @@ static enum mon_cost_kind kind_of(uint8_t type)
 	}
 }
 
+/* Whether @cpu's switch figure is per switch (that of the first CPU for
+ * one not calibrated, whose figure is the mean). */
+static bool per_switch(const struct mon_calibration *cal, unsigned int cpu)
+{
+	uint32_t i;
+
+	for (i = 0; i < cal->hdr.nr_cpus; i++)
+		if (cal->cpu[i].cpu == cpu)
+			break;
+	if (i == cal->hdr.nr_cpus)
+		i = 0;
+	return cal->hdr.nr_cpus &&
+	       cal->cpu[i].cost[MON_COST_SWITCH].flags & MON_COST_PER_SWITCH;
+}
+
 static struct cpu_state *cpu_get(struct compensate *c, uint16_t cpu)
 {
 	size_t i, k;
@@ -139,10 +158,12 @@ static struct cpu_state *cpu_get(struct compensate *c, uint16_t cpu)
 		if (!p)
 			return NULL;
 		memset(p + c->nr_cpus, 0, (n - c->nr_cpus) * sizeof(*p));
-		for (i = c->nr_cpus; i < n; i++)
+		for (i = c->nr_cpus; i < n; i++) {
 			for (k = 0; k < MON_COST_NR; k++)
 				p[i].cost[k] = mon_calibration_cost(
 					&c->cal, (unsigned int)i, k);
+			p[i].per_switch = per_switch(&c->cal, (unsigned int)i);
+		}
 		c->cpus = p;
 		c->nr_cpus = n;
 	}
@@ -400,8 +421,8 @@ static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
 static double delay_of(const struct compensate *c, struct cpu_state *s,
 		       struct thread_state *th, const struct mkm_event *e)
 {
+	double d, charge = 1;
 	bool pair;
-	double d;
 
 	advance(s, e->time_ns);
 	d = s->live ? s->delay : 0;
@@ -415,6 +436,8 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		pair = same_switch(s, e);
 		d = switch_in(c, s, th, e, pair);
 		doubt_switch_in(th, e);
+		if (pair && s->per_switch) /* its SWITCH_OUT paid for both */
+			charge = 0;
 		break;
 	case MKM_EV_SWITCH_OUT:
 		same_switch(s, e);
@@ -441,7 +464,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		}
 		break;
 	}
-	s->pending += s->cost[kind_of(e->type)];
+	s->pending += charge * s->cost[kind_of(e->type)];
 	if (th && e->type == MKM_EV_SWITCH_OUT)
 		th->delay = d + s->pending;
 	if (th && e->type == MKM_EV_SWITCH_IN)
@@ -463,15 +486,14 @@ static int flush(struct compensate *c, struct mon_emit *out)
 
 /*
  * The time @e comes out at (its thread @th, NULL for tid 0), the CPU's and
- * the thread's state moved on past it; @charge: its sensor cost delays
- * what follows (not for the second half of a SWITCH: one record).
+ * the thread's state moved on past it.
  */
-static int place(struct compensate *c, struct mkm_event *e, bool charge)
+static int place(struct compensate *c, struct mkm_event *e)
 {
 	struct cpu_state *s = cpu_get(c, e->cpu);
 	struct thread_state *th;
 	uint64_t t, floor;
-	double d, pending;
+	double d;
 	int ret = 0;
 
 	th = thread_get(c, e->tid, &ret);
@@ -483,13 +505,7 @@ static int place(struct compensate *c, struct mkm_event *e, bool charge)
 	}
 	if (th)
 		th->last_in = e->time_ns;
-	pending = s->pending;
 	d = delay_of(c, s, th, e);
-	if (!charge) {
-		s->pending = pending; /* advance() ran before: same instant */
-		if (th && e->type == MKM_EV_SWITCH_IN)
-			th->run_delay = d + s->pending;
-	}
 	if (th && e->type == MKM_EV_WAKEUP && !(e->flags & MKM_EVF_IN_IRQ)) {
 		/* Either lookup may grow the table: th again. */
 		const struct thread_state *w = thread_get(c, e->arg1, &ret);
@@ -530,10 +546,11 @@ static int put(struct compensate *c, const struct mkm_event *e,
 }
 
 /*
- * A SWITCH is its SWITCH_OUT and its SWITCH_IN placed one after the other,
- * its cost charged once. It stays one record when both come out at one
- * time; else (next was ready later than prev's compensated end) it goes
- * out as the two, and the CPU's later seq numbers move up by one.
+ * A SWITCH is its SWITCH_OUT and its SWITCH_IN placed one after the other
+ * (same_switch() makes them one switch). It stays one record when both
+ * come out at one time; else (next was ready later than prev's
+ * compensated end) it goes out as the two, and the CPU's later seq
+ * numbers move up by one.
  */
 static int place_switch(struct compensate *c, struct mkm_event *e,
 			struct mon_emit *out)
@@ -544,9 +561,9 @@ static int place_switch(struct compensate *c, struct mkm_event *e,
 
 	mon_split_note(c->split, e);
 	mon_event_split(e, mon_split_unique_id(c->split, e->arg1), half);
-	ret = place(c, &half[0], true);
+	ret = place(c, &half[0]);
 	if (!ret)
-		ret = place(c, &half[1], false);
+		ret = place(c, &half[1]);
 	if (ret)
 		return ret;
 	shift = c->cpus[e->cpu].seq_shift;
@@ -579,7 +596,7 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		}
 		if (mon_split_note(c->split, &e))
 			return -ENOMEM;
-		ret = place(c, &e, true);
+		ret = place(c, &e);
 		if (!ret) {
 			e.seq += c->cpus[e.cpu].seq_shift;
 			ret = put(c, &e, out);
