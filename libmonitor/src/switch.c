@@ -40,7 +40,6 @@ unsigned int mon_event_split(const struct mkm_event *e, uint32_t next_uid,
 	out[0].type = MKM_EV_SWITCH_OUT;
 	out[0].flags = e->flags & (MKM_EVF_PREEMPTED | MKM_EVF_LOCK_WAIT);
 	out[0].arg0 = MKM_EVF_STATE(e->flags);
-	out[0].arg1 = e->arg1;
 	out[1] = *e;
 	out[1].type = MKM_EV_SWITCH_IN;
 	out[1].tid = e->arg1;

@@ -559,7 +559,8 @@ static int place_switch(struct compensate *c, struct mkm_event *e,
 	uint32_t shift;
 	int ret;
 
-	mon_split_note(c->split, e);
+	if (mon_split_note(c->split, e))
+		return -ENOMEM;
 	mon_event_split(e, mon_split_unique_id(c->split, e->arg1), half);
 	ret = place(c, &half[0]);
 	if (!ret)
