@@ -769,7 +769,8 @@ MON_API const char *mon_event_name(unsigned int type);
  * Return: the records @e stands for: 2 for a SWITCH, else 1.
  */
 MON_API unsigned int mon_event_split(const struct mkm_event *e,
-				     uint32_t next_uid, struct mkm_event out[2]);
+				     uint32_t next_uid,
+				     struct mkm_event out[2]);
 
 /*
  * A splitter: mon_event_split() over a stream, with what it needs to know.
