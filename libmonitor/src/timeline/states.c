@@ -348,6 +348,17 @@ static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	tl->gen++;
 }
 
+/* A thread a SWITCH made before a record of its own: ev's unique_id. */
+static __attribute__((noinline)) void
+name_anonymous(struct tl *tl, struct tl_th *t, const struct mkm_event *ev)
+{
+	if (!t->anonymous)
+		return;
+	t->unique_id = ev->unique_id;
+	t->anonymous = 0;
+	tl->nr_anonymous--;
+}
+
 /*
  * The thread an event is about: the per-CPU cache, else the tid map; a new
  * timeline for an unknown tid when create.
@@ -369,9 +380,8 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 		i = tl_thread_new(tl, ev->tid, ev->unique_id, now, ev->cpu);
 		if (i < 0)
 			return NULL;
-	} else if (unlikely(!tl->th[i].unique_id)) {
-		/* Made by a SWITCH naming it before a record of its own. */
-		tl->th[i].unique_id = ev->unique_id;
+	} else if (unlikely(tl->nr_anonymous)) {
+		name_anonymous(tl, &tl->th[i], ev);
 	}
 	cpu->cache_tid = ev->tid;
 	cpu->cache_th = i;
@@ -380,8 +390,9 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 }
 
 /* An IRQ record's thread: tid 0 is its CPU's idle task (TL_IDLE). */
-static inline struct tl_th *irq_th_get(struct tl *tl, struct tl_cpu *cpu,
-				       const struct mkm_event *ev, uint64_t now)
+static inline __attribute__((always_inline)) struct tl_th *
+irq_th_get(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
+	   uint64_t now)
 {
 	int64_t i;
 
@@ -459,10 +470,9 @@ switch_in(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t,
  * the idle task).
  */
 static inline __attribute__((always_inline)) void
-switch_out(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t, uint64_t now,
-	   uint32_t ts, uint32_t next)
+switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
+	   uint64_t now, uint32_t ts, uint32_t next)
 {
-	unsigned int c = (unsigned int)(cpu - tl->cpus);
 	int64_t i = t - tl->th;
 
 	if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
@@ -491,8 +501,9 @@ switch_out(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t, uint64_t now,
  * A SWITCH's next thread (arg1), which the record names by tid only: its
  * unique_id is the one its own records carried. Unseen before (its ATTACH
  * lost, or before the stream), it gets a timeline whose unique_id its next
- * record of its own fills in (th_get()); else it becomes the CPU's cached
- * thread, as a SWITCH_IN would have made it.
+ * record of its own fills in (th_get(), while tl->nr_anonymous counts
+ * such threads); else it becomes the CPU's cached thread, as a SWITCH_IN
+ * would have made it.
  */
 static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 					const struct mkm_event *ev,
@@ -504,7 +515,11 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 		if (!ev->arg1)
 			return NULL;
 		i = tl_thread_new(tl, ev->arg1, 0, now, ev->cpu);
-		return i < 0 ? NULL : &tl->th[i];
+		if (i < 0)
+			return NULL;
+		tl->th[i].anonymous = 1;
+		tl->nr_anonymous++;
+		return &tl->th[i];
 	}
 	cpu->cache_tid = ev->arg1;
 	cpu->cache_th = i;
@@ -546,13 +561,13 @@ apply(struct tl *tl, const struct mkm_event *ev)
 	case MKM_EV_SWITCH_OUT:
 		t = th_get(tl, cpu, ev, now, true);
 		if (t)
-			switch_out(tl, cpu, t, now, ev->arg0, ev->arg1);
+			switch_out(tl, cpu, c, t, now, ev->arg0, ev->arg1);
 		return;
 	case MKM_EV_SWITCH:
 		/* SWITCH_OUT of prev, then SWITCH_IN of next (arg1). */
 		t = th_get(tl, cpu, ev, now, true);
 		if (t)
-			switch_out(tl, cpu, t, now, MKM_EVF_STATE(ev->flags),
+			switch_out(tl, cpu, c, t, now, MKM_EVF_STATE(ev->flags),
 				   ev->arg1);
 		t = switch_next(tl, cpu, ev, now);
 		if (t)
