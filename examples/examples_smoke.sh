@@ -13,8 +13,9 @@ cat ftq.out
 grep -q '^FTQ: 200 samples' ftq.out || { echo "smoke: ftq printed no summary"; exit 1; }
 sensor_cost -r 200 -n 2 >sensor.out
 cat sensor.out
-# Every monitored switch records at least its SWITCH_OUT and SWITCH_IN.
-awk '/events recorded per switch/ { if ($5 + 0 < 1.5) bad = 1; seen = 1 }
+# Every monitored switch is recorded (one SWITCH record, or its SWITCH_OUT
+# and SWITCH_IN on an ABI 2.3 module: counted once either way).
+awk '/switches recorded per switch/ { if ($5 + 0 < 0.9) bad = 1; seen = 1 }
      END { if (!seen || bad) { print "smoke: sensor_cost drained too few events"; exit 1 } }' sensor.out
 const_overhead -r 200 -n 2 | grep -q T_const-overhead || { echo "smoke: const_overhead"; exit 1; }
 # The studies of seeds 001-003, system-wide: their tables have their rows.

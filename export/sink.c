@@ -7,6 +7,12 @@
  * here instead, around the format's own operations. It also counts the
  * records, and refuses to put an output with none in place when asked
  * (a window that selected nothing is an error, not an empty trace).
+ *
+ * And it hands every format the two-record form of switches: a SWITCH
+ * record (MKM_CONFIG_ONE_SWITCH) becomes the SWITCH_OUT and SWITCH_IN it
+ * stands for (libmonitor's mon_split), so each format writes the same
+ * output for a trace of SWITCH records as for its two-record equivalent,
+ * and knows one form. Its records are counted as the trace holds them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,17 +25,52 @@ struct export_sink {
 	void *priv;
 	struct export_result *result;
 	uint64_t records; /* LOST ones not counted */
+	struct mon_split *split;
+	struct mkm_event *ev; /* the batch split, room for cap_ev */
+	size_t cap_ev;
 };
+
+/* @msg's records with every SWITCH split into *@m (its events in s->ev). */
+static int es_split(struct export_sink *s, const struct mon_msg *msg,
+		    struct mon_msg *m)
+{
+	size_t i, n = 0;
+	int k;
+
+	if (2 * msg->nr_events > s->cap_ev) {
+		size_t cap = 2 * msg->nr_events;
+		struct mkm_event *ev = realloc(s->ev, cap * sizeof(*ev));
+
+		if (!ev)
+			return -ENOMEM;
+		s->ev = ev;
+		s->cap_ev = cap;
+	}
+	for (i = 0; i < msg->nr_events; i++) {
+		k = mon_split_event(s->split, &msg->events[i], s->ev + n);
+		if (k < 0)
+			return k;
+		n += (size_t)k;
+	}
+	*m = *msg;
+	m->events = s->ev;
+	m->nr_events = n;
+	return 0;
+}
 
 static int es_consume(void *p, const struct mon_msg *msg)
 {
 	struct export_sink *s = p;
+	struct mon_msg m;
 	size_t i;
+	int ret;
 
-	if (msg->type == MON_MSG_EVENTS)
-		for (i = 0; i < msg->nr_events; i++)
-			s->records += msg->events[i].type != MKM_EV_LOST;
-	return s->format->consume(s->priv, msg);
+	if (msg->type != MON_MSG_EVENTS)
+		return s->format->consume(s->priv, msg);
+	for (i = 0; i < msg->nr_events; i++)
+		s->records += msg->events[i].type != MKM_EV_LOST;
+	ret = es_split(s, msg, &m);
+	return ret ? ret : s->format->consume(s->priv, &m);
 }
 
 static int es_finish(void *p)
@@ -54,6 +95,8 @@ static void es_destroy(void *p)
 	struct export_sink *s = p;
 
 	s->format->destroy(s->priv);
+	mon_split_free(s->split);
+	free(s->ev);
 	free(s);
 }
 
@@ -65,6 +108,11 @@ int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
 
 	if (!s)
 		return -ENOMEM;
+	s->split = mon_split_new();
+	if (!s->split) {
+		free(s);
+		return -ENOMEM;
+	}
 	s->ops.name = format->name;
 	s->ops.consume = es_consume;
 	s->ops.finish = es_finish;
@@ -75,7 +123,9 @@ int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
 	if (result)
 		result->err = -ECANCELED; /* until finish() says */
 	ret = mon_sink_new(skp, &s->ops, s);
-	if (ret)
+	if (ret) {
+		mon_split_free(s->split);
 		free(s);
+	}
 	return ret;
 }

@@ -141,7 +141,8 @@ int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 	return err;
 }
 
-/* The sink that keeps every SWITCH_OUT's next task, per CPU. */
+/* The sink that keeps every switch's next task (a SWITCH_OUT's or a
+ * SWITCH's arg1), per CPU. */
 static int peers_consume(void *priv, const struct mon_msg *msg)
 {
 	struct viewer *w = priv;
@@ -153,7 +154,9 @@ static int peers_consume(void *priv, const struct mon_msg *msg)
 		const struct mkm_event *e = &msg->events[i];
 		struct cpu_track *t;
 
-		if (e->type != MKM_EV_SWITCH_OUT || e->cpu >= w->nr_cpus)
+		if ((e->type != MKM_EV_SWITCH_OUT &&
+		     e->type != MKM_EV_SWITCH) ||
+		    e->cpu >= w->nr_cpus)
 			continue;
 		t = &w->tracks[e->cpu];
 		if (t->nr_peers == t->cap_peers) {

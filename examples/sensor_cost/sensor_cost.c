@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	row("T_sensors-off", t.t_off, t.n, 1, "s");
 	row("N_sensors-off", t.n_off, t.n, 1, "");
 	row("T_sensor-fire", fire, t.n, 1e9, "ns");
-	printf("\nper context switch, with %.2f events recorded per switch\n",
+	printf("\nper context switch, with %.2f switches recorded per switch\n",
 	       switches ? events / switches : 0.0);
 	mon_trials_free(&t);
 	return 0;

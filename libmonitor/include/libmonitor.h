@@ -151,6 +151,12 @@ MON_API int monitor_terminate(struct monitor *mon);
  * interrupts of idle CPUs (<mkm.h>); the timeline rebuilds each CPU's idle
  * task as a thread "swapper/N" (TL_IDLE).
  *
+ * Where the module has ABI 2.4 or later, MKM_CONFIG_ONE_SWITCH is added to
+ * flags (and @cfg's flags say so on return): a switch between two threads
+ * of this monitor then reads as one MKM_EV_SWITCH record, not a SWITCH_OUT
+ * and a SWITCH_IN ("Switch records" below; every reader of this library
+ * takes both forms). On ABI 2.3 the records are the two, as before.
+ *
  * Return: 0, or -EBUSY (resumed, or unread events buffered: read them
  * first; or MKM_CONFIG_SYSTEM while another monitor is system-wide),
  * -EPERM (MKM_CONFIG_SYSTEM without CAP_PERFMON or CAP_SYS_ADMIN), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
@@ -228,7 +234,10 @@ MON_API int monitor_suspend(struct monitor *mon);
  * and monitor_read() reads them in place, with no system call but an
  * occasional MKM_IOC_CLOCK; elsewhere, or when the environment variable
  * MKM_NO_MMAP was set at monitor_create(), it uses read(2). The records are
- * the same either way.
+ * the same either way. A monitor configured by this library on a module of
+ * ABI 2.4 or later records a switch between two of its threads as one
+ * MKM_EV_SWITCH record (monitor_configure()); mon_event_split() gives the
+ * SWITCH_OUT and SWITCH_IN it stands for.
  *
  * Return: 0, or -EINVAL (@max 0), -EIO (the device returned a partial
  * record), -EFAULT, or another errno of read(2) or of MKM_IOC_CLOCK.
@@ -783,6 +792,74 @@ MON_API const char *tl_group_name(unsigned int group);
 MON_API const char *mon_event_name(unsigned int type);
 
 /*
+ * Switch records
+ * ==============
+ * A switch is a SWITCH_OUT of the thread leaving and a SWITCH_IN of the
+ * thread coming in, or, between two threads of one monitor configured with
+ * MKM_CONFIG_ONE_SWITCH (ABI 2.4; monitor_configure() asks for it there),
+ * one MKM_EV_SWITCH record that is both (<mkm.h> draws it). Every reader
+ * of this library takes both forms, and so do trace files, which keep the
+ * records as the kernel gave them. A consumer of one's own that knows only
+ * the two-record form splits each record first: mon_event_split(), or a
+ * struct mon_split, which also finds next's unique_id (the record does not
+ * carry it) and keeps seq numbers consecutive.
+ */
+
+/*
+ * mon_event_split - a record in the two-record form
+ * @e: the record
+ * @next_uid: for a SWITCH, next's unique_id (0 if not known)
+ * @out: out: for a SWITCH, [0] the SWITCH_OUT of prev (its tid, unique_id,
+ *       MKM_EVF_PREEMPTED and MKM_EVF_LOCK_WAIT; arg0 its MKM_TS_* state,
+ *       arg1 next's tid) and [1] the SWITCH_IN of next (tid @e's arg1,
+ *       unique_id @next_uid, MKM_EVF_WAIT_US; arg0 its wait, arg1 prev's
+ *       tid), both with @e's time, cpu and seq; any other record, [0] = *@e
+ *
+ * Return: the records @e stands for: 2 for a SWITCH, else 1.
+ */
+MON_API unsigned int mon_event_split(const struct mkm_event *e,
+				     uint32_t next_uid,
+				     struct mkm_event out[2]);
+
+/*
+ * A splitter: mon_event_split() over a stream, with what it needs to know.
+ * It remembers each thread's unique_id from the thread's own records (the
+ * latest record with its tid; an inheriting FORK's child), so a stream in
+ * time order (after mon_stage_order()) gives every SWITCH_IN its thread's
+ * unique_id; and it shifts each CPU's seq numbers up by the SWITCH records
+ * split there before, so the halves are two consecutive events and a hole
+ * (events lost) stays a hole of the same size.
+ */
+struct mon_split;
+
+/* mon_split_new - an empty splitter; NULL with errno ENOMEM. */
+MON_API struct mon_split *mon_split_new(void);
+
+/*
+ * mon_split_event - the records @e stands for, in the two-record form
+ * @s: the splitter, fed the stream's records in order (LOST ones too)
+ * @e: the record
+ * @out: out: as mon_event_split(), seq numbers shifted as said above
+ *
+ * Return: 2 (a SWITCH) or 1, or -EINVAL (NULL argument), -ENOMEM.
+ */
+MON_API int mon_split_event(struct mon_split *s, const struct mkm_event *e,
+			    struct mkm_event out[2]);
+
+/*
+ * mon_split_note - learn from @e without splitting it (tid -> unique_id)
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+MON_API int mon_split_note(struct mon_split *s, const struct mkm_event *e);
+
+/* mon_split_unique_id - the unique_id @s last saw with @tid; 0 if none. */
+MON_API uint32_t mon_split_unique_id(const struct mon_split *s, uint32_t tid);
+
+/* mon_split_free - free a splitter; NULL is a no-op. */
+MON_API void mon_split_free(struct mon_split *s);
+
+/*
  * What a recording takes by default ("default" below): the module's
  * default classes and who woke whom, as perf sched record takes
  * sched_wakeup (the critical path, "woken by" and wakeup latency need it).
@@ -974,6 +1051,13 @@ MON_API int acct_cpus(const struct tl *tl, struct acct_cpu *out,
  * ====================================================================== */
 
 #define TRACE_MAJOR 1
+/*
+ * The major of a trace whose records may hold MKM_EV_SWITCH (INFO's FLAGS
+ * has MKM_CONFIG_ONE_SWITCH): a reader of format 1.2 or older would skip
+ * them as unknown records and lose every such switch, so it must refuse
+ * the file; this library reads both majors.
+ */
+#define TRACE_MAJOR_SWITCH 2
 #define TRACE_MINOR 3
 
 /* trace_info.trace_flags */
@@ -1051,7 +1135,7 @@ struct trace_process {
  * and 99% confidence interval over the trials.
  */
 enum mon_cost_kind {
-	MON_COST_SWITCH, /* one SWITCH_OUT or SWITCH_IN record */
+	MON_COST_SWITCH, /* one switch (MON_COST_PER_SWITCH), else record */
 	MON_COST_WAKEUP, /* one WAKING, WAKEUP or WAKEUP_NEW record */
 	MON_COST_MIGRATE, /* one MIGRATE record */
 	MON_COST_IRQ, /* one irq or softirq entry or exit record */
@@ -1079,6 +1163,14 @@ enum mon_cost_kind {
 #define MON_COST_SPANS_ZERO (1u << 3) /* its 99% interval reaches 0 */
 #define MON_COST_NOISY (1u << 4) /* std dev >= half its mean */
 #define MON_COST_FEW_TRIALS (1u << 5) /* under MON_CALIBRATE_MIN_TRIALS */
+/*
+ * The switch figure only: the cost of one switch, its records written at
+ * one instant counted once (a SWITCH record, or a SWITCH_OUT and the
+ * SWITCH_IN with it), as calibrations measure it since trace format 1.3;
+ * without it (older traces), the cost of one record, a SWITCH counting as
+ * the two it stands for. Compensation charges it accordingly.
+ */
+#define MON_COST_PER_SWITCH (1u << 6)
 #define MON_COST_NOT_A_COST                                         \
 	(MON_COST_NEGATIVE | MON_COST_SPANS_ZERO | MON_COST_NOISY | \
 	 MON_COST_FEW_TRIALS)
@@ -1254,6 +1346,10 @@ struct trace_reader;
  * @wp: out: the writer
  * @path: the file
  * @info: the recording's description (abi/event_size/clock 0: filled in)
+ *
+ * The file is format TRACE_MAJOR_SWITCH.TRACE_MINOR when @info's flags
+ * have MKM_CONFIG_ONE_SWITCH (its records may hold MKM_EV_SWITCH), else
+ * TRACE_MAJOR.TRACE_MINOR, which readers of older minors still read.
  *
  * Return: 0, or -EINVAL, -ENOMEM, or an errno of open(2)/write(2).
  */

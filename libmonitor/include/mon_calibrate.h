@@ -10,7 +10,8 @@
  *
  *   switch    two threads ping-pong a byte over pipes, monitored: resumed
  *             (records written) against suspended (the probes check and
- *             return; another monitor keeps them registered)
+ *             return; another monitor keeps them registered); per switch
+ *             recorded, whatever its records (MON_COST_PER_SWITCH)
  *   wakeup    the same, recording MKM_CLASS_WAKEUP against not
  *   syscall   getppid() in a loop, recording MKM_CLASS_SYSCALL against not
  *   mark      monitor_mark() resumed against suspended (refused at once)
@@ -94,8 +95,11 @@ struct mon_trials {
 	double *n_on, *n_off; /* operations the kernel counted in each:
 				 context switches of the two threads
 				 (/proc/<tid>/status), or loop iterations */
-	double *events; /* records of the kind written in the "on" trial;
-			   for MON_COST_CONSTANT the switches of "off" */
+	double *events; /* records of the kind written in the "on" trial
+			   (for MON_COST_SWITCH the switches recorded: a
+			   SWITCH, or a SWITCH_OUT and the SWITCH_IN at its
+			   instant, counts once: MON_COST_PER_SWITCH); for
+			   MON_COST_CONSTANT the switches of "off" */
 	double *cost_ns; /* (t_on - t_off) / events, per trial */
 };
 

@@ -328,7 +328,9 @@ struct mon_filter {
 /*
  * mon_stage_filter - keep the records of some threads or of a time window
  * (LOST records are always kept: a filter must not hide a loss); other
- * messages pass unchanged. The filter is copied.
+ * messages pass unchanged. The filter is copied. A SWITCH record between a
+ * thread kept and one left out becomes the kept one's SWITCH_OUT or
+ * SWITCH_IN (mon_event_split()).
  *
  * Return: 0, -EINVAL (from >= to with to set) or -ENOMEM.
  */
@@ -364,7 +366,9 @@ struct mon_calibration;
  * a thread's records, never moves a record before its cause or below a
  * horizon already passed on (HORIZONs move back by the largest delay).
  * Its input must be in time order (after mon_stage_order()). INFO leaves
- * marked TRACE_F_COMPENSATED.
+ * marked TRACE_F_COMPENSATED. A SWITCH record costs one record's cost; it
+ * leaves as its SWITCH_OUT and SWITCH_IN (mon_event_split()) when the two
+ * move by different amounts, the CPU's later seq numbers one higher.
  * @stp: out
  * @cal: the costs (copied; the output's CALIBRATION is this one), or NULL
  *       for the stream's own CALIBRATION message, which must then come

@@ -113,6 +113,24 @@ const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 					    (e->flags & MKM_EVF_WAIT_US ? 1000 :
 									  1)));
 		break;
+	case MKM_EV_SWITCH: {
+		/* The same fields as its SWITCH_OUT's and SWITCH_IN's. */
+		struct mkm_event h[2];
+		char prev[24];
+
+		mon_event_split(e, 0, h);
+		snprintf(buf, len, "prev=%u%s next=%u%s state=%s%s wait=%s",
+			 h[0].tid, comm_of(f, h[0].tid, prev, sizeof(prev)),
+			 h[1].tid, comm_of(f, h[1].tid, who, sizeof(who)),
+			 mon_task_state_name(h[0].arg0),
+			 h[0].flags & MKM_EVF_PREEMPTED ? " preempted" : "",
+			 mon_fmt_ns(t, sizeof(t),
+				    (uint64_t)h[1].arg0 *
+					    (h[1].flags & MKM_EVF_WAIT_US ?
+						     1000 :
+						     1)));
+		break;
+	}
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_IRQ_EXIT:
 	case MKM_EV_SOFTIRQ_ENTRY:

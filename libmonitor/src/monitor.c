@@ -117,6 +117,9 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 					 MKM_RING_DEFAULT_BYTES;
 	c.classes = cfg->classes;
 	c.flags = cfg->flags;
+	/* Readers here take MKM_EV_SWITCH: half the records per switch. */
+	if (mon->version.minor >= 4)
+		c.flags |= MKM_CONFIG_ONE_SWITCH;
 	c.wakeup_bytes = cfg->wakeup_bytes;
 	/* The module refuses to replace rings that are mapped. */
 	mon_ring_map_close(mon->map);
@@ -127,6 +130,7 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 	cfg->ring_bytes = c.ring_bytes;
 	cfg->total_bytes = c.total_bytes;
 	cfg->classes = c.classes;
+	cfg->flags = c.flags;
 	cfg->wakeup_bytes = c.wakeup_bytes;
 	mon->cfg = *cfg;
 	return 0;

@@ -100,6 +100,14 @@ def expected(recs, vectors=False, syscalls=False):
                prev_state=STATE_BITS[words[0]], next_tid=nxt,
                next_comm=name(nxt))
             last_out[c] = (t, tid, nxt)
+        elif typ == "switch":
+            # MKM_EV_SWITCH: a switch_out and the switch_in at its instant
+            nxt = int(re.search(r"next=(\d+)", rest)[1])
+            state = re.search(r"state=(\S+)", rest)[1]
+            ev(r, "sched_switch", prev_tid=tid, prev_comm=name(tid),
+               prev_state=STATE_BITS[state], next_tid=nxt,
+               next_comm=name(nxt))
+            last_out[c] = (t, tid, nxt)
         elif typ == "switch_in":
             prev = int(re.search(r"prev=(\d+)", rest)[1])
             if last_out.get(c) == (t, prev, tid):

@@ -30,6 +30,8 @@ otf2=$("$mkm" export -h | grep -ow otf2 || true)
 
 "$mktrace" small "$dir/small.mkm"
 "$mktrace" events "$dir/events.mkm"
+# The same run with one SWITCH record per switch between its threads
+"$mktrace" events-one "$dir/events-one.mkm"
 "$mktrace" big "$dir/big.mkm" 200000 50
 # A trace cut inside its last chunks, and one with a byte flipped in a
 # chunk in its middle: what precedes the cut, and all but the damaged
@@ -38,7 +40,7 @@ head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mk
 cp "$dir/big.mkm" "$dir/corrupt.mkm"
 printf '\xff' | dd of="$dir/corrupt.mkm" bs=1 seek=100000 conv=notrunc status=none
 
-for t in small events big cut corrupt; do
+for t in small events events-one big cut corrupt; do
 	if "$mkm" export -f perfetto "$dir/$t.mkm" -o "$dir/$t.perfetto-trace" 2>"$dir/$t.err" &&
 		$py "$here/test_perfetto.py" "$mkm" "$dir/$t.mkm" "$dir/$t.perfetto-trace"; then
 		ok "perfetto: $t"
@@ -65,6 +67,24 @@ for t in small events big cut corrupt; do
 		bad "otf2: $t"
 	fi
 done
+
+# SWITCH records (MKM_CONFIG_ONE_SWITCH) export exactly as the SWITCH_OUT
+# and SWITCH_IN they stand for: the same bytes (CTF: but its random
+# UUID; OTF2: as otf2-print reads it), from fewer records.
+if [ "$(grep -c ' switch ' <("$mkm" dump "$dir/events-one.mkm"))" -eq 2 ] &&
+	cmp -s "$dir/events.perfetto-trace" "$dir/events-one.perfetto-trace" &&
+	cmp -s "$dir/events.prv" "$dir/events-one.prv" &&
+	cmp -s "$dir/events.pcf" "$dir/events-one.pcf" &&
+	diff -q <(babeltrace2 "$dir/events.ctf" 2>/dev/null) \
+		<(babeltrace2 "$dir/events-one.ctf" 2>/dev/null) >/dev/null &&
+	diff -q <(grep -v uuid "$dir/events.ctf/metadata") \
+		<(grep -v uuid "$dir/events-one.ctf/metadata") >/dev/null &&
+	{ [ -z "$otf2" ] || diff -q <(otf2-print "$dir/events.otf2/traces.otf2") \
+		<(otf2-print "$dir/events-one.otf2/traces.otf2") >/dev/null; }; then
+	ok "SWITCH records: every format the same as from SWITCH_OUT + SWITCH_IN"
+else
+	bad "SWITCH records: a format differs from SWITCH_OUT + SWITCH_IN's"
+fi
 
 # Damaged input: a cut says where it stopped, and keeps what came before;
 # a flipped byte costs its chunk only, and says what was skipped.

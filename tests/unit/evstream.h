@@ -60,6 +60,70 @@ static inline struct mkm_event *evs_add(struct evs *s, uint64_t t,
 #define WAKEUP(s, t, c, tid, target) \
 	evs_add(s, t, c, MKM_EV_WAKEUP, tid, target, 1, 0)
 
+/*
+ * A switch on CPU c from prev (left in kernel state ts, flags pf:
+ * PREEMPTED, LOCK_WAIT) to next (runnable for wait ns, or us with nf
+ * MKM_EVF_WAIT_US): one SWITCH record
+ * when both are tracked and one, else a SWITCH_OUT and a SWITCH_IN, of
+ * the tracked ones only (tid 0, idle, and tids from EVS_UNTRACKED on are
+ * not).
+ */
+#define EVS_UNTRACKED 70
+static inline void evs_switch(struct evs *s, bool one, uint64_t t,
+			      unsigned int c, uint32_t prev, uint32_t ts,
+			      unsigned int pf, uint32_t next, uint32_t wait,
+			      unsigned int nf)
+{
+	bool p = prev && prev < EVS_UNTRACKED, n = next && next < EVS_UNTRACKED;
+
+	if (one && p && n) {
+		evs_add(s, t, c, MKM_EV_SWITCH, prev, wait, next,
+			pf | nf | ts << MKM_EVF_STATE_SHIFT);
+		return;
+	}
+	if (p)
+		evs_add(s, t, c, MKM_EV_SWITCH_OUT, prev, ts, next, pf);
+	if (n)
+		evs_add(s, t, c, MKM_EV_SWITCH_IN, next, wait, prev, nf);
+}
+
+/*
+ * The same run in either form (@one: SWITCH records): two CPUs, a
+ * ping-pong with wakeups, a preemption, a flutter through idle, a sleep
+ * on a PREEMPT_RT lock, an inherited child switched to and exiting, a
+ * switch to an untracked thread (77) and back.
+ */
+static inline void evs_switch_run(struct evs *s, bool one)
+{
+	memset(s, 0, sizeof(*s));
+	ATTACH(s, 100, 0, 10, MKM_TS_RUNNING, 0);
+	ATTACH(s, 101, 0, 11, MKM_TS_INTERRUPTIBLE, 0xffffffffu);
+	ATTACH(s, 102, 1, 12, MKM_TS_RUNNING, 1);
+	ATTACH(s, 103, 1, 13, MKM_TS_RUNNING, 0xffffffffu);
+	WAKEUP(s, 200, 0, 11, 0);
+	evs_switch(s, one, 300, 0, 10, MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 11,
+		   100, 0);
+	evs_switch(s, one, 400, 0, 11, MKM_TS_UNINTERRUPTIBLE,
+		   MKM_EVF_LOCK_WAIT, 10, 100, 0);
+	evs_switch(s, one, 500, 0, 10, MKM_TS_INTERRUPTIBLE, 0, 0, 0, 0);
+	evs_add(s, 560, 0, MKM_EV_WAKEUP, 11, 0, 0, MKM_EVF_LOCK_WAIT);
+	evs_switch(s, one, 600, 0, 0, MKM_TS_RUNNING, 0, 10, 0, 0);
+	evs_switch(s, one, 700, 0, 10, MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 11,
+		   140, 0);
+	evs_switch(s, one, 250, 1, 12, MKM_TS_UNINTERRUPTIBLE, 0, 13, 150, 0);
+	evs_add(s, 350, 1, MKM_EV_FORK, 13, 14, 1014,
+		MKM_EVF_THREAD | MKM_EVF_INHERITED);
+	evs_switch(s, one, 450, 1, 13, MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 14,
+		   100, 0);
+	WAKEUP(s, 550, 1, 12, 1);
+	evs_add(s, 600, 1, MKM_EV_EXIT, 14, 0, 0, 0);
+	evs_switch(s, one, 650, 1, 14, MKM_TS_DEAD, 0, 12, 100, 0);
+	evs_switch(s, one, 750, 1, 12, MKM_TS_INTERRUPTIBLE, 0, 77, 0, 0);
+	evs_switch(s, one, 800, 1, 77, MKM_TS_RUNNING, 0, 13, 350, 0);
+	evs_switch(s, one, 900, 1, 13, MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 12, 5,
+		   MKM_EVF_WAIT_US);
+}
+
 struct exp_iv {
 	uint64_t start, end;
 	unsigned int state, cpu;
@@ -174,6 +238,62 @@ static inline struct tl *build(const struct evs *s, uint32_t classes,
 	assert_int_equal(tl_feed(tl, s->ev, s->n), 0);
 	assert_int_equal(tl_flush(tl), 0);
 	return tl;
+}
+
+/* Timelines a and b hold the same threads, intervals and totals. */
+static inline void expect_same_timelines(const struct tl *a, const struct tl *b)
+{
+	size_t th, i, n = tl_nr_threads(a);
+	struct acct_cell ca[8 * 16], cb[8 * 16];
+
+	assert_int_equal(tl_nr_threads(b), n);
+	assert_true(n <= 16);
+	for (th = 0; th < n; th++) {
+		struct tl_thread ta, tb;
+		struct tl_interval ia, ib;
+		uint64_t ma[TL_NR_STATES], mb[TL_NR_STATES];
+
+		assert_int_equal(tl_thread(a, th, &ta), 0);
+		assert_int_equal(tl_thread(b, th, &tb), 0);
+		if (ta.tid != tb.tid || ta.first_ns != tb.first_ns ||
+		    ta.end_ns != tb.end_ns) {
+			print_timeline(a, th);
+			print_timeline(b, th);
+		}
+		assert_int_equal(ta.tid, tb.tid);
+		assert_int_equal(ta.unique_id, tb.unique_id);
+		assert_int_equal(ta.parent, tb.parent);
+		assert_int_equal(ta.end, tb.end);
+		assert_int_equal(ta.first_ns, tb.first_ns);
+		assert_int_equal(ta.end_ns, tb.end_ns);
+		assert_int_equal(ta.switches, tb.switches);
+		assert_int_equal(ta.flutters, tb.flutters);
+		assert_int_equal(ta.anomalies, tb.anomalies);
+		if (ta.nr_intervals != tb.nr_intervals) {
+			print_timeline(a, th);
+			print_timeline(b, th);
+		}
+		assert_int_equal(ta.nr_intervals, tb.nr_intervals);
+		for (i = 0; i < ta.nr_intervals; i++) {
+			assert_int_equal(tl_interval(a, th, i, &ia), 0);
+			assert_int_equal(tl_interval(b, th, i, &ib), 0);
+			assert_int_equal(ia.start_ns, ib.start_ns);
+			assert_int_equal(ia.end_ns, ib.end_ns);
+			assert_string_equal(tl_state_name(ia.state),
+					    tl_state_name(ib.state));
+			assert_int_equal(ia.cpu, ib.cpu);
+		}
+		assert_int_equal(acct_msa(a, ACCT_THREAD, th, TL_NR_STATES, ma),
+				 0);
+		assert_int_equal(acct_msa(b, ACCT_THREAD, th, TL_NR_STATES, mb),
+				 0);
+		assert_memory_equal(ma, mb, sizeof(ma));
+	}
+	assert_int_equal(acct_matrix(a, ca, 8, n), 0);
+	assert_int_equal(acct_matrix(b, cb, 8, n), 0);
+	assert_memory_equal(ca, cb, 8 * n * sizeof(ca[0]));
+	check_invariants(a);
+	check_invariants(b);
 }
 
 #endif /* TESTS_UNIT_EVSTREAM_H */

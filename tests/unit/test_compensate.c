@@ -676,10 +676,153 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
 	assert_int_equal(doubt_of(&ds, 2)->wakeups, 0);
 }
 
+/* test_calibration() measured as calibrations are since format 1.3: the
+ * switch figure per switch (MON_COST_PER_SWITCH), not per record. */
+static struct mon_calibration *per_switch_calibration(void)
+{
+	static struct trace_calibration cpu[2];
+	static struct mon_calibration cal = {
+		.hdr = { .version = 1, .nr_cpus = 2, .kernel = "test" },
+		.cpu = cpu
+	};
+
+	memcpy(cpu, test_calibration()->cpu, sizeof(cpu));
+	cpu[0].cost[MON_COST_SWITCH].flags |= MON_COST_PER_SWITCH;
+	cpu[1].cost[MON_COST_SWITCH].flags |= MON_COST_PER_SWITCH;
+	return &cal;
+}
+
+/*
+ * MKM's case again (test_compensate_one_cpu), the switch figure per
+ * switch: its cost, 10, is charged once per switch, whether the switch is
+ * one SWITCH record or a SWITCH_OUT and SWITCH_IN pair.
+ * 1000 SWITCH 1 -> 2: first sight, no delay; costs 10.
+ * 2000 MARK: 10 -> 1990; costs 3.
+ * 3000 SWITCH 2 -> 1, 1 ready at 2500: 13 for both halves -> 2987, one
+ *      record; thread 2 carries 13 + 10.
+ * 4000 OUT 1 to idle: 13 + 10 -> 3977.
+ * 5000 IN 2 from idle, ready at 4800: its own 23 -> 4977.
+ */
+static void test_compensate_switch_charged_once(void **state)
+{
+	struct evs s = { 0 }, pairs = { 0 };
+	struct out o;
+	static const uint64_t want[] = { 1000, 1990, 2987, 3977, 4977 };
+	static const uint64_t want_pairs[] = { 1000, 1000, 1990, 2987,
+					       2987, 3977, 4977 };
+	/* Per record, as test_compensate_one_cpu: a SWITCH costs two. */
+	static const uint64_t want_old[] = { 1000, 1980, 2977, 3957, 4967 };
+
+	(void)state;
+	for (int one = 1; one >= 0; one--) {
+		struct evs *p = one ? &s : &pairs;
+
+		evs_switch(p, one, 1000, 0, 1, SLEEP, 0, 2, 100, 0);
+		MARK(p, 2000, 0, 2);
+		evs_switch(p, one, 3000, 0, 2, SLEEP, 0, 1, 500, 0);
+		evs_switch(p, one, 4000, 0, 1, SLEEP, 0, 0, 0, 0);
+		evs_switch(p, one, 5000, 0, 0, MKM_TS_RUNNING, 0, 2, 200, 0);
+	}
+	assert_int_equal(s.n, 5);
+	assert_int_equal(compensate(&s, &o, per_switch_calibration(), 0), 0);
+	expect_times(&o, &s, want);
+	assert_int_equal(o.ev[2].type, MKM_EV_SWITCH);
+	assert_int_equal(compensate(&pairs, &o, per_switch_calibration(), 0),
+			 0);
+	expect_times(&o, &pairs, want_pairs);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	expect_times(&o, &s, want_old);
+}
+
+/*
+ * A SWITCH whose halves move by different amounts goes out as the two:
+ * thread 1, woken from CPU 1 (no delay there) 5 ns before the switch,
+ * starts 5 ns after the switch would have begun unmonitored, while
+ * thread 2 leaves 13 ns earlier. The CPU's later seq numbers move up.
+ */
+static void test_compensate_switch_split(void **state)
+{
+	struct evs s = { 0 };
+	struct out o;
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	evs_switch(&s, true, 1000, 0, 1, SLEEP, 0, 2, 0, 0);
+	MARK(&s, 2000, 0, 2);
+	evs_add(&s, 2995, 1, MKM_EV_WAKEUP, 1, 0, 3, 0);
+	evs_switch(&s, true, 3000, 0, 2, SLEEP, 0, 1, 5, 0);
+	MARK(&s, 4000, 0, 1);
+	assert_int_equal(compensate(&s, &o, per_switch_calibration(), 0), 0);
+	assert_int_equal(o.n, s.n + 1);
+	/* In input order: SWITCH, MARK, WAKEUP, then the split SWITCH. */
+	assert_int_equal(o.ev[3].type, MKM_EV_SWITCH_OUT);
+	assert_int_equal(o.ev[3].tid, 2);
+	assert_int_equal(o.ev[3].time_ns, 2987);
+	assert_int_equal(o.ev[3].seq, 2);
+	assert_int_equal(o.ev[4].type, MKM_EV_SWITCH_IN);
+	assert_int_equal(o.ev[4].tid, 1);
+	assert_int_equal(o.ev[4].unique_id, 1001);
+	assert_int_equal(o.ev[4].arg1, 2);
+	assert_int_equal(o.ev[4].time_ns, 2995);
+	assert_int_equal(o.ev[4].seq, 3);
+	/* The MARK: the chain's 5 and the switch's 10 (once) -> 3985. */
+	assert_int_equal(o.ev[5].type, MKM_EV_MARK);
+	assert_int_equal(o.ev[5].time_ns, 3985);
+	assert_int_equal(o.ev[5].seq, 4);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, o.ev, o.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.lost, 0);
+	assert_int_equal(st.anomalies, 0);
+	EXPECT(tl, 1, { 1000, 2990, TL_SLEEP, 0 }, { 2990, 2995, TL_RUNQ, 0 },
+	       { 2995, 3985, TL_RUN, 0 });
+	tl_destroy(tl);
+}
+
+/*
+ * evs_switch_run() as SWITCH records and as pairs, with one calibration
+ * (per switch): the same compensated timelines.
+ */
+static void test_compensate_switch_same_as_pairs(void **state)
+{
+	static struct evs one, two;
+	static struct out oa, ob;
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct tl_stats sa, sb;
+	struct tl *a, *b;
+
+	(void)state;
+	evs_switch_run(&one, true);
+	evs_switch_run(&two, false);
+	assert_int_equal(compensate(&one, &oa, per_switch_calibration(), 0), 0);
+	assert_int_equal(compensate(&two, &ob, per_switch_calibration(), 0), 0);
+	assert_int_equal(tl_create(&a, &cfg), 0);
+	assert_int_equal(tl_feed(a, oa.ev, oa.n), 0);
+	assert_int_equal(tl_flush(a), 0);
+	assert_int_equal(tl_create(&b, &cfg), 0);
+	assert_int_equal(tl_feed(b, ob.ev, ob.n), 0);
+	assert_int_equal(tl_flush(b), 0);
+	expect_same_timelines(a, b);
+	assert_int_equal(tl_stats(a, &sa), 0);
+	assert_int_equal(tl_stats(b, &sb), 0);
+	assert_int_equal(sa.lost, 0);
+	assert_int_equal(sb.lost, 0);
+	/* Compensation moved something: the test compares moved times. */
+	assert_true(memcmp(oa.ev, one.ev, one.n * sizeof(one.ev[0])));
+	tl_destroy(a);
+	tl_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compensate_one_cpu),
+		cmocka_unit_test(test_compensate_switch_charged_once),
+		cmocka_unit_test(test_compensate_switch_split),
+		cmocka_unit_test(test_compensate_switch_same_as_pairs),
 		cmocka_unit_test(test_compensate_two_cpus),
 		cmocka_unit_test(test_compensate_wakeup_across_cpus),
 		cmocka_unit_test(test_compensate_lost_gap),

@@ -251,6 +251,27 @@ static void test_monitor_create_at_without_config(void **state)
 	monitor_terminate(mon);
 }
 
+/* A module of ABI 2.3 has no MKM_CONFIG_ONE_SWITCH: not asked for. */
+static void test_monitor_configure_abi_2_3(void **state)
+{
+	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT };
+	struct monitor *mon;
+
+	(void)state;
+	fake.version.minor = 3;
+	mon = created();
+	assert_int_equal(monitor_configure(mon, &cfg), 0);
+	assert_int_equal(fake.cfg.flags, MKM_CONFIG_INHERIT);
+	assert_int_equal(cfg.flags, MKM_CONFIG_INHERIT);
+	monitor_terminate(mon);
+	fake.version.minor = 4;
+	mon = created();
+	cfg.flags = 0;
+	assert_int_equal(monitor_configure(mon, &cfg), 0);
+	assert_int_equal(fake.cfg.flags, MKM_CONFIG_ONE_SWITCH);
+	monitor_terminate(mon);
+}
+
 static void test_monitor_configure_in_out(void **state)
 {
 	struct monitor_config cfg = { .ring_bytes = 70000,
@@ -262,7 +283,10 @@ static void test_monitor_configure_in_out(void **state)
 	(void)state;
 	assert_int_equal(monitor_configure(mon, &cfg), 0);
 	assert_int_equal(fake.cfg.classes, MKM_CLASS_ALL);
-	assert_int_equal(fake.cfg.flags, MKM_CONFIG_INHERIT);
+	/* ABI 2.4 and later: a switch between two threads is one record. */
+	assert_int_equal(fake.cfg.flags,
+			 MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH);
+	assert_int_equal(cfg.flags, MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH);
 	assert_int_equal(fake.cfg.wakeup_bytes, 4096);
 	assert_int_equal(fake.cfg.reserved[0] | fake.cfg.reserved[1], 0);
 	assert_int_equal(cfg.ring_bytes, 131072);
@@ -493,6 +517,7 @@ int main(void)
 		T(test_monitor_create_refuses_unknown_major),
 		T(test_monitor_create_configure_fails),
 		T(test_monitor_create_at_without_config),
+		T(test_monitor_configure_abi_2_3),
 		T(test_monitor_configure_in_out),
 		T(test_monitor_resume_suspend),
 		T(test_monitor_read_records),

@@ -391,6 +391,66 @@ static void test_mon_stage_filter_threads(void **state)
 	unlink(path);
 }
 
+/* The records of @ev through order and @f, into @k. */
+static void filtered(const struct evs *s, const struct mon_filter *f,
+		     struct keeper *k)
+{
+	struct mon_pipeline *p;
+	struct mon_source *src;
+	struct mon_stage *stage;
+	char path[64];
+
+	memset(k, 0, sizeof(*k));
+	write_trace(path, s->ev, s->n, 7);
+	assert_int_equal(mon_source_file(&src, path), 0);
+	p = pipeline_of(src, k);
+	assert_int_equal(mon_stage_order(&stage), 0);
+	assert_int_equal(mon_pipeline_add_stage(p, stage), 0);
+	assert_int_equal(mon_stage_filter(&stage, f), 0);
+	assert_int_equal(mon_pipeline_add_stage(p, stage), 0);
+	assert_int_equal(mon_pipeline_run(p), 0);
+	mon_pipeline_destroy(p);
+	unlink(path);
+}
+
+/*
+ * A thread filter keeps, of a SWITCH with a thread left out, the kept
+ * thread's half: one thread's records are those of the two-record
+ * stream, record for record (seq numbers too); a SWITCH between two kept
+ * threads stays one record.
+ */
+static void test_mon_stage_filter_switch_halves(void **state)
+{
+	static struct evs one, two;
+	static struct keeper a, b;
+	uint32_t tid;
+	size_t i, switches = 0;
+
+	(void)state;
+	evs_switch_run(&one, true);
+	evs_switch_run(&two, false);
+	for (tid = 10; tid <= 14; tid++) {
+		struct mon_filter f = { .tids = &tid, .nr_tids = 1 };
+
+		filtered(&one, &f, &a);
+		filtered(&two, &f, &b);
+		assert_true(a.n > 2);
+		assert_int_equal(a.n, b.n);
+		for (i = 0; i < a.n; i++) {
+			assert_int_not_equal(a.ev[i].type, MKM_EV_SWITCH);
+			assert_memory_equal(&a.ev[i], &b.ev[i],
+					    sizeof(a.ev[i]));
+		}
+	}
+	filtered(&one,
+		 &(struct mon_filter){ .tids = (uint32_t[]){ 10, 11 },
+				       .nr_tids = 2 },
+		 &a);
+	for (i = 0; i < a.n; i++)
+		switches += a.ev[i].type == MKM_EV_SWITCH;
+	assert_int_equal(switches, 3);
+}
+
 /* ---- sources and sinks ---------------------------------------------------- */
 
 static void test_mon_source_merge_equal_timestamps(void **state)
@@ -563,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_mon_stage_delay_and_drop),
 		cmocka_unit_test(test_mon_stage_order_sorts),
 		cmocka_unit_test(test_mon_stage_filter_threads),
+		cmocka_unit_test(test_mon_stage_filter_switch_halves),
 		cmocka_unit_test(test_mon_source_merge_equal_timestamps),
 		cmocka_unit_test(test_mon_source_merge_keeps_losses),
 		cmocka_unit_test(test_mon_source_file_cut),

@@ -1432,10 +1432,69 @@ static void test_tl_feed_random_batches_many_cpus(void **state)
 	random_batches(RS_CPUS, 10, true);
 }
 
+/* One SWITCH record rebuilds as its SWITCH_OUT and SWITCH_IN do: the same
+ * intervals, switches, flutters, anomalies and totals. */
+static void test_tl_switch_same_as_pairs(void **state)
+{
+	static struct evs one, two;
+	struct tl *a, *b;
+	struct tl_stats sa, sb;
+
+	(void)state;
+	evs_switch_run(&one, true);
+	evs_switch_run(&two, false);
+	a = build(&one, MKM_CLASS_DEFAULT, 2);
+	b = build(&two, MKM_CLASS_DEFAULT, 2);
+	expect_same_timelines(a, b);
+	assert_int_equal(tl_stats(a, &sa), 0);
+	assert_int_equal(tl_stats(b, &sb), 0);
+	assert_int_equal(sa.events, one.n);
+	assert_int_equal(sb.events, two.n);
+	assert_int_equal(sa.lost, 0);
+	assert_int_equal(sa.anomalies, sb.anomalies);
+	assert_int_equal(sa.intervals, sb.intervals);
+	/* The run as drawn: 11 waits on a lock from 400, 14 exits. */
+	EXPECT(a, 11, { 101, 200, TL_SLEEP, 0 }, { 200, 300, TL_RUNQ, 0 },
+	       { 300, 400, TL_RUN, 0 }, { 400, 560, TL_DISK, 0 },
+	       { 560, 700, TL_RUNQ, 0 }, { 700, 900, TL_RUN, 0 });
+	EXPECT(a, 14, { 350, 450, TL_RUNQ, 1 }, { 450, 650, TL_RUN, 1 });
+	tl_destroy(a);
+	tl_destroy(b);
+}
+
+/* A SWITCH to a thread never seen: a timeline for it, whose unique_id its
+ * first record of its own gives. */
+static void test_tl_switch_next_unseen(void **state)
+{
+	struct evs s;
+	struct tl *tl;
+	struct tl_thread t;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ATTACH(&s, 100, 0, 1, MKM_TS_RUNNING, 0);
+	evs_switch(&s, true, 200, 0, 1, MKM_TS_INTERRUPTIBLE, 0, 2, 0, 0);
+	evs_add(&s, 300, 0, MKM_EV_SYSCALL_ENTRY, 2, 0, 0, 0);
+	evs_switch(&s, true, 400, 0, 2, MKM_TS_RUNNING, MKM_EVF_PREEMPTED, 3, 0,
+		   0);
+	tl = build(&s, MKM_CLASS_DEFAULT, 1);
+	EXPECT(tl, 1, { 100, 200, TL_RUN, 0 }, { 200, 400, TL_SLEEP, 0 });
+	EXPECT(tl, 2, { 200, 400, TL_RUN, 0 }, { 400, 400, TL_RUNQ, 0 });
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 2), &t), 0);
+	assert_int_equal(t.unique_id, 1002);
+	assert_int_equal(t.switches, 1);
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 3), &t), 0);
+	assert_int_equal(t.unique_id, 0); /* no record of its own */
+	assert_int_equal(t.switches, 1);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tl_feed_sleep_wakeup_flutter),
+		cmocka_unit_test(test_tl_switch_same_as_pairs),
+		cmocka_unit_test(test_tl_switch_next_unseen),
 		cmocka_unit_test(test_tl_feed_every_switch_out_state),
 		cmocka_unit_test(test_tl_feed_attach_states),
 		cmocka_unit_test(test_tl_feed_irq_nesting),

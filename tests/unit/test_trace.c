@@ -234,6 +234,56 @@ static size_t chunk_offsets(const struct file *f, uint64_t *off,
 	return n;
 }
 
+/*
+ * SWITCH records are stored as given (32 bytes a switch, not 64), in a
+ * file of major 2 that older readers refuse; one without them stays major
+ * 1. Both replay to the timeline of the two-record form.
+ */
+static void test_trace_switch_records_major_2(void **state)
+{
+	static struct evs one, two;
+	struct trace_info fi = info;
+	struct tl_config cfg = { .nr_cpus = 2 };
+	struct mon_source *src;
+	struct trace_writer *w;
+	struct tl *a, *b;
+	struct file f, g;
+
+	(void)state;
+	evs_switch_run(&one, true);
+	evs_switch_run(&two, false);
+	fi.flags |= MKM_CONFIG_ONE_SWITCH;
+	tmp_path(&f);
+	assert_int_equal(trace_writer_open(&w, f.path, &fi), 0);
+	assert_int_equal(trace_writer_events(w, one.ev, one.n), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	slurp(&f);
+	assert_int_equal(f.data[8] | f.data[9] << 8, TRACE_MAJOR_SWITCH);
+	assert_int_equal(f.data[10] | f.data[11] << 8, TRACE_MINOR);
+	tmp_path(&g);
+	assert_int_equal(trace_writer_open(&w, g.path, &info), 0);
+	assert_int_equal(trace_writer_events(w, two.ev, two.n), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	slurp(&g);
+	assert_int_equal(g.data[8] | g.data[9] << 8, TRACE_MAJOR);
+	/* The same chunks but for the records: 32 bytes per record kept. */
+	assert_int_equal(g.len - f.len, (two.n - one.n) * 32);
+
+	assert_int_equal(tl_create(&a, &cfg), 0);
+	assert_int_equal(mon_source_file(&src, f.path), 0);
+	assert_int_equal(mon_source_info(src)->flags & MKM_CONFIG_ONE_SWITCH,
+			 MKM_CONFIG_ONE_SWITCH);
+	assert_int_equal(replay(src, a), 0);
+	assert_int_equal(tl_create(&b, &cfg), 0);
+	assert_int_equal(mon_source_file(&src, g.path), 0);
+	assert_int_equal(replay(src, b), 0);
+	expect_same_timelines(a, b);
+	tl_destroy(a);
+	tl_destroy(b);
+	drop(&f);
+	drop(&g);
+}
+
 static void test_trace_reader_every_truncation(void **state)
 {
 	uint64_t off[16], before[16];
@@ -405,7 +455,7 @@ static void test_trace_reader_bad_header(void **state)
 	assert_non_null(strstr(trace_reader_error(r, NULL), "magic"));
 	trace_reader_close(r);
 	f.data[0] = 'M';
-	f.data[8] = TRACE_MAJOR + 1; /* a newer major, checksum fixed up */
+	f.data[8] = TRACE_MAJOR_SWITCH + 1; /* a newer major, checksum fixed */
 	crc = mon_crc32c(0, f.data, 28);
 	memcpy(f.data + 28, &crc, 4);
 	assert_int_equal(trace_reader_open_mem(&r, f.data, f.len), -EPROTO);
@@ -984,8 +1034,10 @@ static void test_mon_crc32c_known_value(void **state)
  * horizon after the records that came before it. */
 static void test_trace_writer_batches_any_size(void **state)
 {
-	static const size_t sizes[] = { 5, 2 * WRITER_BATCH + 3, WRITER_BATCH,
-					WRITER_BATCH - 1, 1, WRITER_BATCH + 1 };
+	static const size_t sizes[] = {
+		5, 2 * WRITER_BATCH + 3, WRITER_BATCH, WRITER_BATCH - 1,
+		1, WRITER_BATCH + 1
+	};
 	static struct mkm_event ev[6 * WRITER_BATCH];
 	struct trace_writer *w;
 	struct trace_reader *r;
@@ -1014,7 +1066,8 @@ static void test_trace_writer_batches_any_size(void **state)
 			continue;
 		assert_true(c.nr_events > 0 && c.nr_events <= WRITER_BATCH);
 		for (i = 0; i < c.nr_events; i++)
-			assert_int_equal(c.events[i].time_ns, 1000 + events + i);
+			assert_int_equal(c.events[i].time_ns,
+					 1000 + events + i);
 		events += c.nr_events;
 	}
 	assert_string_equal(trace_reader_error(r, NULL), "");
@@ -1059,6 +1112,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_writer_roundtrip),
 		cmocka_unit_test(test_trace_processes_roundtrip),
+		cmocka_unit_test(test_trace_switch_records_major_2),
 		cmocka_unit_test(test_trace_reader_every_truncation),
 		cmocka_unit_test(
 			test_trace_reader_resyncs_after_corrupt_payload),

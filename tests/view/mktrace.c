@@ -12,6 +12,10 @@
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
  *                                   loss on two CPUs (the exporters' tests)
+ *   mktrace events-one FILE         the same as the kernel records it with
+ *                                   MKM_CONFIG_ONE_SWITCH: a SWITCH_OUT and
+ *                                   the SWITCH_IN of the other thread at
+ *                                   its instant are one SWITCH record
  *   mktrace procs FILE              two processes attached as -p does
  *                                   (their threads' processes in a
  *                                   PROCESSES chunk), one forking a thread
@@ -23,6 +27,7 @@
  *                                   is x9's of job 78, n2's is cut, node
  *                                   3's was never written
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,9 @@
 
 static struct trace_writer *w;
 static uint32_t seq[NR_CPUS_BIG];
+static bool one_switch; /* events-one */
+static struct mkm_event held[NR_CPUS_BIG]; /* a SWITCH_OUT, until the next */
+static bool holding[NR_CPUS_BIG];
 
 static void die(const char *what, int err)
 {
@@ -53,6 +61,7 @@ static void open_trace(const char *path, unsigned int nr_cpus, uint64_t start)
 		.event_size = sizeof(struct mkm_event),
 		.nr_cpus = nr_cpus,
 		.classes = MKM_CLASS_DEFAULT,
+		.flags = one_switch ? MKM_CONFIG_ONE_SWITCH : 0,
 		.start_mono_ns = start,
 	};
 	int err = trace_writer_open(&w, path, &info);
@@ -84,12 +93,29 @@ static void calibration(void)
 		die("calibration", err);
 }
 
+static void put(const struct mkm_event *ev)
+{
+	int err = trace_writer_events(w, ev, 1);
+
+	if (err)
+		die("write", err);
+}
+
+/* The SWITCH_OUT held on @cpu, if any, goes out as it is. */
+static void release(unsigned int cpu)
+{
+	if (!holding[cpu])
+		return;
+	holding[cpu] = false;
+	held[cpu].seq = seq[cpu]++;
+	put(&held[cpu]);
+}
+
 static void emit(unsigned int cpu, uint64_t t, uint32_t tid, unsigned int type,
 		 uint32_t arg0, uint32_t arg1, unsigned int flags)
 {
 	struct mkm_event ev = {
 		.time_ns = t,
-		.seq = seq[cpu]++,
 		.tid = tid,
 		.cpu = (uint16_t)cpu,
 		.type = (uint8_t)type,
@@ -97,10 +123,38 @@ static void emit(unsigned int cpu, uint64_t t, uint32_t tid, unsigned int type,
 		.arg0 = arg0,
 		.arg1 = arg1,
 	};
-	int err = trace_writer_events(w, &ev, 1);
+	const struct mkm_event *out = &held[cpu];
 
-	if (err)
-		die("write", err);
+	/* events-one: the SWITCH_IN of the thread the held SWITCH_OUT
+	 * named, at its instant, makes one SWITCH record with it. */
+	if (holding[cpu] && type == MKM_EV_SWITCH_IN && t == out->time_ns &&
+	    tid == out->arg1 && arg1 == out->tid) {
+		holding[cpu] = false;
+		ev.type = MKM_EV_SWITCH;
+		ev.tid = out->tid;
+		ev.flags = (uint8_t)(out->flags | (flags & MKM_EVF_WAIT_US) |
+				     out->arg0 << MKM_EVF_STATE_SHIFT);
+		ev.arg1 = tid;
+		ev.seq = seq[cpu]++;
+		put(&ev);
+		return;
+	}
+	release(cpu);
+	if (one_switch && type == MKM_EV_SWITCH_OUT && arg1) {
+		held[cpu] = ev;
+		holding[cpu] = true;
+		return;
+	}
+	ev.seq = seq[cpu]++;
+	put(&ev);
+}
+
+static void release_all(void)
+{
+	unsigned int c;
+
+	for (c = 0; c < NR_CPUS_BIG; c++)
+		release(c);
 }
 
 /* A thread's name, in the two NAME records the kernel would send. */
@@ -155,6 +209,7 @@ static void small(void)
 	     0);
 	emit(0, US(6000), 1003, MKM_EV_REAP, 0, 0, 0);
 	/* A chunk ends here: a trace cut after it keeps the first 6 ms. */
+	release_all();
 	trace_writer_horizon(w, US(6000));
 	trace_writer_flush(w, 0);
 	emit(0, US(7000), 1001, MKM_EV_MARK, 42, 0, 0);
@@ -213,6 +268,7 @@ static void events(void)
 	emit(1, US(90), 502, MKM_EV_SWITCH_OUT, MKM_TS_RUNNING, 0,
 	     MKM_EVF_PREEMPTED);
 	emit(1, US(91), 502, MKM_EV_MIGRATE, 0, 1, 0);
+	release(1);
 	/* CPU 1 loses five events, reported in-band */
 	{
 		struct mkm_event lost = {
@@ -224,15 +280,13 @@ static void events(void)
 		};
 
 		seq[1] += 5;
-		int err = trace_writer_events(w, &lost, 1);
-
-		if (err)
-			die("write", err);
+		put(&lost);
 	}
 	emit(1, US(95), 501, MKM_EV_SWITCH_IN, 0, 0, 0);
 	emit(0, US(100), 503, MKM_EV_EXIT, 0, 0, 0);
 	emit(0, US(101), 503, MKM_EV_SWITCH_OUT, MKM_TS_ZOMBIE, 502, 0);
 	emit(0, US(101), 502, MKM_EV_SWITCH_IN, 10000, 503, 0);
+	release(0);
 	seq[0] += 2; /* CPU 0 loses two events: a hole in its seq numbers */
 	emit(0, US(110), 503, MKM_EV_REAP, 0, 0, 0);
 	emit(1, US(120), 501, MKM_EV_MARK, 0xffffffffu, 0xffffffffu, 0);
@@ -375,16 +429,20 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[1], "procs")) {
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		procs();
-	} else if (argc == 3 && !strcmp(argv[1], "events")) {
+	} else if (argc == 3 && (!strcmp(argv[1], "events") ||
+				 !strcmp(argv[1], "events-one"))) {
+		one_switch = !strcmp(argv[1], "events-one");
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		events();
+		release_all();
 	} else if (argc == 5 && !strcmp(argv[1], "big")) {
 		open_trace(argv[2], NR_CPUS_BIG, T0);
 		big(strtoull(argv[3], NULL, 0), (unsigned int)atoi(argv[4]));
 	} else {
 		fprintf(stderr,
 			"usage: mktrace small FILE | mktrace late FILE | "
-			"mktrace events FILE | mktrace procs FILE | "
+			"mktrace events FILE | mktrace events-one FILE | "
+			"mktrace procs FILE | "
 			"mktrace big FILE EVENTS THREADS | "
 			"mktrace job DIR [bad]\n");
 		return 2;

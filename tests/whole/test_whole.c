@@ -117,9 +117,10 @@ static void scan(const char *path, const struct tl *tl, struct raw *r)
 			int64_t th;
 
 			if (e->type != MKM_EV_SWITCH_IN &&
-			    e->type != MKM_EV_SWITCH_OUT)
+			    e->type != MKM_EV_SWITCH_OUT &&
+			    e->type != MKM_EV_SWITCH)
 				continue;
-			/* A SWITCH's peer is a thread of the trace, named. */
+			/* A switch's peer is a thread of the trace, named. */
 			if (e->arg1) {
 				r->peers++;
 				th = tl_find(tl, e->arg1);

@@ -430,7 +430,11 @@ void print_calibration(const struct mon_calibration *cal)
 			       (double)c->stddev_ps / 1000, c->samples, m - ci,
 			       m + ci, words);
 		}
-	printf("(per record; constant: per context switch of unmonitored threads)\n");
+	printf("(per record; switch: %s; constant: per context switch of unmonitored threads)\n",
+	       cal->hdr.nr_cpus && cal->cpu[0].cost[MON_COST_SWITCH].flags &
+					   MON_COST_PER_SWITCH ?
+		       "per switch, its records counted once" :
+		       "per record");
 	if (mon_calibration_judge(cal, why, sizeof(why)) == -EDOM)
 		printf("MEANINGLESS: %s; compensation refuses it (mkm calibrate on a quiet machine, or --calibration FILE)\n",
 		       why);

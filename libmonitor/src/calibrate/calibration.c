@@ -99,6 +99,8 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 			continue; /* a class refused here: left estimated */
 		if (ret)
 			return ret;
+		if (measured[i] == MON_COST_SWITCH) /* experiment.c counts so */
+			e->cost[MON_COST_SWITCH].flags |= MON_COST_PER_SWITCH;
 	}
 	/*
 	 * No workload makes these alone. The module writes them, as a
@@ -118,7 +120,8 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 				.mean_ps = from->mean_ps,
 				.stddev_ps = from->stddev_ps,
 				.ci99_ps = from->ci99_ps,
-				.flags = from->flags & ~MON_COST_MEASURED,
+				.flags = from->flags & ~(MON_COST_MEASURED |
+							 MON_COST_PER_SWITCH),
 			};
 	}
 	return 0;

@@ -44,7 +44,8 @@ static bool counted(enum mon_cost_kind kind, uint8_t type)
 {
 	switch (kind) {
 	case MON_COST_SWITCH:
-		return type == MKM_EV_SWITCH_OUT || type == MKM_EV_SWITCH_IN;
+		return type == MKM_EV_SWITCH_OUT || type == MKM_EV_SWITCH_IN ||
+		       type == MKM_EV_SWITCH;
 	case MON_COST_WAKEUP:
 		return type == MKM_EV_WAKING || type == MKM_EV_WAKEUP;
 	case MON_COST_SYSCALL:
@@ -57,10 +58,16 @@ static bool counted(enum mon_cost_kind kind, uint8_t type)
 	}
 }
 
-/* Reads everything the (suspended) monitor holds; counts the kind's
- * records. A loss would make the figure wrong: -EOVERFLOW. */
+/*
+ * Reads everything the (suspended) monitor holds; counts the kind's
+ * records, a switch's once (MON_COST_PER_SWITCH): one SWITCH record
+ * (MKM_CONFIG_ONE_SWITCH, which monitor_configure() asks for), or a
+ * SWITCH_OUT and the SWITCH_IN at its instant. A loss would make the
+ * figure wrong: -EOVERFLOW.
+ */
 static int drain(struct experiment *x, double *events)
 {
+	uint64_t out_at = UINT64_MAX; /* the last SWITCH_OUT's instant */
 	size_t n, i;
 	int ret;
 
@@ -68,9 +75,15 @@ static int drain(struct experiment *x, double *events)
 	do {
 		ret = monitor_read(x->mon, x->buf, READ_BATCH, &n);
 		for (i = 0; !ret && i < n; i++) {
-			if (x->buf[i].type == MKM_EV_LOST)
+			const struct mkm_event *e = &x->buf[i];
+
+			if (e->type == MKM_EV_LOST)
 				return -EOVERFLOW;
-			*events += counted(x->kind, x->buf[i].type);
+			if (e->type == MKM_EV_SWITCH_IN && e->time_ns == out_at)
+				continue;
+			out_at = e->type == MKM_EV_SWITCH_OUT ? e->time_ns :
+								UINT64_MAX;
+			*events += counted(x->kind, e->type);
 		}
 	} while (!ret && n);
 	return ret;

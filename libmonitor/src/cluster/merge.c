@@ -411,6 +411,7 @@ static void map_event(struct node *nd, struct mkm_event *e)
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
 	case MKM_EV_SWITCH_IN:
+	case MKM_EV_SWITCH: /* arg1: next's tid */
 	case MKM_EV_WAKING:
 		e->arg1 = map_tid(nd, e->arg1);
 		break;
@@ -646,6 +647,8 @@ static void merged_info(struct node **m, size_t n, struct trace_info *info)
 					    m[i]->info.start_mono_ns, 0, NULL);
 
 		info->classes |= m[i]->info.classes;
+		/* One node's SWITCH records make the merge hold some. */
+		info->flags |= m[i]->info.flags & MKM_CONFIG_ONE_SWITCH;
 		info->nr_cpus = m[i]->cpu_base + m[i]->nr_cpus;
 		if (m[i]->info.start_mono_ns && s < start)
 			start = s;

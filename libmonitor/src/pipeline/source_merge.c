@@ -170,6 +170,7 @@ int mon_source_merge(struct mon_source **srcp, struct mon_source **srcs,
 		if (in->nr_cpus > info.nr_cpus)
 			info.nr_cpus = in->nr_cpus;
 		info.classes |= in->classes;
+		info.flags |= in->flags & MKM_CONFIG_ONE_SWITCH;
 	}
 	ret = mon_source_new(srcp, &merge_ops, m, &info);
 	if (ret)

@@ -27,7 +27,17 @@
  *    kworkers).
  * Clamps keep every CPU's and every thread's records in order and never
  * move a record before the last horizon passed on, so the output keeps
- * the input's promises (seq numbers are unchanged).
+ * the input's promises.
+ *
+ * A SWITCH record (MKM_CONFIG_ONE_SWITCH) is placed as the SWITCH_OUT and
+ * SWITCH_IN at one instant it stands for, and such a pair is one switch:
+ * the switch figure, measured per switch (MON_COST_PER_SWITCH), is
+ * charged once for either, so a trace of SWITCH records and its
+ * two-record equivalent compensate alike; a figure of an older
+ * calibration, per record, is charged per record (a SWITCH as two). When
+ * a SWITCH's halves come out at different times, it goes out as the two
+ * records, and its CPU's later seq numbers move up by one; otherwise seq
+ * numbers are unchanged.
  */
 #include <errno.h>
 #include <math.h>
@@ -56,6 +66,8 @@ struct cpu_state {
 	uint64_t runner_since; /* when it took the CPU */
 	double runner_delay; /* the chain's delay then */
 	bool live; /* busy without a break since chain_start */
+	uint32_t seq_shift; /* SWITCH records that went out as two */
+	bool per_switch; /* the switch cost is per switch (MON_COST_PER_SWITCH) */
 	uint64_t chain_start;
 	struct step hist[HISTORY]; /* the chain's last steps, a ring */
 	unsigned int nr_hist, hist_head;
@@ -88,6 +100,7 @@ struct compensate {
 	double max_delay; /* the most any record or thread carried */
 	uint64_t floor; /* the last horizon passed on: no record goes below */
 	struct trace_info info; /* as passed on; monitor_tids: the own */
+	struct mon_split *split; /* next's unique_id, to split a SWITCH */
 	size_t n; /* records in out */
 	struct mkm_event out[OUT_BATCH];
 };
@@ -119,6 +132,21 @@ static enum mon_cost_kind kind_of(uint8_t type)
 	}
 }
 
+/* Whether @cpu's switch figure is per switch (that of the first CPU for
+ * one not calibrated, whose figure is the mean). */
+static bool per_switch(const struct mon_calibration *cal, unsigned int cpu)
+{
+	uint32_t i;
+
+	for (i = 0; i < cal->hdr.nr_cpus; i++)
+		if (cal->cpu[i].cpu == cpu)
+			break;
+	if (i == cal->hdr.nr_cpus)
+		i = 0;
+	return cal->hdr.nr_cpus &&
+	       cal->cpu[i].cost[MON_COST_SWITCH].flags & MON_COST_PER_SWITCH;
+}
+
 static struct cpu_state *cpu_get(struct compensate *c, uint16_t cpu)
 {
 	size_t i, k;
@@ -130,10 +158,12 @@ static struct cpu_state *cpu_get(struct compensate *c, uint16_t cpu)
 		if (!p)
 			return NULL;
 		memset(p + c->nr_cpus, 0, (n - c->nr_cpus) * sizeof(*p));
-		for (i = c->nr_cpus; i < n; i++)
+		for (i = c->nr_cpus; i < n; i++) {
 			for (k = 0; k < MON_COST_NR; k++)
 				p[i].cost[k] = mon_calibration_cost(
 					&c->cal, (unsigned int)i, k);
+			p[i].per_switch = per_switch(&c->cal, (unsigned int)i);
+		}
 		c->cpus = p;
 		c->nr_cpus = n;
 	}
@@ -391,8 +421,8 @@ static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
 static double delay_of(const struct compensate *c, struct cpu_state *s,
 		       struct thread_state *th, const struct mkm_event *e)
 {
+	double d, charge = 1;
 	bool pair;
-	double d;
 
 	advance(s, e->time_ns);
 	d = s->live ? s->delay : 0;
@@ -406,6 +436,8 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		pair = same_switch(s, e);
 		d = switch_in(c, s, th, e, pair);
 		doubt_switch_in(th, e);
+		if (pair && s->per_switch) /* its SWITCH_OUT paid for both */
+			charge = 0;
 		break;
 	case MKM_EV_SWITCH_OUT:
 		same_switch(s, e);
@@ -432,7 +464,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		}
 		break;
 	}
-	s->pending += s->cost[kind_of(e->type)];
+	s->pending += charge * s->cost[kind_of(e->type)];
 	if (th && e->type == MKM_EV_SWITCH_OUT)
 		th->delay = d + s->pending;
 	if (th && e->type == MKM_EV_SWITCH_IN)
@@ -452,71 +484,126 @@ static int flush(struct compensate *c, struct mon_emit *out)
 	return mon_emit(out, &m);
 }
 
+/*
+ * The time @e comes out at (its thread @th, NULL for tid 0), the CPU's and
+ * the thread's state moved on past it.
+ */
+static int place(struct compensate *c, struct mkm_event *e)
+{
+	struct cpu_state *s = cpu_get(c, e->cpu);
+	struct thread_state *th;
+	uint64_t t, floor;
+	double d;
+	int ret = 0;
+
+	th = thread_get(c, e->tid, &ret);
+	if (!s || ret)
+		return -ENOMEM;
+	if (th && !th->first_in) {
+		th->first_in = e->time_ns;
+		th->run_delay = -1; /* a run begun before the trace */
+	}
+	if (th)
+		th->last_in = e->time_ns;
+	d = delay_of(c, s, th, e);
+	if (th && e->type == MKM_EV_WAKEUP && !(e->flags & MKM_EVF_IN_IRQ)) {
+		/* Either lookup may grow the table: th again. */
+		const struct thread_state *w = thread_get(c, e->arg1, &ret);
+		double waker_run_delay = w ? w->run_delay : -1;
+
+		if (!ret)
+			th = thread_get(c, e->tid, &ret);
+		if (ret)
+			return -ENOMEM;
+		doubt_wakeup(th, waker_run_delay, e, d);
+	}
+	/* Never before the CPU's or the thread's last record, nor below the
+	 * horizon already passed on (LOST: tid 0, no th). */
+	floor = s->last_out > c->floor ? s->last_out : c->floor;
+	if (th && th->last_out > floor)
+		floor = th->last_out;
+	t = (uint64_t)fmax((double)e->time_ns - d, 0);
+	if (e->time_ns > 0 && t < floor)
+		t = floor < e->time_ns ? floor : e->time_ns;
+	c->max_delay = fmax(c->max_delay, (double)(e->time_ns - t));
+	if (th) {
+		c->max_delay = fmax(c->max_delay, th->delay);
+		th->doubt.shift_ns =
+			fmax(th->doubt.shift_ns, (double)(e->time_ns - t));
+	}
+	e->time_ns = t;
+	s->last_out = t;
+	if (th)
+		th->last_out = t;
+	return 0;
+}
+
+static int put(struct compensate *c, const struct mkm_event *e,
+	       struct mon_emit *out)
+{
+	c->out[c->n++] = *e;
+	return c->n == OUT_BATCH ? flush(c, out) : 0;
+}
+
+/*
+ * A SWITCH is its SWITCH_OUT and its SWITCH_IN placed one after the other
+ * (same_switch() makes them one switch). It stays one record when both
+ * come out at one time; else (next was ready later than prev's
+ * compensated end) it goes out as the two, and the CPU's later seq
+ * numbers move up by one.
+ */
+static int place_switch(struct compensate *c, struct mkm_event *e,
+			struct mon_emit *out)
+{
+	struct mkm_event half[2];
+	uint32_t shift;
+	int ret;
+
+	if (mon_split_note(c->split, e))
+		return -ENOMEM;
+	mon_event_split(e, mon_split_unique_id(c->split, e->arg1), half);
+	ret = place(c, &half[0]);
+	if (!ret)
+		ret = place(c, &half[1]);
+	if (ret)
+		return ret;
+	shift = c->cpus[e->cpu].seq_shift;
+	if (half[0].time_ns == half[1].time_ns) {
+		e->time_ns = half[0].time_ns;
+		e->seq += shift;
+		return put(c, e, out);
+	}
+	half[0].seq += shift;
+	half[1].seq += shift + 1;
+	c->cpus[e->cpu].seq_shift++;
+	ret = put(c, &half[0], out);
+	return ret ? ret : put(c, &half[1], out);
+}
+
 static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 			     struct mon_emit *out)
 {
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (!c->have_cal)
 		return -ENOENT; /* events before any calibration */
-	for (i = 0; i < msg->nr_events; i++) {
+	for (i = 0; i < msg->nr_events && !ret; i++) {
 		struct mkm_event e = msg->events[i];
-		struct cpu_state *s = cpu_get(c, e.cpu);
-		struct thread_state *th;
-		uint64_t t, floor;
-		double d;
 
-		ret = 0;
-		th = thread_get(c, e.tid, &ret);
-		if (!s || ret)
+		if (e.type == MKM_EV_SWITCH) {
+			ret = place_switch(c, &e, out);
+			continue;
+		}
+		if (mon_split_note(c->split, &e))
 			return -ENOMEM;
-		if (th && !th->first_in) {
-			th->first_in = e.time_ns;
-			th->run_delay = -1; /* a run begun before the trace */
-		}
-		if (th)
-			th->last_in = e.time_ns;
-		d = delay_of(c, s, th, &e);
-		if (th && e.type == MKM_EV_WAKEUP &&
-		    !(e.flags & MKM_EVF_IN_IRQ)) {
-			/* Either lookup may grow the table: th again. */
-			const struct thread_state *w =
-				thread_get(c, e.arg1, &ret);
-			double waker_run_delay = w ? w->run_delay : -1;
-
-			if (!ret)
-				th = thread_get(c, e.tid, &ret);
-			if (ret)
-				return -ENOMEM;
-			doubt_wakeup(th, waker_run_delay, &e, d);
-		}
-		/* Never before the CPU's or the thread's last record, nor
-		 * below the horizon already passed on (LOST: tid 0, no th). */
-		floor = s->last_out > c->floor ? s->last_out : c->floor;
-		if (th && th->last_out > floor)
-			floor = th->last_out;
-		t = (uint64_t)fmax((double)e.time_ns - d, 0);
-		if (e.time_ns > 0 && t < floor)
-			t = floor < e.time_ns ? floor : e.time_ns;
-		c->max_delay = fmax(c->max_delay, (double)(e.time_ns - t));
-		if (th) {
-			c->max_delay = fmax(c->max_delay, th->delay);
-			th->doubt.shift_ns = fmax(th->doubt.shift_ns,
-						  (double)(e.time_ns - t));
-		}
-		e.time_ns = t;
-		s->last_out = t;
-		if (th)
-			th->last_out = t;
-		c->out[c->n++] = e;
-		if (c->n == OUT_BATCH) {
-			ret = flush(c, out);
-			if (ret)
-				return ret;
+		ret = place(c, &e);
+		if (!ret) {
+			e.seq += c->cpus[e.cpu].seq_shift;
+			ret = put(c, &e, out);
 		}
 	}
-	return flush(c, out);
+	return ret ? ret : flush(c, out);
 }
 
 static int take_calibration(struct compensate *c, const struct mon_msg *msg,
@@ -617,6 +704,7 @@ static void compensate_destroy(void *priv)
 	struct compensate *c = priv;
 
 	mon_calibration_free(&c->cal);
+	mon_split_free(c->split);
 	free(c->cpus);
 	free(c->threads);
 	free(c);
@@ -646,12 +734,18 @@ int mon_stage_compensate_opts(struct mon_stage **stp,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->split = mon_split_new();
+	if (!c->split) {
+		free(c);
+		return -ENOMEM;
+	}
 	if (opts)
 		c->opts = *opts;
 	if (cal) {
 		ret = mon_calibration_set(&c->cal, &cal->hdr, cal->cpu,
 					  cal->hdr.nr_cpus);
 		if (ret) {
+			mon_split_free(c->split);
 			free(c);
 			return ret;
 		}

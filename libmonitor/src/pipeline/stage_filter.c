@@ -7,7 +7,8 @@
  * which a reader takes for lost events; so a thread filter numbers the
  * records it keeps anew, per CPU, and turns a real hole (events lost
  * upstream) into a LOST record first. A time window needs none of that:
- * it only cuts each CPU's stream at its ends.
+ * it only cuts each CPU's stream at its ends. A SWITCH record between a
+ * thread kept and one dropped becomes the kept thread's half of it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct filter {
 	size_t nr_tids;
 	uint64_t from, to; /* to: UINT64_MAX for no end */
 	struct cpu_seq *seq; /* per CPU, with a thread filter */
+	struct mon_split *split; /* next's unique_id, for a SWITCH's half */
 	size_t nr_seq;
 	size_t n; /* records in out */
 	struct mkm_event out[OUT_BATCH];
@@ -39,14 +41,34 @@ static int by_tid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool kept_tid(const struct filter *f, uint32_t tid)
+{
+	return bsearch(&tid, f->tids, f->nr_tids, sizeof(*f->tids), by_tid);
+}
+
 static bool keep(const struct filter *f, const struct mkm_event *e)
 {
 	if (e->type == MKM_EV_LOST)
 		return true;
 	if (e->time_ns < f->from || e->time_ns >= f->to)
 		return false;
-	return !f->nr_tids ||
-	       bsearch(&e->tid, f->tids, f->nr_tids, sizeof(*f->tids), by_tid);
+	return !f->nr_tids || kept_tid(f, e->tid) ||
+	       (e->type == MKM_EV_SWITCH && kept_tid(f, e->arg1));
+}
+
+/*
+ * A SWITCH kept for one of its two threads only becomes that thread's
+ * half: the SWITCH_OUT of prev, or the SWITCH_IN of next.
+ */
+static void switch_half(const struct filter *f, struct mkm_event *e)
+{
+	struct mkm_event half[2];
+	bool prev = kept_tid(f, e->tid), next = kept_tid(f, e->arg1);
+
+	if (prev == next)
+		return;
+	mon_event_split(e, mon_split_unique_id(f->split, e->arg1), half);
+	*e = half[next];
 }
 
 static int flush(struct filter *f, const struct mon_msg *msg,
@@ -101,8 +123,12 @@ static int renumber(struct filter *f, struct mkm_event *e,
 		if (ret)
 			return ret;
 	}
+	if (mon_split_note(f->split, e))
+		return -ENOMEM;
 	if (!keep(f, e))
 		return 0;
+	if (e->type == MKM_EV_SWITCH)
+		switch_half(f, e);
 	seq_assign(&s->out, e);
 	return put(f, e, msg, out);
 }
@@ -133,6 +159,7 @@ static void filter_destroy(void *priv)
 
 	free(f->tids);
 	free(f->seq);
+	mon_split_free(f->split);
 	free(f);
 }
 
@@ -164,6 +191,11 @@ int mon_stage_filter(struct mon_stage **stp, const struct mon_filter *filter)
 		}
 		memcpy(f->tids, filter->tids, f->nr_tids * sizeof(*f->tids));
 		qsort(f->tids, f->nr_tids, sizeof(*f->tids), by_tid);
+		f->split = mon_split_new();
+		if (!f->split) {
+			filter_destroy(f);
+			return -ENOMEM;
+		}
 	}
 	ret = mon_stage_new(stp, &filter_ops, f);
 	if (ret)

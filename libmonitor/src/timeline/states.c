@@ -348,6 +348,17 @@ static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	tl->gen++;
 }
 
+/* A thread a SWITCH made before a record of its own: ev's unique_id. */
+static __attribute__((noinline)) void
+name_anonymous(struct tl *tl, struct tl_th *t, const struct mkm_event *ev)
+{
+	if (!t->anonymous)
+		return;
+	t->unique_id = ev->unique_id;
+	t->anonymous = 0;
+	tl->nr_anonymous--;
+}
+
 /*
  * The thread an event is about: the per-CPU cache, else the tid map; a new
  * timeline for an unknown tid when create.
@@ -369,6 +380,8 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 		i = tl_thread_new(tl, ev->tid, ev->unique_id, now, ev->cpu);
 		if (i < 0)
 			return NULL;
+	} else if (unlikely(tl->nr_anonymous)) {
+		name_anonymous(tl, &tl->th[i], ev);
 	}
 	cpu->cache_tid = ev->tid;
 	cpu->cache_th = i;
@@ -377,8 +390,9 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 }
 
 /* An IRQ record's thread: tid 0 is its CPU's idle task (TL_IDLE). */
-static inline struct tl_th *irq_th_get(struct tl *tl, struct tl_cpu *cpu,
-				       const struct mkm_event *ev, uint64_t now)
+static inline __attribute__((always_inline)) struct tl_th *
+irq_th_get(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
+	   uint64_t now)
 {
 	int64_t i;
 
@@ -404,6 +418,113 @@ static void runnable_since(struct tl *tl, struct tl_th *t,
 		return;
 	set_state(tl, t, wait < now - t->since ? now - wait : t->since, TL_RUNQ,
 		  ev->cpu);
+}
+
+/*
+ * Thread t switched in on CPU c at now, after prev (0: the idle task), its
+ * runnable wait in ev's arg0 (a SWITCH_IN's or a SWITCH's: same place).
+ */
+static inline __attribute__((always_inline)) void
+switch_in(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t,
+	  const struct mkm_event *ev, uint64_t now, uint32_t prev)
+{
+	unsigned int c = ev->cpu;
+	int64_t i = t - tl->th;
+
+	if (cpu->out == i && prev == 0) {
+		struct tl_flutter *f = push((void **)&tl->flutters,
+					    tl->nr_flutters, &tl->cap_flutters,
+					    sizeof(*f));
+
+		t->flutters++;
+		cpu->flutters++;
+		if (f) {
+			*f = (struct tl_flutter){ now, (size_t)i, c };
+			tl->nr_flutters++;
+		}
+	}
+	cpu->out = NO_THREAD;
+	if (cpu->cur != NO_THREAD && cpu->cur != i) {
+		/* Its switch-out was not seen: it is off CPU now. */
+		struct tl_th *o = &tl->th[cpu->cur];
+
+		if (!o->ended && state_on_cpu(o->state) && o->ivcpu == c) {
+			o->anomalies++;
+			tl->stats.anomalies++;
+			o->irq_depth = 0;
+			set_state(tl, o, now, TL_UNKNOWN, c);
+		}
+	}
+	t->switches++;
+	cpu->switches++;
+	t->irq_depth = 0;
+	t->cpu = (uint16_t)c;
+	cpu->cur = i;
+	if (ev->arg0)
+		runnable_since(tl, t, ev, now);
+	set_state(tl, t, now, run_state(tl, t), c);
+}
+
+/*
+ * Thread t switched out of CPU c at now in kernel state ts, for next (0:
+ * the idle task).
+ */
+static inline __attribute__((always_inline)) void
+switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
+	   uint64_t now, uint32_t ts, uint32_t next)
+{
+	int64_t i = t - tl->th;
+
+	if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
+		t->anomalies++;
+		tl->stats.anomalies++;
+	}
+	t->irq_depth = 0;
+	t->cpu = (uint16_t)c;
+	if (cpu->cur == i)
+		cpu->cur = NO_THREAD;
+	cpu->out = next == 0 ? i : NO_THREAD;
+	/*
+	 * Released at exit (a thread, or a process nobody waits for): gone
+	 * now, not a zombie until the late REAP, which comes after an RCU
+	 * grace period and finds it ended.
+	 */
+	if (ts == MKM_TS_DEAD)
+		tl_thread_end(tl, t, now, TL_REAPED);
+	else
+		set_state(tl, t, now, state_after(tl, t, ts), c);
+	if (tl->idle && next == 0)
+		idle_run(tl, c, now);
+}
+
+/*
+ * A SWITCH's next thread (arg1), which the record names by tid only: its
+ * unique_id is the one its own records carried. Unseen before (its ATTACH
+ * lost, or before the stream), it gets a timeline whose unique_id its next
+ * record of its own fills in (th_get(), while tl->nr_anonymous counts
+ * such threads); else it becomes the CPU's cached thread, as a SWITCH_IN
+ * would have made it.
+ */
+static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
+					const struct mkm_event *ev,
+					uint64_t now)
+{
+	int64_t i = tl_thread_lookup(tl, ev->arg1);
+
+	if (unlikely(i == NO_THREAD)) {
+		if (!ev->arg1)
+			return NULL;
+		i = tl_thread_new(tl, ev->arg1, 0, now, ev->cpu);
+		if (i < 0)
+			return NULL;
+		tl->th[i].anonymous = 1;
+		tl->nr_anonymous++;
+		return &tl->th[i];
+	}
+	cpu->cache_tid = ev->arg1;
+	cpu->cache_th = i;
+	cpu->cache_gen = tl->gen;
+	return &tl->th[i];
 }
 
 /* Process one record, in merged time order: one switch on its type. */
@@ -434,68 +555,23 @@ apply(struct tl *tl, const struct mkm_event *ev)
 		if (tl->idle && ev->arg1 == 0)
 			idle_leave(tl, c, now);
 		t = th_get(tl, cpu, ev, now, true);
-		if (!t)
-			return;
-		i = t - tl->th;
-		if (cpu->out == i && ev->arg1 == 0) {
-			struct tl_flutter *f =
-				push((void **)&tl->flutters, tl->nr_flutters,
-				     &tl->cap_flutters, sizeof(*f));
-
-			t->flutters++;
-			cpu->flutters++;
-			if (f) {
-				*f = (struct tl_flutter){ now, (size_t)i, c };
-				tl->nr_flutters++;
-			}
-		}
-		cpu->out = NO_THREAD;
-		if (cpu->cur != NO_THREAD && cpu->cur != i) {
-			/* Its switch-out was not seen: it is off CPU now. */
-			struct tl_th *o = &tl->th[cpu->cur];
-
-			if (!o->ended && state_on_cpu(o->state) &&
-			    o->ivcpu == c) {
-				o->anomalies++;
-				tl->stats.anomalies++;
-				o->irq_depth = 0;
-				set_state(tl, o, now, TL_UNKNOWN, c);
-			}
-		}
-		t->switches++;
-		cpu->switches++;
-		t->irq_depth = 0;
-		t->cpu = (uint16_t)c;
-		cpu->cur = i;
-		if (ev->arg0)
-			runnable_since(tl, t, ev, now);
-		set_state(tl, t, now, run_state(tl, t), c);
+		if (t)
+			switch_in(tl, cpu, t, ev, now, ev->arg1);
 		return;
 	case MKM_EV_SWITCH_OUT:
 		t = th_get(tl, cpu, ev, now, true);
-		if (!t)
-			return;
-		i = t - tl->th;
-		if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
-			t->anomalies++;
-			tl->stats.anomalies++;
-		}
-		t->irq_depth = 0;
-		t->cpu = (uint16_t)c;
-		if (cpu->cur == i)
-			cpu->cur = NO_THREAD;
-		cpu->out = ev->arg1 == 0 ? i : NO_THREAD;
-		/*
-		 * Released at exit (a thread, or a process nobody waits
-		 * for): gone now, not a zombie until the late REAP, which
-		 * comes after an RCU grace period and finds it ended.
-		 */
-		if (ev->arg0 == MKM_TS_DEAD)
-			tl_thread_end(tl, t, now, TL_REAPED);
-		else
-			set_state(tl, t, now, state_after(tl, t, ev->arg0), c);
-		if (tl->idle && ev->arg1 == 0)
-			idle_run(tl, c, now);
+		if (t)
+			switch_out(tl, cpu, c, t, now, ev->arg0, ev->arg1);
+		return;
+	case MKM_EV_SWITCH:
+		/* SWITCH_OUT of prev, then SWITCH_IN of next (arg1). */
+		t = th_get(tl, cpu, ev, now, true);
+		if (t)
+			switch_out(tl, cpu, c, t, now, MKM_EVF_STATE(ev->flags),
+				   ev->arg1);
+		t = switch_next(tl, cpu, ev, now);
+		if (t)
+			switch_in(tl, cpu, t, ev, now, ev->tid);
 		return;
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:

@@ -57,6 +57,7 @@ struct tl_th {
 	uint8_t ended; /* enum tl_end */
 	uint8_t irq_depth;
 	uint8_t sys; /* enum tl_sys */
+	uint8_t anonymous; /* made by a SWITCH: unique_id not known yet */
 	uint16_t ivcpu; /* cpu of the open interval */
 	uint16_t cpu; /* last known cpu */
 	uint32_t sysnr;
@@ -176,6 +177,7 @@ struct tl {
 	uint64_t horizon;
 	uint64_t now;
 	uint64_t gen; /* bumped when a tid's live thread changes */
+	size_t nr_anonymous; /* threads a SWITCH made, unique_id not known */
 	size_t pending;
 	struct tl_stats stats;
 	tl_interval_cb cb;

@@ -633,10 +633,13 @@ static int reader_start(struct trace_reader *r)
 		return fail(r, -EINVAL, 0, "not an mkm trace (bad magic)");
 	if (get32(hdr + 28) != mon_crc32c(0, hdr, 28) && CRC_CHECKED)
 		return fail(r, -EBADMSG, 0, "header checksum mismatch");
-	if (get16(hdr + 8) != TRACE_MAJOR)
+	if (get16(hdr + 8) != TRACE_MAJOR &&
+	    get16(hdr + 8) != TRACE_MAJOR_SWITCH)
 		return fail(r, -EPROTO, 0,
-			    "trace format %u.%u, this library reads %u.x",
-			    get16(hdr + 8), get16(hdr + 10), TRACE_MAJOR);
+			    "trace format %u.%u, this library reads %u.x and "
+			    "%u.x",
+			    get16(hdr + 8), get16(hdr + 10), TRACE_MAJOR,
+			    TRACE_MAJOR_SWITCH);
 	hsize = get32(hdr + 12);
 	if (hsize < TRACE_HDR_SIZE || hsize > r->size)
 		return fail(r, -EBADMSG, 0, "header size %" PRIu32, hsize);

@@ -114,7 +114,9 @@ int trace_writer_open(struct trace_writer **wp, const char *path,
 		goto err_free;
 	}
 	memcpy(hdr, TRACE_MAGIC, 8);
-	put16(hdr + 8, TRACE_MAJOR);
+	put16(hdr + 8, info->flags & MKM_CONFIG_ONE_SWITCH ?
+			       TRACE_MAJOR_SWITCH :
+			       TRACE_MAJOR);
 	put16(hdr + 10, TRACE_MINOR);
 	put32(hdr + 12, TRACE_HDR_SIZE);
 	put32(hdr + 28, mon_crc32c(0, hdr, 28));
