@@ -27,6 +27,7 @@ function describe(c) {
 	if (c == "suspended") return "threads tracked, monitor suspended"
 	if (c == "const") return "monitor on other threads (constant)"
 	if (c == "mon") return "monitored, default classes (sensor)"
+	if (c == "mon-two") return "the same, two records a switch"
 	if (c == "mon-wake") return "monitored, default + wakeup"
 	if (c == "mon-all") return "monitored, every class"
 	if (c == "ftrace-pid") return "ftrace switch+wakeup, set_event_pid"

@@ -125,7 +125,8 @@ static void drain(struct monitor *mon)
 
 static struct monitor *monitor_start(size_t ring_bytes)
 {
-	struct monitor_config cfg = { .ring_bytes = ring_bytes };
+	struct monitor_config cfg = { .ring_bytes = ring_bytes,
+				      .flags = MKM_CONFIG_ONE_SWITCH };
 	struct monitor *mon;
 	int ret = monitor_create_at(&mon, NULL, &cfg);
 

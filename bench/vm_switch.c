@@ -25,7 +25,10 @@
  *               must cost nothing either (no switch probe is registered)
  *   const       a monitor resumed on another, sleeping thread: every switch
  *               pays the "is this thread monitored?" check (MKM Fig. 13)
- *   mon         both threads monitored, default classes (MKM Fig. 12)
+ *   mon         both threads monitored, default classes (MKM Fig. 12),
+ *               a switch between them one record (MKM_CONFIG_ONE_SWITCH)
+ *   mon-two     the same in the two records of ABI 2.3 (SWITCH_OUT and
+ *               SWITCH_IN), as a reader that does not ask for one gets it
  *   mon-wake    the same and MKM_CLASS_WAKEUP: switches and wakeups, as
  *               the ftrace configurations record
  *   mon-all     both threads monitored, every class (MKM_CLASS_ALL)
@@ -98,6 +101,7 @@ enum config {
 	C_SUSPENDED,
 	C_CONST,
 	C_MON,
+	C_MON_TWO,
 	C_MON_WAKE,
 	C_MON_ALL,
 	C_FTRACE_PID,
@@ -118,12 +122,12 @@ enum config {
 };
 
 static const char *const config_name[C_NR] = {
-	"base",		"loaded",     "suspended",  "const",
-	"mon",		"mon-wake",   "mon-all",    "ftrace-pid",
-	"ftrace-all",	"perf-task",  "perf-other", "lttng-pid",
-	"lttng-other",	"bpf-pid",    "bpf-batch",  "bpf-other",
-	"bpftrace-pid", "floor-none", "floor-nop",  "floor-count",
-	"mon-sys",
+	"base",	       "loaded",       "suspended",  "const",
+	"mon",	       "mon-two",      "mon-wake",   "mon-all",
+	"ftrace-pid",  "ftrace-all",   "perf-task",  "perf-other",
+	"lttng-pid",   "lttng-other",  "bpf-pid",    "bpf-batch",
+	"bpf-other",   "bpftrace-pid", "floor-none", "floor-nop",
+	"floor-count", "mon-sys",
 };
 
 static const char *module_path = "/mkm.ko";
@@ -765,10 +769,12 @@ static uint64_t ring_size(unsigned long rounds)
 }
 
 static int monitored_start(struct setup *s, const struct pingpong *pp,
-			   unsigned long rounds, uint32_t classes, bool resume)
+			   unsigned long rounds, uint32_t classes, bool resume,
+			   uint32_t flags)
 {
 	struct monitor_config cfg = { .classes = classes,
-				      .ring_bytes = ring_size(rounds) };
+				      .ring_bytes = ring_size(rounds),
+				      .flags = flags };
 	int ret;
 
 	ret = monitor_create_at(&s->mon, NULL, &cfg);
@@ -788,7 +794,8 @@ static int monitored_start(struct setup *s, const struct pingpong *pp,
 static int system_start(struct setup *s, unsigned long rounds)
 {
 	struct monitor_config cfg = { .ring_bytes = ring_size(rounds),
-				      .flags = MKM_CONFIG_SYSTEM };
+				      .flags = MKM_CONFIG_SYSTEM |
+					       MKM_CONFIG_ONE_SWITCH };
 	int ret;
 
 	ret = monitor_create_at(&s->mon, NULL, &cfg);
@@ -812,17 +819,23 @@ static int setup(enum config c, struct setup *s, struct pingpong *pp,
 	case C_LOADED:
 		return module_load(module_path, "");
 	case C_SUSPENDED:
-		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, false);
+		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, false,
+				       MKM_CONFIG_ONE_SWITCH);
 	case C_CONST:
 		return keeper_start(&s->keeper);
 	case C_MON:
-		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, true);
+		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, true,
+				       MKM_CONFIG_ONE_SWITCH);
+	case C_MON_TWO:
+		return monitored_start(s, pp, rounds, MKM_CLASS_DEFAULT, true,
+				       0);
 	case C_MON_WAKE:
 		return monitored_start(s, pp, rounds,
 				       MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP,
-				       true);
+				       true, MKM_CONFIG_ONE_SWITCH);
 	case C_MON_ALL:
-		return monitored_start(s, pp, rounds, MKM_CLASS_ALL, true);
+		return monitored_start(s, pp, rounds, MKM_CLASS_ALL, true,
+				       MKM_CONFIG_ONE_SWITCH);
 	case C_FTRACE_PID:
 		snprintf(pids, sizeof(pids), "%d %d", (int)pp->main_tid,
 			 (int)pp->peer_tid);

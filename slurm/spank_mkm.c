@@ -346,7 +346,8 @@ fail:
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT };
+	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT |
+					       MKM_CONFIG_ONE_SWITCH };
 	struct trace_info info;
 	struct mon_sink *sink;
 	char reference[64];

@@ -55,7 +55,8 @@ int record_system(const char *prog, struct monitor **mon,
 		  struct tl **tl, const char *out)
 {
 	struct monitor_config cfg = { .ring_bytes = 8u << 20,
-				      .flags = MKM_CONFIG_SYSTEM };
+				      .flags = MKM_CONFIG_SYSTEM |
+					       MKM_CONFIG_ONE_SWITCH };
 	const struct mon_live_config live = { .no_thread = true };
 	struct tl_config tcfg = { 0 };
 	struct mon_sink *sink_to;

@@ -151,11 +151,13 @@ MON_API int monitor_terminate(struct monitor *mon);
  * interrupts of idle CPUs (<mkm.h>); the timeline rebuilds each CPU's idle
  * task as a thread "swapper/N" (TL_IDLE).
  *
- * Where the module has ABI 2.4 or later, MKM_CONFIG_ONE_SWITCH is added to
- * flags (and @cfg's flags say so on return): a switch between two threads
- * of this monitor then reads as one MKM_EV_SWITCH record, not a SWITCH_OUT
- * and a SWITCH_IN ("Switch records" below; every reader of this library
- * takes both forms). On ABI 2.3 the records are the two, as before.
+ * MKM_CONFIG_ONE_SWITCH in flags asks for a switch between two threads of
+ * this monitor as one MKM_EV_SWITCH record, not a SWITCH_OUT and a
+ * SWITCH_IN ("Switch records" below): half the records, for a caller that
+ * reads the type (every reader of this library does; mkm's tools ask for
+ * it). A module before ABI 2.4 records the two: the flag is dropped, and
+ * @cfg's flags say so on return. Without it, the records are the two, as
+ * a caller written before ABI 2.4 expects.
  *
  * Return: 0, or -EBUSY (resumed, or unread events buffered: read them
  * first; or MKM_CONFIG_SYSTEM while another monitor is system-wide),
@@ -234,10 +236,10 @@ MON_API int monitor_suspend(struct monitor *mon);
  * and monitor_read() reads them in place, with no system call but an
  * occasional MKM_IOC_CLOCK; elsewhere, or when the environment variable
  * MKM_NO_MMAP was set at monitor_create(), it uses read(2). The records are
- * the same either way. A monitor configured by this library on a module of
- * ABI 2.4 or later records a switch between two of its threads as one
- * MKM_EV_SWITCH record (monitor_configure()); mon_event_split() gives the
- * SWITCH_OUT and SWITCH_IN it stands for.
+ * the same either way. A monitor configured with MKM_CONFIG_ONE_SWITCH on a
+ * module of ABI 2.4 or later records a switch between two of its threads
+ * as one MKM_EV_SWITCH record (monitor_configure()); mon_event_split()
+ * gives the SWITCH_OUT and SWITCH_IN it stands for.
  *
  * Return: 0, or -EINVAL (@max 0), -EIO (the device returned a partial
  * record), -EFAULT, or another errno of read(2) or of MKM_IOC_CLOCK.
@@ -796,7 +798,7 @@ MON_API const char *mon_event_name(unsigned int type);
  * ==============
  * A switch is a SWITCH_OUT of the thread leaving and a SWITCH_IN of the
  * thread coming in, or, between two threads of one monitor configured with
- * MKM_CONFIG_ONE_SWITCH (ABI 2.4; monitor_configure() asks for it there),
+ * MKM_CONFIG_ONE_SWITCH (ABI 2.4; asked for at monitor_configure()),
  * one MKM_EV_SWITCH record that is both (<mkm.h> draws it). Every reader
  * of this library takes both forms, and so do trace files, which keep the
  * records as the kernel gave them. A consumer of one's own that knows only

@@ -117,9 +117,12 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 					 MKM_RING_DEFAULT_BYTES;
 	c.classes = cfg->classes;
 	c.flags = cfg->flags;
-	/* Readers here take MKM_EV_SWITCH: half the records per switch. */
-	if (mon->version.minor >= 4)
-		c.flags |= MKM_CONFIG_ONE_SWITCH;
+	/*
+	 * One record per switch is the caller's to ask for (it must read
+	 * MKM_EV_SWITCH); a module before ABI 2.4 gives the two records.
+	 */
+	if (mon->version.minor < 4)
+		c.flags &= ~MKM_CONFIG_ONE_SWITCH;
 	c.wakeup_bytes = cfg->wakeup_bytes;
 	/* The module refuses to replace rings that are mapped. */
 	mon_ring_map_close(mon->map);

@@ -251,10 +251,14 @@ static void test_monitor_create_at_without_config(void **state)
 	monitor_terminate(mon);
 }
 
-/* A module of ABI 2.3 has no MKM_CONFIG_ONE_SWITCH: not asked for. */
-static void test_monitor_configure_abi_2_3(void **state)
+/*
+ * One record per switch is the caller's to ask for: passed on to a module
+ * of ABI 2.4, dropped (and said so) on 2.3, never added unasked.
+ */
+static void test_monitor_configure_one_switch_asked(void **state)
 {
-	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT };
+	struct monitor_config cfg = { .flags = MKM_CONFIG_INHERIT |
+					       MKM_CONFIG_ONE_SWITCH };
 	struct monitor *mon;
 
 	(void)state;
@@ -266,9 +270,13 @@ static void test_monitor_configure_abi_2_3(void **state)
 	monitor_terminate(mon);
 	fake.version.minor = 4;
 	mon = created();
-	cfg.flags = 0;
+	cfg.flags = MKM_CONFIG_ONE_SWITCH;
 	assert_int_equal(monitor_configure(mon, &cfg), 0);
 	assert_int_equal(fake.cfg.flags, MKM_CONFIG_ONE_SWITCH);
+	assert_int_equal(cfg.flags, MKM_CONFIG_ONE_SWITCH);
+	cfg.flags = 0;
+	assert_int_equal(monitor_configure(mon, &cfg), 0);
+	assert_int_equal(fake.cfg.flags, 0);
 	monitor_terminate(mon);
 }
 
@@ -283,10 +291,8 @@ static void test_monitor_configure_in_out(void **state)
 	(void)state;
 	assert_int_equal(monitor_configure(mon, &cfg), 0);
 	assert_int_equal(fake.cfg.classes, MKM_CLASS_ALL);
-	/* ABI 2.4 and later: a switch between two threads is one record. */
-	assert_int_equal(fake.cfg.flags,
-			 MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH);
-	assert_int_equal(cfg.flags, MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH);
+	assert_int_equal(fake.cfg.flags, MKM_CONFIG_INHERIT);
+	assert_int_equal(cfg.flags, MKM_CONFIG_INHERIT);
 	assert_int_equal(fake.cfg.wakeup_bytes, 4096);
 	assert_int_equal(fake.cfg.reserved[0] | fake.cfg.reserved[1], 0);
 	assert_int_equal(cfg.ring_bytes, 131072);
@@ -517,7 +523,7 @@ int main(void)
 		T(test_monitor_create_refuses_unknown_major),
 		T(test_monitor_create_configure_fails),
 		T(test_monitor_create_at_without_config),
-		T(test_monitor_configure_abi_2_3),
+		T(test_monitor_configure_one_switch_asked),
 		T(test_monitor_configure_in_out),
 		T(test_monitor_resume_suspend),
 		T(test_monitor_read_records),

@@ -431,7 +431,8 @@ static void open_pipeline(struct recorder *rec, const char *out,
 void recorder_init(struct recorder *rec)
 {
 	memset(rec, 0, sizeof(*rec));
-	rec->cfg.flags = MKM_CONFIG_INHERIT;
+	/* mkm's readers all take a switch as one record (half the work). */
+	rec->cfg.flags = MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH;
 	/* From the first moment on, before any option is read: a Ctrl-C
 	 * is the recorder's to handle (recorder_wait()), never a silent
 	 * death. */

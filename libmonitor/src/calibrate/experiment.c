@@ -97,6 +97,8 @@ static int configure(struct experiment *x, bool on)
 		.ring_bytes =
 			x->rounds * 8 * sizeof(struct mkm_event) + (64 << 10),
 		.classes = classes_of(x->kind, on),
+		/* What mkm record records: the switch costs as it pays them. */
+		.flags = MKM_CONFIG_ONE_SWITCH,
 	};
 	int ret;
 
