@@ -101,15 +101,16 @@ static void wake_figures(long n, long long *median, double *regular)
  */
 static long ctxt_switches(const char *which)
 {
-	char line[128], want[48];
+	size_t len = strlen(which);
+	char line[128];
 	long n = -1;
 	FILE *f = fopen("/proc/thread-self/status", "r");
 
 	if (!f)
 		return -1;
-	snprintf(want, sizeof(want), "%s_ctxt_switches: %%ld", which);
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, want, &n) == 1)
+		if (!strncmp(line, which, len) &&
+		    sscanf(line + len, "_ctxt_switches: %ld", &n) == 1)
 			break;
 	fclose(f);
 	return n;
