@@ -544,8 +544,7 @@ int export_otf2(struct mon_sink **skp, const char *path,
 						       OTF2_SEVERITY_HIGH);
 	ret = otf2_err(err);
 	if (!ret)
-		ret = export_sink_new(skp, &otf2_ops, o, &o->threads,
-				      result);
+		ret = export_sink_new(skp, &otf2_ops, o, &o->threads, result);
 	if (ret) {
 		if (o->ar)
 			OTF2_Archive_Close(o->ar);

@@ -384,8 +384,9 @@ static int write_row(struct paraver *pv)
 	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
 	for (c = 0; c < pv->nr_cpus; c++)
 		fprintf(f, "CPU %u\n", c);
-	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n\nLEVEL APPL SIZE 1\nmkm\n"
-		   "\nLEVEL TASK SIZE %u\n",
+	fprintf(f,
+		"\nLEVEL NODE SIZE 1\n%s\n\nLEVEL APPL SIZE 1\nmkm\n"
+		"\nLEVEL TASK SIZE %u\n",
 		pv->host[0] ? pv->host : "node", nr_tasks);
 	for (task = 1; task <= nr_tasks; task++) {
 		const struct thread_info *lead =
