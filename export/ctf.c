@@ -689,7 +689,7 @@ int export_ctf(struct mon_sink **skp, const char *path,
 	c->uuid[8] = (c->uuid[8] & 0x3f) | 0x80;
 	ret = outdir_open(&c->dir, path);
 	if (!ret)
-		ret = export_sink_new(skp, &ctf_ops, c, result);
+		ret = export_sink_new(skp, &ctf_ops, c, &c->threads, result);
 	if (ret) {
 		outdir_abort(&c->dir);
 		free(c);

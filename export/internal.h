@@ -15,12 +15,17 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+struct threads;
+
 /*
  * export_sink_new - mon_sink_new() for an exporter (sink.c): @result, if
- * not NULL, is kept as struct export_result says (export.h).
+ * not NULL, is kept as struct export_result says (export.h); @threads,
+ * the format's table of threads, learns the PROCESSES messages here, for
+ * every format alike.
  */
 int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *ops,
-		    void *priv, struct export_result *result);
+		    void *priv, struct threads *threads,
+		    struct export_result *result);
 
 /*
  * array_grow - make room in the array *@arrp (a pointer to the array's
@@ -67,13 +72,16 @@ void outdir_abort(struct outdir *d);
 
 /*
  * The threads seen so far: names (from the THREADS message and the NAME
- * records) and thread groups (a FORK with MKM_EVF_THREAD puts the child in
- * its parent's group; any other thread leads its own). The table grows
+ * records) and thread groups, by the timeline's rule (libmonitor's
+ * process.c): the FORK that made a thread (MKM_EVF_THREAD: its parent's
+ * group, else one of its own), else the PROCESSES message (what the
+ * recorder found at attach), else a group of its own. The table grows
  * with the threads, never with the events.
  */
 struct thread_info {
 	uint32_t tid;
 	uint32_t tgid;
+	bool tgid_known; /* said by a FORK or PROCESSES, not guessed */
 	char comm[16]; /* NUL-terminated; "" until known */
 	char half[8]; /* the first NAME record's bytes, until the second */
 	bool named; /* set when comm changed: cleared by the caller */
@@ -104,6 +112,10 @@ struct thread_info *threads_learn(struct threads *t, const struct mkm_event *e,
 				  int *err);
 /* Names from a THREADS message. Return: 0 or -ENOMEM. */
 int threads_names(struct threads *t, const struct trace_thread *th, size_t n);
+/* Thread groups from a PROCESSES message: each thread listed takes its
+ * tgid unless a FORK said otherwise. Return: 0 or -ENOMEM. */
+int threads_processes(struct threads *t, const struct trace_process *p,
+		      size_t n);
 /* The name of @tid: "swapper" for 0, "" if unknown. */
 const char *threads_comm(struct threads *t, uint32_t tid);
 void threads_free(struct threads *t);

@@ -6,9 +6,10 @@
  *   OUT/traces.otf2        the anchor file (open this one)
  *   OUT/traces.def, OUT/traces/   global definitions, a file per location
  *
- * One location (a CPU thread) per monitored thread, all in one location
- * group ("mkm", a process) on one system tree node (the recording's
- * host). Each microstate interval of the timeline builder is an Enter and
+ * One location (a CPU thread) per monitored thread, in a location group
+ * (a process: "comm [pid]") per process of the threads (threads.c's
+ * rule: FORK, else the recorder's PROCESSES, else a process of its own),
+ * on one system tree node (the recording's host). Each microstate interval of the timeline builder is an Enter and
  * a Leave of the region named after its state (tl_state_desc(): RUN_USER,
  * RUNQ, SLEEP, ...), so Vampir's function summary is msa()'s table. Marks
  * are markers ("mkm"/"mark", on their thread's location); lost spans are
@@ -52,9 +53,9 @@ enum {
 	STR_EMPTY,
 	STR_HOST,
 	STR_MACHINE,
-	STR_GROUP,
 	STR_STATES, /* TL_NR_STATES names, then as many legends */
-	STR_THREADS = STR_STATES + 2 * TL_NR_STATES, /* one per location */
+	/* one per location, then one per location group */
+	STR_THREADS = STR_STATES + 2 * TL_NR_STATES,
 };
 
 struct loc {
@@ -315,12 +316,55 @@ static int o2_consume(void *priv, const struct mon_msg *msg)
 	return ret ? ret : check(o, OTF2_SUCCESS);
 }
 
+/* The location groups: one per process of the locations' threads, named
+ * after its leader if known, else after its first thread; *@group gets
+ * each location's (free() it). Return: how many, or -ENOMEM. */
+static int64_t write_groups(struct otf2 *o, OTF2_GlobalDefWriter *d,
+			    const struct thread_info **by, uint32_t **group,
+			    OTF2_ErrorCode *err)
+{
+	struct threads procs = { 0 }; /* by tgid, numbered as groups */
+	uint32_t k, g, str = STR_THREADS + o->threads.numbered;
+	uint32_t *of = calloc(o->threads.numbered + 1, sizeof(*of));
+
+	for (k = 0; of && k < o->threads.numbered; k++) {
+		uint32_t tgid = by[k]->tgid ? by[k]->tgid : by[k]->tid;
+		uint32_t before = procs.numbered;
+		struct thread_info *lead;
+		char name[40];
+
+		g = threads_number(&procs, tgid);
+		if (!g)
+			break;
+		of[k] = g - 1;
+		if (procs.numbered == before)
+			continue; /* a group already written */
+		lead = threads_find(&o->threads, tgid);
+		snprintf(name, sizeof(name), "%s [%u]",
+			 lead && lead->comm[0] ? lead->comm : by[k]->comm,
+			 tgid);
+		*err |= OTF2_GlobalDefWriter_WriteString(d, str + g - 1, name);
+		*err |= OTF2_GlobalDefWriter_WriteLocationGroup(
+			d, g - 1, str + g - 1, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+			0, OTF2_UNDEFINED_LOCATION_GROUP);
+	}
+	g = procs.numbered;
+	threads_free(&procs);
+	if (!of || k < o->threads.numbered) {
+		free(of);
+		return -ENOMEM;
+	}
+	*group = of;
+	return g;
+}
+
 static int write_definitions(struct otf2 *o)
 {
 	OTF2_GlobalDefWriter *d = OTF2_Archive_GetGlobalDefWriter(o->ar);
 	const struct thread_info **by = threads_by_number(&o->threads);
 	uint64_t real = OTF2_UNDEFINED_TIMESTAMP;
 	OTF2_ErrorCode err;
+	uint32_t *group = NULL;
 	unsigned int s;
 	uint32_t k;
 
@@ -337,7 +381,6 @@ static int write_definitions(struct otf2 *o)
 	err |= OTF2_GlobalDefWriter_WriteString(
 		d, STR_HOST, o->info.hostname[0] ? o->info.hostname : "host");
 	err |= OTF2_GlobalDefWriter_WriteString(d, STR_MACHINE, "machine");
-	err |= OTF2_GlobalDefWriter_WriteString(d, STR_GROUP, "mkm");
 	for (s = 0; s < TL_NR_STATES; s++) {
 		const struct tl_state_desc *sd = tl_state_desc(s);
 
@@ -356,9 +399,10 @@ static int write_definitions(struct otf2 *o)
 	}
 	err |= OTF2_GlobalDefWriter_WriteSystemTreeNode(
 		d, 0, STR_HOST, STR_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-	err |= OTF2_GlobalDefWriter_WriteLocationGroup(
-		d, 0, STR_GROUP, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-		OTF2_UNDEFINED_LOCATION_GROUP);
+	if (write_groups(o, d, by, &group, &err) < 0) {
+		free(by);
+		return -ENOMEM;
+	}
 	for (s = 0; s < TL_NR_STATES; s++)
 		err |= OTF2_GlobalDefWriter_WriteRegion(
 			d, s, STR_STATES + s, STR_STATES + s,
@@ -368,7 +412,8 @@ static int write_definitions(struct otf2 *o)
 	for (k = 0; k < o->threads.numbered; k++)
 		err |= OTF2_GlobalDefWriter_WriteLocation(
 			d, k, STR_THREADS + k, OTF2_LOCATION_TYPE_CPU_THREAD,
-			k < o->nr_loc ? o->loc[k].events : 0, 0);
+			k < o->nr_loc ? o->loc[k].events : 0, group[k]);
+	free(group);
 	free(by);
 	err |= OTF2_Archive_CloseGlobalDefWriter(o->ar, d);
 	return otf2_err(err);
@@ -499,7 +544,7 @@ int export_otf2(struct mon_sink **skp, const char *path,
 						       OTF2_SEVERITY_HIGH);
 	ret = otf2_err(err);
 	if (!ret)
-		ret = export_sink_new(skp, &otf2_ops, o, result);
+		ret = export_sink_new(skp, &otf2_ops, o, &o->threads, result);
 	if (ret) {
 		if (o->ar)
 			OTF2_Archive_Close(o->ar);

@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * paraver.c - mkm export -f paraver: a Paraver trace (BSC's .prv, .pcf and
- * .row text files), one Paraver thread per monitored thread, all in one
- * application and task:
+ * .row text files), one Paraver thread per monitored thread, in one
+ * application of a task per process (threads.c's rule: FORK, else the
+ * recorder's PROCESSES, else a process of its own, as known when the
+ * thread is first seen: its records name its task from then on):
  *
  *   OUT.prv  #Paraver header, then records, sorted by time:
- *            1:cpu:1:1:thread:begin:end:state   a microstate interval
- *            2:cpu:1:1:thread:time:type:value   IRQ, softirq, syscall
+ *            1:cpu:1:task:thread:begin:end:state   a microstate interval
+ *            2:cpu:1:task:thread:time:type:value   IRQ, softirq, syscall
  *                                               (value + 1, 0 at the end),
  *                                               mark, migration (dest
  *                                               CPU + 1), lost events
- *            3:cpu:1:1:waker:t:t:cpu:1:1:wakee:t':t':1:1
+ *            3:cpu:1:task:waker:t:t:cpu:1:task:wakee:t':t':1:1
  *                                               a wakeup, received when the
  *                                               wakee is next switched in
  *   OUT.pcf  state names and colours (tl_state_desc(): the viewer's own),
  *            event types and values
- *   OUT.row  CPU, node and thread names ("comm [tid]")
+ *   OUT.row  CPU, node, task ("comm [pid]") and thread ("comm [tid]")
+ *            names
  *
  * Times are ns from the first record; CPU fields are 1-based (0: the
  * thread holds no CPU); state values are enum tl_state + 1 (Paraver keeps
@@ -51,6 +54,7 @@ enum {
 };
 
 struct pv_thread {
+	uint32_t task, thread; /* Paraver's task, and thread in it (1-based) */
 	/* a wakeup waiting for the wakee's next SWITCH_IN */
 	uint64_t wake_time;
 	uint32_t waker; /* Paraver thread (1-based), 0: none pending */
@@ -62,8 +66,11 @@ struct paraver {
 	struct states states;
 	struct threads threads; /* tid -> name and Paraver thread (index) */
 	struct lost lost;
-	struct pv_thread *th; /* by Paraver thread - 1 */
+	struct pv_thread *th; /* by thread number - 1 */
 	size_t cap_th;
+	struct threads tasks; /* by pid: its task (index) */
+	uint32_t *task_threads; /* by task - 1: threads in it */
+	size_t cap_tasks;
 	uint64_t t0, t_end;
 	bool started;
 	unsigned int nr_cpus;
@@ -72,13 +79,26 @@ struct paraver {
 	bool committed;
 };
 
-/* The Paraver thread (1-based) of @tid, numbered at first sight. */
+/* The number of @tid (1-based), given at first sight with its task and
+ * thread in it; 0: -ENOMEM. */
 static uint32_t pv_thread(struct paraver *pv, uint32_t tid)
 {
-	uint32_t k = threads_number(&pv->threads, tid);
+	uint32_t k = threads_number(&pv->threads, tid), task;
+	const struct thread_info *ti;
+	struct pv_thread *pt;
 
-	if (k && array_grow(&pv->th, &pv->cap_th, k - 1, sizeof(*pv->th)))
+	if (!k || array_grow(&pv->th, &pv->cap_th, k - 1, sizeof(*pv->th)))
 		return 0;
+	pt = &pv->th[k - 1];
+	if (pt->task)
+		return k;
+	ti = threads_find(&pv->threads, tid);
+	task = threads_number(&pv->tasks, ti->tgid ? ti->tgid : tid);
+	if (!task || array_grow(&pv->task_threads, &pv->cap_tasks, task - 1,
+				sizeof(*pv->task_threads)))
+		return 0;
+	pt->task = task;
+	pt->thread = ++pv->task_threads[task - 1];
 	return k;
 }
 
@@ -117,7 +137,14 @@ static int record(struct paraver *pv, const uint64_t *field, size_t n)
 static int event(struct paraver *pv, unsigned int cpu, uint32_t th, uint64_t t,
 		 unsigned int type, uint64_t value)
 {
-	const uint64_t f[] = { 2, cpu + 1, 1, 1, th, rel(pv, t), type, value };
+	const uint64_t f[] = { 2,
+			       cpu + 1,
+			       1,
+			       pv->th[th - 1].task,
+			       pv->th[th - 1].thread,
+			       rel(pv, t),
+			       type,
+			       value };
 
 	return record(pv, f, ARRAY_SIZE(f));
 }
@@ -130,6 +157,13 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 	if (pv->err)
 		return;
 	k = states_number(&pv->states, &pv->threads, th);
+	/* Numbered by its records first (pv_consume()), placed in its task
+	 * then; one the records never named is placed now. */
+	if (k && (k > pv->cap_th || !pv->th[k - 1].task)) {
+		struct tl_thread t;
+
+		k = tl_thread(pv->states.tl, th, &t) ? 0 : pv_thread(pv, t.tid);
+	}
 	if (!k) {
 		pv->err = -ENOMEM;
 		return;
@@ -142,8 +176,8 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 			1,
 			tl_state_desc(iv->state)->on_cpu ? iv->cpu + 1u : 0u,
 			1,
-			1,
-			k,
+			pv->th[k - 1].task,
+			pv->th[k - 1].thread,
 			rel(pv, iv->start_ns),
 			rel(pv, iv->end_ns),
 			iv->state + 1u,
@@ -158,18 +192,19 @@ static void on_interval(void *arg, size_t th, const struct tl_interval *iv)
 static int received(struct paraver *pv, const struct mkm_event *e, uint32_t th)
 {
 	struct pv_thread *w = &pv->th[th - 1];
+	const struct pv_thread *by = w->waker ? &pv->th[w->waker - 1] : w;
 	const uint64_t f[] = {
 		3,
 		w->waker_cpu + 1u,
 		1,
-		1,
-		w->waker,
+		by->task,
+		by->thread,
 		rel(pv, w->wake_time),
 		rel(pv, w->wake_time),
 		e->cpu + 1u,
 		1,
-		1,
-		th,
+		w->task,
+		w->thread,
 		rel(pv, e->time_ns),
 		rel(pv, e->time_ns),
 		1, /* size */
@@ -330,25 +365,48 @@ static int write_pcf(struct paraver *pv)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* CPUs, node, tasks (processes) and threads, task by task. */
 static int write_row(struct paraver *pv)
 {
 	const struct thread_info **by = threads_by_number(&pv->threads);
+	const struct thread_info **pid = threads_by_number(&pv->tasks);
+	uint32_t nr_tasks = pv->tasks.numbered, task, k;
 	FILE *f = pv->row.f;
 	unsigned int c;
-	size_t i;
 
-	if (!by)
+	if (!by || (nr_tasks && !pid)) {
+		free(by);
+		free(pid);
 		return -ENOMEM;
+	}
 	if (!pv->nr_cpus) /* Paraver wants a CPU, even in an empty trace */
 		pv->nr_cpus = 1;
 	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
 	for (c = 0; c < pv->nr_cpus; c++)
 		fprintf(f, "CPU %u\n", c);
-	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n\nLEVEL THREAD SIZE %u\n",
-		pv->host[0] ? pv->host : "node", pv->threads.numbered);
-	for (i = 0; i < pv->threads.numbered; i++)
-		fprintf(f, "%s [%u]\n", by[i]->comm, by[i]->tid);
+	fprintf(f,
+		"\nLEVEL NODE SIZE 1\n%s\n\nLEVEL APPL SIZE 1\nmkm\n"
+		"\nLEVEL TASK SIZE %u\n",
+		pv->host[0] ? pv->host : "node", nr_tasks);
+	for (task = 1; task <= nr_tasks; task++) {
+		const struct thread_info *lead =
+			threads_find(&pv->threads, pid[task - 1]->tid);
+		const char *comm = lead && lead->comm[0] ? lead->comm : NULL;
+
+		/* else its first thread's name */
+		for (k = 0; !comm && k < pv->threads.numbered; k++)
+			if (pv->th[k].task == task)
+				comm = by[k]->comm;
+		fprintf(f, "%s [%u]\n", comm ? comm : "", pid[task - 1]->tid);
+	}
+	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->threads.numbered);
+	for (task = 1; task <= nr_tasks; task++)
+		for (k = 0; k < pv->threads.numbered; k++)
+			if (pv->th[k].task == task)
+				fprintf(f, "%s [%u]\n", by[k]->comm,
+					by[k]->tid);
 	free(by);
+	free(pid);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -365,14 +423,21 @@ static int write_prv(struct paraver *pv)
 	char e0[] = "LC_ALL=C", e1[] = "PATH=/usr/bin:/bin";
 	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, NULL, NULL };
 	char *envp[] = { e0, e1, NULL };
+	uint32_t task;
 	pid_t pid;
 	int st, ret;
 
 	localtime_r(&now, &tm);
 	snprintf(date, sizeof(date), "%02d/%02d/%02d at %02d:%02d", tm.tm_mday,
 		 tm.tm_mon + 1, tm.tm_year % 100, tm.tm_hour, tm.tm_min);
-	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:1(%u):1:1(%u:1)\n",
-		date, rel(pv, pv->t_end), pv->nr_cpus, pv->threads.numbered);
+	/* one application: its tasks, each with its threads on node 1 */
+	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:1(%u):1:%u(", date,
+		rel(pv, pv->t_end), pv->nr_cpus,
+		pv->tasks.numbered ? pv->tasks.numbered : 1);
+	for (task = 0; task < pv->tasks.numbered; task++)
+		fprintf(pv->prv.f, "%s%u:1", task ? "," : "",
+			pv->task_threads[task]);
+	fputs(pv->tasks.numbered ? ")\n" : "0:1)\n", pv->prv.f);
 	if (fflush(pv->prv.f) || fflush(pv->body.f))
 		return errno ? -errno : -EIO;
 	argv[7] = pv->body.tmp;
@@ -433,6 +498,8 @@ static void pv_destroy(void *priv)
 	}
 	states_free(&pv->states);
 	threads_free(&pv->threads);
+	threads_free(&pv->tasks);
+	free(pv->task_threads);
 	lost_free(&pv->lost);
 	free(pv->th);
 	free(pv);
@@ -489,7 +556,8 @@ int export_paraver(struct mon_sink **skp, const char *path,
 		free(p);
 	}
 	if (!ret)
-		ret = export_sink_new(skp, &paraver_ops, pv, result);
+		ret = export_sink_new(skp, &paraver_ops, pv, &pv->threads,
+				      result);
 	if (ret) {
 		for (i = 0; i < ARRAY_SIZE(ext); i++)
 			outfile_abort(out[i]);

@@ -585,7 +585,8 @@ int export_perfetto(struct mon_sink **skp, const char *path,
 		return -ENOMEM;
 	ret = outfile_open(&pf->out, path);
 	if (!ret)
-		ret = export_sink_new(skp, &perfetto_ops, pf, result);
+		ret = export_sink_new(skp, &perfetto_ops, pf, &pf->threads,
+				      result);
 	if (ret) {
 		outfile_abort(&pf->out);
 		free(pf);

@@ -13,6 +13,10 @@
  * stands for (libmonitor's mon_split), so each format writes the same
  * output for a trace of SWITCH records as for its two-record equivalent,
  * and knows one form. Its records are counted as the trace holds them.
+ *
+ * The threads' processes that the recorder found at attach (PROCESSES)
+ * go into the format's table of threads here, so every format groups a
+ * -p recording's threads under their process by the same rule.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@ struct export_sink {
 	struct mon_sink_ops ops; /* the runner's: these, by the format's name */
 	const struct mon_sink_ops *format;
 	void *priv;
+	struct threads *threads;
 	struct export_result *result;
 	uint64_t records; /* LOST ones not counted */
 	struct mon_split *split;
@@ -65,6 +70,12 @@ static int es_consume(void *p, const struct mon_msg *msg)
 	size_t i;
 	int ret;
 
+	if (msg->type == MON_MSG_PROCESSES) {
+		ret = threads_processes(s->threads, msg->processes,
+					msg->nr_processes);
+		if (ret)
+			return ret;
+	}
 	if (msg->type != MON_MSG_EVENTS)
 		return s->format->consume(s->priv, msg);
 	for (i = 0; i < msg->nr_events; i++)
@@ -101,7 +112,8 @@ static void es_destroy(void *p)
 }
 
 int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
-		    void *priv, struct export_result *result)
+		    void *priv, struct threads *threads,
+		    struct export_result *result)
 {
 	struct export_sink *s = calloc(1, sizeof(*s));
 	int ret;
@@ -119,6 +131,7 @@ int export_sink_new(struct mon_sink **skp, const struct mon_sink_ops *format,
 	s->ops.destroy = es_destroy;
 	s->format = format;
 	s->priv = priv;
+	s->threads = threads;
 	s->result = result;
 	if (result)
 		result->err = -ECANCELED; /* until finish() says */

@@ -3,9 +3,11 @@
  * threads.c - the exporters' table of threads: names and thread groups as
  * the stream reveals them. Other formats want a comm in every scheduling
  * event and a process for every thread; mkm records a name once (NAME at
- * attach, exec, fork, rename) and no process id, so the exporters carry
- * them forward here, a fork's child's process by the timeline's rule
- * (tl_fork_tgid()). An open-addressing hash by tid: one probe per record.
+ * attach, exec, fork, rename) and a process only in a FORK or in the
+ * PROCESSES chunk (the threads attached), so the exporters carry them
+ * forward here, by the timeline's rule: a fork's child's process as
+ * tl_fork_tgid() says, else PROCESSES's, else one of its own. An
+ * open-addressing hash by tid: one probe per record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,6 +109,7 @@ struct thread_info *threads_learn(struct threads *t, const struct mkm_event *e,
 			if (!child)
 				break;
 			child->tgid = tl_fork_tgid(e, tgid);
+			child->tgid_known = true;
 			/* A child runs under its parent's name until exec. */
 			if (!child->comm[0] && comm[0])
 				set_comm(child, comm, strlen(comm));
@@ -132,6 +135,25 @@ int threads_names(struct threads *t, const struct trace_thread *th, size_t n)
 		if (ti && !ti->comm[0])
 			set_comm(ti, th[i].name,
 				 strnlen(th[i].name, sizeof(th[i].name)));
+	}
+	return 0;
+}
+
+int threads_processes(struct threads *t, const struct trace_process *p,
+		      size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct thread_info *ti = threads_get(t, p[i].tid);
+
+		if (p[i].tid && !ti)
+			return -ENOMEM;
+		/* A FORK seen before the entry knows better. */
+		if (ti && !ti->tgid_known) {
+			ti->tgid = p[i].tgid;
+			ti->tgid_known = true;
+		}
 	}
 	return 0;
 }

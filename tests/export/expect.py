@@ -31,6 +31,24 @@ def dump(mkm, trace):
     return recs
 
 
+def same_processes(mkm, trace, got, what):
+    """GOT, an export's {tid: pid}, must group the threads as `mkm report
+    --json` does (the timeline's processes: the FORK that made a thread,
+    else the trace's PROCESSES chunk, else a process of its own), for
+    every thread both name; returns how many processes."""
+    import json
+    rep = json.loads(subprocess.run([mkm, "report", "--json", trace],
+                                    check=True, capture_output=True,
+                                    text=True).stdout)
+    want = {th["tid"]: th["pid"] for th in rep["threads"]}
+    bad = {tid: (pid, want[tid]) for tid, pid in got.items()
+           if tid in want and want[tid] != pid}
+    if bad:
+        raise SystemExit("%s: processes (export, report) differ by tid: %r"
+                         % (what, bad))
+    return len(set(got.values()))
+
+
 def lost_per_cpu(recs):
     """Events lost per CPU: LOST counts and unannounced seq holes."""
     nxt, lost = {}, {}

@@ -32,6 +32,10 @@ otf2=$("$mkm" export -h | grep -ow otf2 || true)
 "$mktrace" events "$dir/events.mkm"
 # The same run with one SWITCH record per switch between its threads
 "$mktrace" events-one "$dir/events-one.mkm"
+# `mkm record -p 700 -p 800`: threads 701 and 702 attached, their process
+# (700) known from the PROCESSES chunk only; each format's test checks
+# that its export groups them as mkm report does, and report must say 700
+"$mktrace" procs "$dir/procs.mkm"
 "$mktrace" big "$dir/big.mkm" 200000 50
 # A trace cut inside its last chunks, and one with a byte flipped in a
 # chunk in its middle: what precedes the cut, and all but the damaged
@@ -40,7 +44,16 @@ head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mk
 cp "$dir/big.mkm" "$dir/corrupt.mkm"
 printf '\xff' | dd of="$dir/corrupt.mkm" bs=1 seek=100000 conv=notrunc status=none
 
-for t in small events events-one big cut corrupt; do
+if "$mkm" report --json "$dir/procs.mkm" | $py -c '
+import json, sys
+pid = {t["tid"]: t["pid"] for t in json.load(sys.stdin)["threads"]}
+sys.exit(not (pid[701] == pid[702] == 700 and pid[801] == 800))'; then
+	ok "procs: mkm report puts the attached threads in their process"
+else
+	bad "procs: mkm report puts the attached threads in their process"
+fi
+
+for t in small events events-one big cut corrupt procs; do
 	if "$mkm" export -f perfetto "$dir/$t.mkm" -o "$dir/$t.perfetto-trace" 2>"$dir/$t.err" &&
 		$py "$here/test_perfetto.py" "$mkm" "$dir/$t.mkm" "$dir/$t.perfetto-trace"; then
 		ok "perfetto: $t"

@@ -6,7 +6,8 @@ every location's Enter/Leave pairs nest and go forward in time; the time
 each location spends in each region (a microstate) equals `mkm report
 --json`'s per-thread state totals; the marks are `mkm dump`'s (time, with
 one offset for all, thread and value) and the lost-event markers add up
-to the dump's lost counts per CPU.
+to the dump's lost counts per CPU; each location's group (a process) is
+its thread's process as `mkm report --json` says.
 
     test_otf2.py MKM TRACE.mkm OUT_FOLDER
 """
@@ -37,6 +38,15 @@ def main():
     locs = dict((int(i), (int(t), int(n))) for i, t, n in re.findall(
         r'^LOCATION\s+(\d+)\s+Name: "[^"]*\[(\d+)\]".*# Events: (\d+)',
         defs, re.M))
+    # each location in the group (a process, "comm [pid]") of its thread's
+    # process, as mkm report says
+    groups = {int(g): int(pid) for g, pid in re.findall(
+        r'^LOCATION_GROUP\s+(\d+)\s+Name: "[^"]*\[(\d+)\]" <\d+>, '
+        r'Type: PROCESS', defs, re.M)}
+    procs = expect.same_processes(mkm, trace, {
+        int(t): groups.get(int(g)) for t, g in re.findall(
+            r'^LOCATION\s+\d+\s+Name: "[^"]*\[(\d+)\]".*'
+            r'Group: "[^"]*" <(\d+)>', defs, re.M)}, "otf2")
     open_, last, count, totals = {}, {}, {}, {}
     for kind, loc, t, reg in re.findall(
             r'^(ENTER|LEAVE)\s+(\d+)\s+(\d+)\s+Region: "[^"]*" <(\d+)>',
@@ -95,9 +105,9 @@ def main():
     if lost != expect.lost_per_cpu(recs):
         fail("lost markers %r, mkm dump lost %r"
              % (lost, expect.lost_per_cpu(recs)))
-    print("otf2: %d locations, region totals as mkm report says, %d marks,"
-          " %d lost (%s)" % (len(locs), len(marks), sum(lost.values()),
-                             folder))
+    print("otf2: %d locations in %d processes, region totals as mkm report "
+          "says, %d marks, %d lost (%s)" % (len(locs), procs, len(marks),
+                                            sum(lost.values()), folder))
 
 
 main()

@@ -4,8 +4,8 @@
 against the format's grammar (header, state, event and communication
 records, their objects within the header's counts, times within the
 trace, sorted by time), the .pcf's states against the names mkm uses,
-and the per-thread time in each state against `mkm report --json` of the
-same trace.
+and the per-thread time in each state and the threads' processes (the
+.row's tasks) against `mkm report --json` of the same trace.
 
     test_paraver.py MKM TRACE.mkm OUT.prv
 """
@@ -14,8 +14,10 @@ import re
 import subprocess
 import sys
 
+import expect
+
 HEADER = re.compile(r"^#Paraver \((\d\d)/(\d\d)/(\d\d) at (\d\d):(\d\d)\):"
-                    r"(\d+)_ns:1\((\d+)\):1:1\((\d+):1\)$")
+                    r"(\d+)_ns:1\((\d+)\):1:(\d+)\((\d+:1(?:,\d+:1)*)\)$")
 N = r"(\d+)"
 STATE = re.compile("^1:" + ":".join([N] * 7) + "$")
 EVENT = re.compile("^2:" + ":".join([N] * 7) + "(?::\\d+:\\d+)*$")
@@ -38,6 +40,10 @@ def main():
         row = f.read()
     tids = [int(t) for t in re.findall(r"\[(\d+)\]$",
                                        row.split("LEVEL THREAD")[1], re.M)]
+    # tasks (processes) "comm [pid]", their threads listed task by task
+    pids = [int(t) for t in re.findall(
+        r"\[(\d+)\]$", row.split("LEVEL TASK")[1].split("LEVEL THREAD")[0],
+        re.M)]
     totals = {}
     last = 0
     with open(prv) as f:
@@ -45,9 +51,22 @@ def main():
         m = HEADER.match(head)
         if not m:
             fail("bad header: %r" % head)
-        dur, ncpu, nth = int(m[6]), int(m[7]), int(m[8])
+        dur, ncpu, ntask = int(m[6]), int(m[7]), int(m[8])
+        per_task = [int(x.split(":")[0]) for x in m[9].split(",")]
+        nth = sum(per_task)
+        if ntask != len(per_task):
+            fail("header says %d tasks, lists %d" % (ntask, len(per_task)))
         if nth != len(tids):
             fail("header says %d threads, .row names %d" % (nth, len(tids)))
+        if nth and len(pids) != ntask:
+            fail("header says %d tasks, .row names %d" % (ntask, len(pids)))
+        first = [sum(per_task[:k]) for k in range(ntask)]
+
+        def thread(task, th, no):
+            """the .row's index of thread TH of task TASK"""
+            if not 1 <= task <= ntask or not 1 <= th <= per_task[task - 1]:
+                fail("line %d: no thread %d:%d" % (no, task, th))
+            return first[task - 1] + th - 1
         for no, line in enumerate(f, 2):
             line = line.rstrip("\n")
             for rx, kind in ((STATE, 1), (EVENT, 2), (COMM, 3)):
@@ -57,10 +76,11 @@ def main():
             else:
                 fail("line %d: not a record: %r" % (no, line))
             v = [int(x) for x in m.groups()]
-            if v[1:3] != [1, 1]:
-                fail("line %d: application/task not 1:1" % no)
-            if not 0 <= v[0] <= ncpu or not 1 <= v[3] <= nth:
-                fail("line %d: cpu or thread out of range: %r" % (no, line))
+            if v[1] != 1:
+                fail("line %d: application not 1" % no)
+            th = thread(v[2], v[3], no)
+            if not 0 <= v[0] <= ncpu:
+                fail("line %d: cpu out of range: %r" % (no, line))
             t = v[4]
             if t < last:
                 fail("line %d: not sorted by time" % no)
@@ -69,11 +89,12 @@ def main():
                 b, e, s = v[4], v[5], v[6]
                 if not b < e <= dur or s not in states or s == 0:
                     fail("line %d: bad state record %r" % (no, line))
-                key = (tids[v[3] - 1], states[s])
+                key = (tids[th], states[s])
                 totals[key] = totals.get(key, 0) + e - b
             elif kind == 3:
-                # sender cpu:1:1:thread:send:send, receiver likewise
-                if v[7:9] != [1, 1] or not 1 <= v[9] <= nth or \
+                # sender cpu:1:task:thread:send:send, receiver likewise
+                thread(v[8], v[9], no)
+                if v[7] != 1 or \
                         not v[4] == v[5] <= v[10] == v[11] <= dur or \
                         not 1 <= v[6] <= ncpu:
                     fail("line %d: bad communication %r" % (no, line))
@@ -93,8 +114,13 @@ def main():
                 for k in set(totals) | set(want)
                 if totals.get(k) != want.get(k)}
         fail("state totals (prv, report) differ: %r" % diff)
-    print("paraver: %d lines, %d threads, state totals as mkm report says"
-          " (%s)" % (no if nth else 1, nth, prv))
+    # each thread in the task of its process, as mkm report says
+    procs = expect.same_processes(
+        mkm, trace, {tids[first[k] + i]: pids[k]
+                     for k in range(len(pids)) for i in range(per_task[k])},
+        "paraver")
+    print("paraver: %d lines, %d threads in %d processes, state totals as "
+          "mkm report says (%s)" % (no if nth else 1, nth, procs, prv))
 
 
 main()

@@ -4,7 +4,8 @@
 protobuf-compiler) with tests/export/perfetto.proto, against `mkm dump` of
 the same trace: every ftrace event's time, CPU, tid and fields, the marks
 (instant track events), the lost-event bundles and counts, the thread
-names; and protoc --decode_raw must agree on the wire structure (as many
+names; the threads' processes (process trees' tgid) against `mkm report
+--json`'s; and protoc --decode_raw must agree on the wire structure (as many
 packets).
 
     test_perfetto.py MKM TRACE.mkm EXPORT.perfetto-trace
@@ -81,6 +82,7 @@ def main():
                          % (len(packets), len(raw_packets)))
 
     events, names, tracks, lost_bundles, lost_marks = [], {}, {}, {}, 0
+    tgid = {}
     for p in packets:
         if fields(p).get("trusted_packet_sequence_id") != 1:
             raise SystemExit("perfetto: a packet without its sequence id")
@@ -103,6 +105,7 @@ def main():
             for k, th in t:
                 if k == "threads":
                     names[fields(th)["tid"]] = fields(th)["name"]
+                    tgid[fields(th)["tid"]] = fields(th)["tgid"]
         d = child(p, "track_descriptor")
         if d is not None:
             th = child(d, "thread")
@@ -150,8 +153,11 @@ def main():
         if names.get(tid) != name:
             raise SystemExit("perfetto: thread %d named %r, not %r"
                              % (tid, names.get(tid), name))
-    print("perfetto: %d events, %d lost, %d thread names as mkm dump says (%s)"
-          % (n, lost_marks, len(names), path))
+    # the threads' processes (tgid) as mkm report says
+    procs = expect.same_processes(mkm, trace, tgid, "perfetto")
+    print("perfetto: %d events, %d lost, %d thread names as mkm dump says, "
+          "in %d processes as mkm report (%s)"
+          % (n, lost_marks, len(names), procs, path))
 
 
 main()
