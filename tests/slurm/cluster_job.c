@@ -44,7 +44,8 @@ static void *thread_main(void *arg)
 
 int main(void)
 {
-	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	const char *job = getenv("SLURM_JOB_ID"),
+		   *step = getenv("SLURM_STEP_ID");
 	char host[64] = "?";
 	pthread_t thread;
 	int status;
@@ -68,7 +69,7 @@ int main(void)
 		if (waitpid(child, &status, 0) != child || status)
 			return 1;
 	}
-	printf("cluster_job on %s: job %s.%s: %d rounds\n", host, job ? job : "?",
-	       step ? step : "?", ROUNDS);
+	printf("cluster_job on %s: job %s.%s: %d rounds\n", host,
+	       job ? job : "?", step ? step : "?", ROUNDS);
 	return 0;
 }

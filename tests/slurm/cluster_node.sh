@@ -18,7 +18,7 @@ node=n${mkm_node:?}
 nodes=${mkm_nodes:?}
 log=/out/logs
 mkdir -p $log
-chmod 1777 /out
+chmod 1777 /out $log
 say() { echo "cluster: $node: $*"; }
 
 # The network: only the socket link to the other guests.
@@ -46,6 +46,7 @@ munged --force || { say "munged failed"; exit 1; }
 
 mkdir -p /var/spool/slurmd /var/spool/slurmctld /var/log/slurm /sys/fs/cgroup
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mkdir -p /sys/fs/cgroup/system.slice
 if [ $node = n0 ]; then
 	slurmctld -L $log/slurmctld-$node.log || { say "slurmctld failed"; exit 1; }
 fi
@@ -72,12 +73,13 @@ as_user() {
 
 cluster_jobs() {
 	# 1. srun --mkm across all nodes: a trace per node under the template.
-	as_user srun-mkm "srun -N$nodes --mkm --mkm-output=/out/%j/%N.mkm cluster_job"
-	# 2. sbatch --mkm: the batch step's srun inherits the option.
-	as_user sbatch-mkm "sbatch -W -N$nodes -o /out/logs/sbatch-job.out --mkm --mkm-output=/out/%j/%N.mkm --wrap 'srun cluster_job'"
+	as_user srun-mkm "srun -N$nodes --mkm --mkm-output=/out/%j.%s/%N.mkm cluster_job"
+	# 2. sbatch --mkm: the batch step records too, and its srun inherits
+	# the options (the step in the path keeps their traces apart).
+	as_user sbatch-mkm "sbatch -W -N$nodes -o /out/logs/sbatch-job.out --mkm --mkm-output=/out/%j.%s/%N.mkm --wrap 'srun cluster_job'"
 	# 3. A node without the module: the step must fail and say why.
 	srun -N1 -w n$((nodes - 1)) rmmod mkm >$log/rmmod.out 2>&1
-	as_user srun-nomod "srun -N$nodes --mkm --mkm-output=/tmp/nomod/%j/%N.mkm cluster_job"
+	as_user srun-nomod "srun -N$nodes --mkm --mkm-output=/out/nomod/%j/%N.mkm cluster_job"
 	srun -N1 -w n$((nodes - 1)) insmod /mkm.ko >$log/insmod.out 2>&1
 	# 4. An output no one can write: the same.
 	as_user srun-unwritable "srun -N$nodes --mkm --mkm-output=/proc/mkm/%j/%N.mkm cluster_job"
