@@ -11,13 +11,15 @@
 # e1000.ko, the configuration generated here (a fresh munge key,
 # slurm.conf, plugstack.conf) and tests/slurm/cluster_node.sh as the
 # command. The guests are networked only with each other: QEMU's socket
-# network, node 0 listening on 127.0.0.1, the others connecting to it (no
-# tap, bridge or user-mode network). Node 0 is the controller and runs the
-# jobs; each guest's /out (traces, logs) comes back through the harness.
+# network, a link from node 0 to each other node (node 0's QEMU listening
+# on 127.0.0.1, one port per link, the other's connecting; node 0 routes
+# between them; no tap, bridge or user-mode network). Node 0 is the
+# controller and runs the jobs; each guest's /out (traces, logs) comes
+# back through the harness.
 #
 # usage: cluster.sh BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB
-# Environment: NODES (default 2; node 0 accepts one link, so 2 for now),
-# MKM_VM_KERNEL, MKM_CACHE as tests/vm/run.sh.
+# Environment: NODES (2 or 3, default 2: the machine is shared), MKM_CACHE
+# as tests/vm/run.sh.
 set -euo pipefail
 
 [ $# -eq 5 ] || { echo "usage: $0 BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB" >&2; exit 2; }
@@ -25,7 +27,7 @@ build=$1 base=$2 mkm=$3 spank=$4 job=$5
 here=$(cd "$(dirname "$0")" && pwd)
 vm=$here/../vm
 nodes=${NODES:-2}
-[ "$nodes" -eq 2 ] || { echo "cluster: NODES=$nodes: only 2 (one socket link)" >&2; exit 2; }
+case $nodes in 2 | 3) ;; *) echo "cluster: NODES=$nodes: 2 or 3" >&2; exit 2 ;; esac
 work=$build/cluster
 fails=0
 say() { printf 'cluster: %s\n' "$*"; }
@@ -78,7 +80,9 @@ MinJobAge=30
 PlugStackConfig=/etc/slurm/plugstack.conf
 CONF
 for ((i = 0; i < nodes; i++)); do
-	echo "NodeName=n$i NodeAddr=10.0.0.$((10 + i)) CPUs=1 State=UNKNOWN" >>"$work/etc/slurm.conf"
+	# No NodeAddr: each node's /etc/hosts names n0 by its address on the
+	# link between them (cluster_node.sh).
+	echo "NodeName=n$i CPUs=1 State=UNKNOWN" >>"$work/etc/slurm.conf"
 done
 echo "PartitionName=all Nodes=n[0-$((nodes - 1))] Default=YES MaxTime=30 State=UP" >>"$work/etc/slurm.conf"
 # slurmd needs a cgroup plugin even with proctrack/linuxproc; v2 without
@@ -120,34 +124,43 @@ fi
 	-f "$work/etc/cgroup.conf:/etc/slurm/cgroup.conf"
 cat "$base" "$image/programs.gz" "$work/config.gz" >"$work/initramfs.gz"
 
-# Boot node 0 (listening), then the others (connecting), 1 vCPU each.
+# Boot node 0 (listening, a link per other node), then the others
+# (connecting), 1 vCPU each.
 port=$((30000 + $$ % 20000))
 boot() {
-	local i=$1 net=$2
+	local i=$1
+	shift
 	MKM_VM_BOOT_RETRIES=0 BUILD=$build nice -n 5 "$vm/run.sh" -i "$work/initramfs.gz" \
 		-c "$here/cluster_node.sh" -s 1 -m 768M -t 1500 -l "$work/n$i.log" -o "$work/out/n$i" \
-		-a "mkm_node=$i mkm_nodes=$nodes" -- \
-		-netdev "socket,id=net0,$net" \
-		-device "e1000,netdev=net0,mac=52:54:00:4d:4b:$(printf %02x $i)" \
-		>"$work/n$i.vm" 2>&1
+		-a "mkm_node=$i mkm_nodes=$nodes" -- "$@" >"$work/n$i.vm" 2>&1
 }
+# A link: node 0's end (net$i), node i's end (net0).
+nic() { echo -netdev "socket,id=net$1,$2" -device "e1000,netdev=net$1,mac=52:54:00:4d:4b:$3"; }
+links=()
+for ((i = 1; i < nodes; i++)); do
+	links+=($(nic $i listen=127.0.0.1:$((port + i)) 0$i))
+done
 start=$(date +%s)
-boot 0 "listen=127.0.0.1:$port" &
-pid0=$!
+pids=()
+boot 0 "${links[@]}" &
+pids+=($!)
 for ((t = 0; t < 60; t++)); do
-	ss -Hltn "sport = :$port" | grep -q . && break
+	[ "$(ss -Hltn "sport >= :$((port + 1)) and sport < :$((port + nodes))" | wc -l)" = $((nodes - 1)) ] && break
 	sleep 1
 done
-boot 1 "connect=127.0.0.1:$port" &
-pid1=$!
-say "booted n0 (QEMU listening on 127.0.0.1:$port) and n1; logs in $work/n*.log"
-st0=0 st1=0
-wait $pid0 || st0=$?
-wait $pid1 || st1=$?
+for ((i = 1; i < nodes; i++)); do
+	boot $i $(nic 0 connect=127.0.0.1:$((port + i)) 1$i) &
+	pids+=($!)
+done
+say "booted n0 (QEMU listening on 127.0.0.1:$((port + 1))-$((port + nodes - 1))) and $((nodes - 1)) more; logs in $work/n*.log"
+st=()
+for ((i = 0; i < nodes; i++)); do
+	st[i]=0
+	wait ${pids[i]} || st[i]=$?
+done
 say "guests done after $(($(date +%s) - start)) s"
-for i in 0 1; do
-	st=st$i
-	if [ "${!st}" = 0 ]; then
+for ((i = 0; i < nodes; i++)); do
+	if [ "${st[i]}" = 0 ]; then
 		pass "n$i: booted, mkm.ko in and out, its command ran, no splat"
 	else
 		fail "n$i: the guest failed (tests/vm/run.sh):"
@@ -155,7 +168,7 @@ for i in 0 1; do
 	fi
 done
 logs=$work/out/n0/logs
-grep -h '^  cluster:' "$work/n0.vm" "$work/n1.vm" | sed 's/^  //' || true
+cat "$work"/n*.vm | grep '^  cluster:' | sed 's/^  //' || true
 
 # A job's record: its exit status, then its output.
 ran() { [ -f "$logs/$1.rc" ] && [ "$(cat "$logs/$1.rc")" = "$2" ]; }

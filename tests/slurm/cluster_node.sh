@@ -5,8 +5,9 @@
 # one guest per node with the same image; the kernel command line says
 # which node this is (mkm_node=0, 1...) and how many there are (mkm_nodes).
 #
-# Every node brings up its network card (e1000 on QEMU's socket network,
-# 10.0.0.10+i), munged and slurmd; node 0 runs slurmctld too, waits for all
+# Every node brings up its network (e1000 cards on QEMU's socket network:
+# a link 10.0.i.0/24 between node 0, .1, and node i, .2; node 0 routes
+# between the links), munged and slurmd; node 0 runs slurmctld too, waits for all
 # nodes to be idle, runs the jobs (cluster_jobs, below) as user mkm and
 # saves their exit status, output and errors in /out/logs, then tells the
 # other nodes to stop through Slurm itself (a job touching
@@ -21,17 +22,30 @@ mkdir -p $log
 chmod 1777 /out $log
 say() { echo "cluster: $node: $*"; }
 
-# The network: only the socket link to the other guests.
+# The network: only the socket links between the guests.
 insmod /lib/e1000.ko || { say "insmod e1000.ko failed"; exit 1; }
 ip link set lo up
-ip link set eth0 up
-ip addr add 10.0.0.$((10 + mkm_node))/24 dev eth0
+if [ $node = n0 ]; then
+	i=1
+	while [ $i -lt "$nodes" ]; do
+		ip link set eth$((i - 1)) up
+		ip addr add 10.0.$i.1/24 dev eth$((i - 1))
+		i=$((i + 1))
+	done
+	echo 1 >/proc/sys/net/ipv4/ip_forward
+else
+	ip link set eth0 up
+	ip addr add 10.0.$mkm_node.2/24 dev eth0
+	ip route add default via 10.0.$mkm_node.1
+fi
 hostname $node
+# n0 by its address on this node's link, the others by theirs.
 {
 	echo "127.0.0.1 localhost"
-	i=0
+	echo "10.0.$((mkm_node > 0 ? mkm_node : 1)).1 n0"
+	i=1
 	while [ $i -lt "$nodes" ]; do
-		echo "10.0.0.$((10 + i)) n$i"
+		echo "10.0.$i.2 n$i"
 		i=$((i + 1))
 	done
 } >/etc/hosts
