@@ -3,7 +3,7 @@
 # its options and its errors checked on the host (check-spank, part of
 # check-unit when libslurm-dev is there). make check-cluster boots a real
 # Slurm cluster of QEMU guests (tests/slurm/cluster.sh, docs/cluster.md);
-# it is not part of make check (minutes of TCG, two guests).
+# it is not part of make check (minutes of TCG, two guests; NODES=3, three).
 
 ifneq ($(SPANK_HAVE),)
 FAKE_STEPD := $(BUILD)/tests/slurm/fake_stepd
@@ -32,6 +32,7 @@ $(CLUSTER_JOB): tests/slurm/cluster_job.c
 .PHONY: check-cluster
 check-cluster: $(BUILD)/vm/initramfs.cpio.gz $(MKM_TOOL) $(SPANK_SO) $(CLUSTER_JOB)
 	$(Q)echo "== tests/slurm/cluster.sh"
-	$(Q)tests/slurm/cluster.sh $(BUILD) $(BUILD)/vm/initramfs.cpio.gz \
+	$(Q)$(if $(NODES),NODES=$(NODES)) tests/slurm/cluster.sh $(BUILD) \
+		$(BUILD)/vm/initramfs.cpio.gz \
 		$(MKM_TOOL) $(SPANK_SO) $(CLUSTER_JOB)
 endif
