@@ -174,7 +174,7 @@ cat "$work"/n*.vm | grep '^  cluster:' | sed 's/^  //' || true
 ran() { [ -f "$logs/$1.rc" ] && [ "$(cat "$logs/$1.rc")" = "$2" ]; }
 show() { for f in "$logs/$1.out" "$logs/$1.err"; do [ -s "$f" ] && sed "s|^|  $(basename "$f"): |" "$f"; done; true; }
 
-# The traces of one job: both nodes, merged, each node's tasks tracked.
+# The traces of one job: every node's, merged, each node's tasks tracked.
 check_job() {
 	local name=$1 out=$2 id dir merged
 	id=$(sed -n 's/^cluster_job on n0: job \([0-9]*\.[0-9]*\):.*/\1/p' "$out" | head -n1)

@@ -7,10 +7,10 @@
 #
 # Every node brings up its network (e1000 cards on QEMU's socket network:
 # a link 10.0.i.0/24 between node 0, .1, and node i, .2; node 0 routes
-# between the links), munged and slurmd; node 0 runs slurmctld too, waits for all
-# nodes to be idle, runs the jobs (cluster_jobs, below) as user mkm and
-# saves their exit status, output and errors in /out/logs, then tells the
-# other nodes to stop through Slurm itself (a job touching
+# between the links), munged and slurmd; node 0 runs slurmctld too, waits
+# for all nodes to be idle, runs the jobs (cluster_jobs, below) as user
+# mkm and saves their exit status, output and errors in /out/logs, then
+# tells the other nodes to stop through Slurm itself (a job touching
 # /tmp/cluster-done on each). Every node keeps its daemons' logs in
 # /out/logs; the traces are written by mkm.so under /out. The host checks
 # all of it: this script only runs things and records what they did.
