@@ -10,10 +10,16 @@
  * Thin, as pyxis is: options in, libmonitor's calls out, errors in Slurm's
  * own way (slurm_error, a failed step: never a node silently lost). In
  * slurmstepd (remote context):
- *   user_init       the monitor (a missing module fails the step, loudly),
- *                   the trace, the clock exchange at the start, the
- *                   recording thread (live source -> clock-sync stage ->
- *                   trace sink)
+ *   init_post_opt   the monitor, opened as root (slurmstepd's own
+ *                   credentials): a monitor created with CAP_PERFMON may
+ *                   track the tasks after they become the job's user; one
+ *                   the user opened in user_init (real uid root, effective
+ *                   the user's) may track neither the task slurmstepd
+ *                   forked (still root) nor, once it setuid()s, the user's
+ *   user_init       a missing module fails the step, loudly (the job's
+ *                   stderr is connected by then); the trace, the clock
+ *                   exchange at the start, the recording thread (live
+ *                   source -> clock-sync stage -> trace sink)
  *   task_post_fork  thread_monitor() on each task, before it execs
  *   exit            the end exchange, the rest drained, the trace closed
  *
@@ -23,10 +29,12 @@
  *
  * plugstack.conf:  optional mkm.so [output=TEMPLATE] [port=N]
  *
- * STATUS: a skeleton. It builds against Debian's libslurm-dev; the path
- * template, the event list and the clock exchange it calls are unit-tested
- * in libmonitor. It has not run under slurmstepd yet: that is make
- * check-cluster's job (issue 24), not written yet.
+ * A callback fails with FAIL, negative: slurmstepd tests spank_user()
+ * and spank_task_post_fork() with < 0, so ESPANK_ERROR (positive) would
+ * be logged and the step would go on without its trace.
+ *
+ * make check-cluster runs it under Debian's slurmstepd in a cluster of
+ * QEMU guests (tests/slurm/cluster.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +58,7 @@ SPANK_PLUGIN(mkm, 1);
 
 #define DEFAULT_OUTPUT "mkm-%j/%N.mkm"
 #define SYNC_TIMEOUT_MS 30000
+#define FAIL (-ESPANK_ERROR)
 
 static struct {
 	bool enabled;
@@ -58,6 +67,8 @@ static struct {
 	unsigned int port;
 	/* In slurmstepd: */
 	struct monitor *mon;
+	bool mon_tried; /* monitor_create() called in init_post_opt, */
+	int mon_ret; /* with this result, reported in user_init */
 	struct mon_source *src;
 	struct mon_stage *sync;
 	struct mon_pipeline *p;
@@ -79,6 +90,11 @@ static int opt_mkm(int val, const char *arg, int remote)
 	(void)remote;
 	mkm.enabled = true;
 	mkm.classes = 0; /* the module's default classes */
+	/* sbatch --mkm hands the option to the job's sruns in its
+	 * environment, and Slurm 22.05 writes a missing argument there as
+	 * "(null)" (check-cluster's sbatch case). */
+	if (arg && !strcmp(arg, "(null)"))
+		arg = NULL;
 	if (arg && *arg &&
 	    mon_classes_parse(arg, &mkm.classes, bad, sizeof(bad))) {
 		slurm_error("mkm: --mkm=%s: unknown event class '%s' (%s)", arg,
@@ -144,7 +160,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS) {
 			slurm_error("mkm: cannot register --%s",
 				    options[i].name);
-			return ESPANK_ERROR;
+			return FAIL;
 		}
 	for (i = 0; i < ac; i++) {
 		int ret = ESPANK_BAD_ARG;
@@ -158,7 +174,19 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 				    "'%s' (output=TEMPLATE, port=N)",
 				    av[i]);
 		if (ret != ESPANK_SUCCESS)
-			return ret;
+			return FAIL;
+	}
+	return ESPANK_SUCCESS;
+}
+
+/* In slurmstepd as root, before any privilege is dropped (see the top). */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (mkm.enabled && spank_remote(sp) == 1 && !mkm.mon_tried) {
+		mkm.mon_ret = monitor_create(&mkm.mon, NULL);
+		mkm.mon_tried = true;
 	}
 	return ESPANK_SUCCESS;
 }
@@ -255,12 +283,17 @@ static void stop_serving(void)
 	mkm.serving = false;
 }
 
-/* The step's first host, the reference. */
-static int reference_host(spank_t sp, char *buf, size_t len)
+/*
+ * The step's host number index (Slurm's node id), from the step's node
+ * list: node 0 is the reference. The node's own name is taken from there
+ * too, not from SLURMD_NODENAME: in a step started by a batch script the
+ * job's environment still holds the batch node's.
+ */
+static int step_host(spank_t sp, uint32_t index, char *buf, size_t len)
 {
 	char list[4096];
 	hostlist_t hl;
-	char *h;
+	char *h = NULL;
 
 	if (spank_getenv(sp, "SLURM_STEP_NODELIST", list, sizeof(list)) !=
 		    ESPANK_SUCCESS &&
@@ -268,7 +301,12 @@ static int reference_host(spank_t sp, char *buf, size_t len)
 		    ESPANK_SUCCESS)
 		return -ENOENT;
 	hl = slurm_hostlist_create(list);
-	h = hl ? slurm_hostlist_shift(hl) : NULL;
+	for (uint32_t i = 0; hl && i <= index; i++) {
+		free(h);
+		h = slurm_hostlist_shift(hl);
+		if (!h)
+			break;
+	}
 	if (h)
 		snprintf(buf, len, "%s", h);
 	free(h);
@@ -330,7 +368,7 @@ static int start_clock(spank_t sp, const char *reference)
 		mkm.serving = true;
 		return exchange(TRACE_CLOCK_START);
 	}
-	ret = reference_host(sp, host, sizeof(host));
+	ret = step_host(sp, 0, host, sizeof(host));
 	if (!ret)
 		ret = mon_clock_connect(host, port, SYNC_TIMEOUT_MS);
 	if (ret < 0)
@@ -362,10 +400,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	    item_u32(sp, S_JOB_NODEID, &mkm.node_id) ||
 	    item_u32(sp, S_JOB_NNODES, &mkm.nr_nodes)) {
 		slurm_error("mkm: cannot read the step's ids from Slurm");
-		return ESPANK_ERROR;
+		return FAIL;
 	}
-	if (spank_getenv(sp, "SLURMD_NODENAME", mkm.node, sizeof(mkm.node)) !=
-	    ESPANK_SUCCESS)
+	if (step_host(sp, mkm.node_id, mkm.node, sizeof(mkm.node)))
 		gethostname(mkm.node, sizeof(mkm.node) - 1);
 	ret = mon_node_path(mkm.path, sizeof(mkm.path), mkm.output, mkm.job,
 			    mkm.step, mkm.node, mkm.node_id);
@@ -374,15 +411,17 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (ret) {
 		slurm_error("mkm: node %s: --mkm-output %s: %s", mkm.node,
 			    mkm.output, strerror(-ret));
-		return ESPANK_ERROR;
+		return FAIL;
 	}
 
-	ret = monitor_create(&mkm.mon, NULL);
+	/* Opened in init_post_opt; slurmstepd without it (an older
+	 * plugstack, a test) opens it here, as the job's user. */
+	ret = mkm.mon_tried ? mkm.mon_ret : monitor_create(&mkm.mon, NULL);
 	if (ret) {
 		slurm_error("mkm: node %s: %s: %s — load the module on this "
 			    "node (sudo modprobe mkm), or run without --mkm",
 			    mkm.node, MKM_DEVICE, monitor_strerror(ret));
-		return ESPANK_ERROR;
+		return FAIL;
 	}
 	cfg.classes = mkm.classes;
 	ret = monitor_configure(mkm.mon, &cfg);
@@ -403,7 +442,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	mkm.src = NULL; /* the pipeline's now */
 	if (ret)
 		goto err_say;
-	if (reference_host(sp, reference, sizeof(reference)))
+	if (step_host(sp, 0, reference, sizeof(reference)))
 		snprintf(reference, sizeof(reference), "%s", mkm.node);
 	ret = mon_stage_clock_sync(&mkm.sync, mkm.node, reference);
 	if (!ret)
@@ -445,7 +484,7 @@ err_destroy:
 err_terminate:
 	monitor_terminate(mkm.mon);
 	mkm.mon = NULL;
-	return ESPANK_ERROR;
+	return FAIL;
 }
 
 int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
@@ -458,14 +497,14 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	if (!mkm.mon)
 		return ESPANK_SUCCESS;
 	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
-		return ESPANK_ERROR;
+		return FAIL;
 	/* Before the task execs: monitored from its first instruction;
 	 * its threads and children inherit the monitor. */
 	ret = thread_monitor(mkm.mon, (uint32_t)pid, pid);
 	if (ret) {
 		slurm_error("mkm: node %s: task %d: %s", mkm.node, (int)pid,
 			    monitor_strerror(ret));
-		return ESPANK_ERROR;
+		return FAIL;
 	}
 	return ESPANK_SUCCESS;
 }
@@ -501,5 +540,5 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	monitor_terminate(mkm.mon);
 	mkm.mon = NULL;
 	free(mkm.served);
-	return ret ? ESPANK_ERROR : ESPANK_SUCCESS;
+	return ret ? FAIL : ESPANK_SUCCESS;
 }

@@ -74,9 +74,11 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	return ret;
 }
 
+/* Node 3 of n[0-3], in a job whose environment names the batch node: the
+ * plugin must name itself from the node list and its node id. */
 spank_err_t spank_getenv(spank_t sp, const char *var, char *buf, int len)
 {
-	const char *v = !strcmp(var, "SLURMD_NODENAME")	    ? "n3" :
+	const char *v = !strcmp(var, "SLURMD_NODENAME")	    ? "n0" :
 			!strcmp(var, "SLURM_STEP_NODELIST") ? "n[0-3]" :
 							      NULL;
 
@@ -108,17 +110,18 @@ void slurm_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A node list's first host is n0 here, whatever the list. */
+/* A node list is n0, n1, ... here, whatever the list. */
 hostlist_t slurm_hostlist_create(const char *list)
 {
 	(void)list;
-	return (hostlist_t)calloc(1, 1);
+	return (hostlist_t)calloc(1, sizeof(int));
 }
 
 char *slurm_hostlist_shift(hostlist_t hl)
 {
-	(void)hl;
-	return strdup("n0");
+	char *h;
+
+	return asprintf(&h, "n%d", (*(int *)hl)++) < 0 ? NULL : h;
 }
 
 void slurm_hostlist_destroy(hostlist_t hl)
@@ -129,7 +132,7 @@ void slurm_hostlist_destroy(hostlist_t hl)
 int main(int argc, char **argv)
 {
 	struct spank_handle h = { 0 };
-	spank_f *init, *user_init, *post_fork, *fini;
+	spank_f *init, *post_opt, *user_init, *post_fork, *fini;
 	int i, n = 0, ret;
 	void *so;
 
@@ -171,6 +174,10 @@ int main(int argc, char **argv)
 		if (opts[k]->cb(opts[k]->val, val, 1))
 			return 1;
 	}
+	/* slurmstepd calls it once the options are in, as root. */
+	post_opt = (spank_f *)dlsym(so, "slurm_spank_init_post_opt");
+	if (post_opt && post_opt(&h, 0, NULL))
+		return 1;
 	ret = user_init(&h, 0, NULL);
 	if (!ret)
 		ret = post_fork(&h, 0, NULL);

@@ -29,6 +29,7 @@ PACKAGES=(
 	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools' libraries
 	libbpf-dev bpftool bpftrace   # bench-vm's eBPF peers (clang's BPF target is above)
 	libslurm-dev   # the SPANK plugin (slurm/: srun --mkm)
+	slurmctld slurmd slurm-client munge   # check-cluster's guests (copied into their image)
 )
 # Fetched as .deb files, never installed here (see step 3).
 PEER_DEBS=(lttng-modules-dkms lttng-tools)
