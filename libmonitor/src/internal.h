@@ -23,6 +23,18 @@ MON_HIDDEN extern const struct tl_state_desc mon_states[TL_NR_STATES];
 
 /* crc32c (Castagnoli), for trace chunks (trace/crc32c.c). */
 MON_HIDDEN uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* A u32 -> u32 open hash (u32map.c); zeroed is empty. */
+struct mon_u32map {
+	uint64_t *key; /* the key plus one; 0: empty */
+	uint32_t *val;
+	size_t cap, used;
+};
+MON_HIDDEN bool mon_u32map_get(const struct mon_u32map *m, uint32_t key,
+			       uint32_t *val);
+/* 0, or -ENOMEM (the map unchanged). */
+MON_HIDDEN int mon_u32map_set(struct mon_u32map *m, uint32_t key, uint32_t val);
+MON_HIDDEN void mon_u32map_free(struct mon_u32map *m);
 /* The same by table whatever the CPU has, and whether mon_crc32c() uses the
  * CPU's instruction: for the tests. */
 MON_HIDDEN uint32_t mon_crc32c_soft(uint32_t crc, const void *buf, size_t len);

@@ -24,9 +24,7 @@
 #include "internal.h"
 
 struct mon_split {
-	uint32_t *key; /* tid (0: free), open addressing */
-	uint32_t *uid;
-	size_t cap, used;
+	struct mon_u32map uids; /* tid -> its latest unique_id */
 	uint32_t *shift; /* per CPU: SWITCH records split there so far */
 	size_t nr_cpus;
 };
@@ -50,74 +48,19 @@ unsigned int mon_event_split(const struct mkm_event *e, uint32_t next_uid,
 	return 2;
 }
 
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (size_t)((tid * 0x9E3779B1u) & (cap - 1));
-}
-
-static int map_grow(struct mon_split *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 64, i;
-	uint32_t *key = calloc(cap, sizeof(*key));
-	uint32_t *uid = calloc(cap, sizeof(*uid));
-
-	if (!key || !uid) {
-		free(key);
-		free(uid);
-		return -ENOMEM;
-	}
-	for (i = 0; i < s->cap; i++) {
-		size_t j;
-
-		if (!s->key[i])
-			continue;
-		for (j = slot_of(s->key[i], cap); key[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		key[j] = s->key[i];
-		uid[j] = s->uid[i];
-	}
-	free(s->key);
-	free(s->uid);
-	s->key = key;
-	s->uid = uid;
-	s->cap = cap;
-	return 0;
-}
-
 uint32_t mon_split_unique_id(const struct mon_split *s, uint32_t tid)
 {
-	size_t j;
+	uint32_t uid = 0;
 
-	if (!s || !tid || !s->cap)
-		return 0;
-	for (j = slot_of(tid, s->cap); s->key[j]; j = (j + 1) & (s->cap - 1))
-		if (s->key[j] == tid)
-			return s->uid[j];
-	return 0;
+	if (s && tid)
+		mon_u32map_get(&s->uids, tid, &uid);
+	return uid;
 }
 
+/* tid 0 is no thread: nothing to remember. */
 static int map_set(struct mon_split *s, uint32_t tid, uint32_t uid)
 {
-	size_t j;
-	int ret;
-
-	if (!tid)
-		return 0;
-	if ((s->used + 1) * 2 > s->cap) {
-		ret = map_grow(s);
-		if (ret)
-			return ret;
-	}
-	for (j = slot_of(tid, s->cap); s->key[j]; j = (j + 1) & (s->cap - 1))
-		if (s->key[j] == tid) {
-			s->uid[j] = uid;
-			return 0;
-		}
-	s->key[j] = tid;
-	s->uid[j] = uid;
-	s->used++;
-	return 0;
+	return tid ? mon_u32map_set(&s->uids, tid, uid) : 0;
 }
 
 int mon_split_note(struct mon_split *s, const struct mkm_event *e)
@@ -147,8 +90,7 @@ void mon_split_free(struct mon_split *s)
 {
 	if (!s)
 		return;
-	free(s->key);
-	free(s->uid);
+	mon_u32map_free(&s->uids);
 	free(s->shift);
 	free(s);
 }

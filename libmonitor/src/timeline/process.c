@@ -24,74 +24,6 @@
 
 #include "timeline/timeline.h"
 
-/* ---- u32 -> u32 maps (open addressing; a key is stored plus one) ---- */
-
-static size_t u32map_slot(uint32_t key, size_t cap)
-{
-	return (size_t)((key * 0x9E3779B1u) & (cap - 1));
-}
-
-static bool u32map_get(const struct tl_u32map *m, uint32_t key, uint32_t *val)
-{
-	size_t s;
-
-	if (!m->cap)
-		return false;
-	for (s = u32map_slot(key, m->cap); m->key[s];
-	     s = (s + 1) & (m->cap - 1))
-		if (m->key[s] == (uint64_t)key + 1) {
-			*val = m->val[s];
-			return true;
-		}
-	return false;
-}
-
-static int u32map_set(struct tl_u32map *m, uint32_t key, uint32_t val)
-{
-	size_t s;
-
-	if ((m->used + 1) * 4 > m->cap * 3) {
-		size_t cap = m->cap ? m->cap * 2 : 64, i;
-		uint64_t *k = calloc(cap, sizeof(*k));
-		uint32_t *v = malloc(cap * sizeof(*v));
-
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return -ENOMEM;
-		}
-		for (i = 0; i < m->cap; i++) {
-			if (!m->key[i])
-				continue;
-			s = u32map_slot((uint32_t)(m->key[i] - 1), cap);
-			while (k[s])
-				s = (s + 1) & (cap - 1);
-			k[s] = m->key[i];
-			v[s] = m->val[i];
-		}
-		free(m->key);
-		free(m->val);
-		m->key = k;
-		m->val = v;
-		m->cap = cap;
-	}
-	s = u32map_slot(key, m->cap);
-	while (m->key[s] && m->key[s] != (uint64_t)key + 1)
-		s = (s + 1) & (m->cap - 1);
-	if (!m->key[s])
-		m->used++;
-	m->key[s] = (uint64_t)key + 1;
-	m->val[s] = val;
-	return 0;
-}
-
-void tl_u32map_free(struct tl_u32map *m)
-{
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- processes ------------------------------------------------------- */
 
 #define NO_PROC UINT32_MAX
@@ -101,7 +33,7 @@ static uint32_t proc_find(const struct tl *tl, uint32_t tgid)
 {
 	uint32_t p;
 
-	if (!u32map_get(&tl->proc_map, tgid, &p) || p == NO_PROC ||
+	if (!mon_u32map_get(&tl->proc_map, tgid, &p) || p == NO_PROC ||
 	    !tl->procs[p].nr_live)
 		return NO_PROC;
 	return p;
@@ -121,9 +53,9 @@ static uint32_t proc_new(struct tl *tl, uint32_t tgid)
 		tl->procs = n;
 		tl->cap_procs = cap;
 	}
-	if (!u32map_get(&tl->proc_map, tgid, &prev))
+	if (!mon_u32map_get(&tl->proc_map, tgid, &prev))
 		prev = NO_PROC;
-	if (u32map_set(&tl->proc_map, tgid, (uint32_t)tl->nr_procs))
+	if (mon_u32map_set(&tl->proc_map, tgid, (uint32_t)tl->nr_procs))
 		return NO_PROC;
 	pr = &tl->procs[tl->nr_procs];
 	memset(pr, 0, sizeof(*pr));
@@ -175,7 +107,7 @@ static void proc_leave(struct tl *tl, size_t th)
 	}
 	if (!pr->nr_threads && t->process + 1 == tl->nr_procs) {
 		/* Shrinking the map's entry back never allocates. */
-		u32map_set(&tl->proc_map, pr->tgid, pr->prev);
+		mon_u32map_set(&tl->proc_map, pr->tgid, pr->prev);
 		tl->nr_procs--;
 	}
 }
@@ -194,7 +126,7 @@ int tl_process_new_thread(struct tl *tl, size_t th)
 {
 	uint32_t tid = tl->th[th].tid, tgid;
 
-	if (!u32map_get(&tl->hints, tid, &tgid))
+	if (!mon_u32map_get(&tl->hints, tid, &tgid))
 		tgid = tid;
 	return proc_join(tl, th, tgid);
 }
@@ -231,7 +163,7 @@ int tl_processes_known(struct tl *tl, const struct trace_process *p, size_t n)
 	for (k = 0; k < n; k++) {
 		int64_t i = tl_thread_lookup(tl, p[k].tid);
 
-		err = u32map_set(&tl->hints, p[k].tid, p[k].tgid);
+		err = mon_u32map_set(&tl->hints, p[k].tid, p[k].tgid);
 		if (err)
 			return err;
 		/* A thread seen before its entry: unless a FORK said. */

@@ -115,8 +115,8 @@ void tl_destroy(struct tl *tl)
 	free(tl->map_key);
 	free(tl->map_val);
 	free(tl->procs);
-	tl_u32map_free(&tl->proc_map);
-	tl_u32map_free(&tl->hints);
+	mon_u32map_free(&tl->proc_map);
+	mon_u32map_free(&tl->hints);
 	free(tl->marks);
 	free(tl->flutters);
 	free(tl->irqs);

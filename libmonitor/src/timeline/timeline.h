@@ -79,14 +79,6 @@ struct tl_th {
 	char name[16];
 };
 
-/* A u32 -> u32 open hash (process.c); a key is stored plus one, so that
- * 0 and UINT32_MAX are keys too. */
-struct tl_u32map {
-	uint64_t *key; /* 0: empty */
-	uint32_t *val;
-	size_t cap, used;
-};
-
 /* A process (thread group): see process.c. */
 struct tl_proc {
 	uint32_t tgid;
@@ -160,8 +152,8 @@ struct tl {
 	size_t nr_th, cap_th;
 	struct tl_proc *procs;
 	size_t nr_procs, cap_procs;
-	struct tl_u32map proc_map; /* tgid -> its latest process */
-	struct tl_u32map hints; /* tid -> tgid, from PROCESSES */
+	struct mon_u32map proc_map; /* tgid -> its latest process */
+	struct mon_u32map hints; /* tid -> tgid, from PROCESSES */
 	struct tl_chunk *chunks; /* the current one first */
 	size_t chunk_bytes; /* all chunks */
 	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */
@@ -286,7 +278,6 @@ MON_HIDDEN void tl_process_thread_ended(struct tl *tl, size_t th);
 /* A FORK made child: its process by tl_fork_tgid(). */
 MON_HIDDEN void tl_process_forked(struct tl *tl, size_t child, size_t parent,
 				  const struct mkm_event *fork);
-MON_HIDDEN void tl_u32map_free(struct tl_u32map *m);
 
 /* Process one record, in merged time order. */
 MON_HIDDEN void tl_apply(struct tl *tl, const struct mkm_event *ev);
