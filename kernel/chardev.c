@@ -118,7 +118,7 @@ static long ioctl_stats(struct mkm_monitor *mon, void __user *arg,
 
 	if (ret)
 		return ret;
-	if (st.busy_threads || st.reserved)
+	if (st.busy_threads)
 		return -EINVAL;
 	if (!st.cpu_stats_size)
 		st.cpu_stats_size = sizeof(struct mkm_cpu_stats);

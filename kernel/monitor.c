@@ -148,10 +148,10 @@ struct mkm_monitor *mkm_monitor_create(void)
 
 	mutex_lock(&monitors_lock);
 	monitors_open++;
-	ret = mkm_sensor_update(monitors_wanted());
+	ret = mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	if (ret) {
 		monitors_open--;
-		mkm_sensor_update(monitors_wanted());
+		mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	}
 	mutex_unlock(&monitors_lock);
 	if (ret)
@@ -183,7 +183,7 @@ void mkm_monitor_destroy(struct mkm_monitor *mon)
 		monitors_count_recording(mon->classes, -1);
 	if (mkm_system_monitor == mon)
 		WRITE_ONCE(mkm_system_monitor, NULL);
-	mkm_sensor_update(monitors_wanted());
+	mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	mutex_unlock(&monitors_lock);
 
 	/* After this no sensor can see the monitor or its entries. */
@@ -297,10 +297,10 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	}
 	mutex_lock(&monitors_lock);
 	monitors_count_recording(mon->classes, 1);
-	ret = mkm_sensor_update(monitors_wanted());
+	ret = mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	if (ret) {
 		monitors_count_recording(mon->classes, -1);
-		mkm_sensor_update(monitors_wanted());
+		mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	}
 	mutex_unlock(&monitors_lock);
 	if (ret)
@@ -330,7 +330,7 @@ int mkm_monitor_suspend(struct mkm_monitor *mon)
 		mon->resumed = false;
 		mutex_lock(&monitors_lock);
 		monitors_count_recording(mon->classes, -1);
-		mkm_sensor_update(monitors_wanted());
+		mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 		mutex_unlock(&monitors_lock);
 		/* No sensor is still writing when suspend returns. */
 		monitor_sensors_quiet();

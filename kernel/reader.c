@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "monitor.h"
+#include "sensor.h"
 
 /*
  * The rings hold the scheduler clock (see sensor.c); user space gets
@@ -130,6 +131,7 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 	}
 	st->busy_threads = READ_ONCE(mon->busy_threads);
 	mutex_unlock(&mon->read_lock);
+	st->deferrals = mkm_sensor_deferrals();
 	st->nr_cpus = nr_cpu_ids;
 	return ret;
 }

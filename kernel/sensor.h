@@ -20,9 +20,12 @@ int mkm_sensor_init(void);
 void mkm_sensor_exit(void);
 /*
  * Registers the probes the given classes need, at once; those no longer
- * needed go a while later (sensor.c says why).
+ * needed go at once or a while later, rationed when the caller is
+ * (sensor.c says why).
  */
-int mkm_sensor_update(u32 wanted);
+int mkm_sensor_update(u32 wanted, bool rationed);
+/* Drops deferred since load, and MKM_STATS_DEFERRING while some are. */
+u32 mkm_sensor_deferrals(void);
 /* The event classes whose tracepoints this kernel has. */
 u32 mkm_sensor_supported(void);
 

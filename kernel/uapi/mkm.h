@@ -109,6 +109,17 @@
  *	every CPU, once the rings are drained: produced == read + lost.
  *	busy_threads (in: 0; out, ABI 2.1): threads a system-wide monitor
  *	left out because another monitor tracked them, at its last RESUME.
+ *	deferrals (out, ABI 2.5; ignored in, where a module before 2.5
+ *	refuses non-zero): the drops of unwanted probes the module deferred
+ *	since it loaded (low 31 bits, wrapping), with MKM_STATS_DEFERRING
+ *	set while some such probes are still registered. Monitors created
+ *	without CAP_PERFMON get a ration of drops (the module's drop_ration
+ *	parameter, 1024 by default, at once; 4 a second after); past it,
+ *	the probes stay registered until no drop has come for a second, so
+ *	that a resume/suspend loop does not patch kernel text (an IPI to
+ *	every CPU) on each turn. A registered probe costs the tracked
+ *	threads time no record accounts for: a calibration or a
+ *	compensation spanning a change here is not exact.
  *	cpu_stats_size (in, ABI 2.4): the size of each entry of the caller's
  *	array, 0 meaning sizeof(struct mkm_cpu_stats); at least that of ABI
  *	2.3 (32 bytes), at most 4096, a multiple of 8 (EINVAL otherwise). An
@@ -280,7 +291,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 4
+#define MKM_ABI_MINOR 5
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -424,8 +435,12 @@ struct mkm_stats {
 	__u64 cpus; /* user pointer to struct mkm_cpu_stats[nr_cpus] */
 	/* in (ABI 2.4): bytes of each entry at cpus, 0: the struct's size */
 	__u32 cpu_stats_size;
-	__u32 reserved;
+	/* out (ABI 2.5; in: ignored): probe drops deferred | _DEFERRING */
+	__u32 deferrals;
 };
+
+/* In mkm_stats.deferrals: some unwanted probes are registered still. */
+#define MKM_STATS_DEFERRING (1u << 31)
 
 struct mkm_mark {
 	__u64 value;

@@ -425,18 +425,18 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		fill_random(r, &s, sizeof(s));
 		if (!random_bytes || stress_below(r, 2)) {
 			s.busy_threads = 0;
-			s.reserved = 0;
+			s.deferrals = 0;
 			s.cpu_stats_size = sizes[stress_below(r, 4)];
 		}
 		if (n < sizeof(s)) { /* ABI 2.3's: 32-byte entries */
-			s.reserved = 0;
+			s.deferrals = 0;
 			s.cpu_stats_size = 0;
 		}
 		if (stress_below(r, 3))
 			s.nr_cpus = (uint32_t)stress_below(r, 2 * nr_cpus + 2);
 		size_t entry = s.cpu_stats_size ? s.cpu_stats_size :
 						  sizeof(struct mkm_cpu_stats);
-		int bad = s.busy_threads || s.reserved || entry < 32 ||
+		int bad = s.busy_threads || entry < 32 ||
 			  entry > 4096 || entry % 8;
 		size_t want =
 			bad ? 0 :
