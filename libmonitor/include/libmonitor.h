@@ -307,6 +307,22 @@ MON_API int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 MON_API int monitor_busy_threads(struct monitor *mon, unsigned int *n);
 
 /*
+ * monitor_deferrals - the module's deferred probe drops (ABI 2.5)
+ * @mon: any monitor
+ * @deferrals: out: drops deferred since the module loaded (low 31 bits),
+ *             | MKM_STATS_DEFERRING while unwanted probes are registered
+ *
+ * A resume/suspend loop of monitors without CAP_PERFMON gets its probe
+ * drops rationed: past the ration, unwanted probes stay registered a
+ * while, costing tracked threads time that no record accounts for. A
+ * measurement whose span saw this value change, or saw the flag, is
+ * not exact (calibration refuses it). 0 from a module before ABI 2.5.
+ *
+ * Return: 0, or -EINVAL, or another errno of ioctl(2).
+ */
+MON_API int monitor_deferrals(struct monitor *mon, uint32_t *deferrals);
+
+/*
  * monitor_version - the ABI version the module speaks (checked at create)
  * @mon: the monitor
  * @version: out

@@ -273,6 +273,14 @@ int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 	return 0;
 }
 
+/* The monitor's counters without the per-CPU ones. */
+static int monitor_counters(struct monitor *mon, struct mkm_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return mon_ioctl(mon, mon_cmd(mon, MKM_IOC_STATS, MKM_IOC_STATS_2_3),
+			 s);
+}
+
 int monitor_busy_threads(struct monitor *mon, unsigned int *n)
 {
 	struct mkm_stats s;
@@ -280,13 +288,23 @@ int monitor_busy_threads(struct monitor *mon, unsigned int *n)
 
 	if (!mon || !n)
 		return -EINVAL;
-	memset(&s, 0, sizeof(s));
-	err = mon_ioctl(mon, mon_cmd(mon, MKM_IOC_STATS, MKM_IOC_STATS_2_3),
-			&s);
-	if (err)
-		return err;
-	*n = s.busy_threads;
-	return 0;
+	err = monitor_counters(mon, &s);
+	if (!err)
+		*n = s.busy_threads;
+	return err;
+}
+
+int monitor_deferrals(struct monitor *mon, uint32_t *deferrals)
+{
+	struct mkm_stats s;
+	int err;
+
+	if (!mon || !deferrals)
+		return -EINVAL;
+	err = monitor_counters(mon, &s);
+	if (!err)
+		*deferrals = s.deferrals; /* 0 from a module before 2.5 */
+	return err;
 }
 
 int monitor_version(const struct monitor *mon, struct mkm_version *version)

@@ -29,6 +29,10 @@ static const struct {
 	{ EDOM, "the calibration is not a cost (a figure negative, its "
 		"interval reaching zero, or as noisy as its mean): calibrate "
 		"on a quiet machine" },
+	{ ESTALE, "the module kept probes registered that the measurement "
+		  "did not ask for (a resume/suspend loop, or calibrations "
+		  "in a row, used up the ration of probe drops of users "
+		  "without CAP_PERFMON): try again in a minute, or as root" },
 };
 
 const char *monitor_strerror(int err)

@@ -31,6 +31,8 @@ static struct {
 	int close_err;
 	unsigned int calls[16]; /* ioctls by _IOC_NR */
 	unsigned int mmaps; /* refused: the fake device cannot be mapped */
+	uint32_t deferrals; /* what STATS gives (ABI 2.5) */
+	uint32_t deferrals_in; /* what STATS was given */
 } fake;
 
 int __wrap_open(const char *path, int flags, ...);
@@ -104,6 +106,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			cpus[i].read = 10;
 		}
 		s->nr_cpus = 4;
+		fake.deferrals_in = s->deferrals;
+		s->deferrals = fake.deferrals;
 		break;
 	}
 	}
@@ -439,6 +443,27 @@ static void test_monitor_statistics_counts(void **state)
 	monitor_terminate(mon);
 }
 
+static void test_monitor_deferrals_passed_on(void **state)
+{
+	struct monitor *mon = created();
+	uint32_t d = 1;
+
+	(void)state;
+	/* A module before 2.5 leaves the field as given: 0 means none. */
+	assert_int_equal(monitor_deferrals(mon, &d), 0);
+	assert_int_equal(d, 0);
+	fake.deferrals_in = 1;
+	fake.deferrals = 3 | MKM_STATS_DEFERRING;
+	assert_int_equal(monitor_deferrals(mon, &d), 0);
+	assert_int_equal(fake.deferrals_in, 0); /* 2.4 refuses non-zero */
+	assert_int_equal(d, 3 | MKM_STATS_DEFERRING);
+	assert_int_equal(monitor_deferrals(mon, NULL), -EINVAL);
+	assert_int_equal(monitor_deferrals(NULL, &d), -EINVAL);
+	fake.ioctl_err[_IOC_NR(MKM_IOC_STATS)] = EFAULT;
+	assert_int_equal(monitor_deferrals(mon, &d), -EFAULT);
+	monitor_terminate(mon);
+}
+
 static void test_monitor_terminate_close_error(void **state)
 {
 	struct monitor *mon = created();
@@ -533,6 +558,7 @@ int main(void)
 		T(test_thread_monitor_errors),
 		T(test_monitor_mark_value),
 		T(test_monitor_statistics_counts),
+		T(test_monitor_deferrals_passed_on),
 		T(test_monitor_terminate_close_error),
 		T(test_monitor_strerror_all),
 		T(test_ring_bytes_for_grows_with_classes_and_cpus),

@@ -610,6 +610,8 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 			       busy, busy == 1 ? "" : "s",
 			       busy == 1 ? "it" : "them");
 	}
+	if (monitor_deferrals(rec->mon, &rec->deferrals))
+		rec->deferrals = 0;
 	pthread_barrier_wait(&rec->go);
 	rec->running = true;
 	self_cpu_ns(&rec->user_ns, &rec->sys_ns);
@@ -713,6 +715,21 @@ static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
 			have);
 }
 
+/*
+ * Probes that the module kept registered though no monitor wanted them
+ * (another user's resume/suspend loop spent the ration of drops: struct
+ * mkm_stats) cost the threads time that no record accounts for.
+ */
+static void say_deferrals(const struct recorder *rec)
+{
+	uint32_t now;
+
+	if (monitor_deferrals(rec->mon, &now) ||
+	    (now == rec->deferrals && !(now & MKM_STATS_DEFERRING)))
+		return;
+	warnx_("the module kept probes registered that no monitor wanted during the recording (a resume/suspend loop of a user without CAP_PERFMON): the threads paid for them, and compensation cannot take that out");
+}
+
 int recorder_finish(struct recorder *rec)
 {
 	const struct mon_meta *meta;
@@ -755,6 +772,7 @@ int recorder_finish(struct recorder *rec)
 			(unsigned long long)st.reads,
 			(unsigned long long)st.batches,
 			(unsigned long long)st.signals);
+	say_deferrals(rec);
 	if (meta->lost_by_stats)
 		say_loss(rec, events, meta->lost_by_stats);
 	mon_pipeline_destroy(rec->p);

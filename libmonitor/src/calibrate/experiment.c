@@ -24,6 +24,7 @@ struct experiment {
 	unsigned long rounds;
 	struct monitor *mon; /* the one measured (none for CONSTANT) */
 	struct keeper *keeper; /* keeps the probes in while mon is off */
+	struct keeper *holder; /* keeps the switch probes in between trials */
 	struct pingpong pp;
 	bool pp_up;
 	struct mkm_event *buf;
@@ -222,12 +223,23 @@ static int setup(struct experiment *x, unsigned int cpu)
 	 * while another monitor keeps the probes registered. */
 	if (!ret && x->kind == MON_COST_SWITCH)
 		ret = keeper_start(&x->keeper);
+	/*
+	 * These kinds record switches in both halves of a trial (WAKEUP,
+	 * SYSCALL) or time no switch (MARK): a holder keeps the switch
+	 * probes registered between trials, which spares unregistering them
+	 * after each one. That patches kernel text, and the module rations
+	 * it for users without CAP_PERFMON (monitor_deferrals()).
+	 */
+	if (!ret && (x->kind == MON_COST_WAKEUP ||
+		     x->kind == MON_COST_SYSCALL || x->kind == MON_COST_MARK))
+		ret = keeper_start(&x->holder);
 	return ret;
 }
 
 static void teardown(struct experiment *x)
 {
 	keeper_stop(x->keeper);
+	keeper_stop(x->holder);
 	if (x->mon)
 		monitor_terminate(x->mon);
 	if (x->pp_up)
@@ -264,12 +276,52 @@ static int trials_alloc(struct mon_trials *t, size_t n)
 	return -ENOMEM;
 }
 
+/*
+ * The module's deferred probe drops now (monitor_deferrals()), read
+ * through a monitor of its own that records nothing.
+ */
+static int deferrals_now(uint32_t *v)
+{
+	size_t ring = MKM_RING_MIN_BYTES;
+	struct monitor *m;
+	int ret = monitor_create(&m, &ring);
+
+	if (ret)
+		return ret;
+	ret = monitor_deferrals(m, v);
+	monitor_terminate(m);
+	return ret;
+}
+
+#define DEFERRED_WAIT_MS 100
+#define DEFERRED_WAITS 30 /* the module's deferral ends after 1 s quiet */
+
+/*
+ * Waits until no probe the trials do not ask for is kept registered: one
+ * would cost the "off" trials time (a calibration too low) or outlive
+ * them (a recording costlier than calibrated).
+ */
+static int wait_no_deferral(uint32_t *v)
+{
+	int i, ret = deferrals_now(v);
+
+	for (i = 0; !ret && *v & MKM_STATS_DEFERRING && i < DEFERRED_WAITS;
+	     i++) {
+		usleep(DEFERRED_WAIT_MS * 1000);
+		ret = deferrals_now(v);
+	}
+	if (!ret && *v & MKM_STATS_DEFERRING)
+		ret = -ESTALE;
+	return ret;
+}
+
 int mon_calibrate_kind(enum mon_cost_kind kind, unsigned int cpu,
 		       unsigned long rounds, unsigned long trials,
 		       struct mon_trials *out)
 {
 	struct experiment x = { .kind = kind,
 				.rounds = rounds ? rounds : DEFAULT_ROUNDS };
+	uint32_t deferred_before, deferred_after;
 	double on_events;
 	size_t i;
 	int ret;
@@ -280,8 +332,12 @@ int mon_calibrate_kind(enum mon_cost_kind kind, unsigned int cpu,
 	     kind != MON_COST_CONSTANT))
 		return -EINVAL;
 	ret = trials_alloc(out, trials ? trials : DEFAULT_TRIALS);
-	if (ret)
+	if (!ret)
+		ret = wait_no_deferral(&deferred_before);
+	if (ret) {
+		mon_trials_free(out);
 		return ret;
+	}
 	ret = setup(&x, cpu);
 	/* A first pair, not kept: the first trials after the monitor's
 	 * start run slower (seen under -icount: +35% on the switch). */
@@ -304,6 +360,10 @@ int mon_calibrate_kind(enum mon_cost_kind kind, unsigned int cpu,
 			ret = -ENODATA; /* nothing recorded: no figure */
 	}
 	teardown(&x);
+	/* The module rationed our own drops, or another user's: not exact. */
+	if (!ret && !deferrals_now(&deferred_after) &&
+	    (deferred_after != deferred_before))
+		ret = -ESTALE;
 	if (ret)
 		mon_trials_free(out);
 	return ret;
