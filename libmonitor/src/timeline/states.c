@@ -11,8 +11,8 @@
  * zombies; each one's next state-fixing event ends its UNKNOWN interval.
  *
  * Hot path. Records of the thread that last had one on the same CPU skip
- * the tid map (a per-CPU cache, invalidated by a generation count when a
- * timeline ends or changes tid); the open interval's start and slot are
+ * the tid map (a per-CPU cache, forgotten on every CPU when a timeline
+ * ends or changes tid); the open interval's start and slot are
  * kept in the thread, so a transition touches the thread and one 12-byte
  * slot. A transition at the very instant the open interval began rewrites
  * that interval instead of leaving one of zero length.
@@ -299,8 +299,9 @@ static void irq_enter(struct tl *tl, struct tl_cpu *cpu,
  * were not seen are dropped. An exit with no entry (one before the stream
  * began) is ignored.
  */
-static void irq_exit(struct tl *tl, struct tl_cpu *cpu,
-		     const struct mkm_event *ev, uint64_t now)
+static inline __attribute__((always_inline)) void
+irq_exit(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
+	 uint64_t now)
 {
 	unsigned int kind = irq_kind(ev), k;
 	struct tl_irq *r;
@@ -367,7 +368,7 @@ static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 		tl_thread_end(tl, &tl->th[leader], now, TL_REPLACED);
 	tl->th[old].tid = ev->tid;
 	tl_map_set(tl, ev->tid, old);
-	tl->gen++;
+	tl_forget_cached(tl);
 }
 
 /* A thread a SWITCH made before a record of its own: ev's unique_id. */
@@ -393,7 +394,7 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 
 	if (unlikely(!ev->tid))
 		return NULL;
-	if (likely(cpu->cache_gen == tl->gen && cpu->cache_tid == ev->tid))
+	if (likely(cpu->cache_tid == ev->tid))
 		return &tl->th[cpu->cache_th];
 	i = tl_thread_lookup(tl, ev->tid);
 	if (i == NO_THREAD) {
@@ -407,7 +408,6 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	}
 	cpu->cache_tid = ev->tid;
 	cpu->cache_th = i;
-	cpu->cache_gen = tl->gen;
 	return &tl->th[i];
 }
 
@@ -545,7 +545,6 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 	}
 	cpu->cache_tid = ev->arg1;
 	cpu->cache_th = i;
-	cpu->cache_gen = tl->gen;
 	return &tl->th[i];
 }
 
