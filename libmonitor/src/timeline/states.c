@@ -548,12 +548,14 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 	return &tl->th[i];
 }
 
-/* Process one record, in merged time order: one switch on its type. */
+/*
+ * Process one record of CPU cpu (the record's), in merged time order: one
+ * switch on its type.
+ */
 static inline __attribute__((always_inline)) void
-apply(struct tl *tl, const struct mkm_event *ev)
+apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 {
 	unsigned int c = ev->cpu, type = ev->type, ns;
-	struct tl_cpu *cpu = &tl->cpus[c];
 	uint64_t now = ev->time_ns;
 	struct tl_th *t;
 	int64_t i;
@@ -754,7 +756,7 @@ apply(struct tl *tl, const struct mkm_event *ev)
 
 void tl_apply(struct tl *tl, const struct mkm_event *ev)
 {
-	apply(tl, ev);
+	apply(tl, &tl->cpus[ev->cpu], ev);
 }
 
 /*
@@ -797,11 +799,13 @@ merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
 
 	while (src[b].t <= lim) {
 		const struct mkm_event *p = src[b].p;
+		struct tl_cpu *cpu = src[b].cpu;
 
 		src[b].p = p + 1;
 		src[b].t = p[1].time_ns;
 		b = earliest(src, width);
-		apply(tl, p);
+		/* The queue's CPU is the record's: no index to scale. */
+		apply(tl, cpu, p);
 	}
 }
 
