@@ -84,11 +84,16 @@ $(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
 		$(LIBMON_A) -lm -pthread
 
 # The rebuild with two-record and one-record switches, and babeltrace2
-# reading the same events (bench_lib.sh); then the exporters' throughput
-# and memory beside mkm report's (bench-export, tests/export/build.mk).
+# reading the same events (bench_lib.sh); its instructions per record,
+# the figure that does not depend on the machine's load
+# (bench-lib-callgrind); then the exporters' throughput and memory beside
+# mkm report's (bench-export, tests/export/build.mk).
 bench-lib: $(BENCH_LIB) $(MKM_TOOL)
 	$(Q)libmonitor/bench/bench_lib.sh $(BENCH_LIB) $(MKM_TOOL) \
 		$(BUILD)/bench/lib $(BENCH_EVENTS)
+	$(Q)if command -v valgrind >/dev/null; then \
+		$(MAKE) --no-print-directory bench-lib-callgrind; \
+	else echo "bench-lib-callgrind: valgrind not installed (make deps)"; fi
 	$(Q)$(MAKE) --no-print-directory bench-export
 
 -include $(LIBMON_OBJS:.o=.d)
