@@ -467,8 +467,11 @@ static double rebuild_pipeline(int ncpu, size_t n)
 {
 	struct tl_config cfg = { .nr_cpus = (unsigned int)ncpu,
 				 .classes = MKM_CLASS_ALL };
-	struct trace_info info = { .nr_cpus = (unsigned int)ncpu,
-				   .classes = MKM_CLASS_ALL };
+	struct trace_info info = {
+		.nr_cpus = (unsigned int)ncpu,
+		.classes = MKM_CLASS_ALL,
+		.flags = one_switch ? MKM_CONFIG_ONE_SWITCH : 0,
+	};
 	size_t next = 0;
 	struct mon_pipeline *p;
 	struct mon_source *src;
