@@ -83,10 +83,17 @@ $(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
 	$(Q)$(CC) $(CFLAGS) -Ilibmonitor/include -Ilibmonitor/src -o $@ $< \
 		$(LIBMON_A) -lm -pthread
 
-# The exporters' throughput and memory beside mkm report's, and babeltrace2
-# reading the CTF export, in the same run (tests/export/build.mk).
-bench-lib: $(BENCH_LIB)
-	$(Q)$(BENCH_LIB) $(BENCH_EVENTS)
+# The rebuild with two-record and one-record switches, and babeltrace2
+# reading the same events (bench_lib.sh); its instructions per record,
+# the figure that does not depend on the machine's load
+# (bench-lib-callgrind); then the exporters' throughput and memory beside
+# mkm report's (bench-export, tests/export/build.mk).
+bench-lib: $(BENCH_LIB) $(MKM_TOOL)
+	$(Q)libmonitor/bench/bench_lib.sh $(BENCH_LIB) $(MKM_TOOL) \
+		$(BUILD)/bench/lib $(BENCH_EVENTS)
+	$(Q)if command -v valgrind >/dev/null; then \
+		$(MAKE) --no-print-directory bench-lib-callgrind; \
+	else echo "bench-lib-callgrind: valgrind not installed (make deps)"; fi
 	$(Q)$(MAKE) --no-print-directory bench-export
 
 -include $(LIBMON_OBJS:.o=.d)
@@ -95,20 +102,28 @@ bench-lib: $(BENCH_LIB)
 # instructions and simulated mispredicted branches per record, for the
 # rebuild alone (tl_feed and tl_flush; the REPS=5 direct rebuilds and the
 # 5 through the pipeline are averaged).
+# Both forms of a switch: two records (SWITCH_OUT, SWITCH_IN), and one
+# (bench_tl -1, MKM_EV_SWITCH).
 BENCH_CG_EVENTS ?= 300000
 .PHONY: bench-lib-callgrind
 bench-lib-callgrind: $(BENCH_LIB)
-	$(Q)valgrind --tool=callgrind --branch-sim=yes \
-		--toggle-collect=tl_feed --toggle-collect=tl_flush \
-		--callgrind-out-file=$(LIBMON_DIR)/callgrind.out \
-		$(BENCH_LIB) $(BENCH_CG_EVENTS) >/dev/null 2>&1
-	$(Q)callgrind_annotate $(LIBMON_DIR)/callgrind.out | \
-		awk -v n=$(BENCH_CG_EVENTS) '/PROGRAM TOTALS/ { \
-			gsub(/\([^)]*\)/, ""); gsub(/,/, ""); \
-			printf "bench-lib-callgrind: per record: %.1f instructions " \
-			"(memcpy counts 1 per byte), %.2f conditional and %.2f " \
-			"indirect branches mispredicted\n", \
-			$$1 / (10 * n), $$3 / (10 * n), $$5 / (10 * n) }'
+	$(Q)for form in two one; do \
+		opt=; [ $$form = one ] && opt=-1; \
+		valgrind --tool=callgrind --branch-sim=yes \
+			--toggle-collect=tl_feed --toggle-collect=tl_flush \
+			--callgrind-out-file=$(LIBMON_DIR)/callgrind.$$form.out \
+			$(BENCH_LIB) $$opt $(BENCH_CG_EVENTS) >/dev/null 2>&1 || exit 1; \
+		callgrind_annotate --auto=no $(LIBMON_DIR)/callgrind.$$form.out | \
+		awk -v n=$(BENCH_CG_EVENTS) -v form=$$form \
+		'{ gsub(/\([^)]*\)/, ""); gsub(/,/, "") } \
+		/PROGRAM TOTALS/ { ir = $$1; bcm = $$3; bim = $$5 } \
+		/memmove|memcpy/ { copy += $$1 } \
+		END { printf "bench-lib-callgrind: %s-record switches, per record: " \
+			"%.1f instructions (%.1f without memcpy, which counts 1 " \
+			"per byte), %.2f conditional and %.2f indirect branches " \
+			"mispredicted\n", form, ir / (10 * n), \
+			(ir - copy) / (10 * n), bcm / (10 * n), bim / (10 * n) }'; \
+	done
 
 # make syscalls: the x86-64 system call names again, from the kernel's
 # own table (SYSCALLS_HDR, linux-libc-dev's); the result is committed.

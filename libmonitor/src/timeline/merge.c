@@ -269,14 +269,18 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 	return 0;
 }
 
+#define FEED_RUN_MAX 4096
+
 /*
  * The common case, a run of one CPU's records in sequence with nothing
- * lost: copy it in one go. Returns how many records of ev it took.
+ * lost: each record checked and copied in one pass over the caller's
+ * batch, which is read once. Returns how many records of ev it took.
  */
 static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 {
 	unsigned int c = ev->cpu;
 	struct tl_cpu *cpu;
+	struct mkm_event *q;
 	uint64_t last;
 	uint32_t seq;
 	size_t j;
@@ -284,22 +288,29 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 	if (c >= tl->max_cpu)
 		return 0;
 	cpu = &tl->cpus[c];
-	if (!cpu->seq_valid)
+	/* Room for a bounded run: a batch of many CPUs' records holds only
+	 * part of it for this one. */
+	if (n > FEED_RUN_MAX)
+		n = FEED_RUN_MAX;
+	if (!cpu->seq_valid || queue_reserve(cpu, n))
 		return 0;
 	last = cpu->last_time;
 	seq = cpu->next_seq;
+	q = cpu->q + cpu->tail;
 	for (j = 0; j < n; j++) {
 		const struct mkm_event *e = &ev[j];
 
-		if (e->cpu != c || e->seq != seq || e->time_ns < last ||
-		    e->type == MKM_EV_LOST || e->time_ns == UINT64_MAX)
+		/* One branch: time in [last, UINT64_MAX) as one compare. */
+		if ((e->cpu != c) | (e->seq != seq) |
+		    (e->time_ns - last >= UINT64_MAX - last) |
+		    (e->type == MKM_EV_LOST))
 			break;
+		q[j] = *e;
 		last = e->time_ns;
 		seq++;
 	}
-	if (!j || queue_reserve(cpu, j))
+	if (!j)
 		return 0;
-	memcpy(cpu->q + cpu->tail, ev, j * sizeof(*ev));
 	cpu->tail += j;
 	queue_seal(cpu);
 	cpu->last_time = last;

@@ -11,8 +11,8 @@
  * zombies; each one's next state-fixing event ends its UNKNOWN interval.
  *
  * Hot path. Records of the thread that last had one on the same CPU skip
- * the tid map (a per-CPU cache, invalidated by a generation count when a
- * timeline ends or changes tid); the open interval's start and slot are
+ * the tid map (a per-CPU cache, forgotten on every CPU when a timeline
+ * ends or changes tid); the open interval's start and slot are
  * kept in the thread, so a transition touches the thread and one 12-byte
  * slot. A transition at the very instant the open interval began rewrites
  * that interval instead of leaving one of zero length.
@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "timeline/timeline.h"
@@ -189,13 +190,34 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 	}
 }
 
+/*
+ * From this size on, an array that push() grows is placed on huge-page
+ * boundaries and offered to transparent huge pages: the interrupt list of
+ * a long trace reaches hundreds of MB, written once in order, and a fault
+ * per 4 KiB page of it cost more than the state machine (half the
+ * rebuild's page faults, bench-lib). realloc() would keep it where a
+ * 2 MiB page does not fit, at the unaligned ends of its mapping.
+ */
+#define PUSH_HUGE_BYTES (2u << 20)
+
 /* push()'s rare path: double *arr; NULL when out of memory. */
 static __attribute__((noinline)) void *push_grow(void **arr, size_t *cap,
 						 size_t size)
 {
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p = realloc(*arr, c * size);
+	size_t c = *cap ? *cap * 2 : 16, bytes = c * size;
+	void *p;
 
+	if (bytes < PUSH_HUGE_BYTES) {
+		p = realloc(*arr, bytes);
+	} else {
+		bytes = (bytes + PUSH_HUGE_BYTES - 1) & ~(PUSH_HUGE_BYTES - 1);
+		p = aligned_alloc(PUSH_HUGE_BYTES, bytes);
+		if (p) {
+			madvise(p, bytes, MADV_HUGEPAGE); /* a hint only */
+			memcpy(p, *arr, *cap * size);
+			free(*arr);
+		}
+	}
 	if (!p)
 		return NULL;
 	*arr = p;
@@ -277,8 +299,9 @@ static void irq_enter(struct tl *tl, struct tl_cpu *cpu,
  * were not seen are dropped. An exit with no entry (one before the stream
  * began) is ignored.
  */
-static void irq_exit(struct tl *tl, struct tl_cpu *cpu,
-		     const struct mkm_event *ev, uint64_t now)
+static inline __attribute__((always_inline)) void
+irq_exit(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
+	 uint64_t now)
 {
 	unsigned int kind = irq_kind(ev), k;
 	struct tl_irq *r;
@@ -345,7 +368,7 @@ static void do_exec(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 		tl_thread_end(tl, &tl->th[leader], now, TL_REPLACED);
 	tl->th[old].tid = ev->tid;
 	tl_map_set(tl, ev->tid, old);
-	tl->gen++;
+	tl_forget_cached(tl);
 }
 
 /* A thread a SWITCH made before a record of its own: ev's unique_id. */
@@ -371,7 +394,7 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 
 	if (unlikely(!ev->tid))
 		return NULL;
-	if (likely(cpu->cache_gen == tl->gen && cpu->cache_tid == ev->tid))
+	if (likely(cpu->cache_tid == ev->tid))
 		return &tl->th[cpu->cache_th];
 	i = tl_thread_lookup(tl, ev->tid);
 	if (i == NO_THREAD) {
@@ -385,7 +408,6 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	}
 	cpu->cache_tid = ev->tid;
 	cpu->cache_th = i;
-	cpu->cache_gen = tl->gen;
 	return &tl->th[i];
 }
 
@@ -523,16 +545,17 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 	}
 	cpu->cache_tid = ev->arg1;
 	cpu->cache_th = i;
-	cpu->cache_gen = tl->gen;
 	return &tl->th[i];
 }
 
-/* Process one record, in merged time order: one switch on its type. */
+/*
+ * Process one record of CPU cpu (the record's), in merged time order: one
+ * switch on its type.
+ */
 static inline __attribute__((always_inline)) void
-apply(struct tl *tl, const struct mkm_event *ev)
+apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 {
 	unsigned int c = ev->cpu, type = ev->type, ns;
-	struct tl_cpu *cpu = &tl->cpus[c];
 	uint64_t now = ev->time_ns;
 	struct tl_th *t;
 	int64_t i;
@@ -733,7 +756,7 @@ apply(struct tl *tl, const struct mkm_event *ev)
 
 void tl_apply(struct tl *tl, const struct mkm_event *ev)
 {
-	apply(tl, ev);
+	apply(tl, &tl->cpus[ev->cpu], ev);
 }
 
 /*
@@ -776,11 +799,13 @@ merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
 
 	while (src[b].t <= lim) {
 		const struct mkm_event *p = src[b].p;
+		struct tl_cpu *cpu = src[b].cpu;
 
 		src[b].p = p + 1;
 		src[b].t = p[1].time_ns;
 		b = earliest(src, width);
-		apply(tl, p);
+		/* The queue's CPU is the record's: no index to scale. */
+		apply(tl, cpu, p);
 	}
 }
 

@@ -74,7 +74,7 @@ void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 	t->ended = (uint8_t)how;
 	t->end = now;
 	tl_process_thread_ended(tl, th);
-	tl->gen++;
+	tl_forget_cached(tl);
 	if (tl->cb && t->last && t->last->start < now)
 		tl_iv_report(tl, th, t->last, now);
 	for (k = 0; k < tl->nr_seen; k++) {

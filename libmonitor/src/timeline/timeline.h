@@ -107,9 +107,8 @@ struct tl_cpu {
 	bool seen;
 	int64_t cur; /* monitored thread running here, or -1 */
 	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
-	uint32_t cache_tid; /* last thread looked up here */
+	uint32_t cache_tid; /* last thread looked up here, 0: none */
 	int64_t cache_th;
-	uint64_t cache_gen; /* valid while equal to tl->gen */
 	uint64_t events, lost, switches, flutters;
 	uint64_t first_time, last_done;
 	int64_t idle; /* this CPU's idle thread (TL_IDLE), or -1 */
@@ -168,7 +167,6 @@ struct tl {
 	bool idle; /* TL_IDLE: tid 0 of IRQ records is the CPU's idle task */
 	uint64_t horizon;
 	uint64_t now;
-	uint64_t gen; /* bumped when a tid's live thread changes */
 	size_t nr_anonymous; /* threads a SWITCH made, unique_id not known */
 	size_t pending;
 	struct tl_stats stats;
@@ -253,6 +251,19 @@ static inline int64_t tl_map_get(const struct tl *tl, uint32_t tid)
 }
 
 MON_HIDDEN int tl_map_set(struct tl *tl, uint32_t tid, int64_t th);
+
+/*
+ * A tid's live thread changed (an end, an exec): every CPU's cached
+ * lookup is forgotten here, so that the lookup, once per record, only
+ * compares the tid.
+ */
+static inline void tl_forget_cached(struct tl *tl)
+{
+	unsigned int k;
+
+	for (k = 0; k < tl->nr_seen; k++)
+		tl->cpus[tl->seen[k]].cache_tid = 0;
+}
 
 /* The live thread with this tid, or NO_THREAD. */
 static inline int64_t tl_thread_lookup(const struct tl *tl, uint32_t tid)
