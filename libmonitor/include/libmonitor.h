@@ -68,6 +68,7 @@
 #ifndef LIBMONITOR_H
 #define LIBMONITOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -860,6 +861,38 @@ MON_API uint32_t mon_split_unique_id(const struct mon_split *s, uint32_t tid);
 
 /* mon_split_free - free a splitter; NULL is a no-op. */
 MON_API void mon_split_free(struct mon_split *s);
+
+/*
+ * Lost events
+ * ===========
+ * Each CPU numbers its records (seq). A LOST record says how many events
+ * the CPU dropped, and its seq is the first one dropped. A hole in a CPU's
+ * seq numbers that no LOST record announced (a trace cut upstream, a stage
+ * that dropped records, a merge of sources) is a loss too: every reader
+ * of this library turns it into a LOST record by mon_seq_lost().
+ */
+struct mon_seq_track {
+	uint32_t next; /* the seq expected next */
+	bool valid; /* a record was seen */
+};
+
+/*
+ * mon_seq_lost - the LOST record for the events missing just before @e in
+ * its stream, and the stream's track moved past @e
+ * @t: the track of @e's stream (one CPU of one source), zeroed at first
+ * @e: the stream's next record (a LOST one moves @t past the events it
+ *     announces)
+ * @time_ns: the time to give the LOST record
+ * @lost: out, when 1 is returned: a LOST record stamped @time_ns on @e's
+ *        CPU, its seq the first missing, arg0 how many are missing
+ *
+ * Return: 1 when events are missing before @e, 0 when none are (or @e is
+ * the stream's first record), -ERANGE when @e's seq is behind the one
+ * expected (a repeat, not a loss: an anomaly to count). @t moves past @e
+ * in every case.
+ */
+MON_API int mon_seq_lost(struct mon_seq_track *t, const struct mkm_event *e,
+			 uint64_t time_ns, struct mkm_event *lost);
 
 /*
  * What a recording takes by default ("default" below): the module's
