@@ -693,6 +693,40 @@ MON_API size_t tl_nr_flutters(const struct tl *tl);
 MON_API int tl_flutter(const struct tl *tl, size_t i, struct tl_flutter *out);
 
 /*
+ * A wake: a WAKEUP or WAKEUP_NEW record that made a thread runnable (one
+ * of a thread already runnable or on its CPU is not kept), who woke whom:
+ * the edges of a wait chain (mon_critical_path()). Kept in time order
+ * unless the timeline is TL_STREAMING; needs MKM_CLASS_WAKEUP.
+ */
+struct tl_wake {
+	uint64_t time_ns; /* the start of the thread's RUNQ interval */
+	size_t thread; /* the thread woken */
+	int64_t waker; /* the thread that woke it (a WAKEUP_NEW: its parent),
+			  or -1: tid 0 (an idle CPU's interrupt) or a task
+			  not monitored */
+	uint32_t waker_tid; /* as the record says */
+	uint16_t cpu; /* the CPU the thread was woken onto */
+	uint8_t type; /* MKM_EV_WAKEUP or MKM_EV_WAKEUP_NEW */
+	uint8_t flags; /* the record's MKM_EVF_* (IN_IRQ: from an interrupt
+			  on the waker's CPU, not by the waker itself) */
+};
+
+/* tl_nr_wakes - wakes kept; tl_wake - wake @i. Return: 0, -EINVAL or
+ * -ENOENT. */
+MON_API size_t tl_nr_wakes(const struct tl *tl);
+MON_API int tl_wake(const struct tl *tl, size_t i, struct tl_wake *out);
+
+/*
+ * tl_wake_at - the wake that made thread @th runnable at @t_ns (binary
+ * search, O(log n))
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (none: not woken then, or the
+ * record was lost or not recorded).
+ */
+MON_API int tl_wake_at(const struct tl *tl, size_t th, uint64_t t_ns,
+		       struct tl_wake *out);
+
+/*
  * tl_set_idle - turn TL_IDLE on before anything is fed (the timeline sink
  * does so when the stream's INFO says MKM_CONFIG_SYSTEM)
  *

@@ -162,6 +162,8 @@ struct tl {
 	size_t nr_marks, cap_marks;
 	struct tl_flutter *flutters;
 	size_t nr_flutters, cap_flutters;
+	struct tl_wake *wakes;
+	size_t nr_wakes, cap_wakes;
 	struct tl_irq *irqs; /* handlers run, in order of their exits */
 	size_t nr_irqs, cap_irqs;
 	bool idle; /* TL_IDLE: tid 0 of IRQ records is the CPU's idle task */
