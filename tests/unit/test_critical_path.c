@@ -39,10 +39,18 @@ struct exp_seg {
 	uint64_t start, end;
 };
 
-static void expect_path(const struct tl *tl, const struct mon_path *p,
-			const struct exp_seg *exp, size_t n)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The path of tid's thread over [from, to] is exactly exp[0..n). */
+static void expect_path(const struct tl *tl, uint32_t tid, uint64_t from,
+			uint64_t to, const struct exp_seg *exp, size_t n)
 {
+	struct mon_path path, *p = &path;
 	size_t i;
+
+	assert_int_equal(mon_critical_path(tl, (size_t)tl_find(tl, tid), from,
+					   to, p),
+			 0);
 
 	for (i = 0; p->nr != n && i < p->nr; i++) {
 		struct tl_thread t;
@@ -65,6 +73,7 @@ static void expect_path(const struct tl *tl, const struct mon_path *p,
 		assert_int_equal(p->seg[i].end_ns, exp[i].end);
 	}
 	assert_false(p->cut);
+	mon_path_free(p);
 }
 
 static void test_tl_wake_at_waker(void **state)
@@ -98,13 +107,9 @@ static void test_mon_critical_path_chain(void **state)
 	};
 	struct evs s;
 	struct tl *tl = chain(&s);
-	struct mon_path p;
 
 	(void)state;
-	assert_int_equal(
-		mon_critical_path(tl, (size_t)tl_find(tl, 10), 0, 600, &p), 0);
-	expect_path(tl, &p, exp, sizeof(exp) / sizeof(exp[0]));
-	mon_path_free(&p);
+	expect_path(tl, 10, 0, 600, exp, ARRAY_SIZE(exp));
 	tl_destroy(tl);
 }
 
@@ -117,14 +122,9 @@ static void test_mon_critical_path_from(void **state)
 	};
 	struct evs s;
 	struct tl *tl = chain(&s);
-	struct mon_path p;
 
 	(void)state;
-	assert_int_equal(mon_critical_path(tl, (size_t)tl_find(tl, 10), 400,
-					   550, &p),
-			 0);
-	expect_path(tl, &p, exp, sizeof(exp) / sizeof(exp[0]));
-	mon_path_free(&p);
+	expect_path(tl, 10, 400, 550, exp, ARRAY_SIZE(exp));
 	tl_destroy(tl);
 }
 
@@ -137,13 +137,9 @@ static void test_mon_critical_path_asleep(void **state)
 	};
 	struct evs s;
 	struct tl *tl = chain(&s);
-	struct mon_path p;
 
 	(void)state;
-	assert_int_equal(
-		mon_critical_path(tl, (size_t)tl_find(tl, 10), 0, 400, &p), 0);
-	expect_path(tl, &p, exp, sizeof(exp) / sizeof(exp[0]));
-	mon_path_free(&p);
+	expect_path(tl, 10, 0, 400, exp, ARRAY_SIZE(exp));
 	tl_destroy(tl);
 }
 
@@ -161,7 +157,6 @@ static void test_mon_critical_path_interrupt(void **state)
 	};
 	struct evs s;
 	struct tl *tl;
-	struct mon_path p;
 
 	(void)state;
 	memset(&s, 0, sizeof(s));
@@ -176,10 +171,7 @@ static void test_mon_critical_path_interrupt(void **state)
 	OUT(&s, 600, 0, 10, MKM_TS_INTERRUPTIBLE, 0);
 	OUT(&s, 700, 1, 11, MKM_TS_INTERRUPTIBLE, 0);
 	tl = build(&s, CLASSES, 2);
-	assert_int_equal(
-		mon_critical_path(tl, (size_t)tl_find(tl, 10), 0, 600, &p), 0);
-	expect_path(tl, &p, exp, sizeof(exp) / sizeof(exp[0]));
-	mon_path_free(&p);
+	expect_path(tl, 10, 0, 600, exp, ARRAY_SIZE(exp));
 	tl_destroy(tl);
 }
 
@@ -193,7 +185,6 @@ static void test_mon_critical_path_fork(void **state)
 	};
 	struct evs s;
 	struct tl *tl;
-	struct mon_path p;
 
 	(void)state;
 	memset(&s, 0, sizeof(s));
@@ -205,10 +196,7 @@ static void test_mon_critical_path_fork(void **state)
 	OUT(&s, 300, 1, 20, MKM_TS_INTERRUPTIBLE, 0);
 	OUT(&s, 400, 0, 10, MKM_TS_INTERRUPTIBLE, 0);
 	tl = build(&s, CLASSES, 2);
-	assert_int_equal(
-		mon_critical_path(tl, (size_t)tl_find(tl, 20), 0, 300, &p), 0);
-	expect_path(tl, &p, exp, sizeof(exp) / sizeof(exp[0]));
-	mon_path_free(&p);
+	expect_path(tl, 20, 0, 300, exp, ARRAY_SIZE(exp));
 	tl_destroy(tl);
 }
 
