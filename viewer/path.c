@@ -58,13 +58,20 @@ void path_toggle(struct viewer *w)
 			 "%u %s: nothing before %s", t.tid, t.name, when);
 }
 
+static bool seg_ends_by(const void *path, size_t i, uint64_t t)
+{
+	return ((const struct mon_path *)path)->seg[i].end_ns <= t;
+}
+
 void path_row(const struct viewer *w, size_t th, bool *on)
 {
 	const struct view *v = &w->view;
 	size_t i;
 
 	memset(on, 0, v->cols * sizeof(*on));
-	for (i = 0; i < w->path.nr; i++) {
+	/* The segments follow each other in time: those on screen only. */
+	i = layout_lower_bound(w->path.nr, seg_ends_by, &w->path, v->t0);
+	for (; i < w->path.nr && w->path.seg[i].start_ns < v->t1; i++) {
 		const struct mon_path_seg *s = &w->path.seg[i];
 
 		if (s->thread == th)
