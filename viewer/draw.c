@@ -631,8 +631,9 @@ static unsigned int path_lines(const struct viewer *w, unsigned int area)
 static void path_pane(const struct viewer *w, int y, unsigned int lines)
 {
 	size_t i, shown = lines - 2 < w->path.nr ? lines - 2 : w->path.nr;
+	double origin = (double)mon_time_origin(&w->meta.info);
 	struct tl_thread t = { 0 };
-	char a[32], b[32], d[32];
+	char a[32], d[32];
 	unsigned int r;
 
 	tl_thread(w->tl, w->path_th, &t);
@@ -646,8 +647,8 @@ static void path_pane(const struct viewer *w, int y, unsigned int lines)
 	addstr(" (P closes)");
 	move(y + 1, 0);
 	clrtoeol();
-	printw("  %-22s %-12s %14s %14s %12s", "THREAD", "STATE", "FROM", "TO",
-	       "DURATION");
+	printw("  %-22s %-12s %17s %17s %12s", "THREAD", "STATE", "FROM (ms)",
+	       "TO (ms)", "DURATION");
 	for (r = 2; r < lines; r++) {
 		move(y + (int)r, 0);
 		clrtoeol();
@@ -662,10 +663,12 @@ static void path_pane(const struct viewer *w, int y, unsigned int lines)
 			continue;
 		snprintf(who, sizeof(who), "%u %s", t.tid,
 			 t.name[0] ? t.name : "?");
-		mvprintw(y + (int)r, 0, "  %-22.22s %-12s %14s %14s %12s", who,
-			 tl_state_name(s->state),
-			 rel(w, a, sizeof(a), s->start_ns),
-			 rel(w, b, sizeof(b), s->end_ns),
+		/* In ms to the ns, as the events pane: a chain's steps are
+		 * microseconds apart in a run of seconds. */
+		mvprintw(y + (int)r, 0, "  %-22.22s %-12s %17.6f %17.6f %12s",
+			 who, tl_state_name(s->state),
+			 ((double)s->start_ns - origin) / 1e6,
+			 ((double)s->end_ns - origin) / 1e6,
 			 mon_fmt_ns(d, sizeof(d), s->end_ns - s->start_ns));
 	}
 }
