@@ -126,10 +126,7 @@ void threads_free(struct threads *t);
  * is not counted twice).
  */
 struct lost {
-	struct lost_cpu {
-		uint32_t next;
-		bool valid;
-	} * cpu;
+	struct mon_seq_track *cpu;
 	size_t nr_cpus;
 	uint64_t total;
 };

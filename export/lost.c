@@ -13,26 +13,15 @@
 
 int lost_before(struct lost *l, const struct mkm_event *e, uint64_t *n)
 {
-	struct lost_cpu *c;
-	uint32_t gap;
+	struct mkm_event hole;
 
 	*n = 0;
 	if (array_grow(&l->cpu, &l->nr_cpus, e->cpu, sizeof(*l->cpu)))
 		return -ENOMEM;
-	c = &l->cpu[e->cpu];
-	gap = c->valid ? e->seq - c->next : 0;
-	if (gap >= 0x80000000u) /* seq going backwards: not a loss */
-		gap = 0;
-	c->valid = true;
-	if (e->type == MKM_EV_LOST) {
-		/* Its seq is the first event dropped: the count covers the
-		 * hole it opens, whatever came before it. */
-		c->next = e->seq + e->arg0;
-		*n = (uint64_t)gap + e->arg0;
-	} else {
-		c->next = e->seq + 1;
-		*n = gap;
-	}
+	if (mon_seq_lost(&l->cpu[e->cpu], e, e->time_ns, &hole) > 0)
+		*n = hole.arg0;
+	if (e->type == MKM_EV_LOST)
+		*n += e->arg0; /* it announces the hole after its seq */
 	l->total += *n;
 	return 0;
 }

@@ -11,6 +11,8 @@
  *   detail      the interval under the cursor in the selected row; the
  *               metering window and the selected thread's time in it
  *   footer      the time range on screen, the cursor's time, a message
+ *   path        with P, the critical path under the rows (its segments
+ *               underlined in them): one line a segment, the latest last
  */
 #define _XOPEN_SOURCE_EXTENDED
 #include <curses.h>
@@ -35,6 +37,8 @@
 #define PAIR_MIXED (1 + TL_NR_STATES)
 #define PAIR_THREAD (PAIR_MIXED + TL_NR_STATES)
 #define NR_THREAD_COLOURS 6
+/* The critical path's segments in the rows. */
+#define PATH_ATTR (A_UNDERLINE | A_BOLD)
 
 static short colour_of(uint32_t rgb)
 {
@@ -247,6 +251,7 @@ static void rows(const struct viewer *w)
 	const struct view *v = &w->view;
 	struct layout_cell *cells = calloc(v->cols, sizeof(*cells));
 	uint32_t *who = calloc(v->cols, sizeof(*who));
+	bool *on_path = calloc(v->cols, sizeof(*on_path));
 	int cur = view_time_col(v, v->cursor);
 	unsigned int r, c;
 
@@ -257,7 +262,7 @@ static void rows(const struct viewer *w)
 
 		move(y, 0);
 		clrtoeol();
-		if (i >= w->nr_order || !cells || !who)
+		if (i >= w->nr_order || !cells || !who || !on_path)
 			continue;
 		row = w->cpu_view ? &w->cpus[w->order[i]] :
 				    &w->threads[w->order[i]];
@@ -273,8 +278,14 @@ static void rows(const struct viewer *w)
 				cpu_cell(w, who[c]);
 		} else {
 			lod_row(w->lod, row->id, v->t0, v->t1, v->cols, cells);
-			for (c = 0; c < v->cols; c++)
+			path_row(w, row->id, on_path);
+			for (c = 0; c < v->cols; c++) {
+				if (on_path[c])
+					attron(PATH_ATTR);
 				state_cell(w, cells[c]);
+				if (on_path[c])
+					attroff(PATH_ATTR);
+			}
 		}
 		/* The cursor's column, in reverse on every row. */
 		if (cur >= 0)
@@ -282,6 +293,7 @@ static void rows(const struct viewer *w)
 	}
 	free(cells);
 	free(who);
+	free(on_path);
 	if (!w->cpu_view)
 		flutter_ticks(w);
 }
@@ -603,6 +615,64 @@ static void noise_pane(const struct viewer *w)
 	noise_result_free(&r);
 }
 
+/* Lines the critical path's pane takes below the rows: its segments and
+ * two lines of titles, in at most half of the rows' place. */
+static unsigned int path_lines(const struct viewer *w, unsigned int area)
+{
+	size_t want = w->path.nr + 2 > 3 ? w->path.nr + 2 : 3;
+
+	if (!w->path_pane || w->cpu_view)
+		return 0;
+	return want < area / 2 ? (unsigned int)want : area / 2;
+}
+
+/* The critical path, one line a segment, the latest (the cursor's) last:
+ * who, in what state, from when to when, for how long. */
+static void path_pane(const struct viewer *w, int y, unsigned int lines)
+{
+	size_t i, shown = lines - 2 < w->path.nr ? lines - 2 : w->path.nr;
+	double origin = (double)mon_time_origin(&w->meta.info);
+	struct tl_thread t = { 0 };
+	char a[32], d[32];
+	unsigned int r;
+
+	tl_thread(w->tl, w->path_th, &t);
+	move(y, 0);
+	clrtoeol();
+	printw("critical path of %u %s up to %s: %zu segment%s", t.tid, t.name,
+	       rel(w, a, sizeof(a), w->path_at), w->path.nr,
+	       w->path.nr == 1 ? "" : "s");
+	if (shown < w->path.nr)
+		printw(", the last %zu shown", shown);
+	addstr(" (P closes)");
+	move(y + 1, 0);
+	clrtoeol();
+	printw("  %-22s %-12s %17s %17s %12s", "THREAD", "STATE", "FROM (ms)",
+	       "TO (ms)", "DURATION");
+	for (r = 2; r < lines; r++) {
+		move(y + (int)r, 0);
+		clrtoeol();
+	}
+	if (!w->path.nr)
+		mvaddstr(y + 2, 0, "  (none)");
+	for (r = 2, i = w->path.nr - shown; i < w->path.nr; i++, r++) {
+		const struct mon_path_seg *s = &w->path.seg[i];
+		char who[48];
+
+		if (tl_thread(w->tl, s->thread, &t))
+			continue;
+		snprintf(who, sizeof(who), "%u %s", t.tid,
+			 t.name[0] ? t.name : "?");
+		/* In ms to the ns, as the events pane: a chain's steps are
+		 * microseconds apart in a run of seconds. */
+		mvprintw(y + (int)r, 0, "  %-22.22s %-12s %17.6f %17.6f %12s",
+			 who, tl_state_name(s->state),
+			 ((double)s->start_ns - origin) / 1e6,
+			 ((double)s->end_ns - origin) / 1e6,
+			 mon_fmt_ns(d, sizeof(d), s->end_ns - s->start_ns));
+	}
+}
+
 static void help(void)
 {
 	int y = 0;
@@ -632,6 +702,8 @@ static void help(void)
 
 void draw(struct viewer *w)
 {
+	unsigned int area, pane;
+
 	if (COLS < MIN_COLS || LINES < MIN_LINES) {
 		erase();
 		/* Short lines: they must fit the screen they complain of. */
@@ -640,8 +712,10 @@ void draw(struct viewer *w)
 		refresh();
 		return;
 	}
+	area = (unsigned int)(LINES - TOP_LINES - BOTTOM_LINES);
+	pane = path_lines(w, area);
 	view_set_size(&w->view, (unsigned int)(COLS - LABEL_W - 1),
-		      (unsigned int)(LINES - TOP_LINES - BOTTOM_LINES));
+		      area - pane);
 	if (w->help) {
 		help();
 		refresh();
@@ -659,6 +733,8 @@ void draw(struct viewer *w)
 		meter_pane(w);
 	else
 		rows(w);
+	if (pane)
+		path_pane(w, TOP_LINES + (int)(area - pane), pane);
 	detail(w);
 	footer(w);
 	refresh();

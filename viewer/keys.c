@@ -53,6 +53,8 @@ const struct key keys[] = {
 	  "follow the waker: the thread and instant that woke this one" },
 	{ 'b', "b", ACT_BACK, "back to where W came from" },
 	{ KEY_BACKSPACE, "BkSp", ACT_BACK, NULL },
+	{ 'P', "P", ACT_PATH,
+	  "critical path: what the thread waited for, back from the cursor" },
 	{ 'n', "n", ACT_NEXT_SWITCH, "next switch of the selected thread" },
 	{ 'N', "N", ACT_PREV_SWITCH, "previous switch of the selected thread" },
 	{ 'L', "L", ACT_NEXT_LOST, "next LOST gap (UNKNOWN), any thread" },

@@ -51,6 +51,7 @@ enum action {
 	ACT_NOISE,
 	ACT_WAKER,
 	ACT_BACK,
+	ACT_PATH,
 	ACT_REDRAW,
 };
 

@@ -32,6 +32,28 @@ uint64_t layout_column_start(uint64_t t0, uint64_t t1, unsigned int width,
 	return t0 + (uint64_t)((unsigned __int128)(t1 - t0) * c / width);
 }
 
+void layout_span(uint64_t t0, uint64_t t1, unsigned int width, uint64_t a,
+		 uint64_t b, bool *on)
+{
+	unsigned int c = 0;
+
+	if (a >= b || b <= t0 || a >= t1 || t0 >= t1 || !width)
+		return;
+	if (a > t0) { /* the column holding a, rounded as the columns are cut */
+		c = (unsigned int)((unsigned __int128)(a - t0) * width /
+				   (t1 - t0));
+		if (c >= width)
+			c = width - 1;
+		while (c + 1 < width &&
+		       layout_column_start(t0, t1, width, c + 1) <= a)
+			c++;
+		while (c > 0 && layout_column_start(t0, t1, width, c) > a)
+			c--;
+	}
+	for (; c < width && layout_column_start(t0, t1, width, c) < b; c++)
+		on[c] = true;
+}
+
 struct layout_cell layout_cell_of(const uint64_t *time)
 {
 	struct layout_cell cell = { .state = LAYOUT_NONE };

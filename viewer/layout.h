@@ -56,6 +56,14 @@ struct layout_cell layout_cell_of(const uint64_t *time);
 void layout_row(const struct tl_interval *iv, size_t n, uint64_t t0,
 		uint64_t t1, unsigned int width, struct layout_cell *cells);
 
+/*
+ * layout_span - mark the columns that [@a, @b) overlaps, of @width over
+ * [@t0, @t1) (as layout_row() cuts them): @on[c] set to true for those,
+ * the others left as they are (the critical path's segments on a row)
+ */
+void layout_span(uint64_t t0, uint64_t t1, unsigned int width, uint64_t a,
+		 uint64_t b, bool *on);
+
 /* The character a cell is drawn with: its state's glyph, or LAYOUT_MIXED. */
 char layout_glyph(struct layout_cell cell);
 

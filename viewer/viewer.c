@@ -82,6 +82,7 @@ int viewer_swap(struct viewer *w, struct tl *tl, const struct mon_meta *meta)
 	noise_destroy(w->noise); /* it indexed the other timeline */
 	w->noise = NULL;
 	w->noise_pane = false;
+	path_clear(w); /* its times are the other timeline's */
 	err = rows_update(w);
 	return err ? err : rows_order(w);
 }
@@ -89,6 +90,7 @@ int viewer_swap(struct viewer *w, struct tl *tl, const struct mon_meta *meta)
 void viewer_close(struct viewer *w)
 {
 	noise_destroy(w->noise);
+	mon_path_free(&w->path);
 	free(w->events);
 	rows_free(w);
 	lod_destroy(w->lod);
@@ -513,6 +515,9 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		break;
 	case ACT_BACK:
 		waker_back(w);
+		break;
+	case ACT_PATH:
+		path_toggle(w);
 		break;
 	case ACT_EVENTS:
 		w->events_pane = !w->events_pane && sel;

@@ -13,6 +13,7 @@
  *   events.c  the events pane: a thread's records around the cursor,
  *             read again from the file through a pipeline
  *   waker.c   follow the waker (W) and back (b)
+ *   path.c    the critical path of a thread's wait chain (P)
  *   live.c    --live: the recording's records handed to the viewer
  *   viewer.c  the loop: keys to actions, actions to the model
  */
@@ -95,6 +96,10 @@ struct viewer {
 	struct place places[VIEWER_PLACES]; /* W's way back, newest last */
 	size_t nr_places;
 	bool cpu_view, help, meter_pane, events_pane, noise_pane;
+	struct mon_path path; /* P: the critical path shown, or none */
+	bool path_pane;
+	size_t path_th; /* whose path it is, back from path_at */
+	uint64_t path_at;
 	struct noise *noise; /* the noise pane's index, made when opened */
 	struct mkm_event *events; /* the events pane's records, in time order */
 	size_t nr_events, events_before; /* of those, before the cursor */
@@ -158,6 +163,14 @@ int events_read(struct viewer *w, const struct mon_filter *filter,
  * (b). Each says what it did, or why not, in w->message. */
 void waker_follow(struct viewer *w);
 void waker_back(struct viewer *w);
+
+/* path.c: P computes the critical path of the selected thread back from
+ * the cursor and opens its pane, or closes it (w->message says why not);
+ * path_clear() drops it; path_row() sets @on[c] for the columns of
+ * thread @th's row that lie on the path (view.cols of them). */
+void path_toggle(struct viewer *w);
+void path_clear(struct viewer *w);
+void path_row(const struct viewer *w, size_t th, bool *on);
 
 /* events.c: the tasks monitored threads switched to, per CPU, into the
  * CPUs view's tracks (a read of the file); 0 or -errno. */

@@ -68,6 +68,7 @@
 #ifndef LIBMONITOR_H
 #define LIBMONITOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -708,6 +709,40 @@ MON_API size_t tl_nr_flutters(const struct tl *tl);
 MON_API int tl_flutter(const struct tl *tl, size_t i, struct tl_flutter *out);
 
 /*
+ * A wake: a WAKEUP or WAKEUP_NEW record that made a thread runnable (one
+ * of a thread already runnable or on its CPU is not kept), who woke whom:
+ * the edges of a wait chain (mon_critical_path()). Kept in time order
+ * unless the timeline is TL_STREAMING; needs MKM_CLASS_WAKEUP.
+ */
+struct tl_wake {
+	uint64_t time_ns; /* the start of the thread's RUNQ interval */
+	size_t thread; /* the thread woken */
+	int64_t waker; /* the thread that woke it (a WAKEUP_NEW: its parent),
+			  or -1: tid 0 (an idle CPU's interrupt) or a task
+			  not monitored */
+	uint32_t waker_tid; /* as the record says */
+	uint16_t cpu; /* the CPU the thread was woken onto */
+	uint8_t type; /* MKM_EV_WAKEUP or MKM_EV_WAKEUP_NEW */
+	uint8_t flags; /* the record's MKM_EVF_* (IN_IRQ: from an interrupt
+			  on the waker's CPU, not by the waker itself) */
+};
+
+/* tl_nr_wakes - wakes kept; tl_wake - wake @i. Return: 0, -EINVAL or
+ * -ENOENT. */
+MON_API size_t tl_nr_wakes(const struct tl *tl);
+MON_API int tl_wake(const struct tl *tl, size_t i, struct tl_wake *out);
+
+/*
+ * tl_wake_at - the wake that made thread @th runnable at @t_ns (binary
+ * search, O(log n))
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (none: not woken then, or the
+ * record was lost or not recorded).
+ */
+MON_API int tl_wake_at(const struct tl *tl, size_t th, uint64_t t_ns,
+		       struct tl_wake *out);
+
+/*
  * tl_set_idle - turn TL_IDLE on before anything is fed (the timeline sink
  * does so when the stream's INFO says MKM_CONFIG_SYSTEM)
  *
@@ -876,6 +911,38 @@ MON_API uint32_t mon_split_unique_id(const struct mon_split *s, uint32_t tid);
 
 /* mon_split_free - free a splitter; NULL is a no-op. */
 MON_API void mon_split_free(struct mon_split *s);
+
+/*
+ * Lost events
+ * ===========
+ * Each CPU numbers its records (seq). A LOST record says how many events
+ * the CPU dropped, and its seq is the first one dropped. A hole in a CPU's
+ * seq numbers that no LOST record announced (a trace cut upstream, a stage
+ * that dropped records, a merge of sources) is a loss too: every reader
+ * of this library turns it into a LOST record by mon_seq_lost().
+ */
+struct mon_seq_track {
+	uint32_t next; /* the seq expected next */
+	bool valid; /* a record was seen */
+};
+
+/*
+ * mon_seq_lost - the LOST record for the events missing just before @e in
+ * its stream, and the stream's track moved past @e
+ * @t: the track of @e's stream (one CPU of one source), zeroed at first
+ * @e: the stream's next record (a LOST one moves @t past the events it
+ *     announces)
+ * @time_ns: the time to give the LOST record
+ * @lost: out, when 1 is returned: a LOST record stamped @time_ns on @e's
+ *        CPU, its seq the first missing, arg0 how many are missing
+ *
+ * Return: 1 when events are missing before @e, 0 when none are (or @e is
+ * the stream's first record), -ERANGE when @e's seq is behind the one
+ * expected (a repeat, not a loss: an anomaly to count). @t moves past @e
+ * in every case.
+ */
+MON_API int mon_seq_lost(struct mon_seq_track *t, const struct mkm_event *e,
+			 uint64_t time_ns, struct mkm_event *lost);
 
 /*
  * What a recording takes by default ("default" below): the module's

@@ -10,6 +10,9 @@
  *  idle_*    idle CPUs (seed 002): per CPU, the idle intervals' count,
  *            mean, standard deviation, minimum and maximum, a histogram of
  *            their lengths, and what ended them
+ *  mon_critical_path  what a thread waited for (Trace Compass's critical
+ *            path): back from an instant, its own running and queueing,
+ *            and through each sleep the waker's, recursively
  *
  * Both need a system-wide recording (MKM_CONFIG_SYSTEM, TL_IDLE) to see
  * every intruder and idle time; on a selective one they see the monitored
@@ -26,6 +29,7 @@
 #ifndef MON_ANALYSIS_H
 #define MON_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -177,6 +181,49 @@ MON_API void idle_report_free(struct idle_report *r);
 /* idle_hist_bound_ns - the upper bound of histogram bucket @k (ns);
  * UINT64_MAX for the last. */
 MON_API uint64_t idle_hist_bound_ns(unsigned int k);
+
+/*
+ * Critical path. Walking back from thread @th at an instant: while the
+ * thread ran, was interrupted or waited for a CPU, that time is on the
+ * path, on its own row; where it slept, the path goes to the thread that
+ * woke it (tl_wake_at()) at the instant of the wake, and on back through
+ * the waker the same way. A sleep that no monitored thread ended (a
+ * timer, a device, an interrupt: MKM_EVF_IN_IRQ, tid 0, a task not
+ * monitored, a wake not recorded) stays on the path as the sleep itself:
+ * nothing the trace names was worked on meanwhile. A thread's creation
+ * leads to its parent (WAKEUP_NEW). Needs MKM_CLASS_WAKEUP.
+ */
+struct mon_path_seg {
+	uint64_t start_ns, end_ns;
+	size_t thread;
+	uint8_t state; /* enum tl_state of @thread over the segment */
+};
+
+struct mon_path {
+	struct mon_path_seg *seg; /* in time order, the earliest first */
+	size_t nr;
+	bool cut; /* MON_PATH_MAX segments reached: @seg is the latest part */
+};
+
+/* The longest path kept: a wait chain walked back over a long trace. */
+#define MON_PATH_MAX 100000
+
+/*
+ * mon_critical_path - the critical path of thread @th in [@from_ns, @to_ns]
+ * @tl: the timeline (not TL_STREAMING: its wakes are needed)
+ * @th: the thread
+ * @from_ns: the walk stops there (segments start no earlier)
+ * @to_ns: the instant walked back from
+ * @out: out: the path, in time order; free with mon_path_free()
+ *
+ * Return: 0, or -EINVAL (NULL, @from_ns > @to_ns), -ENOENT (@th out of
+ * range), -ENOMEM.
+ */
+MON_API int mon_critical_path(const struct tl *tl, size_t th, uint64_t from_ns,
+			      uint64_t to_ns, struct mon_path *out);
+
+/* mon_path_free - free a path's segments; a zeroed or NULL one is a no-op. */
+MON_API void mon_path_free(struct mon_path *p);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -127,6 +128,36 @@ static void test_layout_row_huge_times_do_not_overflow(void **state)
 	assert_string_equal(s, "Dz");
 }
 
+static void span_string(uint64_t a, uint64_t b, char *out)
+{
+	bool on[10] = { false };
+	unsigned int c;
+
+	layout_span(100, 200, 10, a, b, on);
+	for (c = 0; c < 10; c++)
+		out[c] = on[c] ? '#' : '.';
+	out[10] = 0;
+}
+
+static void test_layout_span_marks_overlapped_columns(void **state)
+{
+	char s[11];
+
+	(void)state;
+	span_string(120, 140, s); /* columns 2 and 3, exactly */
+	assert_string_equal(s, "..##......");
+	span_string(125, 141, s); /* a part of column 4 is a part */
+	assert_string_equal(s, "..###.....");
+	span_string(50, 110, s); /* from before the window */
+	assert_string_equal(s, "#.........");
+	span_string(190, 900, s); /* past its end */
+	assert_string_equal(s, ".........#");
+	span_string(0, 100, s); /* ending at its start: nothing */
+	assert_string_equal(s, "..........");
+	span_string(130, 130, s); /* empty */
+	assert_string_equal(s, "..........");
+}
+
 static void test_layout_glyph_none_and_unknown(void **state)
 {
 	struct layout_cell none = { LAYOUT_NONE, 0 };
@@ -148,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_layout_row_zoomed_in_range),
 		cmocka_unit_test(test_layout_row_huge_times_do_not_overflow),
 		cmocka_unit_test(test_layout_glyph_none_and_unknown),
+		cmocka_unit_test(test_layout_span_marks_overlapped_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

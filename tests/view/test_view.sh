@@ -31,10 +31,10 @@ trap '[ -z "$sock" ] || tmux_ kill-server 2>/dev/null || true' EXIT
 # The screen once it stops changing (the viewer redraws after each key).
 settle() {
 	local a b i
-	a=$(tmux_ capture-pane -p -t t)
+	a=$(tmux_ capture-pane -p $CAPTURE -t t)
 	for ((i = 0; i < 50; i++)); do
 		sleep 0.1
-		b=$(tmux_ capture-pane -p -t t)
+		b=$(tmux_ capture-pane -p $CAPTURE -t t)
 		[ "$a" = "$b" ] && [ -n "$(tr -d ' \n' <<<"$b")" ] && break
 		a=$b
 	done
@@ -44,6 +44,7 @@ settle() {
 fail=0 n=0
 # check NAME COLSxLINES FILE [KEYS...]: each KEYS argument is sent, then
 # the screen settles; a "resize:COLSxLINES" argument resizes the window.
+# CAPTURE=-e keeps the attributes and colours (as escape sequences).
 check() {
 	local name=$1 size=$2 file=$3 got
 	shift 3
@@ -77,7 +78,7 @@ check() {
 
 mkdir -p "$screens"
 cd "$dir"
-VIEW_ENV=
+VIEW_ENV= CAPTURE=
 check open 100x24 small.mkm
 check compensated 100x24 small.mkm K
 # The play, at once: the end is the compensated view, said ended.
@@ -109,6 +110,15 @@ check waker_chain 100x24 small.mkm '>' '>' '>' '>' '>' W C-l
 check waker_lost 100x24 small.mkm j j G W
 check waker_back 100x24 small.mkm j '>' '>' '>' '>' W '>' b
 check waker_none 100x24 small.mkm b
+# The critical path of main at the end: its run and wait after worker-a
+# woke it at 5 ms, and before that worker-a's run, interrupt and wait;
+# underlined in the rows (the escape sequences of CAPTURE=-e show it).
+check path 100x24 small.mkm G P
+CAPTURE=-e check path_underlined 100x24 small.mkm G P
+check path_closed 100x24 small.mkm G P P
+# Inside worker-a's disk wait, whose end is still to come: the wait so far.
+check path_asleep 100x24 small.mkm j j '>' '>' '>' '>' '>' P
+check path_cpus 100x24 small.mkm Tab P
 check longer_than 100x24 small.mkm j T 1.5ms Enter
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c

@@ -25,24 +25,9 @@ MON_HIDDEN void *mon_stage_priv(const struct mon_stage *st,
  * Renumbering. A stage that drops or mixes records leaves holes or
  * repeats in each CPU's seq numbers, which a reader would take for losses.
  * So it checks each input stream's seqs (a hole is a real loss: it becomes
- * a LOST record) and numbers what it passes on anew, per output CPU.
+ * a LOST record, mon_seq_lost()) and numbers what it passes on anew, per
+ * output CPU.
  */
-struct seq_track {
-	uint32_t next; /* the seq expected next */
-	bool valid;
-};
-
-/* How many events were lost just before @e in its input stream; moves the
- * stream on past @e. */
-static inline uint32_t seq_gap(struct seq_track *in, const struct mkm_event *e)
-{
-	uint32_t gap = in->valid ? e->seq - in->next : 0;
-
-	in->next = e->seq + (e->type == MKM_EV_LOST ? e->arg0 : 1);
-	in->valid = true;
-	return gap < 0x80000000u ? gap : 0; /* backwards: not a loss */
-}
-
 /* Gives @e the next seq of its output stream. */
 static inline void seq_assign(uint32_t *out, struct mkm_event *e)
 {
@@ -64,7 +49,7 @@ struct reorder_lane {
 	struct mkm_event *q; /* [head, tail) */
 	size_t head, tail, cap;
 	uint64_t last; /* time of the last record pushed */
-	struct seq_track seq; /* when renumbering */
+	struct mon_seq_track seq; /* when renumbering */
 	uint32_t group, cpu;
 };
 

@@ -123,7 +123,7 @@ int reorder_push(struct reorder *r, uint32_t group, const struct mkm_event *ev,
 		 size_t n)
 {
 	struct reorder_lane *l = NULL;
-	uint32_t gap;
+	struct mkm_event lost;
 	size_t i;
 	int err;
 
@@ -137,13 +137,8 @@ int reorder_push(struct reorder *r, uint32_t group, const struct mkm_event *ev,
 		}
 		/* A jump in this lane's seqs: events lost here. Renumbered
 		 * seqs would hide it, so it becomes a LOST record. */
-		gap = r->renumber ? seq_gap(&l->seq, e) : 0;
-		if (gap) {
-			struct mkm_event lost = { .time_ns = l->last,
-						  .cpu = e->cpu,
-						  .type = MKM_EV_LOST,
-						  .arg0 = gap };
-
+		if (r->renumber &&
+		    mon_seq_lost(&l->seq, e, l->last, &lost) > 0) {
 			err = lane_append(l, &lost);
 			if (err)
 				return err;

@@ -30,7 +30,7 @@ struct filter {
 };
 
 struct cpu_seq {
-	struct seq_track in; /* from upstream */
+	struct mon_seq_track in; /* from upstream */
 	uint32_t out; /* the next seq given */
 };
 
@@ -96,8 +96,8 @@ static int put(struct filter *f, const struct mkm_event *e,
 static int renumber(struct filter *f, struct mkm_event *e,
 		    const struct mon_msg *msg, struct mon_emit *out)
 {
+	struct mkm_event lost;
 	struct cpu_seq *s;
-	uint32_t gap;
 	int ret;
 
 	if (e->cpu >= f->nr_seq) {
@@ -111,13 +111,7 @@ static int renumber(struct filter *f, struct mkm_event *e,
 		f->nr_seq = n;
 	}
 	s = &f->seq[e->cpu];
-	gap = seq_gap(&s->in, e);
-	if (gap) {
-		struct mkm_event lost = { .time_ns = e->time_ns,
-					  .cpu = e->cpu,
-					  .type = MKM_EV_LOST,
-					  .arg0 = gap };
-
+	if (mon_seq_lost(&s->in, e, e->time_ns, &lost) > 0) {
 		seq_assign(&s->out, &lost);
 		ret = put(f, &lost, msg, out);
 		if (ret)

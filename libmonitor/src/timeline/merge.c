@@ -187,9 +187,9 @@ static void merge(struct tl *tl, uint64_t w, bool all)
 static int feed_one(struct tl *tl, const struct mkm_event *ev)
 {
 	struct tl_cpu *cpu;
-	struct mkm_event e = *ev;
+	struct mkm_event e = *ev, lost;
 	unsigned int c = ev->cpu;
-	int err;
+	int err, missing;
 
 	if (unlikely(c >= tl->max_cpu)) {
 		if (c >= TL_MAX_CPUS) {
@@ -227,40 +227,26 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 			tl->stats.anomalies++;
 		e.time_ns = cpu->last_time;
 	}
-	if (cpu->seq_valid && unlikely(e.seq != cpu->next_seq)) {
-		uint32_t gap = e.seq - cpu->next_seq;
-
-		if (gap < 0x80000000u) {
-			struct mkm_event lost = {
-				.time_ns = cpu->last_time,
-				.seq = cpu->next_seq,
-				.cpu = (uint16_t)c,
-				.type = MKM_EV_LOST,
-				.arg0 = gap,
-			};
-
-			tl->stats.seq_gaps++;
-			tl->stats.gaps++;
-			tl->stats.lost += gap;
-			cpu->lost += gap;
-			err = queue_push(cpu, &lost);
-			if (err)
-				return err;
-			tl->pending++;
-		} else {
-			tl->stats.anomalies++; /* seq went backwards */
-		}
+	missing = mon_seq_lost(&cpu->seq, &e, cpu->last_time, &lost);
+	if (unlikely(missing > 0)) {
+		tl->stats.seq_gaps++;
+		tl->stats.gaps++;
+		tl->stats.lost += lost.arg0;
+		cpu->lost += lost.arg0;
+		err = queue_push(cpu, &lost);
+		if (err)
+			return err;
+		tl->pending++;
+	} else if (unlikely(missing < 0)) {
+		tl->stats.anomalies++; /* seq went backwards */
 	}
 	if (e.type == MKM_EV_LOST) {
-		cpu->next_seq = e.seq + e.arg0;
 		tl->stats.gaps++;
 		tl->stats.lost += e.arg0;
 		cpu->lost += e.arg0;
 	} else {
-		cpu->next_seq = e.seq + 1;
 		tl->stats.events++;
 	}
-	cpu->seq_valid = true;
 	cpu->last_time = e.time_ns;
 	err = queue_push(cpu, &e);
 	if (err)
@@ -292,10 +278,10 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 	 * part of it for this one. */
 	if (n > FEED_RUN_MAX)
 		n = FEED_RUN_MAX;
-	if (!cpu->seq_valid || queue_reserve(cpu, n))
+	if (!cpu->seq.valid || queue_reserve(cpu, n))
 		return 0;
 	last = cpu->last_time;
-	seq = cpu->next_seq;
+	seq = cpu->seq.next;
 	q = cpu->q + cpu->tail;
 	for (j = 0; j < n; j++) {
 		const struct mkm_event *e = &ev[j];
@@ -314,7 +300,7 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 	cpu->tail += j;
 	queue_seal(cpu);
 	cpu->last_time = last;
-	cpu->next_seq = seq;
+	cpu->seq.next = seq;
 	tl->stats.events += j;
 	tl->pending += j;
 	return j;

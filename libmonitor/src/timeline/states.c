@@ -347,6 +347,27 @@ static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	m->cpu = ev->cpu;
 }
 
+/* Who woke whom: the edges mon_critical_path() walks back. */
+static void add_wake(struct tl *tl, const struct mkm_event *ev, size_t th,
+		     unsigned int cpu, uint64_t now)
+{
+	struct tl_wake *w = push((void **)&tl->wakes, tl->nr_wakes,
+				 &tl->cap_wakes, sizeof(*w));
+
+	if (!w)
+		return;
+	tl->nr_wakes++;
+	*w = (struct tl_wake){
+		.time_ns = now,
+		.thread = th,
+		.waker = ev->arg1 ? tl_thread_lookup(tl, ev->arg1) : NO_THREAD,
+		.waker_tid = ev->arg1,
+		.cpu = (uint16_t)cpu,
+		.type = ev->type,
+		.flags = ev->flags,
+	};
+}
+
 static unsigned int cpu_arg(const struct tl *tl, uint32_t arg,
 			    unsigned int dflt)
 {
@@ -617,6 +638,8 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			return;
 		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
 		set_state(tl, t, now, TL_RUNQ, t->cpu);
+		if (!tl->streaming)
+			add_wake(tl, ev, (size_t)i, t->cpu, now);
 		return;
 	case MKM_EV_WAKING:
 		return;

@@ -119,6 +119,7 @@ void tl_destroy(struct tl *tl)
 	mon_u32map_free(&tl->hints);
 	free(tl->marks);
 	free(tl->flutters);
+	free(tl->wakes);
 	free(tl->irqs);
 	free(tl);
 }
@@ -330,6 +331,7 @@ int tl_memory(const struct tl *tl, struct tl_memory *out)
 			   out->queue_bytes + sizeof(*tl) +
 			   tl->cap_marks * sizeof(struct tl_mark) +
 			   tl->cap_flutters * sizeof(struct tl_flutter) +
+			   tl->cap_wakes * sizeof(struct tl_wake) +
 			   tl->cap_irqs * sizeof(struct tl_irq);
 	return 0;
 }
@@ -362,4 +364,45 @@ int tl_flutter(const struct tl *tl, size_t i, struct tl_flutter *out)
 		return -ENOENT;
 	*out = tl->flutters[i];
 	return 0;
+}
+
+size_t tl_nr_wakes(const struct tl *tl)
+{
+	return tl ? tl->nr_wakes : 0;
+}
+
+int tl_wake(const struct tl *tl, size_t i, struct tl_wake *out)
+{
+	if (!tl || !out)
+		return -EINVAL;
+	if (i >= tl->nr_wakes)
+		return -ENOENT;
+	*out = tl->wakes[i];
+	return 0;
+}
+
+int tl_wake_at(const struct tl *tl, size_t th, uint64_t t_ns,
+	       struct tl_wake *out)
+{
+	size_t lo = 0, hi, i;
+
+	if (!tl || !out)
+		return -EINVAL;
+	hi = tl->nr_wakes;
+	while (lo < hi) { /* the first wake at or after t_ns */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->wakes[mid].time_ns < t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Several threads may be woken at one instant. */
+	for (i = lo; i < tl->nr_wakes && tl->wakes[i].time_ns == t_ns; i++) {
+		if (tl->wakes[i].thread == th) {
+			*out = tl->wakes[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
 }

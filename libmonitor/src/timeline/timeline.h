@@ -102,8 +102,7 @@ struct tl_cpu {
 	struct mkm_event *q; /* reorder queue [head, tail) */
 	size_t head, tail, cap;
 	uint64_t last_time; /* of the last record fed */
-	uint32_t next_seq;
-	bool seq_valid;
+	struct mon_seq_track seq; /* holes become LOST records */
 	bool seen;
 	int64_t cur; /* monitored thread running here, or -1 */
 	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
@@ -162,6 +161,8 @@ struct tl {
 	size_t nr_marks, cap_marks;
 	struct tl_flutter *flutters;
 	size_t nr_flutters, cap_flutters;
+	struct tl_wake *wakes;
+	size_t nr_wakes, cap_wakes;
 	struct tl_irq *irqs; /* handlers run, in order of their exits */
 	size_t nr_irqs, cap_irqs;
 	bool idle; /* TL_IDLE: tid 0 of IRQ records is the CPU's idle task */
