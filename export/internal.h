@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "export.h"
+#include "mon_cluster.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -135,6 +136,19 @@ struct lost {
  * for it). Return: 0 or -ENOMEM. */
 int lost_before(struct lost *l, const struct mkm_event *e, uint64_t *n);
 void lost_free(struct lost *l);
+
+/*
+ * A merged trace's nodes (nodes.c), from its NODES messages; none
+ * (hdr.nr_nodes 0) for a one-machine trace. Free with mon_nodes_free().
+ */
+/* Keeps @msg's nodes if it is a NODES message. Return: 0 or -ENOMEM. */
+int nodes_keep(struct mon_nodes *n, const struct mon_msg *msg);
+/* The position in n->node of @tid's or @cpu's node; -1: none (tid 0, a
+ * one-machine trace). */
+int nodes_pos_of_tid(const struct mon_nodes *n, uint32_t tid);
+int nodes_pos_of_cpu(const struct mon_nodes *n, uint32_t cpu);
+/* @tid as its own node numbers it (the merged tid without its prefix). */
+uint32_t nodes_local_tid(const struct mon_nodes *n, uint32_t tid);
 
 /*
  * The stream's microstates (states.c): the timeline builder, calling @cb

@@ -9,7 +9,12 @@
  * One location (a CPU thread) per monitored thread, in a location group
  * (a process: "comm [pid]") per process of the threads (threads.c's
  * rule: FORK, else the recorder's PROCESSES, else a process of its own),
- * on one system tree node (the recording's host). Each microstate interval of the timeline builder is an Enter and
+ * on one system tree node (the recording's host). A merged trace (mkm
+ * merge) gets the job's hierarchy instead, as Vampir shows a cluster: a
+ * system tree whose root is the job, a node under it per node of the job
+ * (class "node"), its CPUs under each node (class "cpu"), and each
+ * process's location group on its node; processes and threads are named
+ * by their node's own pids and tids. Each microstate interval of the timeline builder is an Enter and
  * a Leave of the region named after its state (tl_state_desc(): RUN_USER,
  * RUNQ, SLEEP, ...), so Vampir's function summary is msa()'s table. Marks
  * are markers ("mkm"/"mark", on their thread's location); lost spans are
@@ -80,6 +85,7 @@ struct otf2 {
 	struct lost_span *span; /* by CPU */
 	size_t nr_span;
 	struct trace_info info;
+	struct mon_nodes nodes; /* a merged trace's; none: one host */
 	uint64_t t0, t_end;
 	bool started;
 	int err; /* the interval callback's */
@@ -300,6 +306,8 @@ static int o2_consume(void *priv, const struct mon_msg *msg)
 	case MON_MSG_THREADS:
 		return threads_names(&o->threads, msg->threads,
 				     msg->nr_threads);
+	case MON_MSG_NODES:
+		return nodes_keep(&o->nodes, msg);
 	case MON_MSG_EVENTS:
 		if (msg->nr_events && !o->started) {
 			o->t0 = msg->events[0].time_ns;
@@ -314,6 +322,51 @@ static int o2_consume(void *priv, const struct mon_msg *msg)
 	if (!ret)
 		ret = o->err;
 	return ret ? ret : check(o, OTF2_SUCCESS);
+}
+
+/* The system tree node of @tid's process: its node's, else the root. */
+static OTF2_SystemTreeNodeRef tree_node_of(const struct otf2 *o, uint32_t tid)
+{
+	int pos = nodes_pos_of_tid(&o->nodes, tid);
+
+	return pos < 0 ? 0 : 1 + (OTF2_SystemTreeNodeRef)pos;
+}
+
+/*
+ * A merged trace's system tree: the job (0), its nodes (1 + their position
+ * in NODES), then each node's CPUs. Its strings start at @str.
+ */
+static OTF2_ErrorCode write_tree(struct otf2 *o, OTF2_GlobalDefWriter *d,
+				 uint32_t str)
+{
+	const struct mon_nodes *n = &o->nodes;
+	uint32_t nr = n->hdr.nr_nodes, i, c, cpu_id = 1 + nr;
+	uint32_t node_class = str + 1, cpu_class = str + 2;
+	OTF2_ErrorCode err;
+	char name[80];
+
+	snprintf(name, sizeof(name), "job %u.%u", n->hdr.job_id,
+		 n->hdr.step_id);
+	err = OTF2_GlobalDefWriter_WriteString(d, str, name);
+	err |= OTF2_GlobalDefWriter_WriteString(d, str + 1, "node");
+	err |= OTF2_GlobalDefWriter_WriteString(d, str + 2, "cpu");
+	err |= OTF2_GlobalDefWriter_WriteSystemTreeNode(
+		d, 0, str, STR_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+	str += 3;
+	for (i = 0; i < nr; i++) {
+		err |= OTF2_GlobalDefWriter_WriteString(d, str,
+							n->node[i].name);
+		err |= OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 1 + i, str++,
+								node_class, 0);
+	}
+	for (i = 0; i < nr; i++)
+		for (c = 0; c < n->node[i].nr_cpus; c++) {
+			snprintf(name, sizeof(name), "cpu %u", c);
+			err |= OTF2_GlobalDefWriter_WriteString(d, str, name);
+			err |= OTF2_GlobalDefWriter_WriteSystemTreeNode(
+				d, cpu_id++, str++, cpu_class, 1 + i);
+		}
+	return err;
 }
 
 /* The location groups: one per process of the locations' threads, named
@@ -342,11 +395,11 @@ static int64_t write_groups(struct otf2 *o, OTF2_GlobalDefWriter *d,
 		lead = threads_find(&o->threads, tgid);
 		snprintf(name, sizeof(name), "%s [%u]",
 			 lead && lead->comm[0] ? lead->comm : by[k]->comm,
-			 tgid);
+			 nodes_local_tid(&o->nodes, tgid));
 		*err |= OTF2_GlobalDefWriter_WriteString(d, str + g - 1, name);
 		*err |= OTF2_GlobalDefWriter_WriteLocationGroup(
 			d, g - 1, str + g - 1, OTF2_LOCATION_GROUP_TYPE_PROCESS,
-			0, OTF2_UNDEFINED_LOCATION_GROUP);
+			tree_node_of(o, tgid), OTF2_UNDEFINED_LOCATION_GROUP);
 	}
 	g = procs.numbered;
 	threads_free(&procs);
@@ -393,12 +446,17 @@ static int write_definitions(struct otf2 *o)
 		char name[40];
 
 		snprintf(name, sizeof(name), "%s [%u]", by[k]->comm,
-			 by[k]->tid);
+			 nodes_local_tid(&o->nodes, by[k]->tid));
 		err |= OTF2_GlobalDefWriter_WriteString(d, STR_THREADS + k,
 							name);
 	}
-	err |= OTF2_GlobalDefWriter_WriteSystemTreeNode(
-		d, 0, STR_HOST, STR_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+	/* after the threads' and their groups' strings */
+	if (o->nodes.hdr.nr_nodes)
+		err |= write_tree(o, d, STR_THREADS + 2 * o->threads.numbered);
+	else
+		err |= OTF2_GlobalDefWriter_WriteSystemTreeNode(
+			d, 0, STR_HOST, STR_MACHINE,
+			OTF2_UNDEFINED_SYSTEM_TREE_NODE);
 	if (write_groups(o, d, by, &group, &err) < 0) {
 		free(by);
 		return -ENOMEM;
@@ -482,6 +540,7 @@ static void o2_destroy(void *priv)
 	states_free(&o->states);
 	threads_free(&o->threads);
 	lost_free(&o->lost);
+	mon_nodes_free(&o->nodes);
 	free(o->loc);
 	free(o->span);
 	free(o);

@@ -20,6 +20,12 @@
  *   OUT.row  CPU, node, task ("comm [pid]") and thread ("comm [tid]")
  *            names
  *
+ * A merged trace (mkm merge) keeps Paraver's hierarchy: a node per node
+ * of the job (the header's nodes with their CPUs, the .row's NODE level),
+ * each task on its node, tasks and threads named by their node's own
+ * pids and tids; the records' CPUs are the merged trace's, which number
+ * each node's CPUs after the previous node's, as Paraver does.
+ *
  * Times are ns from the first record; CPU fields are 1-based (0: the
  * thread holds no CPU); state values are enum tl_state + 1 (Paraver keeps
  * 0 for idle).
@@ -75,6 +81,7 @@ struct paraver {
 	bool started;
 	unsigned int nr_cpus;
 	char host[65];
+	struct mon_nodes nodes; /* a merged trace's; none: one node */
 	int err; /* the interval callback's */
 	bool committed;
 };
@@ -308,6 +315,8 @@ static int pv_consume(void *priv, const struct mon_msg *msg)
 	case MON_MSG_THREADS:
 		return threads_names(&pv->threads, msg->threads,
 				     msg->nr_threads);
+	case MON_MSG_NODES:
+		return nodes_keep(&pv->nodes, msg);
 	case MON_MSG_EVENTS:
 		if (!msg->nr_events)
 			return 0;
@@ -365,14 +374,49 @@ static int write_pcf(struct paraver *pv)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* CPUs, node, tasks (processes) and threads, task by task. */
+/* Paraver's node (1-based) of the task whose leader is @lead; 1 for a
+ * one-machine trace. */
+static unsigned int task_node(const struct paraver *pv,
+			      const struct thread_info *lead)
+{
+	int pos = nodes_pos_of_tid(&pv->nodes, lead->tid);
+
+	return pos < 0 ? 1 : (unsigned int)pos + 1;
+}
+
+static void write_row_nodes(struct paraver *pv, FILE *f)
+{
+	uint32_t i, c;
+
+	if (!pv->nodes.hdr.nr_nodes) {
+		fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
+		for (c = 0; c < pv->nr_cpus; c++)
+			fprintf(f, "CPU %u\n", c);
+		fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n",
+			pv->host[0] ? pv->host : "node");
+		return;
+	}
+	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
+	for (c = 0; c < pv->nr_cpus; c++) {
+		const struct trace_node *n = mon_nodes_of_cpu(&pv->nodes, c);
+
+		if (n)
+			fprintf(f, "%s CPU %u\n", n->name, c - n->cpu_base);
+		else
+			fprintf(f, "CPU %u\n", c);
+	}
+	fprintf(f, "\nLEVEL NODE SIZE %u\n", pv->nodes.hdr.nr_nodes);
+	for (i = 0; i < pv->nodes.hdr.nr_nodes; i++)
+		fprintf(f, "%s\n", pv->nodes.node[i].name);
+}
+
+/* CPUs, nodes, tasks (processes) and threads, task by task. */
 static int write_row(struct paraver *pv)
 {
 	const struct thread_info **by = threads_by_number(&pv->threads);
 	const struct thread_info **pid = threads_by_number(&pv->tasks);
 	uint32_t nr_tasks = pv->tasks.numbered, task, k;
 	FILE *f = pv->row.f;
-	unsigned int c;
 
 	if (!by || (nr_tasks && !pid)) {
 		free(by);
@@ -381,13 +425,9 @@ static int write_row(struct paraver *pv)
 	}
 	if (!pv->nr_cpus) /* Paraver wants a CPU, even in an empty trace */
 		pv->nr_cpus = 1;
-	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nr_cpus);
-	for (c = 0; c < pv->nr_cpus; c++)
-		fprintf(f, "CPU %u\n", c);
-	fprintf(f,
-		"\nLEVEL NODE SIZE 1\n%s\n\nLEVEL APPL SIZE 1\nmkm\n"
-		"\nLEVEL TASK SIZE %u\n",
-		pv->host[0] ? pv->host : "node", nr_tasks);
+	write_row_nodes(pv, f);
+	fprintf(f, "\nLEVEL APPL SIZE 1\nmkm\n\nLEVEL TASK SIZE %u\n",
+		nr_tasks);
 	for (task = 1; task <= nr_tasks; task++) {
 		const struct thread_info *lead =
 			threads_find(&pv->threads, pid[task - 1]->tid);
@@ -397,14 +437,16 @@ static int write_row(struct paraver *pv)
 		for (k = 0; !comm && k < pv->threads.numbered; k++)
 			if (pv->th[k].task == task)
 				comm = by[k]->comm;
-		fprintf(f, "%s [%u]\n", comm ? comm : "", pid[task - 1]->tid);
+		fprintf(f, "%s [%u]\n", comm ? comm : "",
+			nodes_local_tid(&pv->nodes, pid[task - 1]->tid));
 	}
 	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->threads.numbered);
 	for (task = 1; task <= nr_tasks; task++)
 		for (k = 0; k < pv->threads.numbered; k++)
 			if (pv->th[k].task == task)
 				fprintf(f, "%s [%u]\n", by[k]->comm,
-					by[k]->tid);
+					nodes_local_tid(&pv->nodes,
+							by[k]->tid));
 	free(by);
 	free(pid);
 	return ferror(f) ? -EIO : 0;
@@ -423,20 +465,44 @@ static int write_prv(struct paraver *pv)
 	char e0[] = "LC_ALL=C", e1[] = "PATH=/usr/bin:/bin";
 	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, NULL, NULL };
 	char *envp[] = { e0, e1, NULL };
-	uint32_t task;
+	const struct thread_info **pids = threads_by_number(&pv->tasks);
+	uint32_t task, i;
 	pid_t pid;
 	int st, ret;
 
 	localtime_r(&now, &tm);
 	snprintf(date, sizeof(date), "%02d/%02d/%02d at %02d:%02d", tm.tm_mday,
 		 tm.tm_mon + 1, tm.tm_year % 100, tm.tm_hour, tm.tm_min);
-	/* one application: its tasks, each with its threads on node 1 */
-	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:1(%u):1:%u(", date,
-		rel(pv, pv->t_end), pv->nr_cpus,
+	if (pv->tasks.numbered && !pids)
+		return -ENOMEM;
+	/* The nodes and their CPUs (a merged trace's CPUs past its nodes'
+	 * ranges, if any, counted on the last), then one application: its
+	 * tasks, each with its threads on its node. */
+	fprintf(pv->prv.f, "#Paraver (%s):%" PRIu64 "_ns:", date,
+		rel(pv, pv->t_end));
+	if (!pv->nodes.hdr.nr_nodes) {
+		fprintf(pv->prv.f, "1(%u)", pv->nr_cpus);
+	} else {
+		unsigned int counted = 0;
+
+		fprintf(pv->prv.f, "%u(", pv->nodes.hdr.nr_nodes);
+		for (i = 0; i < pv->nodes.hdr.nr_nodes; i++) {
+			unsigned int c = pv->nodes.node[i].nr_cpus;
+
+			if (i + 1 == pv->nodes.hdr.nr_nodes &&
+			    counted + c < pv->nr_cpus)
+				c = pv->nr_cpus - counted;
+			counted += c;
+			fprintf(pv->prv.f, "%s%u", i ? "," : "", c);
+		}
+		fputc(')', pv->prv.f);
+	}
+	fprintf(pv->prv.f, ":1:%u(",
 		pv->tasks.numbered ? pv->tasks.numbered : 1);
 	for (task = 0; task < pv->tasks.numbered; task++)
-		fprintf(pv->prv.f, "%s%u:1", task ? "," : "",
-			pv->task_threads[task]);
+		fprintf(pv->prv.f, "%s%u:%u", task ? "," : "",
+			pv->task_threads[task], task_node(pv, pids[task]));
+	free(pids);
 	fputs(pv->tasks.numbered ? ")\n" : "0:1)\n", pv->prv.f);
 	if (fflush(pv->prv.f) || fflush(pv->body.f))
 		return errno ? -errno : -EIO;
@@ -501,6 +567,7 @@ static void pv_destroy(void *priv)
 	threads_free(&pv->tasks);
 	free(pv->task_threads);
 	lost_free(&pv->lost);
+	mon_nodes_free(&pv->nodes);
 	free(pv->th);
 	free(pv);
 }

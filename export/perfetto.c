@@ -18,6 +18,15 @@
  *      track_descriptor (60), track_event (11): marks as instant events
  *          on their thread's track, lost events on a track of their own
  *      trusted_packet_sequence_id (10), sequence_flags (13)
+ *      machine_id (98): the node of a merged trace's packet
+ *
+ * A merged trace (mkm merge) is written as Perfetto's multi-machine
+ * traces are (a tracing service with remote relays): each node is a
+ * machine, its packets carry its machine_id (none for the reference
+ * node, the "host"), and its CPUs, tids and pids are its own (the merged
+ * trace's without the node's CPU base and tid prefix), so that
+ * trace_processor keeps each machine's CPUs and threads apart. Each
+ * machine's first packet clears its sequence's state.
  *
  * Field numbers are those of Perfetto's published protos
  * (protos/perfetto/trace/...); tests/export/perfetto.proto lists the ones
@@ -60,6 +69,7 @@ enum {
 	TP_TRACK_EVENT = 11,
 	TP_SEQUENCE_FLAGS = 13,
 	TP_TRACK_DESCRIPTOR = 60,
+	TP_MACHINE_ID = 98,
 	BUNDLE_CPU = 1,
 	BUNDLE_EVENT = 2,
 	BUNDLE_LOST_EVENTS = 3,
@@ -118,7 +128,10 @@ struct perfetto {
 	struct cpu_bundle *cpu;
 	size_t nr_cpus;
 	struct pb pkt; /* a packet being built */
-	bool started; /* the first packet (clearing the state) is written */
+	struct mon_nodes nodes; /* a merged trace's: its machines */
+	bool *started; /* by machine: its first packet (clearing the
+			  sequence's state) is written */
+	size_t nr_machines;
 	bool lost_track; /* the track of lost events is described */
 	bool committed;
 };
@@ -144,18 +157,56 @@ static int write_packet(struct perfetto *pf, const struct pb *pkt,
 	return ret;
 }
 
-/* Starts a packet in pf->pkt; the first one clears the sequence's state. */
-static struct pb *packet_begin(struct perfetto *pf, uint64_t time_ns)
+/* The machine of a merged trace's @cpu or @tid: its node's position, 0
+ * (the host) for the reference node and for a one-machine trace. */
+static uint32_t machine_of_cpu(const struct perfetto *pf, uint32_t cpu)
+{
+	int pos = nodes_pos_of_cpu(&pf->nodes, cpu);
+
+	return pos < 0 ? 0 : (uint32_t)pos;
+}
+
+static uint32_t machine_of_tid(const struct perfetto *pf, uint32_t tid)
+{
+	int pos = nodes_pos_of_tid(&pf->nodes, tid);
+
+	return pos < 0 ? 0 : (uint32_t)pos;
+}
+
+/* @cpu and @tid as their machine numbers them. */
+static uint32_t local_cpu(const struct perfetto *pf, uint32_t cpu)
+{
+	const struct trace_node *n = mon_nodes_of_cpu(&pf->nodes, cpu);
+
+	return n ? cpu - n->cpu_base : cpu;
+}
+
+static uint32_t local_tid(const struct perfetto *pf, uint32_t tid)
+{
+	return nodes_local_tid(&pf->nodes, tid);
+}
+
+/* Starts a packet of @machine in pf->pkt; the machine's first clears its
+ * sequence's state. */
+static struct pb *packet_begin(struct perfetto *pf, uint64_t time_ns,
+			       uint32_t machine)
 {
 	struct pb *p = &pf->pkt;
 
 	p->len = 0;
+	if (array_grow(&pf->started, &pf->nr_machines, machine,
+		       sizeof(*pf->started))) {
+		p->err = -ENOMEM;
+		return p;
+	}
 	if (time_ns)
 		pb_uint(p, TP_TIMESTAMP, time_ns);
 	pb_uint(p, TP_SEQUENCE_ID, SEQUENCE_ID);
-	if (!pf->started) {
+	if (machine)
+		pb_uint(p, TP_MACHINE_ID, machine);
+	if (!pf->started[machine]) {
 		pb_uint(p, TP_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-		pf->started = true;
+		pf->started[machine] = true;
 	}
 	return p;
 }
@@ -166,15 +217,16 @@ static struct pb *packet_begin(struct perfetto *pf, uint64_t time_ns)
 static int flush_bundle(struct perfetto *pf, unsigned int cpu)
 {
 	struct cpu_bundle *c = &pf->cpu[cpu];
+	uint32_t own = local_cpu(pf, cpu);
 	struct pb *p;
 	int ret;
 
 	if (!c->pb.len && !c->lost)
 		return 0;
-	p = packet_begin(pf, 0);
+	p = packet_begin(pf, 0, machine_of_cpu(pf, cpu));
 	pb_tag(p, TP_FTRACE_EVENTS, PB_LEN);
-	pb_varint(p, 1 + pb_varint_len(cpu) + (c->lost ? 2 : 0) + c->pb.len);
-	pb_uint(p, BUNDLE_CPU, cpu);
+	pb_varint(p, 1 + pb_varint_len(own) + (c->lost ? 2 : 0) + c->pb.len);
+	pb_uint(p, BUNDLE_CPU, own);
 	if (c->lost)
 		pb_uint(p, BUNDLE_LOST_EVENTS, 1);
 	ret = write_packet(pf, p, &c->pb);
@@ -187,19 +239,19 @@ static int flush_bundle(struct perfetto *pf, unsigned int cpu)
 static int emit_thread(struct perfetto *pf, const struct thread_info *ti,
 		       uint64_t time_ns)
 {
-	struct pb *p = packet_begin(pf, time_ns);
+	struct pb *p = packet_begin(pf, time_ns, machine_of_tid(pf, ti->tid));
 	size_t tree = pb_begin(p, TP_PROCESS_TREE), m;
 
 	if (ti->tid == ti->tgid) {
 		m = pb_begin(p, PT_PROCESSES);
-		pb_uint(p, PROCESS_PID, ti->tgid);
+		pb_uint(p, PROCESS_PID, local_tid(pf, ti->tgid));
 		pb_string(p, PROCESS_CMDLINE, ti->comm);
 		pb_end(p, m);
 	}
 	m = pb_begin(p, PT_THREADS);
-	pb_uint(p, THREAD_TID, ti->tid);
+	pb_uint(p, THREAD_TID, local_tid(pf, ti->tid));
 	pb_string(p, THREAD_NAME, ti->comm);
-	pb_uint(p, THREAD_TGID, ti->tgid);
+	pb_uint(p, THREAD_TGID, local_tid(pf, ti->tgid));
 	pb_end(p, m);
 	pb_end(p, tree);
 	return write_packet(pf, p, NULL);
@@ -225,7 +277,8 @@ static int emit_named(struct perfetto *pf, uint64_t time_ns)
 static int emit_track(struct perfetto *pf, uint64_t uuid, const char *name,
 		      const struct thread_info *ti)
 {
-	struct pb *p = packet_begin(pf, 0);
+	struct pb *p =
+		packet_begin(pf, 0, ti ? machine_of_tid(pf, ti->tid) : 0);
 	size_t td = pb_begin(p, TP_TRACK_DESCRIPTOR), m;
 
 	pb_uint(p, TD_UUID, uuid);
@@ -233,8 +286,8 @@ static int emit_track(struct perfetto *pf, uint64_t uuid, const char *name,
 		pb_string(p, TD_NAME, name);
 	if (ti) {
 		m = pb_begin(p, TD_THREAD);
-		pb_uint(p, THREAD_DESC_PID, ti->tgid);
-		pb_uint(p, THREAD_DESC_TID, ti->tid);
+		pb_uint(p, THREAD_DESC_PID, local_tid(pf, ti->tgid));
+		pb_uint(p, THREAD_DESC_TID, local_tid(pf, ti->tid));
 		pb_string(p, THREAD_DESC_NAME, ti->comm);
 		pb_end(p, m);
 	}
@@ -242,10 +295,11 @@ static int emit_track(struct perfetto *pf, uint64_t uuid, const char *name,
 	return write_packet(pf, p, NULL);
 }
 
-static int emit_instant(struct perfetto *pf, uint64_t time_ns, uint64_t uuid,
-			const char *name, const char *key, uint64_t value)
+static int emit_instant(struct perfetto *pf, uint64_t time_ns, uint32_t machine,
+			uint64_t uuid, const char *name, const char *key,
+			uint64_t value)
 {
-	struct pb *p = packet_begin(pf, time_ns);
+	struct pb *p = packet_begin(pf, time_ns, machine);
 	size_t te = pb_begin(p, TP_TRACK_EVENT), m;
 
 	pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -275,15 +329,15 @@ static int emit_mark(struct perfetto *pf, const struct mkm_event *e)
 		ti->used = true;
 	}
 	snprintf(name, sizeof(name), "mark %llu", (unsigned long long)value);
-	return emit_instant(pf, e->time_ns, TRACK_THREAD | e->tid, name,
-			    "value", value);
+	return emit_instant(pf, e->time_ns, machine_of_tid(pf, e->tid),
+			    TRACK_THREAD | e->tid, name, "value", value);
 }
 
 /* The (comm, pid, prio) triple most sched events start with. */
 static void task_fields(struct perfetto *pf, struct pb *b, uint32_t tid)
 {
 	pb_string(b, 1, threads_comm(&pf->threads, tid));
-	pb_uint(b, 2, tid);
+	pb_uint(b, 2, local_tid(pf, tid));
 	pb_uint(b, 3, EXPORT_PRIO);
 }
 
@@ -293,11 +347,11 @@ static void sched_switch(struct perfetto *pf, struct pb *b, uint32_t prev,
 	size_t m = pb_begin(b, FE_SCHED_SWITCH);
 
 	pb_string(b, 1, threads_comm(&pf->threads, prev));
-	pb_uint(b, 2, prev);
+	pb_uint(b, 2, local_tid(pf, prev));
 	pb_uint(b, 3, EXPORT_PRIO);
 	pb_int(b, 4, prev_state);
 	pb_string(b, 5, threads_comm(&pf->threads, next));
-	pb_uint(b, 6, next);
+	pb_uint(b, 6, local_tid(pf, next));
 	pb_uint(b, 7, EXPORT_PRIO);
 	pb_end(b, m);
 }
@@ -320,7 +374,7 @@ static void ftrace_event(struct perfetto *pf, struct cpu_bundle *c,
 		pid = e->arg1; /* the waker runs the event */
 		break;
 	}
-	pb_uint(b, FE_PID, pid);
+	pb_uint(b, FE_PID, local_tid(pf, pid));
 
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
@@ -347,29 +401,31 @@ static void ftrace_event(struct perfetto *pf, struct cpu_bundle *c,
 							   FE_SCHED_WAKEUP_NEW);
 		task_fields(pf, b, e->tid);
 		pb_uint(b, 4, 1); /* success */
-		pb_uint(b, 5, e->type == MKM_EV_WAKING ? e->cpu : e->arg0);
+		pb_uint(b, 5,
+			local_cpu(pf,
+				  e->type == MKM_EV_WAKING ? e->cpu : e->arg0));
 		pb_end(b, m);
 		break;
 	case MKM_EV_MIGRATE:
 		m = pb_begin(b, FE_SCHED_MIGRATE_TASK);
 		task_fields(pf, b, e->tid);
-		pb_uint(b, 4, e->arg1); /* orig_cpu */
-		pb_uint(b, 5, e->arg0); /* dest_cpu */
+		pb_uint(b, 4, local_cpu(pf, e->arg1)); /* orig_cpu */
+		pb_uint(b, 5, local_cpu(pf, e->arg0)); /* dest_cpu */
 		pb_end(b, m);
 		break;
 	case MKM_EV_FORK:
 		m = pb_begin(b, FE_SCHED_PROCESS_FORK);
 		pb_string(b, 1, threads_comm(&pf->threads, e->tid));
-		pb_uint(b, 2, e->tid);
+		pb_uint(b, 2, local_tid(pf, e->tid));
 		pb_string(b, 3, threads_comm(&pf->threads, e->arg0));
-		pb_uint(b, 4, e->arg0);
+		pb_uint(b, 4, local_tid(pf, e->arg0));
 		pb_end(b, m);
 		break;
 	case MKM_EV_EXEC: /* held until its new name came (internal.h) */
 		m = pb_begin(b, FE_SCHED_PROCESS_EXEC);
 		pb_string(b, 1, threads_comm(&pf->threads, e->tid));
-		pb_uint(b, 2, e->tid);
-		pb_uint(b, 3, e->arg0); /* old_pid */
+		pb_uint(b, 2, local_tid(pf, e->tid));
+		pb_uint(b, 3, local_tid(pf, e->arg0)); /* old_pid */
 		pb_end(b, m);
 		break;
 	case MKM_EV_EXIT: {
@@ -377,8 +433,8 @@ static void ftrace_event(struct perfetto *pf, struct cpu_bundle *c,
 
 		m = pb_begin(b, FE_SCHED_PROCESS_EXIT);
 		pb_string(b, 1, threads_comm(&pf->threads, e->tid));
-		pb_uint(b, 2, e->tid);
-		pb_uint(b, 3, ti ? ti->tgid : e->tid);
+		pb_uint(b, 2, local_tid(pf, e->tid));
+		pb_uint(b, 3, local_tid(pf, ti ? ti->tgid : e->tid));
 		pb_uint(b, 4, EXPORT_PRIO);
 		pb_end(b, m);
 		break;
@@ -476,7 +532,7 @@ static int one_event(struct perfetto *pf, const struct mkm_event *e)
 		snprintf(name, sizeof(name), "LOST %llu events (cpu %u)",
 			 (unsigned long long)lost, e->cpu);
 		if (!ret)
-			ret = emit_instant(pf, e->time_ns, TRACK_LOST, name,
+			ret = emit_instant(pf, e->time_ns, 0, TRACK_LOST, name,
 					   "lost", lost);
 		c->lost = true;
 		c->out_valid = false;
@@ -514,6 +570,8 @@ static int pf_consume(void *priv, const struct mon_msg *msg)
 	int ret = 0;
 
 	switch (msg->type) {
+	case MON_MSG_NODES:
+		return nodes_keep(&pf->nodes, msg);
 	case MON_MSG_THREADS:
 		ret = threads_names(&pf->threads, msg->threads,
 				    msg->nr_threads);
@@ -538,8 +596,8 @@ static int pf_finish(void *priv)
 		if (!ret)
 			ret = flush_bundle(pf, cpu);
 	}
-	if (!ret && !pf->started) { /* an empty trace is still a trace */
-		struct pb *p = packet_begin(pf, 0);
+	if (!ret && !pf->nr_machines) { /* an empty trace is still a trace */
+		struct pb *p = packet_begin(pf, 0, 0);
 
 		ret = write_packet(pf, p, NULL);
 	}
@@ -562,6 +620,8 @@ static void pf_destroy(void *priv)
 	pb_free(&pf->pkt);
 	threads_free(&pf->threads);
 	lost_free(&pf->lost);
+	mon_nodes_free(&pf->nodes);
+	free(pf->started);
 	free(pf);
 }
 

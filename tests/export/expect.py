@@ -11,7 +11,9 @@ one offset maps every dump time onto every exported time.
 import re
 import subprocess
 
-LINE = re.compile(r"^\s*(\d+)\.(\d{6}) ms cpu(\d+)\s+(\d+) (\S+)\s*(.*?)\s+seq=(\d+)$")
+# (A merged trace's times may be negative: a node started before the
+# first node's start, its origin.)
+LINE = re.compile(r"^\s*(-?)(\d+)\.(\d{6}) ms cpu(\d+)\s+(\d+) (\S+)\s*(.*?)\s+seq=(\d+)$")
 # Linux's TASK_* bits for ps(1)'s letters, as sched_switch reports them.
 STATE_BITS = {"R": 0, "S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64}
 
@@ -26,8 +28,9 @@ def dump(mkm, trace):
         m = LINE.match(line)
         if not m:
             raise SystemExit("cannot parse dump line: " + line)
-        recs.append(dict(t=int(m[1]) * 1000000 + int(m[2]), cpu=int(m[3]),
-                         tid=int(m[4]), type=m[5], rest=m[6], seq=int(m[7])))
+        t = int(m[2]) * 1000000 + int(m[3])
+        recs.append(dict(t=-t if m[1] else t, cpu=int(m[4]),
+                         tid=int(m[5]), type=m[6], rest=m[7], seq=int(m[8])))
     return recs
 
 

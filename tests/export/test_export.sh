@@ -5,7 +5,9 @@
 # mkm dump or mkm report of the same trace: test_perfetto.py (protoc),
 # test_ctf.py (babeltrace2's Python bindings), test_paraver.py (the .prv's
 # grammar, state totals against mkm report), test_otf2.py (otf2-print,
-# otf2-marker). Then the cuts (--threads, --from/--to) and bad input: a
+# otf2-marker). A merged trace of three nodes (mktrace job, mkm merge)
+# too: Paraver's and OTF2's node hierarchies checked against mkm report's
+# nodes (test_paraver.py, test_otf2.py). Then the cuts (--threads, --from/--to) and bad input: a
 # cut, corrupt or empty trace, an unknown format, an output that cannot be
 # written (nothing left behind).
 #
@@ -37,6 +39,10 @@ otf2=$("$mkm" export -h | grep -ow otf2 || true)
 # that its export groups them as mkm report does, and report must say 700
 "$mktrace" procs "$dir/procs.mkm"
 "$mktrace" big "$dir/big.mkm" 200000 50
+# mkm merge of job 77's three node traces (their clocks apart by seconds)
+mkdir "$dir/job"
+"$mktrace" job "$dir/job"
+"$mkm" merge "$dir/job" -o "$dir/job.mkm" >/dev/null
 # A trace cut inside its last chunks, and one with a byte flipped in a
 # chunk in its middle: what precedes the cut, and all but the damaged
 # chunk, are exported.
@@ -53,7 +59,7 @@ else
 	bad "procs: mkm report puts the attached threads in their process"
 fi
 
-for t in small events events-one big cut corrupt procs; do
+for t in small events events-one big cut corrupt procs job; do
 	if "$mkm" export -f perfetto "$dir/$t.mkm" -o "$dir/$t.perfetto-trace" 2>"$dir/$t.err" &&
 		$py "$here/test_perfetto.py" "$mkm" "$dir/$t.mkm" "$dir/$t.perfetto-trace"; then
 		ok "perfetto: $t"

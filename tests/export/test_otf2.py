@@ -18,6 +18,8 @@ import sys
 
 import expect
 
+TID_SHIFT = 22  # a merged trace's tids: node index << 22 | the node's tid
+
 
 def fail(msg):
     raise SystemExit("otf2: " + msg)
@@ -28,6 +30,44 @@ def run(*cmd):
                           text=True).stdout
 
 
+def check_tree(mkm, trace, defs):
+    """A merged trace's system tree (the job, its nodes, each node's CPUs)
+    against mkm report's nodes; returns {location group: its node's tid
+    prefix} (locations and groups are named by their node's own tids),
+    empty for a one-machine trace."""
+    nodes = json.loads(run(mkm, "report", "--json", trace)).get("nodes", [])
+    tree = {int(i): (name, cls, None if p == "UNDEFINED" else int(p))
+            for i, name, cls, p in re.findall(
+                r'^SYSTEM_TREE_NODE\s+(\d+)\s+Name: "([^"]*)" <\d+>, '
+                r'Class: "([^"]*)" <\d+>, Parent: (?:"[^"]*" <)?'
+                r'(\d+|UNDEFINED)', defs, re.M)}
+    if not nodes:
+        if len(tree) != 1:
+            fail("a one-machine trace with %d system tree nodes" % len(tree))
+        return {}
+    by_name = {n["name"]: n for n in nodes}
+    got = {i: name for i, (name, cls, p) in tree.items()
+           if cls == "node" and p == 0 and tree[0][2] is None}
+    if sorted(got.values()) != sorted(by_name):
+        fail("system tree nodes %r, mkm report's %r"
+             % (sorted(got.values()), sorted(by_name)))
+    for i, name in got.items():
+        cpus = [c for c, (_, cls, p) in tree.items() if cls == "cpu" and p == i]
+        if len(cpus) != by_name[name]["nr_cpus"]:
+            fail("node %s: %d CPUs in the system tree, mkm report says %d"
+                 % (name, len(cpus), by_name[name]["nr_cpus"]))
+    prefix = {}
+    for g, p in re.findall(r'^LOCATION_GROUP\s+(\d+)\s+.*Type: PROCESS, '
+                           r'Parent: "[^"]*" <(\d+)>', defs, re.M):
+        if int(p) not in got:
+            fail("location group %s on no node" % g)
+        prefix[int(g)] = by_name[got[int(p)]]["index"] << TID_SHIFT
+    print("otf2: system tree: %s, %d nodes (%s), their CPUs; %d processes on "
+          "them" % (tree[0][0], len(got), ",".join(sorted(got.values())),
+                    len(prefix)))
+    return prefix
+
+
 def main():
     mkm, trace, folder = sys.argv[1:4]
     anchor = folder + "/traces.otf2"
@@ -35,16 +75,20 @@ def main():
     out = run("otf2-print", "-Werror", anchor)
     regions = dict((int(i), n) for i, n in re.findall(
         r'^REGION\s+(\d+)\s+Name: "([^"]*)"', defs, re.M))
-    locs = dict((int(i), (int(t), int(n))) for i, t, n in re.findall(
-        r'^LOCATION\s+(\d+)\s+Name: "[^"]*\[(\d+)\]".*# Events: (\d+)',
-        defs, re.M))
+    prefix = check_tree(mkm, trace, defs)
+    loc_group = {int(i): int(g) for i, g in re.findall(
+        r'^LOCATION\s+(\d+)\s+Name: .*Group: "[^"]*" <(\d+)>', defs, re.M)}
+    locs = {int(i): (int(t) | prefix.get(loc_group[int(i)], 0), int(n))
+            for i, t, n in re.findall(
+                r'^LOCATION\s+(\d+)\s+Name: "[^"]*\[(\d+)\]".*'
+                r'# Events: (\d+)', defs, re.M)}
     # each location in the group (a process, "comm [pid]") of its thread's
     # process, as mkm report says
-    groups = {int(g): int(pid) for g, pid in re.findall(
+    groups = {int(g): int(pid) | prefix.get(int(g), 0) for g, pid in re.findall(
         r'^LOCATION_GROUP\s+(\d+)\s+Name: "[^"]*\[(\d+)\]" <\d+>, '
         r'Type: PROCESS', defs, re.M)}
     procs = expect.same_processes(mkm, trace, {
-        int(t): groups.get(int(g)) for t, g in re.findall(
+        int(t) | prefix.get(int(g), 0): groups.get(int(g)) for t, g in re.findall(
             r'^LOCATION\s+\d+\s+Name: "[^"]*\[(\d+)\]".*'
             r'Group: "[^"]*" <(\d+)>', defs, re.M)}, "otf2")
     open_, last, count, totals = {}, {}, {}, {}

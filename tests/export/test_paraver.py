@@ -5,7 +5,11 @@ against the format's grammar (header, state, event and communication
 records, their objects within the header's counts, times within the
 trace, sorted by time), the .pcf's states against the names mkm uses,
 and the per-thread time in each state and the threads' processes (the
-.row's tasks) against `mkm report --json` of the same trace.
+.row's tasks) against `mkm report --json` of the same trace. For a
+merged trace (mkm merge), the nodes too: the header's nodes and their
+CPUs, the .row's NODE and CPU levels, each task on the node its threads
+come from (tasks and threads are named by their node's own tids), as
+`mkm report --json` lists the nodes.
 
     test_paraver.py MKM TRACE.mkm OUT.prv
 """
@@ -17,7 +21,9 @@ import sys
 import expect
 
 HEADER = re.compile(r"^#Paraver \((\d\d)/(\d\d)/(\d\d) at (\d\d):(\d\d)\):"
-                    r"(\d+)_ns:1\((\d+)\):1:(\d+)\((\d+:1(?:,\d+:1)*)\)$")
+                    r"(\d+)_ns:(\d+)\((\d+(?:,\d+)*)\):1:(\d+)"
+                    r"\((\d+:\d+(?:,\d+:\d+)*)\)$")
+TID_SHIFT = 22  # a merged trace's tids: node index << 22 | the node's tid
 N = r"(\d+)"
 STATE = re.compile("^1:" + ":".join([N] * 7) + "$")
 EVENT = re.compile("^2:" + ":".join([N] * 7) + "(?::\\d+:\\d+)*$")
@@ -26,6 +32,40 @@ COMM = re.compile("^3:" + ":".join([N] * 14) + "$")
 
 def fail(msg):
     raise SystemExit("paraver: " + msg)
+
+
+def check_nodes(mkm, trace, row, nnode, node_cpus, task_node):
+    """The header's and the .row's nodes against mkm report's"""
+    rep = json.loads(subprocess.run([mkm, "report", "--json", trace],
+                                    check=True, capture_output=True,
+                                    text=True).stdout)
+    nodes = sorted(rep.get("nodes", []), key=lambda n: n["cpu_base"])
+    names = row.split("LEVEL NODE SIZE ")[1].split("\n\n")[0].split("\n")
+    if int(names[0]) != nnode or len(names) != nnode + 1:
+        fail(".row's NODE level does not name the header's %d nodes" % nnode)
+    cpus = row.split("LEVEL CPU SIZE ")[1].split("\n\n")[0].split("\n")
+    if int(cpus[0]) != sum(node_cpus) or len(cpus) != sum(node_cpus) + 1:
+        fail(".row's CPU level does not name the header's CPUs")
+    if not nodes:
+        if nnode != 1:
+            fail("%d nodes for a one-machine trace" % nnode)
+        return
+    if [n["name"] for n in nodes] != names[1:]:
+        fail(".row's nodes %r, mkm report's %r" %
+             (names[1:], [n["name"] for n in nodes]))
+    if [n["nr_cpus"] for n in nodes] != node_cpus:
+        fail("header's CPUs per node %r, mkm report's %r" %
+             (node_cpus, [n["nr_cpus"] for n in nodes]))
+    for n in nodes:
+        for c in range(n["nr_cpus"]):
+            if cpus[1 + n["cpu_base"] + c] != "%s CPU %d" % (n["name"], c):
+                fail(".row's CPU %d is %r" % (n["cpu_base"] + c,
+                                            cpus[1 + n["cpu_base"] + c]))
+    # the nodes' index (the tids' prefix) in the header's order
+    if [n["index"] for n in nodes] != list(range(nnode)):
+        fail("nodes not in the order of their tid prefixes: %r" % nodes)
+    print("paraver: %d nodes (%s) with %s CPUs, %d tasks on them" %
+          (nnode, ",".join(names[1:]), node_cpus, len(task_node)))
 
 
 def main():
@@ -51,9 +91,16 @@ def main():
         m = HEADER.match(head)
         if not m:
             fail("bad header: %r" % head)
-        dur, ncpu, ntask = int(m[6]), int(m[7]), int(m[8])
-        per_task = [int(x.split(":")[0]) for x in m[9].split(",")]
+        dur, nnode, ntask = int(m[6]), int(m[7]), int(m[9])
+        node_cpus = [int(x) for x in m[8].split(",")]
+        ncpu = sum(node_cpus)
+        per_task = [int(x.split(":")[0]) for x in m[10].split(",")]
+        task_node = [int(x.split(":")[1]) for x in m[10].split(",")]
         nth = sum(per_task)
+        if nnode != len(node_cpus):
+            fail("header says %d nodes, lists %d" % (nnode, len(node_cpus)))
+        if not all(1 <= n <= nnode for n in task_node):
+            fail("a task on no node: %r" % head)
         if ntask != len(per_task):
             fail("header says %d tasks, lists %d" % (ntask, len(per_task)))
         if nth != len(tids):
@@ -61,6 +108,14 @@ def main():
         if nth and len(pids) != ntask:
             fail("header says %d tasks, .row names %d" % (ntask, len(pids)))
         first = [sum(per_task[:k]) for k in range(ntask)]
+        check_nodes(mkm, trace, row, nnode, node_cpus, task_node)
+        if nnode > 1:
+            # the merged trace's tids, from the node's own and the node
+            task_of = [k for k in range(ntask) for i in range(per_task[k])]
+            tids = [(task_node[task_of[i]] - 1) << TID_SHIFT | t
+                    for i, t in enumerate(tids)]
+            pids = [(task_node[k] - 1) << TID_SHIFT | p
+                    for k, p in enumerate(pids)]
 
         def thread(task, th, no):
             """the .row's index of thread TH of task TASK"""

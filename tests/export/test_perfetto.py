@@ -6,7 +6,10 @@ the same trace: every ftrace event's time, CPU, tid and fields, the marks
 (instant track events), the lost-event bundles and counts, the thread
 names; the threads' processes (process trees' tgid) against `mkm report
 --json`'s; and protoc --decode_raw must agree on the wire structure (as many
-packets).
+packets). A merged trace's nodes are machines: each packet's machine_id
+is its node's, its CPUs and tids the node's own; the test puts the node's
+CPU base and tid prefix back (from `mkm report --json`'s nodes) before
+comparing, so a packet on the wrong machine shows as a wrong CPU or tid.
 
     test_perfetto.py MKM TRACE.mkm EXPORT.perfetto-trace
 """
@@ -16,6 +19,12 @@ import subprocess
 import sys
 
 import expect
+
+TID_SHIFT = 22  # a merged trace's tids: node index << 22 | the node's tid
+# the fields that hold a tid, or a CPU, in the events and process trees
+TID_FIELDS = ("tid", "prev_tid", "next_tid", "parent_tid", "child_tid",
+              "old_tid", "tgid")
+CPU_FIELDS = ("target_cpu", "orig_cpu", "dest_cpu")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # ftrace's field names where LTTng's (which expect.py uses) differ
@@ -81,14 +90,34 @@ def main():
         raise SystemExit("perfetto: %d packets decoded, --decode_raw sees %d"
                          % (len(packets), len(raw_packets)))
 
+    import json
+    nodes = json.loads(subprocess.run(
+        [mkm, "report", "--json", trace], check=True, capture_output=True,
+        text=True).stdout).get("nodes", [])
+    cpu_base = {n["index"]: n["cpu_base"] for n in nodes}
+    machines = set()
+
+    def merged(machine, f):
+        """F's tids and CPUs as the merged trace numbers them"""
+        if machine not in cpu_base:
+            if machine or nodes:
+                raise SystemExit("perfetto: machine %d is no node" % machine)
+            return f
+        return {k: (machine << TID_SHIFT | v if k in TID_FIELDS and v
+                    else cpu_base[machine] + v if k in CPU_FIELDS else v)
+                for k, v in f.items()}
+
     events, names, tracks, lost_bundles, lost_marks = [], {}, {}, {}, 0
     tgid = {}
     for p in packets:
         if fields(p).get("trusted_packet_sequence_id") != 1:
             raise SystemExit("perfetto: a packet without its sequence id")
+        machine = fields(p).get("machine_id", 0)
+        machines.add(machine)
         b = child(p, "ftrace_events")
         if b is not None:
-            cpu = fields(b)["cpu"]
+            cpu = merged(machine, {"target_cpu": fields(b)["cpu"]})[
+                "target_cpu"]
             if fields(b).get("lost_events") == "true":
                 lost_bundles[cpu] = lost_bundles.get(cpu, 0) + 1
             for k, e in b:
@@ -97,19 +126,22 @@ def main():
                 ts = fields(e)["timestamp"]
                 (name, body), = [(k2, v2) for k2, v2 in e
                                  if isinstance(v2, list)]
-                f = {RENAME.get(k2, k2): v2 for k2, v2 in fields(body).items()}
+                f = merged(machine, {RENAME.get(k2, k2): v2
+                                     for k2, v2 in fields(body).items()})
                 events.append((ts, cpu, FTRACE_NAMES.get(name, name), f,
                                fields(e)["pid"]))
         t = child(p, "process_tree")
         if t is not None:
             for k, th in t:
                 if k == "threads":
-                    names[fields(th)["tid"]] = fields(th)["name"]
-                    tgid[fields(th)["tid"]] = fields(th)["tgid"]
+                    f = merged(machine, fields(th))
+                    names[f["tid"]] = f["name"]
+                    tgid[f["tid"]] = f["tgid"]
         d = child(p, "track_descriptor")
         if d is not None:
             th = child(d, "thread")
-            tracks[fields(d)["uuid"]] = fields(th)["tid"] if th else None
+            tracks[fields(d)["uuid"]] = \
+                merged(machine, fields(th))["tid"] if th else None
         te = child(p, "track_event")
         if te is not None:
             ft = fields(te)
@@ -155,6 +187,11 @@ def main():
                              % (tid, names.get(tid), name))
     # the threads' processes (tgid) as mkm report says
     procs = expect.same_processes(mkm, trace, tgid, "perfetto")
+    if nodes and machines != set(cpu_base):
+        raise SystemExit("perfetto: machines %r, nodes %r"
+                         % (sorted(machines), sorted(cpu_base)))
+    if nodes:
+        print("perfetto: %d machines, one per node" % len(machines))
     print("perfetto: %d events, %d lost, %d thread names as mkm dump says, "
           "in %d processes as mkm report (%s)"
           % (n, lost_marks, len(names), procs, path))

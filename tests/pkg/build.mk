@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/pkg/: installing mkm on a real machine, checked. check-install runs
 # tests/pkg/check.sh (make install without the running kernel's headers; the
-# packages of make deb, their contents and lintian; dkms add and build of
+# packages of make deb, their contents and lintian, mkm-slurm's plugin in
+# fake_stepd; dkms add and build of
 # mkm-dkms for $(KVER) in a private DKMS tree, nothing installed on this
 # machine), then boots the VM with the module DKMS built and runs the ABI
 # tests on it.
@@ -11,10 +12,11 @@ PKG_DKMS_KO := $(PKG_DIR)/dkms/mkm/$(MKM_VERSION)/$(KVER)/$(shell uname -m)/modu
 PKG_INITRAMFS := $(PKG_DIR)/initramfs.cpio.gz
 
 .PHONY: check-install
-check-install: deb $(ABI_TESTS)
+check-install: deb $(ABI_TESTS) $(FAKE_STEPD)
 	$(quiet) TEST tests/pkg/check.sh
 	$(Q)BUILD=$(BUILD) MKM_VERSION=$(MKM_VERSION) KVER=$(KVER) KDIR=$(KDIR) \
-		DEB_DIR=$(DEB_DIR) PKG_DIR=$(PKG_DIR) tests/pkg/check.sh
+		DEB_DIR=$(DEB_DIR) PKG_DIR=$(PKG_DIR) FAKE_STEPD=$(FAKE_STEPD) \
+		tests/pkg/check.sh
 	$(quiet) CPIO $(PKG_INITRAMFS)
 	$(Q)tests/vm/mkinitramfs.sh -o $(PKG_INITRAMFS) -m $(PKG_DKMS_KO) \
 		$(addprefix -t ,$(ABI_TESTS))

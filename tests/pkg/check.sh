@@ -7,14 +7,16 @@
 #      with DESTDIR), and says why the module is left out; with them,
 #      install-module installs it;
 #   2. the packages of make deb hold what they should and pass lintian
-#      (errors fail; warnings and notes are printed);
+#      (errors fail; warnings and notes are printed); mkm-slurm's plugin,
+#      as packaged, loads and answers in fake_stepd (FAKE_STEPD, when the
+#      Slurm headers were there to build it);
 #   3. dkms add and build of the packaged module for $KVER succeed, in a
 #      private DKMS tree under $PKG_DIR (nothing installed, nothing loaded),
 #      and DKMS skips a kernel that dkms.conf excludes.
 # tests/pkg/build.mk then boots the VM with the module DKMS built here.
 #
 # Environment (from the Makefile): BUILD, MKM_VERSION, KVER, KDIR, DEB_DIR,
-# PKG_DIR.
+# PKG_DIR, FAKE_STEPD (may be empty).
 set -eu
 
 v=$MKM_VERSION
@@ -94,6 +96,28 @@ dpkg-deb -x "$(deb libmonitor0 "$arch")" "$libroot"
 dpkg-deb -x "$(deb libmonitor-dev "$arch")" "$libroot"
 use_lib "$libroot" "/$lib" || fail "a program using libmonitor-dev's libmonitor"
 pass "packages: mkm-dkms, libmonitor0, libmonitor-dev (a program built with pkg-config runs), mkm $v"
+
+# mkm-slurm: the plugin, a snippet plugstack.conf's include reads naming
+# it, tied to the Slurm series it was built for (Slurm refuses others).
+snippet=etc/slurm/plugstack.conf.d/mkm.conf
+has mkm-slurm "$arch" usr/lib/mkm/mkm.so "$snippet"
+slurmroot=$PKG_DIR/slurmroot
+dpkg-deb -x "$(deb mkm-slurm "$arch")" "$slurmroot"
+grep -qx "required /usr/lib/mkm/mkm.so" "$slurmroot/$snippet" ||
+	fail "mkm-slurm: /$snippet does not load /usr/lib/mkm/mkm.so"
+dpkg-deb --ctrl-tarfile "$(deb mkm-slurm "$arch")" | tar -xOf - ./conffiles |
+	grep -qx "/$snippet" || fail "mkm-slurm: /$snippet is not a conffile"
+series=$(dpkg-query -W -f='${Version}' libslurm-dev | cut -d. -f1,2)
+dpkg-deb -f "$(deb mkm-slurm "$arch")" Depends |
+	grep -qF "slurm-wlm-basic-plugins (>= $series), slurm-wlm-basic-plugins (<< " ||
+	fail "mkm-slurm does not depend on Slurm $series"
+if [ -n "${FAKE_STEPD:-}" ]; then
+	"$(dirname "$0")"/../slurm/test_spank.sh "$FAKE_STEPD" \
+		"$slurmroot/usr/lib/mkm/mkm.so" "$PKG_DIR/spank" >"$PKG_DIR/spank.log" 2>&1 ||
+		{ cat "$PKG_DIR/spank.log"; fail "mkm-slurm's mkm.so in fake_stepd"; }
+	pass "mkm-slurm: the plugin, as packaged, passes test_spank.sh in fake_stepd"
+fi
+pass "mkm-slurm $v: /usr/lib/mkm/mkm.so, /$snippet (a conffile), for Slurm $series"
 
 # As root, lintian says it had rather not: not a finding about the packages.
 lintian --fail-on error --display-info "$changes" >"$PKG_DIR/lintian.log" 2>&1 ||
