@@ -666,6 +666,9 @@ void recorder_stop(struct recorder *rec)
 
 	if (!rec->running)
 		return;
+	/* Before the suspend: its own drop may be the one deferred. */
+	if (monitor_deferrals(rec->mon, &rec->deferrals_end))
+		rec->deferrals_end = rec->deferrals;
 	mon_source_live_stop(mon_pipeline_source(rec->p));
 	pthread_join(rec->runner, NULL);
 	rec->running = false;
@@ -722,10 +725,8 @@ static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
  */
 static void say_deferrals(const struct recorder *rec)
 {
-	uint32_t now;
-
-	if (monitor_deferrals(rec->mon, &now) ||
-	    (now == rec->deferrals && !(now & MKM_STATS_DEFERRING)))
+	if (rec->deferrals_end == rec->deferrals &&
+	    !(rec->deferrals & MKM_STATS_DEFERRING))
 		return;
 	warnx_("the module kept probes registered that no monitor wanted during the recording (a resume/suspend loop of a user without CAP_PERFMON): the threads paid for them, and compensation cannot take that out");
 }

@@ -69,7 +69,9 @@ struct recorder {
 	int stop_sig; /* the second Ctrl-C that ended us with the command
 			 still running */
 	bool system; /* -a: every thread of the machine (MKM_CONFIG_SYSTEM) */
-	uint32_t deferrals; /* the module's at resume (monitor_deferrals()) */
+	uint32_t deferrals, deferrals_end; /* the module's at resume and
+					     before the last suspend
+					     (monitor_deferrals()) */
 	sigset_t sigs;
 	double user_ns, sys_ns; /* this process's CPU time at resume, then
 				   while recording (its own cost: drain,
