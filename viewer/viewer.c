@@ -43,8 +43,10 @@ int viewer_open(struct viewer *w, const char *file, struct tl *tl,
 	w->file = file;
 	w->tl = tl;
 	w->meta = *meta;
-	/* A merged trace's nodes group its threads; any other has none. */
-	if (file && !mon_nodes_load(&w->nodes, file)) {
+	/* A merged trace's nodes group its threads; any other has none (and
+	 * is not read again for them). */
+	if (file && meta->info.trace_flags & TRACE_F_MERGED &&
+	    !mon_nodes_load(&w->nodes, file)) {
 		w->groups = calloc(w->nodes.hdr.nr_nodes, sizeof(*w->groups));
 		if (!w->groups) {
 			mon_nodes_free(&w->nodes);
