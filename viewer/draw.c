@@ -238,7 +238,9 @@ static void flutter_ticks(const struct viewer *w)
 			break;
 		col = view_time_col(v, f.time_ns);
 		for (r = 0; r < v->page && v->top + r < w->nr_order; r++) {
-			if (w->threads[w->order[v->top + r]].id != f.thread)
+			const struct row *row = rows_at(w, v->top + r);
+
+			if (!row || row->id != f.thread)
 				continue;
 			mvaddch(TOP_LINES + (int)r, LABEL_W + 1 + col, '*');
 			break;
@@ -264,15 +266,23 @@ static void rows(const struct viewer *w)
 		clrtoeol();
 		if (i >= w->nr_order || !cells || !who || !on_path)
 			continue;
-		row = w->cpu_view ? &w->cpus[w->order[i]] :
-				    &w->threads[w->order[i]];
+		row = rows_at(w, i);
 		if (i == v->sel)
 			attron(A_REVERSE);
-		printw("%-*.*s", LABEL_W, LABEL_W, row->label);
+		if (!row) /* a node's header: its threads' rows follow */
+			printw("%-*.*s", LABEL_W, LABEL_W,
+			       w->groups[rows_node_at(w, i)].label);
+		else if (w->nodes.hdr.nr_nodes && !w->cpu_view)
+			printw("  %-*.*s", LABEL_W - 2, LABEL_W - 2,
+			       row->label);
+		else
+			printw("%-*.*s", LABEL_W, LABEL_W, row->label);
 		if (i == v->sel)
 			attroff(A_REVERSE);
 		addch(' ');
-		if (w->cpu_view) {
+		if (!row) {
+			/* nothing drawn: its threads' rows show their time */
+		} else if (w->cpu_view) {
 			rows_cpu_cells(w, row->id, who);
 			for (c = 0; c < v->cols; c++)
 				cpu_cell(w, who[c]);
@@ -296,6 +306,19 @@ static void rows(const struct viewer *w)
 	free(on_path);
 	if (!w->cpu_view)
 		flutter_ticks(w);
+}
+
+/* A merged trace's node, its header row selected, as one line. */
+static void detail_node(const struct viewer *w, int g)
+{
+	const struct trace_node *n = &w->nodes.node[g];
+
+	printw("node %s (%u of job %u.%u): %zu threads (tid %u << %u | tid), "
+	       "cpus %u-%u; Space %s",
+	       n->name, n->node_id, w->nodes.hdr.job_id, w->nodes.hdr.step_id,
+	       w->groups[g].nr_threads, n->index, TRACE_NODE_TID_SHIFT,
+	       n->cpu_base, n->cpu_base + (n->nr_cpus ? n->nr_cpus - 1 : 0),
+	       w->groups[g].folded ? "unfolds it" : "folds it");
 }
 
 /* The interval of thread th under the cursor, as one line. */
@@ -389,6 +412,8 @@ static void detail(struct viewer *w)
 		detail_cpu(w, sel->id);
 	else if (sel)
 		detail_thread(w, sel->id);
+	else if (rows_node_at(w, v->sel) >= 0)
+		detail_node(w, rows_node_at(w, v->sel));
 	move(y + 1, 0);
 	clrtoeol();
 	if (v->meter[0] == VIEW_UNSET || v->meter[1] == VIEW_UNSET) {
@@ -471,9 +496,14 @@ static void meter_pane(const struct viewer *w)
 		clrtoeol();
 		if (i >= w->nr_order)
 			continue;
-		group_times(w, w->threads[w->order[i]].id, lo, hi, g);
+		if (!rows_at(w, i)) { /* a node's header */
+			printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
+			       w->groups[rows_node_at(w, i)].label);
+			continue;
+		}
+		group_times(w, rows_at(w, i)->id, lo, hi, g);
 		printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
-		       w->threads[w->order[i]].label);
+		       rows_at(w, i)->label);
 		for (k = 0; k < TL_NR_GROUPS; k++)
 			printw(" %9s",
 			       g[k] ? mon_fmt_ns(d, sizeof(d), g[k]) : "-");

@@ -72,6 +72,8 @@ const struct key keys[] = {
 	  "sort: first seen, name, tid, run, run queue, process" },
 	{ '\t', "Tab", ACT_CPUS,
 	  "CPUs view: a letter a thread (the detail line names it)" },
+	{ ' ', "Space", ACT_FOLD,
+	  "merged trace: fold or unfold the selected row's node" },
 	{ 'F', "F", ACT_FOLLOW, "live: follow the newest time (as less +F)" },
 	{ 'K', "K", ACT_COMPENSATED,
 	  "raw or compensated times (the monitor's cost taken out)" },

@@ -52,6 +52,7 @@ enum action {
 	ACT_WAKER,
 	ACT_BACK,
 	ACT_PATH,
+	ACT_FOLD,
 	ACT_REDRAW,
 };
 

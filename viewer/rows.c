@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rows.c - the viewer's rows: threads or CPUs, sorted, some hidden. */
+/*
+ * rows.c - the viewer's rows: threads or CPUs, sorted, some hidden; in a
+ * merged trace (mkm merge), the threads grouped under a header row per
+ * node, a node folded to its header alone.
+ */
 #define _GNU_SOURCE /* qsort_r */
 
 #include <errno.h>
@@ -83,6 +87,36 @@ static int tracks_build(struct viewer *w)
 	return 0;
 }
 
+/* A merged trace's thread's node, or -1 (none, or not merged). */
+static int rows_node_of(const struct viewer *w, uint32_t tid)
+{
+	const struct trace_node *n = mon_nodes_of_tid(&w->nodes, tid);
+
+	return n ? (int)(n - w->nodes.node) : -1;
+}
+
+/* Each node's header: its name, threads and CPUs. */
+static void groups_label(struct viewer *w)
+{
+	uint32_t g;
+	size_t i;
+
+	for (g = 0; g < w->nodes.hdr.nr_nodes; g++)
+		w->groups[g].nr_threads = 0;
+	for (i = 0; i < w->nr_threads; i++)
+		if (w->threads[i].node >= 0)
+			w->groups[w->threads[i].node].nr_threads++;
+	for (g = 0; g < w->nodes.hdr.nr_nodes; g++) {
+		const struct trace_node *n = &w->nodes.node[g];
+		struct node_group *ng = &w->groups[g];
+
+		snprintf(ng->label, sizeof(ng->label),
+			 "%c %s %zu thr cpu %u-%u", ng->folded ? '+' : '-',
+			 n->name, ng->nr_threads, n->cpu_base,
+			 n->cpu_base + (n->nr_cpus ? n->nr_cpus - 1 : 0));
+	}
+}
+
 /* Grow an array of rows from n to m entries, zeroing the new ones. */
 static int grow(struct row **rows, size_t n, size_t m)
 {
@@ -105,7 +139,8 @@ int rows_update(struct viewer *w)
 	if (grow(&w->threads, w->nr_threads, nr_th) ||
 	    grow(&w->cpus, w->nr_cpus, nr_cpus))
 		return -ENOMEM;
-	order = realloc(w->order, (nr_th + nr_cpus + 1) * sizeof(*order));
+	order = realloc(w->order, (nr_th + nr_cpus + w->nodes.hdr.nr_nodes +
+				   1) * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
 	w->order = order;
@@ -118,7 +153,10 @@ int rows_update(struct viewer *w)
 		r->id = i;
 		r->tid = t.tid;
 		r->pid = t.tgid;
-		snprintf(r->label, sizeof(r->label), "%u %s", t.tid,
+		r->node = rows_node_of(w, t.tid);
+		/* A merged trace's tids are node << 22 | tid: its own. */
+		snprintf(r->label, sizeof(r->label), "%u %s",
+			 r->node >= 0 ? t.tid & TRACE_NODE_TID_MASK : t.tid,
 			 t.name[0] ? t.name : "?");
 		r->run_ns = r->runq_ns = 0;
 		/* From the index: O(log n) a thread, not a walk of all. */
@@ -141,6 +179,7 @@ int rows_update(struct viewer *w)
 	/* The CPUs' tracks are rebuilt when next shown. */
 	tracks_free(w);
 	w->nr_threads = nr_th;
+	groups_label(w);
 	w->nr_cpus = nr_cpus;
 	return rows_order(w);
 }
@@ -174,6 +213,7 @@ static int u32_cmp(uint32_t a, uint32_t b)
 struct sort_ctx {
 	const struct row *rows;
 	enum rows_sort key;
+	bool by_node; /* first by node (a merged trace's threads) */
 };
 
 static int row_cmp(const void *a, const void *b, void *arg)
@@ -184,6 +224,9 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	const char *nx = strchr(x->label, ' '), *ny = strchr(y->label, ' ');
 	int c = 0;
 
+	/* Each node's threads together, those of no node last. */
+	if (ctx->by_node && x->node != y->node)
+		return u32_cmp((uint32_t)x->node, (uint32_t)y->node);
 	switch (ctx->key) {
 	case SORT_NAME:
 		c = strcmp(nx ? nx : x->label, ny ? ny : y->label);
@@ -210,12 +253,51 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	return c;
 }
 
+/* Rows sorted by node into each node's header and, unless it is folded,
+ * its threads; the threads of no node after them. */
+static int group(struct viewer *w)
+{
+	size_t n = w->nr_order, i = 0, *sorted;
+	uint32_t g;
+
+	sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, w->order, n * sizeof(*sorted));
+	w->nr_order = 0;
+	for (g = 0; g < w->nodes.hdr.nr_nodes; g++) {
+		w->order[w->nr_order++] = ROW_NODE | g;
+		for (; i < n && w->threads[sorted[i]].node == (int)g; i++)
+			if (!w->groups[g].folded)
+				w->order[w->nr_order++] = sorted[i];
+	}
+	for (; i < n; i++)
+		w->order[w->nr_order++] = sorted[i];
+	free(sorted);
+	return 0;
+}
+
+static void select_node(struct viewer *w, int node)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_order; i++) {
+		if (w->order[i] == (ROW_NODE | (size_t)node)) {
+			view_select(&w->view,
+				    (int64_t)i - (int64_t)w->view.sel);
+			return;
+		}
+	}
+}
+
 int rows_order(struct viewer *w)
 {
 	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
 	size_t n = w->cpu_view ? w->nr_cpus : w->nr_threads, i;
 	struct row *sel = rows_selected(w);
 	size_t sel_id = sel ? sel->id : 0;
+	int sel_node = rows_node_at(w, w->view.sel);
+	bool grouped = !w->cpu_view && w->nodes.hdr.nr_nodes;
 
 	/* The CPUs' tracks: a walk of every interval, made when first shown. */
 	if (w->cpu_view && !w->tracks && tracks_build(w))
@@ -225,15 +307,51 @@ int rows_order(struct viewer *w)
 		if (!rows[i].hidden)
 			w->order[w->nr_order++] = i;
 	if (!w->cpu_view) {
-		struct sort_ctx ctx = { rows, w->sort };
+		struct sort_ctx ctx = { rows, w->sort, grouped };
 
 		qsort_r(w->order, w->nr_order, sizeof(*w->order), row_cmp,
 			&ctx);
 	}
+	if (grouped && group(w))
+		return -ENOMEM;
 	view_set_rows(&w->view, w->nr_order);
 	if (sel)
 		rows_select_id(w, sel_id);
+	else if (sel_node >= 0 && grouped)
+		select_node(w, sel_node);
 	return 0;
+}
+
+int rows_fold(struct viewer *w)
+{
+	int g = rows_node_at(w, w->view.sel);
+	const struct row *sel = rows_selected(w);
+	int err;
+
+	if (g < 0 && sel && !w->cpu_view)
+		g = sel->node;
+	if (g < 0 || w->cpu_view)
+		return -ENOENT;
+	w->groups[g].folded = !w->groups[g].folded;
+	groups_label(w);
+	err = rows_order(w);
+	if (!err)
+		select_node(w, g);
+	return err;
+}
+
+int rows_node_at(const struct viewer *w, size_t i)
+{
+	if (w->cpu_view || i >= w->nr_order || !(w->order[i] & ROW_NODE))
+		return -1;
+	return (int)(w->order[i] & ~ROW_NODE);
+}
+
+const struct row *rows_at(const struct viewer *w, size_t i)
+{
+	if (i >= w->nr_order || rows_node_at(w, i) >= 0)
+		return NULL;
+	return w->cpu_view ? &w->cpus[w->order[i]] : &w->threads[w->order[i]];
 }
 
 bool rows_select_id(struct viewer *w, size_t id)
@@ -242,7 +360,7 @@ bool rows_select_id(struct viewer *w, size_t id)
 	size_t i;
 
 	for (i = 0; i < w->nr_order; i++) {
-		if (rows[w->order[i]].id == id) {
+		if (rows_node_at(w, i) < 0 && rows[w->order[i]].id == id) {
 			view_select(&w->view,
 				    (int64_t)i - (int64_t)w->view.sel);
 			return true;
@@ -255,7 +373,8 @@ struct row *rows_selected(struct viewer *w)
 {
 	struct row *rows = w->cpu_view ? w->cpus : w->threads;
 
-	if (!w->nr_order || w->view.sel >= w->nr_order)
+	if (!w->nr_order || w->view.sel >= w->nr_order ||
+	    rows_node_at(w, w->view.sel) >= 0)
 		return NULL;
 	return &rows[w->order[w->view.sel]];
 }
@@ -268,7 +387,8 @@ int64_t rows_find(const struct viewer *w, const char *what)
 	for (k = 1; k <= w->nr_order; k++) {
 		size_t i = (w->view.sel + k) % w->nr_order;
 
-		if (strstr(rows[w->order[i]].label, what))
+		if (rows_node_at(w, i) < 0 &&
+		    strstr(rows[w->order[i]].label, what))
 			return (int64_t)i;
 	}
 	return -1;

@@ -43,6 +43,18 @@ int viewer_open(struct viewer *w, const char *file, struct tl *tl,
 	w->file = file;
 	w->tl = tl;
 	w->meta = *meta;
+	/* A merged trace's nodes group its threads; any other has none (and
+	 * is not read again for them). */
+	if (file && meta->info.trace_flags & TRACE_F_MERGED &&
+	    !mon_nodes_load(&w->nodes, file)) {
+		w->groups = calloc(w->nodes.hdr.nr_nodes, sizeof(*w->groups));
+		if (!w->groups) {
+			mon_nodes_free(&w->nodes);
+			memset(&w->nodes, 0, sizeof(w->nodes));
+		}
+	} else {
+		memset(&w->nodes, 0, sizeof(w->nodes));
+	}
 	time_range(tl, &begin, &end);
 	view_init(&w->view, begin, end, 80);
 	err = lod_create(&w->lod, tl);
@@ -94,6 +106,8 @@ void viewer_close(struct viewer *w)
 	free(w->events);
 	rows_free(w);
 	lod_destroy(w->lod);
+	free(w->groups);
+	mon_nodes_free(&w->nodes);
 }
 
 static bool on_cpu(const struct tl_interval *iv)
@@ -258,7 +272,7 @@ static void next_flutter(struct viewer *w)
 	}
 	view_set_cursor(&w->view, f.time_ns);
 	for (k = 0; !w->cpu_view && k < w->nr_order; k++)
-		if (w->threads[w->order[k]].id == f.thread)
+		if (rows_at(w, k) && rows_at(w, k)->id == f.thread)
 			view_select(&w->view,
 				    (int64_t)k - (int64_t)w->view.sel);
 	snprintf(w->message, sizeof(w->message),
@@ -482,6 +496,12 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 	}
 	case ACT_COLLAPSE:
 		collapse(w);
+		break;
+	case ACT_FOLD:
+		if (rows_fold(w) == -ENOENT)
+			snprintf(w->message, sizeof(w->message),
+				 "no node to fold: not a merged trace "
+				 "(mkm merge), or the CPUs view");
 		break;
 	case ACT_SORT:
 		w->sort = (w->sort + 1) % NR_SORTS;

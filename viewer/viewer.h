@@ -7,7 +7,8 @@
  *   layout.c  a time range and a width to cells (pure, shared with
  *             mkm timeline); lod.c indexes the intervals so a frame costs
  *             O(rows x columns x log n)
- *   rows.c    which threads (or CPUs) are rows, their order, hidden ones
+ *   rows.c    which threads (or CPUs) are rows, their order, hidden ones;
+ *             a merged trace's threads under a header row per node
  *   keys.c    one table of keys: what each does, and the help screen
  *   draw.c    ncurses only paints the state above
  *   events.c  the events pane: a thread's records around the cursor,
@@ -45,7 +46,18 @@ struct row {
 	uint32_t tid, pid; /* a thread's, and its process's (tl_process()) */
 	uint64_t run_ns, runq_ns; /* over the whole trace, for sorting */
 	bool hidden;
+	int node; /* a merged trace's thread: its node (in nodes), else -1 */
 };
+
+/* A merged trace's node (mkm merge): the header row over its threads. */
+struct node_group {
+	char label[128]; /* the name, its threads, its CPUs */
+	size_t nr_threads;
+	bool folded; /* its threads not shown: the header alone */
+};
+
+/* In viewer.order, a node's header row: ROW_NODE | the node's index. */
+#define ROW_NODE ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
 /* One thread's time on a CPU (the CPUs view). */
 struct cpu_slice {
@@ -88,7 +100,11 @@ struct viewer {
 	struct view view;
 	struct row *threads, *cpus; /* all rows of each view */
 	size_t nr_threads, nr_cpus;
-	size_t *order; /* the rows shown, in order: indexes into threads/cpus */
+	size_t *order; /* the rows shown, in order: indexes into threads/cpus,
+			  or ROW_NODE | a node (threads view of a merged
+			  trace: each node's header, its threads under it) */
+	struct mon_nodes nodes; /* a merged trace's (hdr.nr_nodes 0: none) */
+	struct node_group *groups; /* one per node */
 	size_t nr_order;
 	struct cpu_track *tracks; /* per CPU */
 	enum rows_sort sort;
@@ -131,8 +147,19 @@ int rows_order(struct viewer *w);
 /* Select the shown row of id @id (a thread index or a CPU), scrolling it
  * into view; false if no shown row has it. */
 bool rows_select_id(struct viewer *w, size_t id);
-/* The selected row's entry (a thread or a CPU), or NULL if none. */
+/* The selected row's entry (a thread or a CPU), or NULL if none or a
+ * node's header row. */
 struct row *rows_selected(struct viewer *w);
+/* Shown row @i's entry (a thread or a CPU), or NULL if a node's header
+ * row or past the end. */
+const struct row *rows_at(const struct viewer *w, size_t i);
+/* The node whose header shown row @i is, or -1 if it is none. */
+int rows_node_at(const struct viewer *w, size_t i);
+/* Fold the node of the selected row (its header or one of its threads)
+ * to its header row, or unfold it; its header is selected.
+ * Return: 0, -ENOENT (not a merged trace, or a row of no node) or
+ * -ENOMEM. */
+int rows_fold(struct viewer *w);
 /* The next shown row after the selection whose label holds @what (a name
  * or a tid), wrapping; -1 if none. */
 int64_t rows_find(const struct viewer *w, const char *what);

@@ -41,7 +41,34 @@ struct syn_node {
 	uint64_t t0_ns, t1_ns; /* the run, on the reference clock */
 	uint64_t period_ns; /* between one CPU's records */
 	bool cut; /* the file is cut at 60% (no END, no last exchange) */
+	/* Threads switching: each CPU c also has thread 1100 + c, asleep at
+	 * first; every @busy records the CPU's thread goes to sleep and the
+	 * other runs (0: one thread a CPU, running throughout). */
+	unsigned int busy;
 };
+
+/* A thread's name in the two NAME records a kernel writes. */
+static inline void syn_name(struct mkm_event *e, uint32_t tid, unsigned int c,
+			    uint64_t t, uint32_t *seq, const char *s)
+{
+	char n[16] = { 0 };
+	uint32_t part[4];
+	unsigned int i;
+
+	strncpy(n, s, sizeof(n) - 1);
+	memcpy(part, n, sizeof(part));
+	for (i = 0; i < 2; i++) {
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].time_ns = t;
+		e[i].tid = e[i].unique_id = tid;
+		e[i].seq = (*seq)++;
+		e[i].cpu = (uint16_t)c;
+		e[i].type = MKM_EV_NAME;
+		e[i].arg0 = part[2 * i];
+		e[i].arg1 = part[2 * i + 1];
+		e[i].flags = (uint16_t)i;
+	}
+}
 
 static inline uint64_t syn_clock(const struct syn_node *n, uint64_t ref)
 {
@@ -96,7 +123,7 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 				   .ring_bytes = 1 << 20,
 				   .kernel = "6.1.0-synthetic",
 				   .machine = "x86_64" };
-	uint32_t seq[64] = { 0 };
+	uint32_t seq[64] = { 0 }, on[64], since[64] = { 0 };
 	unsigned int next_sync = 1, c;
 	struct mkm_event *ev;
 	struct trace_writer *w;
@@ -131,6 +158,20 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 		ev[k].type = MKM_EV_ATTACH;
 		ev[k].arg0 = MKM_TS_RUNNING;
 		ev[k].arg1 = c;
+		on[c] = 1000 + c;
+		if (!n->busy)
+			continue;
+		/* Named, and the other thread attached asleep. */
+		syn_name(&ev[k + 1], 1000 + c, c, ev[k].time_ns, &seq[c],
+			 "rank");
+		ev[k + 3] = ev[k];
+		ev[k + 3].tid = ev[k + 3].unique_id = 1100 + c;
+		ev[k + 3].seq = seq[c]++;
+		ev[k + 3].arg0 = MKM_TS_INTERRUPTIBLE;
+		ev[k + 3].arg1 = (uint32_t)-1;
+		syn_name(&ev[k + 4], 1100 + c, c, ev[k].time_ns, &seq[c],
+			 "progress");
+		k += 5; /* six records: the loop adds the last */
 	}
 	if (!ret)
 		ret = trace_writer_events(w, ev, k);
@@ -151,10 +192,34 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 				    r > n->t0_ns + span * 3 / 10 &&
 				    r < n->t0_ns + span * 7 / 10)
 					continue;
+				if (n->busy && ++since[c] == n->busy &&
+				    k + 3 < cap) {
+					uint32_t next = on[c] == 1000 + c ?
+								1100 + c :
+								1000 + c;
+
+					since[c] = 0;
+					memset(e, 0, 2 * sizeof(*e));
+					e[0].time_ns = e[1].time_ns =
+						syn_clock(n, r);
+					e[0].tid = e[0].unique_id = on[c];
+					e[0].seq = seq[c]++;
+					e[0].cpu = e[1].cpu = (uint16_t)c;
+					e[0].type = MKM_EV_SWITCH_OUT;
+					e[0].arg0 = MKM_TS_INTERRUPTIBLE;
+					e[0].arg1 = next;
+					e[1].tid = e[1].unique_id = next;
+					e[1].seq = seq[c]++;
+					e[1].type = MKM_EV_SWITCH_IN;
+					e[1].arg1 = on[c];
+					on[c] = next;
+					k += 2;
+					e = &ev[k];
+				}
 				memset(e, 0, sizeof(*e));
 				e->time_ns = syn_clock(n, r);
-				e->tid = 1000 + c;
-				e->unique_id = 1000 + c;
+				e->tid = on[c];
+				e->unique_id = on[c];
 				e->seq = seq[c]++;
 				e->cpu = (uint16_t)c;
 				e->type = MKM_EV_MARK;

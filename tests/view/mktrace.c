@@ -20,12 +20,14 @@
  *                                   (their threads' processes in a
  *                                   PROCESSES chunk), one forking a thread
  *                                   and a process (report --by-process)
- *   mktrace job DIR [bad]           the node traces of job 77 on 3 nodes
+ *   mktrace job DIR [bad|busy]      the node traces of job 77 on 3 nodes
  *                                   with known clocks (../unit/synjob.h:
  *                                   offsets, drifts, a step), mkm merge's
  *                                   tests; bad: of 4 nodes, node 1's trace
  *                                   is x9's of job 78, n2's is cut, node
- *                                   3's was never written
+ *                                   3's was never written; busy: each
+ *                                   CPU's two threads take turns (mkm
+ *                                   view's nodes)
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -366,7 +368,7 @@ static void big(unsigned long long events, unsigned int threads)
 
 /* Job 77: n0 the reference, n1 5.3 s ahead and 40 ppm fast, n2 2.1 s
  * behind, 25 ppm slow, its clock stepping 3 ms forward mid-run. */
-static int job(const char *dir, bool bad)
+static int job(const char *dir, bool bad, bool busy)
 {
 	struct syn_node n[4];
 	char path[512];
@@ -390,6 +392,7 @@ static int job(const char *dir, bool bad)
 			.t0_ns = 10000000000ull,
 			.t1_ns = 10200000000ull,
 			.period_ns = 50000,
+			.busy = busy ? 100 : 0,
 		};
 	n[1].offset_ns = 5300000000LL;
 	n[1].drift = 40e-6;
@@ -418,7 +421,8 @@ int main(int argc, char **argv)
 	int err;
 
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "job"))
-		return job(argv[2], argc == 4 && !strcmp(argv[3], "bad"));
+		return job(argv[2], argc == 4 && !strcmp(argv[3], "bad"),
+			   argc == 4 && !strcmp(argv[3], "busy"));
 
 	if (argc == 3 &&
 	    (!strcmp(argv[1], "small") || !strcmp(argv[1], "late"))) {
@@ -444,7 +448,7 @@ int main(int argc, char **argv)
 			"mktrace events FILE | mktrace events-one FILE | "
 			"mktrace procs FILE | "
 			"mktrace big FILE EVENTS THREADS | "
-			"mktrace job DIR [bad]\n");
+			"mktrace job DIR [bad|busy]\n");
 		return 2;
 	}
 	err = trace_writer_close(w);

@@ -24,6 +24,12 @@ dir=$(realpath "$dir")
 "$mktrace" big "$dir/many.mkm" 20000 40
 # A trace cut inside its last chunks: what precedes the cut is shown.
 head -c $(($(stat -c %s "$dir/small.mkm") - 100)) "$dir/small.mkm" >"$dir/cut.mkm"
+# mkm merge of job 77's three node traces, each CPU's two threads taking
+# turns: threads grouped by node.
+rm -rf "$dir/job"
+mkdir "$dir/job"
+"$mktrace" job "$dir/job" busy
+"$mkm" merge "$dir/job" -o "$dir/job.mkm" >/dev/null
 
 tmux_() { tmux -L "$sock" -f /dev/null "$@"; }
 trap '[ -z "$sock" ] || tmux_ kill-server 2>/dev/null || true' EXIT
@@ -133,7 +139,18 @@ check sort_top 100x24 many.mkm PgDn PgDn o o o o
 check sort_process 100x24 procs.mkm o o o o o
 check cpu_gap 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>'
 check cpu_events 100x24 small.mkm Tab j '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' '>' e
-check help 100x44 small.mkm '?'
+check help 100x45 small.mkm '?'
+# A merged trace: a header row per node (name, threads, CPUs; selected,
+# the detail line says more), its threads under it by their own tid.
+# Space folds the selected row's node to its header, and unfolds it; a
+# sort (by name) orders each node's threads; the CPUs view has no nodes
+# to fold.
+check nodes 100x24 job.mkm
+check nodes_fold 100x24 job.mkm j Space
+check nodes_fold_two 100x24 job.mkm Space j Space
+check nodes_unfold 100x24 job.mkm j Space Space
+check nodes_sort 100x24 job.mkm j j j j j Space o
+check nodes_cpus 100x24 job.mkm Tab Space
 check resize 100x24 small.mkm resize:72x16
 check too_small 20x5 small.mkm
 check cut_trace 100x24 cut.mkm
