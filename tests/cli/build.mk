@@ -5,6 +5,8 @@
 CLI_TEST := $(BUILD)/tests/cli/test_cli
 CLI_WORKLOAD := $(BUILD)/tests/cli/cli_workload
 VM_TESTS += $(CLI_TEST)
+# Its schedstat comparisons run in the one-vCPU -icount boot (tests/vm).
+VM_ICOUNT_TESTS += test_cli
 VM_FILES += $(MKM_TOOL):/bin/mkm $(CLI_WORKLOAD):/bin/cli_workload
 all: $(CLI_TEST) $(CLI_WORKLOAD)
 

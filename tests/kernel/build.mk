@@ -26,7 +26,7 @@ check-debug: $(VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 		$(addprefix -f ,$(VM_FILES)) && \
 	echo "  VM       $(VM_DIR)/check-debug.log (debug kernel)" && \
 	$(VM_RUN) -k $$kdir/arch/x86/boot/bzImage -i $(DEBUG_INITRAMFS) \
-		-l $(VM_DIR)/check-debug.log -t 3000
+		-l $(VM_DIR)/check-debug.log -t 3000 -e $(VM_ICOUNT_LIST)
 
 # check-kernels: every kernel of tests/kernel/matrix (6.1 to 7.2, generic
 # and PREEMPT_RT), each with mkm.ko built for it, booted with the ABI,
@@ -38,7 +38,7 @@ KERNELS ?=
 .PHONY: check-kernels
 check-kernels: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check $(if $(KERNELS),-n $(KERNELS)) \
-		$(KERNELS_VM_TESTS) $(VM_FILES)
+		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)
 
 # check-kernels-debug: the same on the debug twins of the kernels where the
 # risk is (build-debug-kernel.sh: 6.12 with PREEMPT_RT, 7.2; 6.1's is
@@ -48,4 +48,4 @@ DEBUG_KERNELS ?= 6.12-rt,7.2
 .PHONY: check-kernels-debug
 check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -d -n $(DEBUG_KERNELS) \
-		$(KERNELS_VM_TESTS) $(VM_FILES)
+		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)

@@ -14,12 +14,12 @@
 #                                    in the first DIR, each DIR (absolute)
 #                                    seen at the same path
 #   kernels.sh download SUITE PKG... into the current folder, from that suite
-#   kernels.sh check [-d] [-n NAMES] TEST... [SRC:DEST]...
+#   kernels.sh check [-d] [-n NAMES] [-e TESTS] TEST... [SRC:DEST]...
 #                                    for each kernel: build, boot with the
 #                                    given test binaries (and files), print
 #                                    the table; -d: each kernel's debug twin
 #                                    (build-debug-kernel.sh), for the names
-#                                    that have one
+#                                    that have one; -e: run.sh's -icount boot
 #
 # Nothing is installed on this machine: headers are unpacked with dpkg -x
 # into $MKM_CACHE/kernels/RELEASE (their Makefile pointed at the unpacked
@@ -332,12 +332,13 @@ cmd_image() {
 # kernel failed anything.
 cmd_check() {
 	local only= debug= names name suite release builds dir log status tests=()
-	local table=() bad=0 image kdir
-	while getopts "dn:" opt; do
+	local table=() bad=0 image kdir exact=()
+	while getopts "dn:e:" opt; do
 		case $opt in
 		d) debug=1 ;;
 		n) only=$OPTARG ;;
-		*) die "usage: kernels.sh check [-d] [-n NAME,...] TEST... [SRC:DEST]..." ;;
+		e) exact=(-e "$OPTARG") ;;
+		*) die "usage: kernels.sh check [-d] [-n NAME,...] [-e TEST,...] TEST... [SRC:DEST]..." ;;
 		esac
 	done
 	shift $((OPTIND - 1))
@@ -377,12 +378,13 @@ cmd_check() {
 			status=0
 			[ -n "$image" ] || image=$(cmd_image "$name")
 			BUILD=$build "$top/tests/vm/run.sh" -k "$image" \
-				-i "$dir/initramfs.cpio.gz" -l "$log" -t 3000 \
+				-i "$dir/initramfs.cpio.gz" -l "$log" -t 3000 "${exact[@]}" \
 				>"$dir/report.txt" 2>&1 || status=$?
 			grep -E '^(FAIL|vm: )' "$dir/report.txt" | grep -v '^vm: booting' >&2 || true
 			if grep -q '^MKM-VM-BOOT' "$log"; then boot=ok; else boot=FAILED; fi
+			# Summed over the boots (run.sh -e boots twice).
 			read -r passed failed < <(sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
-				"$dir/report.txt" | tail -n 1) || true
+				"$dir/report.txt" | awk '{ p += $1; f += $2 } END { if (NR) print p, f }') || true
 			splats=$(sed -n 's/^FAIL  kernel log (\([0-9]*\) splat.*/\1/p' "$dir/report.txt")
 			splats=${splats:-0}
 			[ $status = 0 ] || bad=1

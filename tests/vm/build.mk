@@ -2,7 +2,9 @@
 # tests/vm/: the QEMU harness. The initramfs carries mkm.ko, $(VM_TESTS)
 # (test binaries the parts append, run in that order in the guest) and
 # $(VM_FILES) (extra SRC:DEST pairs, e.g. a helper a test execs); check-vm
-# boots it in QEMU and fails on a failed test or any kernel splat.
+# boots it in QEMU and fails on a failed test or any kernel splat. Then it
+# boots it again on one vCPU under -icount for $(VM_ICOUNT_TESTS) (names of
+# tests that compare mkm's times with the kernel's: run.sh -e says why).
 #
 #   make check-vm [VM_KERNEL=path] [VM_ARGS='-s 4 -T 600'] [V=1]
 #   make vm-shell        an interactive shell in the guest, mkm.ko loaded
@@ -17,6 +19,8 @@ export MKM_CACHE ?= $(CACHE)
 
 VM_RUN = BUILD=$(BUILD) tests/vm/run.sh $(if $(VM_KERNEL),-k $(VM_KERNEL)) \
 	$(if $(filter 1,$(V)),-v) $(VM_ARGS)
+comma := ,
+VM_ICOUNT_LIST = $(subst $() ,$(comma),$(strip $(VM_ICOUNT_TESTS)))
 
 $(VM_INITRAMFS): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(VM_TESTS) \
 		$(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
@@ -26,7 +30,7 @@ $(VM_INITRAMFS): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(VM_TESTS) \
 
 check-vm: $(VM_INITRAMFS)
 	$(quiet) VM $(VM_DIR)/check.log
-	$(Q)$(VM_RUN) -i $(VM_INITRAMFS) -l $(VM_DIR)/check.log
+	$(Q)$(VM_RUN) -i $(VM_INITRAMFS) -l $(VM_DIR)/check.log -e $(VM_ICOUNT_LIST)
 
 .PHONY: vm-shell
 vm-shell: $(VM_INITRAMFS)
