@@ -502,6 +502,10 @@ static void test_ring_bytes_for_grows_with_classes_and_cpus(void **state)
 	assert_true(wake > dflt);
 	assert_true(all > wake);
 	assert_int_equal(mon_ring_bytes_for(0, 2, ram), dflt);
+	/* What hackbench needed to lose nothing (issue 28): 4M with mkm
+	 * record's default classes, 16M with all of them (8M lost 12-28%). */
+	assert_int_equal(wake, 4 << 20);
+	assert_int_equal(all, 16 << 20);
 	/* More rings for the one reader to visit: larger ones. */
 	assert_true(mon_ring_bytes_for(MKM_CLASS_ALL, 64, 1ull << 40) > all);
 	/* Powers of two, within the module's bounds. */
