@@ -272,7 +272,7 @@ static void rows(const struct viewer *w)
 		if (!row) /* a node's header: its threads' rows follow */
 			printw("%-*.*s", LABEL_W, LABEL_W,
 			       w->groups[rows_node_at(w, i)].label);
-		else if (w->nodes.hdr.nr_nodes && !w->cpu_view)
+		else if (w->nodes.hdr.nr_nodes)
 			printw("  %-*.*s", LABEL_W - 2, LABEL_W - 2,
 			       row->label);
 		else
@@ -362,27 +362,33 @@ static const struct cpu_peer *peer_before(const struct cpu_track *t, uint64_t x)
 static void detail_cpu(const struct viewer *w, size_t cpu)
 {
 	int col = view_time_col(&w->view, w->view.cursor);
+	const struct row *r = &w->cpus[cpu];
 	const struct cpu_peer *p;
+	char a[32], name[sizeof(w->nodes.node[0].name) + sizeof(r->label)];
 	uint32_t who;
-	char a[32];
 
 	if (col < 0)
 		return;
+	/* A merged trace's CPU: its node's name and its own number. */
+	if (r->node >= 0)
+		snprintf(name, sizeof(name), "%s %s",
+			 w->nodes.node[r->node].name, r->label);
+	else
+		snprintf(name, sizeof(name), "%s", r->label);
 	who = rows_cpu_cell(w, cpu, (unsigned int)col);
 	p = peer_before(&w->tracks[cpu], w->view.cursor);
 	if (who)
-		printw("cpu %zu: %s ran here%s", cpu,
+		printw("%s: %s ran here%s", name,
 		       w->threads[(who & ~CPU_CELL_MIXED) - 1].label,
 		       who & CPU_CELL_MIXED ? ", among others" : "");
 	else if (p && p->tid)
-		printw("cpu %zu: no monitored thread; tid %u was switched in "
-		       "at %s",
-		       cpu, p->tid, rel(w, a, sizeof(a), p->time));
+		printw("%s: no monitored thread; tid %u was switched in at %s",
+		       name, p->tid, rel(w, a, sizeof(a), p->time));
 	else if (p)
-		printw("cpu %zu: no monitored thread; idle (or unnamed) from %s",
-		       cpu, rel(w, a, sizeof(a), p->time));
+		printw("%s: no monitored thread; idle (or unnamed) from %s",
+		       name, rel(w, a, sizeof(a), p->time));
 	else
-		printw("cpu %zu: no monitored thread ran here", cpu);
+		printw("%s: no monitored thread ran here", name);
 }
 
 /* Per-group times of thread th in [a, b). */

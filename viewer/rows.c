@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rows.c - the viewer's rows: threads or CPUs, sorted, some hidden; in a
- * merged trace (mkm merge), the threads grouped under a header row per
- * node, a node folded to its header alone.
+ * merged trace (mkm merge), the threads, or the CPUs, grouped under a
+ * header row per node, a node folded to its header alone (in both views).
  */
 #define _GNU_SOURCE /* qsort_r */
 
@@ -172,9 +172,14 @@ int rows_update(struct viewer *w)
 		}
 	}
 	for (i = w->nr_cpus; i < nr_cpus; i++) {
-		w->cpus[i].id = i;
-		snprintf(w->cpus[i].label, sizeof(w->cpus[i].label), "cpu %zu",
-			 i);
+		const struct trace_node *n = mon_nodes_of_cpu(&w->nodes, i);
+		struct row *r = &w->cpus[i];
+
+		r->id = i;
+		r->node = n ? (int)(n - w->nodes.node) : -1;
+		/* A merged trace's CPUs are cpu_base + the node's own. */
+		snprintf(r->label, sizeof(r->label), "cpu %zu",
+			 n ? i - n->cpu_base : i);
 	}
 	/* The CPUs' tracks are rebuilt when next shown. */
 	tracks_free(w);
@@ -213,7 +218,7 @@ static int u32_cmp(uint32_t a, uint32_t b)
 struct sort_ctx {
 	const struct row *rows;
 	enum rows_sort key;
-	bool by_node; /* first by node (a merged trace's threads) */
+	bool by_node; /* first by node (a merged trace's rows) */
 };
 
 static int row_cmp(const void *a, const void *b, void *arg)
@@ -254,8 +259,8 @@ static int row_cmp(const void *a, const void *b, void *arg)
 }
 
 /* Rows sorted by node into each node's header and, unless it is folded,
- * its threads; the threads of no node after them. */
-static int group(struct viewer *w)
+ * its rows; the rows of no node after them. */
+static int group(struct viewer *w, const struct row *rows)
 {
 	size_t n = w->nr_order, i = 0, *sorted;
 	uint32_t g;
@@ -267,7 +272,7 @@ static int group(struct viewer *w)
 	w->nr_order = 0;
 	for (g = 0; g < w->nodes.hdr.nr_nodes; g++) {
 		w->order[w->nr_order++] = ROW_NODE | g;
-		for (; i < n && w->threads[sorted[i]].node == (int)g; i++)
+		for (; i < n && rows[sorted[i]].node == (int)g; i++)
 			if (!w->groups[g].folded)
 				w->order[w->nr_order++] = sorted[i];
 	}
@@ -297,7 +302,7 @@ int rows_order(struct viewer *w)
 	struct row *sel = rows_selected(w);
 	size_t sel_id = sel ? sel->id : 0;
 	int sel_node = rows_node_at(w, w->view.sel);
-	bool grouped = !w->cpu_view && w->nodes.hdr.nr_nodes;
+	bool grouped = w->nodes.hdr.nr_nodes;
 
 	/* The CPUs' tracks: a walk of every interval, made when first shown. */
 	if (w->cpu_view && !w->tracks && tracks_build(w))
@@ -306,13 +311,16 @@ int rows_order(struct viewer *w)
 	for (i = 0; i < n; i++)
 		if (!rows[i].hidden)
 			w->order[w->nr_order++] = i;
-	if (!w->cpu_view) {
-		struct sort_ctx ctx = { rows, w->sort, grouped };
+	/* CPUs keep their order, within their nodes. */
+	if (!w->cpu_view || grouped) {
+		struct sort_ctx ctx = { rows,
+					w->cpu_view ? SORT_FIRST : w->sort,
+					grouped };
 
 		qsort_r(w->order, w->nr_order, sizeof(*w->order), row_cmp,
 			&ctx);
 	}
-	if (grouped && group(w))
+	if (grouped && group(w, rows))
 		return -ENOMEM;
 	view_set_rows(&w->view, w->nr_order);
 	if (sel)
@@ -328,9 +336,9 @@ int rows_fold(struct viewer *w)
 	const struct row *sel = rows_selected(w);
 	int err;
 
-	if (g < 0 && sel && !w->cpu_view)
+	if (g < 0 && sel)
 		g = sel->node;
-	if (g < 0 || w->cpu_view)
+	if (g < 0)
 		return -ENOENT;
 	w->groups[g].folded = !w->groups[g].folded;
 	groups_label(w);
@@ -342,7 +350,7 @@ int rows_fold(struct viewer *w)
 
 int rows_node_at(const struct viewer *w, size_t i)
 {
-	if (w->cpu_view || i >= w->nr_order || !(w->order[i] & ROW_NODE))
+	if (i >= w->nr_order || !(w->order[i] & ROW_NODE))
 		return -1;
 	return (int)(w->order[i] & ~ROW_NODE);
 }

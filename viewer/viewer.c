@@ -501,7 +501,7 @@ static void act_on(struct viewer *w, enum action a, struct view *v,
 		if (rows_fold(w) == -ENOENT)
 			snprintf(w->message, sizeof(w->message),
 				 "no node to fold: not a merged trace "
-				 "(mkm merge), or the CPUs view");
+				 "(mkm merge)");
 		break;
 	case ACT_SORT:
 		w->sort = (w->sort + 1) % NR_SORTS;

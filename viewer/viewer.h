@@ -101,8 +101,8 @@ struct viewer {
 	struct row *threads, *cpus; /* all rows of each view */
 	size_t nr_threads, nr_cpus;
 	size_t *order; /* the rows shown, in order: indexes into threads/cpus,
-			  or ROW_NODE | a node (threads view of a merged
-			  trace: each node's header, its threads under it) */
+			  or ROW_NODE | a node (a merged trace: each
+			  node's header, its threads or CPUs under it) */
 	struct mon_nodes nodes; /* a merged trace's (hdr.nr_nodes 0: none) */
 	struct node_group *groups; /* one per node */
 	size_t nr_order;

@@ -143,14 +143,16 @@ check help 100x45 small.mkm '?'
 # A merged trace: a header row per node (name, threads, CPUs; selected,
 # the detail line says more), its threads under it by their own tid.
 # Space folds the selected row's node to its header, and unfolds it; a
-# sort (by name) orders each node's threads; the CPUs view has no nodes
-# to fold.
+# sort (by name) orders each node's threads; the CPUs view groups each
+# node's CPUs (their own numbers) under its header, and Space folds there.
 check nodes 100x24 job.mkm
 check nodes_fold 100x24 job.mkm j Space
 check nodes_fold_two 100x24 job.mkm Space j Space
 check nodes_unfold 100x24 job.mkm j Space Space
 check nodes_sort 100x24 job.mkm j j j j j Space o
-check nodes_cpus 100x24 job.mkm Tab Space
+check nodes_cpus 100x24 job.mkm Tab
+check nodes_cpus_detail 100x24 job.mkm Tab j j j j '>'
+check nodes_cpus_fold 100x24 job.mkm Tab Space
 check resize 100x24 small.mkm resize:72x16
 check too_small 20x5 small.mkm
 check cut_trace 100x24 cut.mkm
