@@ -524,12 +524,27 @@ static void test_merge_job_dir(void **state)
 		d,
 		"n2                 4-5       2   400.1 ms       0 ns        0      8002       0  +2.100250"));
 	assert_non_null(strstr(d, "clock stepped (0 ambiguous)"));
+	/* The thread and CPU tables name each row's node and its own tid or
+	 * CPU; the CPU x thread matrix is one per node, its columns the
+	 * node's CPUs. */
+	assert_non_null(strstr(d, "NODE             TID NAME"));
+	assert_non_null(strstr(d, "\nn2              1001 ?  "));
+	assert_non_null(strstr(d, "\nn1              1   200.1 ms"));
+	assert_non_null(strstr(
+		d,
+		"CPU x thread on n1 (its CPUs and tids): time run (dispatches)\n"
+		"    TID NAME                           CPU0               CPU1\n"
+		"   1000 ?                      200.1 ms (1)           0 ns (0)\n"
+		"   1001 ?                          0 ns (0)       200.1 ms (1)\n"));
+	assert_null(strstr(d, "CPU2"));
 	assert_int_equal(sh("mkm report --json job77.mkm >job77.json"), 0);
 	assert_non_null(strstr(slurp_in("job77.json"),
 			       "\"nodes\":[{\"name\":\"n0\",\"index\":0,"));
 	/* A trace of one machine has no such table. */
 	assert_int_equal(sh("mkm report late.mkm >late.rep"), 0);
 	assert_null(strstr(slurp_in("late.rep"), "Per node"));
+	assert_null(strstr(slurp_in("late.rep"), "NODE"));
+	assert_non_null(strstr(slurp_in("late.rep"), "\nCPU x thread: time run"));
 	/* Merging again overwrites; the merge is not taken for a node. */
 	assert_int_equal(sh("mkm merge job77 >/dev/null 2>&1"), 0);
 }

@@ -353,12 +353,50 @@ static void json_processes(const struct row_key *rows, size_t n)
 	printf("]");
 }
 
+/* A merged trace's rows say their node: a NODE column, then the tid or
+ * CPU as the node knows it (the merge's are node << 22 | tid and
+ * cpu_base + cpu). One-machine traces print as they always did. */
+#define NODE_W 12
+
+static bool merged(const struct report *r)
+{
+	return r->nodes.hdr.nr_nodes;
+}
+
+static void print_node_head(const struct report *r)
+{
+	if (merged(r))
+		printf("%-*s ", NODE_W, "NODE");
+}
+
+static uint32_t print_node_of_tid(const struct report *r, uint32_t tid)
+{
+	const struct trace_node *n = mon_nodes_of_tid(&r->nodes, tid);
+
+	if (!merged(r))
+		return tid;
+	printf("%-*.*s ", NODE_W, NODE_W, n ? n->name : "?");
+	return n ? tid & TRACE_NODE_TID_MASK : tid;
+}
+
+static unsigned int print_node_of_cpu(const struct report *r,
+				      unsigned int cpu)
+{
+	const struct trace_node *n = mon_nodes_of_cpu(&r->nodes, cpu);
+
+	if (!merged(r))
+		return cpu;
+	printf("%-*.*s ", NODE_W, NODE_W, n ? n->name : "?");
+	return n ? cpu - n->cpu_base : cpu;
+}
+
 static void print_threads(const struct report *r)
 {
 	size_t i;
 	int g;
 
 	printf("Microstates per thread, %% of its observed life (like prstat -m)\n");
+	print_node_head(r);
 	printf("%7s %-16s %10s", "TID", "NAME", "LIFE");
 	for (g = 0; g < TL_NR_GROUPS; g++)
 		printf(" %5s", tl_group_name(g));
@@ -375,7 +413,8 @@ static void print_threads(const struct report *r)
 		thread_totals(r, th, timers, &life);
 		for (s = 0; s < TL_NR_STATES; s++)
 			groups[tl_state_desc(s)->group] += timers[s];
-		printf("%7u %-16.16s %10s", t.tid, t.name[0] ? t.name : "?",
+		printf("%7u %-16.16s %10s", print_node_of_tid(r, t.tid),
+		       t.name[0] ? t.name : "?",
 		       mon_fmt_ns(buf, sizeof(buf), life));
 		for (g = 0; g < TL_NR_GROUPS; g++)
 			printf(" %5.1f", life ? 100.0 * groups[g] / life : 0.0);
@@ -393,6 +432,7 @@ static void print_cpus(const struct report *r)
 	printf("\nPer CPU (%s)\n",
 	       all ? "every thread; IDLE: its idle task, of RUN" :
 		     "monitored threads only");
+	print_node_head(r);
 	printf("%4s %10s %10s %8s %6s %9s %7s %7s%s\n", "CPU", "RUN", "INTR",
 	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS",
 	       all ? "       IDLE" : "");
@@ -402,7 +442,8 @@ static void print_cpus(const struct report *r)
 
 		if (!c.events)
 			continue;
-		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu", cpu,
+		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu",
+		       print_node_of_cpu(r, cpu),
 		       mon_fmt_ns(a, sizeof(a), c.run_ns),
 		       mon_fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
@@ -438,14 +479,18 @@ static void print_bursts(const struct report *r)
 	}
 }
 
-static void print_matrix(const struct report *r, struct acct_cell *cells)
+/* The matrix of CPUs first to first + n - 1 and the threads shown that
+ * @node holds (NULL: every thread), with the tids and CPUs its own. */
+static void print_matrix_of(const struct report *r,
+			    const struct acct_cell *cells,
+			    const struct trace_node *node, unsigned int first,
+			    unsigned int n)
 {
 	unsigned int cpu;
 	size_t i;
 
-	printf("\nCPU x thread: time run (dispatches)\n%7s %-16s", "TID",
-	       "NAME");
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+	printf("%7s %-16s", "TID", "NAME");
+	for (cpu = 0; cpu < n; cpu++)
 		printf(" %17s%u", "CPU", cpu);
 	printf("\n");
 	for (i = 0; i < r->nr_rows; i++) {
@@ -453,8 +498,12 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 		struct tl_thread t;
 
 		tl_thread(r->tl, th, &t);
-		printf("%7u %-16.16s", t.tid, t.name[0] ? t.name : "?");
-		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (node && mon_nodes_of_tid(&r->nodes, t.tid) != node)
+			continue;
+		printf("%7u %-16.16s",
+		       node ? t.tid & TRACE_NODE_TID_MASK : t.tid,
+		       t.name[0] ? t.name : "?");
+		for (cpu = first; cpu < first + n && cpu < r->nr_cpus; cpu++) {
 			const struct acct_cell *c =
 				&cells[cpu * r->nr_threads + th];
 			char buf[32], cell[40];
@@ -465,6 +514,26 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 			printf(" %18s", cell);
 		}
 		printf("\n");
+	}
+}
+
+/* A merged trace's matrix is one per node: its threads ran on its CPUs
+ * only, and the others' columns would be zeros. */
+static void print_matrix(const struct report *r, struct acct_cell *cells)
+{
+	uint32_t g;
+
+	if (!merged(r)) {
+		printf("\nCPU x thread: time run (dispatches)\n");
+		print_matrix_of(r, cells, NULL, 0, r->nr_cpus);
+		return;
+	}
+	for (g = 0; g < r->nodes.hdr.nr_nodes; g++) {
+		const struct trace_node *n = &r->nodes.node[g];
+
+		printf("\nCPU x thread on %s (its CPUs and tids): time run (dispatches)\n",
+		       n->name);
+		print_matrix_of(r, cells, n, n->cpu_base, n->nr_cpus);
 	}
 }
 

@@ -58,7 +58,7 @@ void print_nodes(const struct mon_nodes *n, const struct tl *tl,
 	if (!n || !n->hdr.nr_nodes)
 		return;
 	printf("\nPer node (mkm merge of job %" PRIu32 ".%" PRIu32
-	       ": times on %s's clock; tids are node << %u | tid)\n",
+	       ": times on %s's clock; tids are node << %u | tid but beside a NODE)\n",
 	       n->hdr.job_id, n->hdr.step_id, reference_of(n),
 	       TRACE_NODE_TID_SHIFT);
 	printf("%-12s %9s %7s %10s %10s %8s %9s %7s  %s\n", "NODE", "CPUS",
