@@ -143,7 +143,8 @@ static void check_schedstat(const char *opts)
 			"tid %u: tolerance: wait %llu ns = read window %llu + 2 x %llu slices x %llu ns/switch; run %llu ns = that + 2 ticks %llu\n",
 			tid, wait_tol, window, slices, cost, run_tol, 2 * tick);
 		assert_true(m.run + run_tol >= run && m.run <= run + run_tol);
-		assert_true(m.wait + wait_tol >= wait && m.wait <= wait + wait_tol);
+		assert_true(m.wait + wait_tol >= wait &&
+			    m.wait <= wait + wait_tol);
 		assert_true(m.slices + 1 >= slices && m.slices <= slices + 1);
 		threads++;
 	}

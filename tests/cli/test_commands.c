@@ -544,7 +544,8 @@ static void test_merge_job_dir(void **state)
 	assert_int_equal(sh("mkm report late.mkm >late.rep"), 0);
 	assert_null(strstr(slurp_in("late.rep"), "Per node"));
 	assert_null(strstr(slurp_in("late.rep"), "NODE"));
-	assert_non_null(strstr(slurp_in("late.rep"), "\nCPU x thread: time run"));
+	assert_non_null(
+		strstr(slurp_in("late.rep"), "\nCPU x thread: time run"));
 	/* Merging again overwrites; the merge is not taken for a node. */
 	assert_int_equal(sh("mkm merge job77 >/dev/null 2>&1"), 0);
 }

@@ -379,8 +379,7 @@ static uint32_t print_node_of_tid(const struct report *r, uint32_t tid)
 	return n ? tid & TRACE_NODE_TID_MASK : tid;
 }
 
-static unsigned int print_node_of_cpu(const struct report *r,
-				      unsigned int cpu)
+static unsigned int print_node_of_cpu(const struct report *r, unsigned int cpu)
 {
 	const struct trace_node *n = mon_nodes_of_cpu(&r->nodes, cpu);
 
