@@ -220,6 +220,15 @@ check_job() {
 			fail "$name: job $id: n$i has no start and end exchanges with a bound"
 		fi
 	done
+	# Every exchange message received after it was sent, merged: two
+	# per exchange, at least the start and end exchanges of each node.
+	local want=$((4 * (nodes - 1)))
+	if grep -Eq "^ *causality: 0 of ([0-9]+) exchange messages received before they were sent on the merged clock .*bounds \+-[0-9.]+ [mun]?s to \+-[0-9.]+ [mun]?s\)" "$dir/merge.out" &&
+		[ "$(sed -n 's/^ *causality: 0 of \([0-9]*\) .*/\1/p' "$dir/merge.out")" -ge "$want" ]; then
+		pass "$name: job $id: 0 causality violations among the exchanges' messages, bounds printed"
+	else
+		fail "$name: job $id: exchange messages received before they were sent on the merged clock, or fewer than $want checked"
+	fi
 	"$mkm" report "$merged" >"$dir/merged.report" 2>&1 || fail "$name: mkm report of the merged trace failed"
 	awk '/^Per node/ { p = 1 } p && NF == 0 { exit } p' "$dir/merged.report" | sed 's/^/  /'
 	for ((i = 0; i < nodes; i++)); do
