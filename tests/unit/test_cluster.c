@@ -420,6 +420,50 @@ static void test_mon_merge_clock_steps(void **state)
 	mon_merge_free(&res);
 }
 
+/* A node whose clock's rate changes half way (+40 ppm, then -40: NTP
+ * retuning it): exchanges at the start and end only draw one line
+ * through a bent offset, 20 us off in the middle, twice their bound;
+ * periodic ones every 100 ms follow the bend, linear between each two. */
+static void test_mon_merge_periodic_follows_drift(void **state)
+{
+	struct syn_node n[2] = {
+		node("n0", 0, 0, 0),
+		node("n1", 1, 5300000000LL, 40e-6),
+	};
+	const char *paths[2], *out = path_of("bend.mkm");
+	struct mon_merge_result res;
+	struct check k;
+	unsigned int periodic;
+
+	(void)state;
+	n[0].nr_nodes = n[1].nr_nodes = 2;
+	n[1].drift_at_ns = 10 * SEC + SEC / 2 + 20000000;
+	n[1].drift2 = -40e-6;
+	for (periodic = 0; periodic <= 9; periodic += 9) {
+		n[0].periodic = n[1].periodic = periodic;
+		write_nodes(n, 2, paths);
+		merge_ok(paths, 2, out, &res);
+		check_merged(out, &k);
+		print_message("rate change, %u periodic exchanges: worst %llu "
+			      "ns, bound %llu ns, %zu causality violations\n",
+			      periodic, (unsigned long long)k.worst_of[1],
+			      (unsigned long long)k.nodes[1].error_ns,
+			      res.violations);
+		assert_true(k.ordered);
+		assert_int_equal(k.nodes[1].nr_samples, periodic + 2);
+		assert_int_equal(res.violations, 0);
+		if (periodic) {
+			/* The bend's segment: 2 us at most, + the 600 ns
+			 * asymmetry. */
+			assert_true(k.worst_of[1] <= 2600);
+			assert_true(k.worst_of[1] <= k.nodes[1].error_ns);
+		} else {
+			assert_true(k.worst_of[1] > 15000);
+		}
+		mon_merge_free(&res);
+	}
+}
+
 /* The causality check against alignments right and wrong: a node 5.3 s
  * behind, 40 ppm fast, its exchanges 20 us round trips with a 1.2 us
  * asymmetry (synjob.h), every 100 ms. */
@@ -690,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_mon_align_linear_between_exchanges),
 		cmocka_unit_test(test_mon_align_finds_steps),
 		cmocka_unit_test(test_mon_align_check_offsets),
+		cmocka_unit_test(test_mon_merge_periodic_follows_drift),
 		cmocka_unit_test(test_mon_merge_offsets_and_drifts),
 		cmocka_unit_test(test_mon_merge_clock_steps),
 		cmocka_unit_test(test_mon_merge_bad_inputs),
