@@ -296,7 +296,10 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-/* Node 0 at the step's end: the others' end exchanges, waited for. */
+/* Node 0 at the step's end: the others' end exchanges, waited for, and
+ * first the others that have not connected yet: a node whose slurmstepd
+ * starts late (a loaded machine) connects after node 0's task may have
+ * ended, and must still find it listening. */
 static void stop_serving(void)
 {
 	struct timespec until;
@@ -304,8 +307,17 @@ static void stop_serving(void)
 
 	if (!mkm.serving)
 		return;
-	shutdown(mkm.listen_fd, SHUT_RDWR); /* wakes accept() */
-	pthread_join(mkm.server, NULL);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SYNC_TIMEOUT_MS / 1000;
+	if (pthread_timedjoin_np(mkm.server, NULL, &until)) {
+		shutdown(mkm.listen_fd, SHUT_RDWR); /* wakes accept() */
+		pthread_join(mkm.server, NULL);
+		slurm_error("mkm: node %s: %u of the step's %u nodes did not "
+			    "connect for the clock exchange in %d s; their "
+			    "traces cannot be aligned",
+			    mkm.node, mkm.nr_nodes - 1 - mkm.nr_served,
+			    mkm.nr_nodes, SYNC_TIMEOUT_MS / 1000);
+	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += SYNC_TIMEOUT_MS / 1000;
 	for (i = 0; i < mkm.nr_served; i++)
