@@ -650,13 +650,16 @@ static int write_metadata(struct ctf *c, size_t pos, const struct trace_node *n)
 	      "\ttrace_name = \"mkm\";\n\tmkm_machine = ",
 	      f);
 	tsdl_string(f, in->machine);
-	if (n)
+	if (n) {
+		fputs(";\n\tmkm_node = ", f);
+		tsdl_string(f, n->name);
 		fprintf(f,
-			";\n\tmkm_node = \"%s\";\n\tmkm_job = \"%" PRIu32
-			".%" PRIu32 "\";\n\tmkm_clock_offset_ns = %" PRId64
+			";\n\tmkm_job = \"%" PRIu32 ".%" PRIu32
+			"\";\n\tmkm_clock_offset_ns = %" PRId64
 			";\n\tmkm_clock_error_ns = %" PRIu64,
-			dir, c->nodes.hdr.job_id, c->nodes.hdr.step_id,
-			n->offset_ns, n->error_ns);
+			c->nodes.hdr.job_id, c->nodes.hdr.step_id, n->offset_ns,
+			n->error_ns);
+	}
 	fprintf(f,
 		";\n};\n\n"
 		"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
