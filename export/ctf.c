@@ -35,6 +35,16 @@
  * LTTng's) says how many were lost between them; a loss after a CPU's last
  * event gets an empty packet of its own.
  *
+ * A merged trace (mkm merge) is written as one CTF trace per node, as
+ * LTTng writes one per traced host: OUT/NODE/metadata and
+ * OUT/NODE/channel0_N for the node's own CPU N, each with its own uuid,
+ * hostname and kernel, its own CPUs and tids (without the node's CPU
+ * base and tid prefix), and its events' times on the node's clock as
+ * aligned at its start: the merged time less the node's offset
+ * (trace_node.offset_ns), which the node's clock class adds back as its
+ * offset. A reader of all of them (babeltrace2 OUT, Trace Compass's
+ * experiment) puts every event at its merged time.
+ *
  * Streaming: each CPU fills a packet of at most PACKET_BYTES, written out
  * when full; memory is a packet per CPU and the thread table.
  */
@@ -188,16 +198,25 @@ struct ctf_cpu {
 #define SYSCALL_ID 64 /* after the events above */
 #define SYSCALL_NRS 1024
 
+/* One CTF trace: the whole export, or a node of a merged trace. */
+struct ctf_trace {
+	uint8_t uuid[16];
+	bool used; /* a channel file was written */
+	bool syscall_used[SYSCALL_NRS];
+};
+
 struct ctf {
 	struct outdir dir;
 	struct trace_info info;
 	struct threads threads;
 	struct lost lost;
+	struct mon_nodes nodes; /* a merged trace's: a CTF trace each */
 	struct ctf_cpu *cpu;
 	size_t nr_cpus;
+	struct ctf_trace *trace; /* nr_trace: 1, or one per node */
+	size_t nr_trace;
 	uint8_t uuid[16];
 	bool committed;
-	bool syscall_used[SYSCALL_NRS];
 };
 
 _Static_assert(ARRAY_SIZE(events) <= SYSCALL_ID,
@@ -230,32 +249,103 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 	return p + n;
 }
 
+/* The node of CPU @cpu (NULL: a one-machine trace, or none). */
+static const struct trace_node *node_of_cpu(const struct ctf *c, uint32_t cpu)
+{
+	return c->nodes.hdr.nr_nodes ? mon_nodes_of_cpu(&c->nodes, cpu) : NULL;
+}
+
+/* The CTF trace of CPU @cpu: its node's, or the only one. */
+static struct ctf_trace *trace_of_cpu(struct ctf *c, uint32_t cpu)
+{
+	const struct trace_node *n = node_of_cpu(c, cpu);
+	size_t pos = n ? (size_t)(n - c->nodes.node) : 0;
+
+	return &c->trace[pos < c->nr_trace ? pos : 0];
+}
+
+/* A CPU number as its node knows it. */
+static uint32_t local_cpu(const struct ctf *c, uint32_t cpu)
+{
+	const struct trace_node *n = node_of_cpu(c, cpu);
+
+	return n && cpu >= n->cpu_base ? cpu - n->cpu_base : cpu;
+}
+
+static uint32_t local_tid(const struct ctf *c, uint32_t tid)
+{
+	return nodes_local_tid(&c->nodes, tid);
+}
+
+/* A merged time on the node's clock as aligned at its start: the
+ * merged time less its offset (its clock class adds it back). */
+static uint64_t local_time(const struct ctf *c, uint32_t cpu, uint64_t t)
+{
+	const struct trace_node *n = node_of_cpu(c, cpu);
+	int64_t r;
+
+	if (!n)
+		return t;
+	r = (int64_t)t - n->offset_ns;
+	return r < 0 ? 0 : (uint64_t)r;
+}
+
+/* A node's folder: its name, with what a path cannot hold replaced. */
+static void node_dir(const struct trace_node *n, size_t pos, char *buf,
+		     size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "%s", n->name);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '/' || (i == 0 && buf[i] == '.'))
+			buf[i] = '_';
+	if (!buf[0])
+		snprintf(buf, len, "node%zu", pos);
+}
+
 static int write_packet(struct ctf *c, unsigned int cpu)
 {
 	struct ctf_cpu *k = &c->cpu[cpu];
+	struct ctf_trace *tr = trace_of_cpu(c, cpu);
 	uint8_t head[HEADER_BYTES + CONTEXT_BYTES], *p = head;
 	uint64_t bits = (sizeof(head) + k->len) * 8;
+	uint32_t lcpu = local_cpu(c, cpu);
 
 	if (!k->f) {
-		char name[32];
+		const struct trace_node *n = node_of_cpu(c, cpu);
+		char name[128], dir[72];
 
-		snprintf(name, sizeof(name), "channel0_%u", cpu);
+		if (n) {
+			int ret;
+
+			node_dir(n, (size_t)(n - c->nodes.node), dir,
+				 sizeof(dir));
+			ret = outdir_mkdir(&c->dir, dir);
+			if (ret)
+				return ret;
+			snprintf(name, sizeof(name), "%s/channel0_%u", dir,
+				 lcpu);
+		} else {
+			snprintf(name, sizeof(name), "channel0_%u", cpu);
+		}
 		k->f = outdir_create(&c->dir, name);
 		if (!k->f)
 			return -errno;
+		tr->used = true;
 	}
 	p = put32(p, CTF_MAGIC);
-	memcpy(p, c->uuid, 16);
+	memcpy(p, tr->uuid, 16);
 	p += 16;
 	p = put32(p, 0); /* stream_id */
-	p = put64(p, cpu); /* stream_instance_id */
+	p = put64(p, lcpu); /* stream_instance_id */
 	p = put64(p, k->begin);
 	p = put64(p, k->end);
 	p = put64(p, bits); /* content_size */
 	p = put64(p, bits); /* packet_size: no padding */
 	p = put64(p, k->seq++);
 	p = put64(p, k->discarded);
-	put32(p, cpu);
+	put32(p, lcpu);
 	if (fwrite(head, 1, sizeof(head), k->f) != sizeof(head) ||
 	    (k->len && fwrite(k->buf, 1, k->len, k->f) != k->len))
 		return errno ? -errno : -EIO;
@@ -280,7 +370,7 @@ static int ctf_cpu(struct ctf *c, unsigned int cpu)
 static uint8_t *task(struct ctf *c, uint8_t *p, uint32_t tid)
 {
 	p = put_comm(p, threads_comm(&c->threads, tid));
-	p = put32(p, tid);
+	p = put32(p, local_tid(c, tid));
 	return put32(p, EXPORT_PRIO);
 }
 
@@ -291,7 +381,7 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 	uint8_t *id = p;
 	char s[48];
 
-	p = put64(p + 4, e->time_ns);
+	p = put64(p + 4, local_time(c, e->cpu, e->time_ns));
 	switch (e->type) {
 	case MKM_EV_SWITCH_OUT:
 	case MKM_EV_SWITCH_IN: {
@@ -313,11 +403,11 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 		}
 		put32(id, EV_SCHED_SWITCH);
 		p = put_comm(p, threads_comm(&c->threads, prev));
-		p = put32(p, prev);
+		p = put32(p, local_tid(c, prev));
 		p = put32(p, EXPORT_PRIO);
 		p = put64(p, (uint64_t)state);
 		p = put_comm(p, threads_comm(&c->threads, next));
-		p = put32(p, next);
+		p = put32(p, local_tid(c, next));
 		return put32(p, EXPORT_PRIO);
 	}
 	case MKM_EV_WAKING:
@@ -327,31 +417,33 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 			  e->type == MKM_EV_WAKEUP ? EV_SCHED_WAKEUP :
 						     EV_SCHED_WAKEUP_NEW);
 		p = task(c, p, e->tid);
-		return put32(p, e->type == MKM_EV_WAKING ? e->cpu : e->arg0);
+		return put32(p,
+			     local_cpu(c, e->type == MKM_EV_WAKING ? e->cpu :
+								     e->arg0));
 	case MKM_EV_MIGRATE:
 		put32(id, EV_SCHED_MIGRATE_TASK);
 		p = task(c, p, e->tid);
-		p = put32(p, e->arg1);
-		return put32(p, e->arg0);
+		p = put32(p, local_cpu(c, e->arg1));
+		return put32(p, local_cpu(c, e->arg0));
 	case MKM_EV_FORK: {
 		struct thread_info *ti = threads_get(&c->threads, e->tid);
 
 		put32(id, EV_SCHED_PROCESS_FORK);
 		p = put_comm(p, threads_comm(&c->threads, e->tid));
-		p = put32(p, e->tid);
-		p = put32(p, ti ? ti->tgid : e->tid);
+		p = put32(p, local_tid(c, e->tid));
+		p = put32(p, local_tid(c, ti ? ti->tgid : e->tid));
 		p = put_comm(p, threads_comm(&c->threads, e->arg0));
-		p = put32(p, e->arg0);
+		p = put32(p, local_tid(c, e->arg0));
 		ti = threads_get(&c->threads, e->arg0);
-		return put32(p, ti ? ti->tgid : e->arg0);
+		return put32(p, local_tid(c, ti ? ti->tgid : e->arg0));
 	}
 	case MKM_EV_EXEC:
 		/* mkm records the new comm (held until it came: internal.h),
 		 * not the path it ran */
 		put32(id, EV_SCHED_PROCESS_EXEC);
 		p = put_str(p, threads_comm(&c->threads, e->tid));
-		p = put32(p, e->tid);
-		return put32(p, e->arg0);
+		p = put32(p, local_tid(c, e->tid));
+		return put32(p, local_tid(c, e->arg0));
 	case MKM_EV_EXIT:
 	case MKM_EV_REAP:
 		put32(id, e->type == MKM_EV_EXIT ? EV_SCHED_PROCESS_EXIT :
@@ -387,7 +479,7 @@ static uint8_t *encode(struct ctf *c, struct ctf_cpu *k, uint8_t *p,
 	case MKM_EV_SYSCALL_EXIT:
 		if (e->arg0 < SYSCALL_NRS &&
 		    mon_syscall_name(c->info.machine, e->arg0)) {
-			c->syscall_used[e->arg0] = true;
+			trace_of_cpu(c, e->cpu)->syscall_used[e->arg0] = true;
 			put32(id, SYSCALL_ID + 2 * e->arg0 +
 					  (e->type == MKM_EV_SYSCALL_EXIT));
 			if (e->type == MKM_EV_SYSCALL_ENTRY)
@@ -420,8 +512,8 @@ static int add_event(struct ctf *c, const struct mkm_event *e)
 	if (!end)
 		return 0;
 	if (!k->len)
-		k->begin = e->time_ns;
-	k->end = e->time_ns;
+		k->begin = local_time(c, e->cpu, e->time_ns);
+	k->end = local_time(c, e->cpu, e->time_ns);
 	k->len = (size_t)(end - k->buf);
 	return k->len >= PACKET_BYTES ? write_packet(c, e->cpu) : 0;
 }
@@ -499,21 +591,39 @@ static void tsdl_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int write_metadata(struct ctf *c)
+/* Trace @pos's metadata: the whole export's, or node @n's (its folder,
+ * its host and kernel, its clock's offset). */
+static int write_metadata(struct ctf *c, size_t pos, const struct trace_node *n)
 {
-	FILE *f = outdir_create(&c->dir, "metadata");
 	const struct trace_info *in = &c->info;
-	/* The clock's origin: the wall time when CLOCK_MONOTONIC read 0. */
-	uint64_t offset = in->start_real_ns > in->start_mono_ns ?
-				  in->start_real_ns - in->start_mono_ns :
-				  0;
-	char uuid[40];
+	const struct ctf_trace *tr = &c->trace[pos];
+	/* The clock's origin: the wall time when CLOCK_MONOTONIC read 0;
+	 * a node's clock reads its offset less than the reference's. */
+	int64_t offset =
+		in->start_real_ns > in->start_mono_ns ?
+			(int64_t)(in->start_real_ns - in->start_mono_ns) :
+			0;
+	char uuid[40], path[128], dir[72];
+	FILE *f;
 	size_t i;
 	int ret = 0;
 
+	if (n) {
+		node_dir(n, pos, dir, sizeof(dir));
+		ret = outdir_mkdir(&c->dir, dir);
+		if (ret)
+			return ret;
+		snprintf(path, sizeof(path), "%s/metadata", dir);
+		offset += n->offset_ns;
+		if (offset < 0)
+			offset = 0;
+	} else {
+		snprintf(path, sizeof(path), "metadata");
+	}
+	f = outdir_create(&c->dir, path);
 	if (!f)
 		return -errno;
-	format_uuid(uuid, c->uuid);
+	format_uuid(uuid, tr->uuid);
 	fprintf(f,
 		"/* CTF 1.8 */\n\n"
 		"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -528,11 +638,11 @@ static int write_metadata(struct ctf *c)
 		"\t\tuint64_t stream_instance_id;\n\t};\n};\n\n",
 		uuid);
 	fputs("env {\n\thostname = ", f);
-	tsdl_string(f, in->hostname);
+	tsdl_string(f, n ? n->name : in->hostname);
 	fputs(";\n\tdomain = \"kernel\";\n\tsysname = \"Linux\";\n"
 	      "\tkernel_release = ",
 	      f);
-	tsdl_string(f, in->kernel);
+	tsdl_string(f, n ? n->kernel : in->kernel);
 	fputs(";\n\tkernel_version = \"\";\n"
 	      "\ttracer_name = \"lttng-modules\";\n\ttracer_major = 2;\n"
 	      "\ttracer_minor = 13;\n\ttracer_patchlevel = 0;\n"
@@ -540,6 +650,16 @@ static int write_metadata(struct ctf *c)
 	      "\ttrace_name = \"mkm\";\n\tmkm_machine = ",
 	      f);
 	tsdl_string(f, in->machine);
+	if (n) {
+		fputs(";\n\tmkm_node = ", f);
+		tsdl_string(f, n->name);
+		fprintf(f,
+			";\n\tmkm_job = \"%" PRIu32 ".%" PRIu32
+			"\";\n\tmkm_clock_offset_ns = %" PRId64
+			";\n\tmkm_clock_error_ns = %" PRIu64,
+			c->nodes.hdr.job_id, c->nodes.hdr.step_id, n->offset_ns,
+			n->error_ns);
+	}
 	fprintf(f,
 		";\n};\n\n"
 		"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
@@ -560,7 +680,8 @@ static int write_metadata(struct ctf *c)
 		"\tuint64_clock_monotonic_t timestamp;\n};\n\n"
 		"stream {\n\tid = 0;\n\tevent.header := struct event_header;\n"
 		"\tpacket.context := struct packet_context;\n};\n\n",
-		uuid, offset / 1000000000u, offset % 1000000000u);
+		uuid, (uint64_t)offset / 1000000000u,
+		(uint64_t)offset % 1000000000u);
 	for (i = 0; i < ARRAY_SIZE(events); i++)
 		fprintf(f,
 			"event {\n\tname = \"%s\";\n\tid = %zu;\n"
@@ -570,7 +691,7 @@ static int write_metadata(struct ctf *c)
 		const char *name =
 			mon_syscall_name(c->info.machine, (uint32_t)i);
 
-		if (!c->syscall_used[i])
+		if (!tr->syscall_used[i])
 			continue;
 		fprintf(f,
 			"event {\n\tname = \"syscall_entry_%s\";\n\tid = %zu;\n"
@@ -587,6 +708,34 @@ static int write_metadata(struct ctf *c)
 	return ret;
 }
 
+/* A trace's uuid: the export's, told apart by its position (a random,
+ * version 4 uuid stays one). */
+static void trace_uuid(const struct ctf *c, size_t pos, uint8_t *u)
+{
+	memcpy(u, c->uuid, 16);
+	u[14] ^= (uint8_t)(pos >> 8);
+	u[15] ^= (uint8_t)pos;
+}
+
+/* Room for @n traces (the nodes' NODES come twice: kept as they are). */
+static int grow_traces(struct ctf *c, size_t n)
+{
+	struct ctf_trace *t;
+	size_t i;
+
+	if (n <= c->nr_trace)
+		return 0;
+	t = realloc(c->trace, n * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	memset(t + c->nr_trace, 0, (n - c->nr_trace) * sizeof(*t));
+	for (i = c->nr_trace; i < n; i++)
+		trace_uuid(c, i, t[i].uuid);
+	c->trace = t;
+	c->nr_trace = n;
+	return 0;
+}
+
 static int ctf_consume(void *priv, const struct mon_msg *msg)
 {
 	struct ctf *c = priv;
@@ -597,6 +746,11 @@ static int ctf_consume(void *priv, const struct mon_msg *msg)
 	case MON_MSG_INFO:
 		c->info = *msg->info;
 		return 0;
+	case MON_MSG_NODES:
+		ret = nodes_keep(&c->nodes, msg);
+		if (!ret)
+			ret = grow_traces(c, c->nodes.hdr.nr_nodes);
+		return ret;
 	case MON_MSG_THREADS:
 		return threads_names(&c->threads, msg->threads,
 				     msg->nr_threads);
@@ -636,8 +790,12 @@ static int ctf_finish(void *priv)
 			k->f = NULL;
 		}
 	}
-	if (!ret)
-		ret = write_metadata(c);
+	if (!ret && !c->nodes.hdr.nr_nodes)
+		ret = write_metadata(c, 0, NULL);
+	/* A trace per node, even one whose CPUs had no event in the cut:
+	 * its metadata says it was there. */
+	for (size_t i = 0; !ret && i < c->nodes.hdr.nr_nodes; i++)
+		ret = write_metadata(c, i, &c->nodes.node[i]);
 	if (ret)
 		return ret;
 	c->committed = true;
@@ -657,6 +815,8 @@ static void ctf_destroy(void *priv)
 	if (!c->committed)
 		outdir_abort(&c->dir);
 	free(c->cpu);
+	free(c->trace);
+	mon_nodes_free(&c->nodes);
 	threads_free(&c->threads);
 	lost_free(&c->lost);
 	free(c);
@@ -687,11 +847,14 @@ int export_ctf(struct mon_sink **skp, const char *path,
 	}
 	c->uuid[6] = (c->uuid[6] & 0x0f) | 0x40;
 	c->uuid[8] = (c->uuid[8] & 0x3f) | 0x80;
-	ret = outdir_open(&c->dir, path);
+	ret = grow_traces(c, 1);
+	if (!ret)
+		ret = outdir_open(&c->dir, path);
 	if (!ret)
 		ret = export_sink_new(skp, &ctf_ops, c, &c->threads, result);
 	if (ret) {
 		outdir_abort(&c->dir);
+		free(c->trace);
 		free(c);
 	}
 	return ret;

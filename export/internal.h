@@ -68,6 +68,8 @@ struct outdir {
 int outdir_open(struct outdir *d, const char *path);
 /* FILE of a new file @name in the folder (fopen(3)'s errno on NULL). */
 FILE *outdir_create(struct outdir *d, const char *name);
+/* A folder @name in the folder. Return: 0 or -errno (mkdir(2)'s). */
+int outdir_mkdir(struct outdir *d, const char *name);
 int outdir_commit(struct outdir *d);
 void outdir_abort(struct outdir *d);
 

@@ -210,6 +210,21 @@ FILE *outdir_create(struct outdir *d, const char *name)
 	return f;
 }
 
+int outdir_mkdir(struct outdir *d, const char *name)
+{
+	size_t n = strlen(d->tmp) + strlen(name) + 2;
+	char *p = malloc(n);
+	int ret = 0;
+
+	if (!p)
+		return -ENOMEM;
+	snprintf(p, n, "%s/%s", d->tmp, name);
+	if (mkdir(p, 0777) && errno != EEXIST)
+		ret = -errno;
+	free(p);
+	return ret;
+}
+
 int outdir_commit(struct outdir *d)
 {
 	struct stat st;

@@ -25,9 +25,12 @@
  *
  * The clock exchange: node 0 is the reference; it listens on TCP (port
  * --mkm-port, or 40000 + (job * 31 + step) % 20000) and answers every
- * other node of the step, which connects to the step's first host.
+ * other node of the step, which connects to the step's first host. With
+ * --mkm-sync=SECONDS, every other node also exchanges every SECONDS
+ * between the start and the end, from a thread of its own, on the same
+ * connection (mkm merge aligns linearly between consecutive exchanges).
  *
- * plugstack.conf:  optional mkm.so [output=TEMPLATE] [port=N]
+ * plugstack.conf:  optional mkm.so [output=TEMPLATE] [port=N] [sync=S]
  *
  * A callback fails with FAIL, negative: slurmstepd tests spank_user()
  * and spank_task_post_fork() with < 0, so ESPANK_ERROR (positive) would
@@ -58,6 +61,7 @@ SPANK_PLUGIN(mkm, 1);
 
 #define DEFAULT_OUTPUT "mkm-%j/%N.mkm"
 #define SYNC_TIMEOUT_MS 30000
+#define SYNC_MAX_S 86400 /* --mkm-sync's longest period */
 #define FAIL (-ESPANK_ERROR)
 
 static struct {
@@ -65,6 +69,7 @@ static struct {
 	uint32_t classes;
 	char output[PATH_MAX];
 	unsigned int port;
+	uint64_t sync_ns; /* periodic exchanges' period (0: none) */
 	/* In slurmstepd: */
 	struct monitor *mon;
 	bool mon_tried; /* monitor_create() called in init_post_opt, */
@@ -74,13 +79,22 @@ static struct {
 	struct mon_pipeline *p;
 	pthread_t runner, server;
 	pthread_t *served; /* node 0: a thread per other node */
+	/* The other nodes, with --mkm-sync: the periodic exchanges' thread;
+	 * lock serialises the exchanges on sync_fd. */
+	pthread_t periodic;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool periodic_on, periodic_stop;
 	uint32_t nr_served;
 	bool running, serving;
 	int run_ret;
 	int sync_fd, listen_fd;
 	uint32_t job, step, node_id, nr_nodes;
 	char node[64], path[PATH_MAX];
-} mkm = { .output = DEFAULT_OUTPUT, .sync_fd = -1, .listen_fd = -1 };
+} mkm = { .output = DEFAULT_OUTPUT,
+	  .sync_fd = -1,
+	  .listen_fd = -1,
+	  .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int opt_mkm(int val, const char *arg, int remote)
 {
@@ -136,6 +150,23 @@ static int opt_port(int val, const char *arg, int remote)
 	return ESPANK_SUCCESS;
 }
 
+static int opt_sync(int val, const char *arg, int remote)
+{
+	char *end;
+	double s = arg ? strtod(arg, &end) : 0;
+
+	(void)val;
+	(void)remote;
+	if (!arg || end == arg || *end || !(s >= 0.001 && s <= SYNC_MAX_S)) {
+		slurm_error("mkm: --mkm-sync=%s: the seconds between periodic "
+			    "clock exchanges, 0.001 to %d",
+			    arg ? arg : "", SYNC_MAX_S);
+		return ESPANK_BAD_ARG;
+	}
+	mkm.sync_ns = (uint64_t)(s * 1e9);
+	return ESPANK_SUCCESS;
+}
+
 static struct spank_option options[] = {
 	{ "mkm", "[events]",
 	  "Record the step's tasks with mkm on every node (events: "
@@ -149,6 +180,10 @@ static struct spank_option options[] = {
 	  "TCP port of node 0 for the clock exchanges (default: from the "
 	  "job id)",
 	  1, 0, opt_port },
+	{ "mkm-sync", "seconds",
+	  "Also exchange clocks with node 0 every this many seconds "
+	  "(default: at the step's start and end only)",
+	  1, 0, opt_sync },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -169,9 +204,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			ret = opt_output(0, av[i] + 7, 0);
 		else if (!strncmp(av[i], "port=", 5))
 			ret = opt_port(0, av[i] + 5, 0);
+		else if (!strncmp(av[i], "sync=", 5))
+			ret = opt_sync(0, av[i] + 5, 0);
 		else
 			slurm_error("mkm: plugstack.conf: unknown argument "
-				    "'%s' (output=TEMPLATE, port=N)",
+				    "'%s' (output=TEMPLATE, port=N, sync=S)",
 				    av[i]);
 		if (ret != ESPANK_SUCCESS)
 			return FAIL;
@@ -259,7 +296,10 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-/* Node 0 at the step's end: the others' end exchanges, waited for. */
+/* Node 0 at the step's end: the others' end exchanges, waited for, and
+ * first the others that have not connected yet: a node whose slurmstepd
+ * starts late (a loaded machine) connects after node 0's task may have
+ * ended, and must still find it listening. */
 static void stop_serving(void)
 {
 	struct timespec until;
@@ -267,8 +307,17 @@ static void stop_serving(void)
 
 	if (!mkm.serving)
 		return;
-	shutdown(mkm.listen_fd, SHUT_RDWR); /* wakes accept() */
-	pthread_join(mkm.server, NULL);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SYNC_TIMEOUT_MS / 1000;
+	if (pthread_timedjoin_np(mkm.server, NULL, &until)) {
+		shutdown(mkm.listen_fd, SHUT_RDWR); /* wakes accept() */
+		pthread_join(mkm.server, NULL);
+		slurm_error("mkm: node %s: %u of the step's %u nodes did not "
+			    "connect for the clock exchange in %d s; their "
+			    "traces cannot be aligned",
+			    mkm.node, mkm.nr_nodes - 1 - mkm.nr_served,
+			    mkm.nr_nodes, SYNC_TIMEOUT_MS / 1000);
+	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += SYNC_TIMEOUT_MS / 1000;
 	for (i = 0; i < mkm.nr_served; i++)
@@ -341,6 +390,69 @@ static int exchange(uint32_t kind)
 			    "failed: %s; %s will not align",
 			    mkm.node, monitor_strerror(ret), mkm.path);
 	return ret;
+}
+
+/* A node but the reference, with --mkm-sync: an exchange every period
+ * until the step's end (the first failure ends them: said once). */
+static void *periodic(void *arg)
+{
+	struct timespec at;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	pthread_mutex_lock(&mkm.lock);
+	while (!mkm.periodic_stop) {
+		at.tv_sec += (time_t)(mkm.sync_ns / 1000000000u);
+		at.tv_nsec += (long)(mkm.sync_ns % 1000000000u);
+		if (at.tv_nsec >= 1000000000L) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000L;
+		}
+		while (!mkm.periodic_stop &&
+		       pthread_cond_timedwait(&mkm.wake, &mkm.lock, &at) == 0)
+			;
+		if (mkm.periodic_stop || exchange(TRACE_CLOCK_PERIODIC))
+			break;
+	}
+	pthread_mutex_unlock(&mkm.lock);
+	return NULL;
+}
+
+/* Starts the periodic exchanges; without them the step still records
+ * (its start and end exchanges align it). */
+static void start_periodic(void)
+{
+	pthread_condattr_t ca;
+
+	if (!mkm.sync_ns || mkm.node_id == 0 || mkm.sync_fd < 0)
+		return;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&mkm.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	mkm.periodic_stop = false;
+	if (pthread_create(&mkm.periodic, NULL, periodic, NULL)) {
+		slurm_error("mkm: node %s: no periodic clock exchanges (cannot "
+			    "start a thread); the start and end ones align "
+			    "%s",
+			    mkm.node, mkm.path);
+		pthread_cond_destroy(&mkm.wake);
+		return;
+	}
+	mkm.periodic_on = true;
+}
+
+static void stop_periodic(void)
+{
+	if (!mkm.periodic_on)
+		return;
+	pthread_mutex_lock(&mkm.lock);
+	mkm.periodic_stop = true;
+	pthread_cond_signal(&mkm.wake);
+	pthread_mutex_unlock(&mkm.lock);
+	pthread_join(mkm.periodic, NULL);
+	pthread_cond_destroy(&mkm.wake);
+	mkm.periodic_on = false;
 }
 
 static int start_clock(spank_t sp, const char *reference)
@@ -467,6 +579,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	ret = monitor_resume(mkm.mon);
 	if (ret)
 		goto err_say;
+	start_periodic();
 	return ESPANK_SUCCESS;
 
 err_say:
@@ -518,6 +631,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!mkm.mon || spank_remote(sp) != 1)
 		return ESPANK_SUCCESS;
+	stop_periodic();
 	exchange(TRACE_CLOCK_END);
 	if (mkm.sync_fd >= 0) {
 		mon_clock_end(mkm.sync_fd);

@@ -260,6 +260,43 @@ struct mon_align_summary {
 MON_API int mon_align_summarize(const struct mon_align *a, uint64_t first,
 				uint64_t last, struct mon_align_summary *out);
 
+/* What mon_align_check() found. */
+struct mon_align_check {
+	size_t exchanges; /* checked (the reference's own are not) */
+	size_t messages; /* two per exchange: the request and the reply */
+	size_t violations; /* received before they were sent, merged */
+	int64_t min_margin_ns; /* the smallest receive - send, merged (0 if
+				  no message) */
+	uint64_t min_error_ns, max_error_ns; /* the exchanges' bounds */
+};
+
+/*
+ * mon_align_check - the causality check of a merge: put each exchange's
+ * two messages on the reference clock with @a (the request sent at t1 on
+ * the node's clock and received at t2 on the reference's; the reply sent
+ * at t3 and received at t4) and count those received before they were
+ * sent. A right alignment has none: the true offset lies in
+ * [t3 - t4, t2 - t1], so a mapping off by more than the half round trip
+ * on either side shows here.
+ * @a: the node's alignment
+ * @s: @n exchanges of the node, in the order taken; each is checked on
+ *     the epoch of @a's sample at the same index when @n is @a's count
+ *     (its own exchanges), else on the epoch its local time falls in
+ * @out: filled
+ *
+ * The stored exchange keeps the middle of the round trip kept, its
+ * length without the reference's own time, and the offset; t1 and t4 are
+ * taken as that middle -+ half the round trip, t2 = t3 as the middle
+ * plus the offset: the reference's own time between receiving and
+ * replying (microseconds) moves them alike on both sides, by at most the
+ * drift times that time on the margins.
+ *
+ * Return: 0 or -EINVAL.
+ */
+MON_API int mon_align_check(const struct mon_align *a,
+			    const struct trace_clock_sample *s, size_t n,
+			    struct mon_align_check *out);
+
 /* mon_align_destroy - free @a; NULL is a no-op. */
 MON_API void mon_align_destroy(struct mon_align *a);
 
@@ -309,6 +346,7 @@ struct mon_merge_input {
 	uint64_t events; /* records merged */
 	uint32_t index; /* its index in the output's NODES (if merged) */
 	struct mon_align_summary align;
+	struct mon_align_check check; /* its exchanges on the merged clock */
 };
 
 struct mon_merge_opts {
@@ -329,6 +367,10 @@ struct mon_merge_result {
 	size_t nr_missing;
 	char reference[65];
 	uint64_t events;
+	/* The causality check over the merged nodes (mon_align_check()):
+	 * exchange messages checked, and those received before they were
+	 * sent on the merged clock (0 when the alignment is right). */
+	size_t messages, violations;
 };
 
 /*
@@ -346,8 +388,14 @@ struct mon_merge_result {
  * given too. Node ids of the step that no input gives are listed in
  * res->missing. Everything else is merged.
  *
- * Return: 0 (every input merged, no node missing), 1 (merged, but some
- * inputs left out, cut, or nodes missing: res says which), or -errno:
+ * Each merged node's clock exchanges are then checked on the merged
+ * clock (mon_align_check(), res->inputs[i].check, and the totals in
+ * res->messages and res->violations).
+ *
+ * Return: 0 (every input merged, no node missing, no causality
+ * violation), 1 (merged, but some inputs left out, cut, nodes missing,
+ * or exchange messages received before they were sent: res says which),
+ * or -errno:
  * -ENOENT (no input could be merged: nothing written), -EINVAL, -ENOMEM,
  * or an error writing @out.
  */

@@ -507,6 +507,11 @@ static void test_merge_job_dir(void **state)
 	assert_non_null(strstr(
 		out,
 		"its clock stepped 1 time, the largest by +3000.1 us; 0 records"));
+	/* Two nodes' 6 exchanges, two messages each, checked. */
+	assert_non_null(strstr(
+		out, "causality: 0 of 24 exchange messages received before "
+		     "they were sent on the merged clock"));
+	assert_non_null(strstr(out, "bounds +-10.0 us to +-10.0 us)"));
 	assert_string_equal(slurp_in("merge.err"), "");
 	assert_int_equal(sh("mkm dump job77.mkm >job77.dump"), 0);
 	d = slurp_in("job77.dump");

@@ -86,8 +86,9 @@ as_user() {
 }
 
 cluster_jobs() {
-	# 1. srun --mkm across all nodes: a trace per node under the template.
-	as_user srun-mkm "srun -N$nodes --mkm --mkm-output=/out/%j.%s/%N.mkm cluster_job"
+	# 1. srun --mkm across all nodes: a trace per node under the template,
+	# clocks exchanged every 100 ms too.
+	as_user srun-mkm "srun -N$nodes --mkm --mkm-output=/out/%j.%s/%N.mkm --mkm-sync=0.1 cluster_job"
 	# 2. sbatch --mkm: the batch step records too, and its srun inherits
 	# the options (the step in the path keeps their traces apart).
 	as_user sbatch-mkm "sbatch -W -N$nodes -o /out/logs/sbatch-job.out --mkm --mkm-output=/out/%j.%s/%N.mkm --wrap 'srun cluster_job'"

@@ -49,8 +49,11 @@ fi
 expect 1 "error: mkm: --mkm=bogus: unknown event class 'bogus'" -- --mkm=bogus
 expect 1 "error: mkm: --mkm-output=x/%q: a path with %j" -- --mkm-output=x/%q
 expect 1 "error: mkm: --mkm-port=0: a TCP port" -- --mkm-port=0
+expect 1 "error: mkm: --mkm-sync=0: the seconds between periodic clock exchanges" -- --mkm-sync=0
+expect 1 "error: mkm: --mkm-sync=2x: the seconds" -- --mkm-sync=2x
 expect 1 "error: mkm: plugstack.conf: unknown argument 'bogus=1'" bogus=1 --
-expect 0 "" "output=$w/o/%N.mkm" port=4242 -- --mkm-output="$w/p/%j.mkm"
+expect 1 "error: mkm: --mkm-sync=-1: the seconds" sync=-1 --
+expect 0 "" "output=$w/o/%N.mkm" port=4242 sync=0.5 -- --mkm-output="$w/p/%j.mkm" --mkm-sync=10
 # An output under a file cannot be made: said, before any monitor.
 : >"$w/file"
 expect 1 "error: mkm: node n3: --mkm-output $w/file/%N.mkm: Not a directory" \

@@ -2,9 +2,9 @@
 /*
  * synjob.h - synthetic node traces of one job, with known clocks: each
  * node's clock runs at (1 + drift) the reference's rate from a known
- * offset, and may step once. Every record is a MARK whose value is its
- * true time on the reference clock, so a merge can be checked record by
- * record. The clock exchanges are computed from the same truth, with a
+ * offset, may change its rate once (NTP retuning it), and may step once.
+ * Every record is a MARK whose value is its true time on the reference
+ * clock, so a merge can be checked record by record. The clock exchanges are computed from the same truth, with a
  * chosen round trip and asymmetry (the bound's and the error's sources).
  * Used by test_cluster.c and by tests/cli's mkjob.
  */
@@ -30,6 +30,8 @@ struct syn_node {
 	const char *reference_name;
 	int64_t offset_ns; /* node clock at reference time 0 */
 	double drift; /* node rate - 1 */
+	uint64_t drift_at_ns; /* reference time its rate changes (0: never) */
+	double drift2; /* its rate - 1 from then on */
 	uint64_t step_at_ns; /* reference time of a clock step (0: none) */
 	int64_t step_ns; /* the node clock's jump */
 	unsigned int nr_cpus;
@@ -74,6 +76,10 @@ static inline uint64_t syn_clock(const struct syn_node *n, uint64_t ref)
 {
 	int64_t t =
 		(int64_t)ref + n->offset_ns + (int64_t)((double)ref * n->drift);
+
+	if (n->drift_at_ns && ref > n->drift_at_ns)
+		t += (int64_t)((double)(ref - n->drift_at_ns) *
+			       (n->drift2 - n->drift));
 
 	if (n->step_at_ns && ref >= n->step_at_ns)
 		t += n->step_ns;

@@ -342,6 +342,15 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 					 -ENOENT);
 		}
 		assert_int_equal(k.info.nr_cpus, 6);
+		/* Every exchange message received after it was sent on the
+		 * merged clock: two nodes, two messages per exchange. */
+		assert_int_equal(res.messages, 2 * 2 * (periodic + 2));
+		assert_int_equal(res.violations, 0);
+		assert_int_equal(res.inputs[1].check.exchanges, periodic + 2);
+		assert_true(res.inputs[1].check.min_margin_ns > 0);
+		assert_int_equal(res.inputs[1].check.max_error_ns,
+				 k.nodes[1].error_ns);
+		assert_int_equal(res.inputs[2].check.messages, 0); /* n0 */
 		/* Each node's exchanges, the reference's with itself too. */
 		assert_int_equal(k.clock_chunks, 3);
 		/* Each node's STATS at its CPUs: what it read, per CPU. */
@@ -405,7 +414,130 @@ static void test_mon_merge_clock_steps(void **state)
 	assert_int_equal(k.nodes[1].cpu_base, 2);
 	assert_int_equal(k.nodes[2].cpu_base, 5);
 	assert_int_equal(k.info.nr_cpus, 8);
+	/* Each epoch holds its exchanges: none crosses a step. */
+	assert_int_equal(res.messages, 2 * 2 * 11);
+	assert_int_equal(res.violations, 0);
 	mon_merge_free(&res);
+}
+
+/* A node whose clock's rate changes half way (+40 ppm, then -40: NTP
+ * retuning it): exchanges at the start and end only draw one line
+ * through a bent offset, 20 us off in the middle, twice their bound;
+ * periodic ones every 100 ms follow the bend, linear between each two. */
+static void test_mon_merge_periodic_follows_drift(void **state)
+{
+	struct syn_node n[2] = {
+		node("n0", 0, 0, 0),
+		node("n1", 1, 5300000000LL, 40e-6),
+	};
+	const char *paths[2], *out = path_of("bend.mkm");
+	struct mon_merge_result res;
+	struct check k;
+	unsigned int periodic;
+
+	(void)state;
+	n[0].nr_nodes = n[1].nr_nodes = 2;
+	n[1].drift_at_ns = 10 * SEC + SEC / 2 + 20000000;
+	n[1].drift2 = -40e-6;
+	for (periodic = 0; periodic <= 9; periodic += 9) {
+		n[0].periodic = n[1].periodic = periodic;
+		write_nodes(n, 2, paths);
+		merge_ok(paths, 2, out, &res);
+		check_merged(out, &k);
+		print_message("rate change, %u periodic exchanges: worst %llu "
+			      "ns, bound %llu ns, %zu causality violations\n",
+			      periodic, (unsigned long long)k.worst_of[1],
+			      (unsigned long long)k.nodes[1].error_ns,
+			      res.violations);
+		assert_true(k.ordered);
+		assert_int_equal(k.nodes[1].nr_samples, periodic + 2);
+		assert_int_equal(res.violations, 0);
+		if (periodic) {
+			/* The bend's segment: 2 us at most, + the 600 ns
+			 * asymmetry. */
+			assert_true(k.worst_of[1] <= 2600);
+			assert_true(k.worst_of[1] <= k.nodes[1].error_ns);
+		} else {
+			assert_true(k.worst_of[1] > 15000);
+		}
+		mon_merge_free(&res);
+	}
+}
+
+/* The causality check against alignments right and wrong: a node 5.3 s
+ * behind, 40 ppm fast, its exchanges 20 us round trips with a 1.2 us
+ * asymmetry (synjob.h), every 100 ms. */
+static void test_mon_align_check_offsets(void **state)
+{
+	struct syn_node n = node("n1", 1, 5300000000LL, 40e-6);
+	struct trace_clock_sample s[6], w[6];
+	struct mon_align_check c;
+	struct mon_align *a;
+	int64_t shift;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		s[i] = syn_exchange(&n, 10 * SEC + i * SEC / 10,
+				    TRACE_CLOCK_PERIODIC);
+	/* Its own exchanges: every message after its send, by about half
+	 * the round trip. */
+	assert_int_equal(mon_align_new(&a, s, 6), 0);
+	assert_int_equal(mon_align_check(a, s, 6, &c), 0);
+	assert_int_equal(c.exchanges, 6);
+	assert_int_equal(c.messages, 12);
+	assert_int_equal(c.violations, 0);
+	assert_true(c.min_margin_ns > 9000 && c.min_margin_ns <= 10000);
+	assert_int_equal(c.min_error_ns, s[0].error_ns);
+	assert_int_equal(c.max_error_ns, s[0].error_ns);
+	mon_align_destroy(a);
+
+	/* An alignment whose offsets are off by 3 bounds: forward, every
+	 * request arrives before it left; back, every reply does. Off by
+	 * half a bound: still within causality. */
+	for (shift = -3; shift <= 3; shift++) {
+		int64_t by = shift * (int64_t)s[0].error_ns;
+
+		if (shift == 0)
+			by = (int64_t)s[0].error_ns / 2;
+		for (i = 0; i < 6; i++) {
+			w[i] = s[i];
+			w[i].offset_ns += by;
+		}
+		assert_int_equal(mon_align_new(&a, w, 6), 0);
+		assert_int_equal(mon_align_check(a, s, 6, &c), 0);
+		print_message("offset off by %+lld ns: %zu violations, "
+			      "margin %lld ns\n",
+			      (long long)by, c.violations,
+			      (long long)c.min_margin_ns);
+		if (llabs(shift) >= 2) {
+			assert_int_equal(c.violations, 6);
+			assert_true(c.min_margin_ns < -by / 2 ||
+				    c.min_margin_ns < by / 2);
+		} else if (shift == 0) {
+			assert_int_equal(c.violations, 0);
+		}
+		mon_align_destroy(a);
+	}
+
+	/* A one-sample alignment checked on more exchanges (by time), and
+	 * one 1 ms off: all of the later requests. */
+	for (i = 0; i < 6; i++) {
+		w[i] = s[i];
+		w[i].offset_ns += 1000000;
+	}
+	assert_int_equal(mon_align_new(&a, w, 1), 0);
+	assert_int_equal(mon_align_check(a, s, 6, &c), 0);
+	assert_int_equal(c.violations, 6);
+	mon_align_destroy(a);
+	/* The reference's own samples (error 0) are not messages. */
+	assert_int_equal(mon_align_identity(&a), 0);
+	memset(w, 0, sizeof(w));
+	w[0].local_ns = 10 * SEC;
+	assert_int_equal(mon_align_check(a, w, 1, &c), 0);
+	assert_int_equal(c.messages, 0);
+	assert_int_equal(mon_align_check(NULL, w, 1, &c), -EINVAL);
+	mon_align_destroy(a);
 }
 
 static void write_junk(const char *path)
@@ -601,6 +733,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mon_align_linear_between_exchanges),
 		cmocka_unit_test(test_mon_align_finds_steps),
+		cmocka_unit_test(test_mon_align_check_offsets),
+		cmocka_unit_test(test_mon_merge_periodic_follows_drift),
 		cmocka_unit_test(test_mon_merge_offsets_and_drifts),
 		cmocka_unit_test(test_mon_merge_clock_steps),
 		cmocka_unit_test(test_mon_merge_bad_inputs),

@@ -24,6 +24,8 @@
 
 /* Exit status when the merge was written without every node. */
 #define EXIT_PARTIAL 3
+/* Exit status when the merged clock contradicts the exchanges. */
+#define EXIT_CAUSALITY 4
 
 struct list {
 	char **v;
@@ -128,6 +130,51 @@ static void print_node(const struct mon_merge_input *in)
 		       s->ambiguous);
 }
 
+/* The causality check: every exchange message received after it was
+ * sent on the merged clock, and the exchanges' bounds. */
+static void print_causality(const struct mon_merge_result *res)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int64_t margin = INT64_MAX;
+	char a[32], b[32], m[32];
+	size_t i;
+
+	for (i = 0; i < res->nr_inputs; i++) {
+		const struct mon_align_check *c = &res->inputs[i].check;
+
+		if (!res->inputs[i].merged || !c->messages)
+			continue;
+		if (c->min_error_ns < lo)
+			lo = c->min_error_ns;
+		if (c->max_error_ns > hi)
+			hi = c->max_error_ns;
+		if (c->min_margin_ns < margin)
+			margin = c->min_margin_ns;
+	}
+	if (!res->messages)
+		return;
+	printf("  causality: %zu of %zu exchange messages received before "
+	       "they were sent on the merged clock (smallest margin %s%s; "
+	       "bounds +-%s to +-%s)\n",
+	       res->violations, res->messages, margin < 0 ? "-" : "",
+	       mon_fmt_ns(m, sizeof(m), (uint64_t)llabs(margin)),
+	       mon_fmt_ns(a, sizeof(a), lo), mon_fmt_ns(b, sizeof(b), hi));
+	for (i = 0; i < res->nr_inputs; i++) {
+		const struct mon_merge_input *in = &res->inputs[i];
+
+		if (in->merged && in->check.violations)
+			warnx_("node %s: %zu of its %zu exchange messages "
+			       "received before they were sent on the merged "
+			       "clock (by up to %s): its alignment contradicts "
+			       "its own clock exchanges; do not trust its "
+			       "times",
+			       in->node, in->check.violations,
+			       in->check.messages,
+			       mon_fmt_ns(m, sizeof(m),
+					  (uint64_t)-in->check.min_margin_ns));
+	}
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -210,6 +257,8 @@ int cmd_merge(int argc, char **argv)
 	for (i = 0; i < res.nr_inputs; i++)
 		if (res.inputs[i].merged)
 			print_node(&res.inputs[i]);
+	print_causality(&res);
+	c = res.violations ? EXIT_CAUSALITY : ret ? EXIT_PARTIAL : 0;
 	mon_merge_free(&res);
-	return ret ? EXIT_PARTIAL : 0;
+	return c;
 }

@@ -478,6 +478,71 @@ int mon_align_summarize(const struct mon_align *a, uint64_t first,
 	return 0;
 }
 
+/* The epoch sample @k belongs to (@own: @k indexes a->s), else the one
+ * whose exchanges time @t follows. */
+static size_t check_epoch(const struct mon_align *a, size_t k, bool own,
+			  uint64_t t)
+{
+	size_t e, pick = 0;
+
+	for (e = 0; e < a->nr_ep; e++) {
+		if (own && k >= a->ep[e].first && k <= a->ep[e].last)
+			return e;
+		if (!own && a->s[a->ep[e].first].local_ns <= t)
+			pick = e;
+	}
+	return pick;
+}
+
+static void check_message(struct mon_align_check *out, bool *first,
+			  int64_t margin)
+{
+	out->messages++;
+	if (margin < 0)
+		out->violations++;
+	if (*first || margin < out->min_margin_ns)
+		out->min_margin_ns = margin;
+	*first = false;
+}
+
+int mon_align_check(const struct mon_align *a,
+		    const struct trace_clock_sample *s, size_t n,
+		    struct mon_align_check *out)
+{
+	bool first = true, own;
+	size_t k;
+
+	if (!a || !out || (n && !s))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	own = n == a->n;
+	for (k = 0; k < n; k++) {
+		const struct trace_clock_sample *x = &s[k];
+		uint64_t half = x->rtt_ns / 2, t1, t4, sent, received;
+		int64_t t23;
+		size_t e;
+
+		if (!x->error_ns)
+			continue; /* the reference's own: nothing was sent */
+		if (x->local_ns < half)
+			return -EINVAL;
+		t1 = x->local_ns - half;
+		t4 = x->local_ns + (x->rtt_ns - half);
+		t23 = (int64_t)x->local_ns + x->offset_ns;
+		e = check_epoch(a, k, own, x->local_ns);
+		sent = mon_align_time(a, t1, e, NULL);
+		received = mon_align_time(a, t4, e, NULL);
+		check_message(out, &first, t23 - (int64_t)sent);
+		check_message(out, &first, (int64_t)received - t23);
+		if (!out->exchanges || x->error_ns < out->min_error_ns)
+			out->min_error_ns = x->error_ns;
+		if (x->error_ns > out->max_error_ns)
+			out->max_error_ns = x->error_ns;
+		out->exchanges++;
+	}
+	return 0;
+}
+
 void mon_align_destroy(struct mon_align *a)
 {
 	size_t j;

@@ -376,6 +376,24 @@ static int make_align(struct node *nd)
 	return ret;
 }
 
+/* Every merged node's exchanges on the merged clock. */
+static void check_causality(struct node **m, size_t n,
+			    struct mon_merge_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct mon_align_check *c = &m[i]->in->check;
+
+		if (m[i]->in->reference ||
+		    mon_align_check(m[i]->align, m[i]->samples,
+				    m[i]->nr_samples, c))
+			continue;
+		res->messages += c->messages;
+		res->violations += c->violations;
+	}
+}
+
 /* ---- pass 3: the node source ------------------------------------------ */
 
 struct node_src {
@@ -876,12 +894,15 @@ int mon_merge(const char *const *paths, size_t n, const char *out,
 	ret = place(m, k);
 	if (!ret)
 		ret = run(m, k, out, res);
+	if (!ret)
+		check_causality(m, k, res);
 	for (i = 0; !ret && i < k; i++)
 		m[i]->in->merged = true;
 	res->nr_merged = ret ? 0 : k;
 	if (!ret)
 		for (i = 0; i < n; i++)
-			if (res->inputs[i].err || res->nr_missing)
+			if (res->inputs[i].err || res->nr_missing ||
+			    res->violations)
 				ret = 1;
 out:
 	for (i = 0; nodes && i < n; i++) {
