@@ -112,12 +112,19 @@ static noinline bool sensor_creds_changed(struct mkm_tracked *t,
 	return true;
 }
 
-static __always_inline bool sensor_may_record(struct mkm_tracked *t)
+/* As sensor_may_record(), where the caller has t's task at hand (p). */
+static __always_inline bool sensor_may_record_task(struct mkm_tracked *t,
+						   struct task_struct *p)
 {
-	const struct cred *now = rcu_dereference_sched(t->task->real_cred);
+	const struct cred *now = rcu_dereference_sched(p->real_cred);
 
 	return likely(now == READ_ONCE(t->cred)) ||
 	       sensor_creds_changed(t, now);
+}
+
+static __always_inline bool sensor_may_record(struct mkm_tracked *t)
+{
+	return sensor_may_record_task(t, t->task);
 }
 
 /*
@@ -141,7 +148,7 @@ static __always_inline void sensor_check_dumpable(struct mkm_tracked *t,
 {
 	bool undumpable;
 
-	if (likely(t->mon->perfmon))
+	if (likely(t->perfmon))
 		return;
 	undumpable = !mkm_task_dumpable_sched(p);
 	if (unlikely(undumpable != READ_ONCE(t->undumpable)))
@@ -414,11 +421,11 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 	lockdep_assert_irqs_disabled();
 	if (pt) {
 		sensor_check_dumpable(pt, prev);
-		p_shown = sensor_may_record(pt);
+		p_shown = sensor_may_record_task(pt, prev);
 	}
 	if (nt) {
 		sensor_check_dumpable(nt, next);
-		n_shown = sensor_may_record(nt);
+		n_shown = sensor_may_record_task(nt, next);
 	}
 	if (pt && nt && sensor_one_switch(pt, nt, p_shown && n_shown)) {
 		if (!sensor_recording(pt->mon, MKM_CLASS_SCHED))
