@@ -69,20 +69,12 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 					 u32 unique_id, u8 type, u8 flags,
 					 u32 arg0, u32 arg1, u64 now)
 {
-	struct mkm_cpu_buf *cb = this_cpu_ptr(mon->cpu);
-	struct mkm_ring *r = cb->ring;
-	struct mkm_event *ev = ring_reserve(r);
+	/* One %gs-relative load, where this_cpu_ptr() adds the offset first. */
+	struct mkm_ring *r = this_cpu_read(mon->cpu->ring);
 
-	if (ev) {
-		ev->tid = tid;
-		ev->unique_id = unique_id;
-		ev->type = type;
-		ev->flags = flags;
-		ev->arg0 = arg0;
-		ev->arg1 = arg1;
-		if (ring_commit(r, ev, now))
-			irq_work_queue(&cb->wakeup);
-	}
+	if (unlikely(ring_write(r, tid, unique_id, type, flags, arg0, arg1,
+				now) > 0))
+		irq_work_queue(&this_cpu_ptr(mon->cpu)->wakeup);
 }
 
 /*
