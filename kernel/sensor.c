@@ -55,7 +55,7 @@
 #include "threads.h"
 
 /* Whether mon records class now; if so, its rings may be used. */
-static __always_inline bool sensor_recording(struct mkm_monitor *mon, u32 class)
+static __always_inline u32 sensor_recording(struct mkm_monitor *mon, u32 class)
 {
 	/* Pairs with the release in resume: the rings are there. */
 	return smp_load_acquire(&mon->recording) & class;
@@ -381,13 +381,18 @@ static __always_inline u32 sensor_left(struct task_struct *prev, bool preempt,
 /*
  * A switch between two threads of one monitor that records it as one
  * MKM_EV_SWITCH: both shown (a withheld one's half is dropped, which
- * takes two records), and a reader that knows the type.
+ * takes two records), and a reader that knows the type. Returns whether
+ * it is written so: false sends the switch to the two-record path, which
+ * tests the class again.
  */
 static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
 					      const struct mkm_tracked *nt,
 					      bool shown)
 {
-	return pt->mon == nt->mon && shown && READ_ONCE(pt->mon->one_switch);
+	const u32 both = MKM_CLASS_SCHED | MKM_RECORDING_ONE_SWITCH;
+
+	return pt->mon == nt->mon && shown &&
+	       sensor_recording(pt->mon, both) == both;
 }
 
 /*
@@ -420,8 +425,6 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 		n_shown = sensor_may_record_task(nt, next);
 	}
 	if (pt && nt && sensor_one_switch(pt, nt, p_shown && n_shown)) {
-		if (!sensor_recording(pt->mon, MKM_CLASS_SCHED))
-			return;
 		state = sensor_left(prev, preempt, prev_state, &out_flags);
 		wait = sensor_waited(nt, next, now, &in_flags);
 		/* next's tid as its own records give it (its entry's). */
