@@ -346,9 +346,15 @@ static __always_inline u32 sensor_waited(struct mkm_tracked *t,
 #ifdef CONFIG_SCHED_INFO
 	u64 queued = READ_ONCE(p->sched_info.last_queued);
 	u64 wait = mkm_task_run_delay(p) - t->run_delay;
+	/*
+	 * The wait still open, if any: queued is 0 when none is, and one
+	 * later than now (another CPU's clock) adds nothing. One unsigned
+	 * compare tests both: 0 < queued <= now.
+	 */
+	u64 open = now - queued;
 
-	if (queued && now > queued)
-		wait += now - queued;
+	if (open < now)
+		wait += open;
 	if (likely(wait <= U32_MAX))
 		return wait;
 	*flags = MKM_EVF_WAIT_US;
