@@ -313,8 +313,12 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	WRITE_ONCE(mon->stopped, false);
 	mkm_reader_clock_points(mon);
 	mutex_unlock(&mon->read_lock);
+	BUILD_BUG_ON(MKM_CLASS_ALL & MKM_RECORDING_ONE_SWITCH);
 	/* Rings before the flag: sensors test the flag, then use the rings. */
-	smp_store_release(&mon->recording, mon->classes);
+	smp_store_release(&mon->recording,
+			  mon->classes |
+				  (mon->one_switch ? MKM_RECORDING_ONE_SWITCH :
+						     0));
 
 	mkm_tracking_attach_all(mon);
 out:

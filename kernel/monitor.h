@@ -30,10 +30,18 @@ struct mkm_cpu_buf {
 	struct mkm_monitor *mon;
 };
 
+/*
+ * In mon->recording beside the classes while resumed: the monitor writes a
+ * switch between two of its threads as one record (MKM_CONFIG_ONE_SWITCH),
+ * so that the switch path tests that and its class with one load.
+ */
+#define MKM_RECORDING_ONE_SWITCH (1u << 31)
+
 struct mkm_monitor {
 	/*
 	 * Read by the sensors: the event classes recorded now (the
-	 * configured classes while resumed, 0 while suspended) and the rings.
+	 * configured classes while resumed, with MKM_RECORDING_ONE_SWITCH
+	 * if so configured; 0 while suspended) and the rings.
 	 * cpu is published before recording turns non-zero and is not changed
 	 * while it is non-zero.
 	 */

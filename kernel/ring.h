@@ -140,6 +140,45 @@ static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
 	return head - READ_ONCE(r->rd.tail) == r->wakeup;
 }
 
+/*
+ * Writer: ring_reserve(), the record's fields and ring_commit() in one, for
+ * a writer that has them all before the slot (the sensors): the control
+ * page is read once, where the stores into the slot, which may alias it as
+ * far as the compiler knows, would have it read head and tail again, and
+ * the wakeup test takes the tail the reservation saw (the reader may have
+ * moved it since, as it may have just after a fresh read: either way the
+ * test is of an occupancy this record made). Returns 1 when this record
+ * brought the ring to its wakeup occupancy (ring_commit()), -1 when the
+ * ring was full (the event counted as lost), else 0. Interrupts disabled,
+ * as for ring_reserve().
+ */
+static inline int ring_write(struct mkm_ring *r, u32 tid, u32 unique_id,
+			     u8 type, u8 flags, u32 arg0, u32 arg1, u64 now)
+{
+	u64 head = r->head, lost = r->lost;
+	/* Acquire pairs with ring_consume(): the reader is done with the slot. */
+	u64 tail = smp_load_acquire(&r->rd.tail);
+	u32 mask = r->mask, wakeup = r->wakeup;
+	struct mkm_event *ev;
+
+	if (unlikely(head - tail > mask)) {
+		WRITE_ONCE(r->lost, lost + 1);
+		return -1;
+	}
+	ev = &r->ev[head & mask];
+	ev->time_ns = now;
+	ev->tid = tid;
+	ev->unique_id = unique_id;
+	ev->seq = (u32)(head + lost);
+	ev->type = type;
+	ev->flags = flags;
+	ev->arg0 = arg0;
+	ev->arg1 = arg1;
+	/* Release pairs with the reader's acquire: the record is complete. */
+	smp_store_release(&r->head, head + 1);
+	return head + 1 - tail == wakeup;
+}
+
 /* Reader: records waiting in the ring. */
 static inline u64 ring_buffered(const struct mkm_ring *r)
 {

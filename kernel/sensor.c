@@ -55,7 +55,7 @@
 #include "threads.h"
 
 /* Whether mon records class now; if so, its rings may be used. */
-static __always_inline bool sensor_recording(struct mkm_monitor *mon, u32 class)
+static __always_inline u32 sensor_recording(struct mkm_monitor *mon, u32 class)
 {
 	/* Pairs with the release in resume: the rings are there. */
 	return smp_load_acquire(&mon->recording) & class;
@@ -69,20 +69,12 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 					 u32 unique_id, u8 type, u8 flags,
 					 u32 arg0, u32 arg1, u64 now)
 {
-	struct mkm_cpu_buf *cb = this_cpu_ptr(mon->cpu);
-	struct mkm_ring *r = cb->ring;
-	struct mkm_event *ev = ring_reserve(r);
+	/* One %gs-relative load, where this_cpu_ptr() adds the offset first. */
+	struct mkm_ring *r = this_cpu_read(mon->cpu->ring);
 
-	if (ev) {
-		ev->tid = tid;
-		ev->unique_id = unique_id;
-		ev->type = type;
-		ev->flags = flags;
-		ev->arg0 = arg0;
-		ev->arg1 = arg1;
-		if (ring_commit(r, ev, now))
-			irq_work_queue(&cb->wakeup);
-	}
+	if (unlikely(ring_write(r, tid, unique_id, type, flags, arg0, arg1,
+				now) > 0))
+		irq_work_queue(&this_cpu_ptr(mon->cpu)->wakeup);
 }
 
 /*
@@ -112,12 +104,19 @@ static noinline bool sensor_creds_changed(struct mkm_tracked *t,
 	return true;
 }
 
-static __always_inline bool sensor_may_record(struct mkm_tracked *t)
+/* As sensor_may_record(), where the caller has t's task at hand (p). */
+static __always_inline bool sensor_may_record_task(struct mkm_tracked *t,
+						   struct task_struct *p)
 {
-	const struct cred *now = rcu_dereference_sched(t->task->real_cred);
+	const struct cred *now = rcu_dereference_sched(p->real_cred);
 
 	return likely(now == READ_ONCE(t->cred)) ||
 	       sensor_creds_changed(t, now);
+}
+
+static __always_inline bool sensor_may_record(struct mkm_tracked *t)
+{
+	return sensor_may_record_task(t, t->task);
 }
 
 /*
@@ -141,7 +140,7 @@ static __always_inline void sensor_check_dumpable(struct mkm_tracked *t,
 {
 	bool undumpable;
 
-	if (likely(t->mon->perfmon))
+	if (likely(t->perfmon))
 		return;
 	undumpable = !mkm_task_dumpable_sched(p);
 	if (unlikely(undumpable != READ_ONCE(t->undumpable)))
@@ -347,9 +346,15 @@ static __always_inline u32 sensor_waited(struct mkm_tracked *t,
 #ifdef CONFIG_SCHED_INFO
 	u64 queued = READ_ONCE(p->sched_info.last_queued);
 	u64 wait = mkm_task_run_delay(p) - t->run_delay;
+	/*
+	 * The wait still open, if any: queued is 0 when none is, and one
+	 * later than now (another CPU's clock) adds nothing. One unsigned
+	 * compare tests both: 0 < queued <= now.
+	 */
+	u64 open = now - queued;
 
-	if (queued && now > queued)
-		wait += now - queued;
+	if (open < now)
+		wait += open;
 	if (likely(wait <= U32_MAX))
 		return wait;
 	*flags = MKM_EVF_WAIT_US;
@@ -382,13 +387,18 @@ static __always_inline u32 sensor_left(struct task_struct *prev, bool preempt,
 /*
  * A switch between two threads of one monitor that records it as one
  * MKM_EV_SWITCH: both shown (a withheld one's half is dropped, which
- * takes two records), and a reader that knows the type.
+ * takes two records), and a reader that knows the type. Returns whether
+ * it is written so: false sends the switch to the two-record path, which
+ * tests the class again.
  */
 static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
 					      const struct mkm_tracked *nt,
 					      bool shown)
 {
-	return pt->mon == nt->mon && shown && READ_ONCE(pt->mon->one_switch);
+	const u32 both = MKM_CLASS_SCHED | MKM_RECORDING_ONE_SWITCH;
+
+	return pt->mon == nt->mon && shown &&
+	       sensor_recording(pt->mon, both) == both;
 }
 
 /*
@@ -414,15 +424,13 @@ static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
 	lockdep_assert_irqs_disabled();
 	if (pt) {
 		sensor_check_dumpable(pt, prev);
-		p_shown = sensor_may_record(pt);
+		p_shown = sensor_may_record_task(pt, prev);
 	}
 	if (nt) {
 		sensor_check_dumpable(nt, next);
-		n_shown = sensor_may_record(nt);
+		n_shown = sensor_may_record_task(nt, next);
 	}
 	if (pt && nt && sensor_one_switch(pt, nt, p_shown && n_shown)) {
-		if (!sensor_recording(pt->mon, MKM_CLASS_SCHED))
-			return;
 		state = sensor_left(prev, preempt, prev_state, &out_flags);
 		wait = sensor_waited(nt, next, now, &in_flags);
 		/* next's tid as its own records give it (its entry's). */

@@ -222,6 +222,7 @@ static void threads_init_entry(struct mkm_tracked *t, struct task_struct *task,
 	t->task = task;
 	t->cred = get_task_cred(task);
 	t->mon = mon;
+	t->perfmon = mon->perfmon;
 	t->tid = tid;
 	t->unique_id = unique_id;
 	/* An inherited thread's first wait counts from here (no ATTACH). */

@@ -58,6 +58,11 @@ struct mkm_tracked {
 	const struct cred *cred;
 	/* task was not dumpable at its last switch: its records withheld */
 	bool undumpable;
+	/*
+	 * mon->perfmon, which is fixed at creation, kept beside cred: the
+	 * switch path's access test then reads the entry only
+	 */
+	bool perfmon;
 	struct mkm_monitor *mon;
 	u32 tid; /* in the monitor's PID namespace */
 	u32 unique_id;

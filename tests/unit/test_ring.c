@@ -306,6 +306,51 @@ static void test_ring_commit_wakeup_once_per_crossing(void **state)
 	free(r);
 }
 
+/*
+ * ring_write() is ring_reserve(), the fields and ring_commit() in one: the
+ * same records, drops, seq and wakeups, through fills, drops and drains.
+ */
+static void test_ring_write_matches_reserve_commit(void **state)
+{
+	struct mkm_ring *a = ring_new(8, 3), *b = ring_new(8, 3);
+	struct mkm_event ea[8], eb[8];
+	int round, i, wa = 0, wb = 0, dropped = 0;
+	u32 n;
+
+	(void)state;
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < round % 11; i++) {
+			u64 t = round * 100 + i;
+			struct mkm_event *e = ring_reserve(a);
+			int w = ring_write(b, 10 + i, 20 + i, MKM_EV_SWITCH,
+					   (u8)i, 30 + i, 40 + i, t);
+
+			assert_int_equal(w < 0, e == NULL);
+			dropped += w < 0;
+			wb += w > 0;
+			if (!e)
+				continue;
+			e->tid = 10 + i;
+			e->unique_id = 20 + i;
+			e->type = MKM_EV_SWITCH;
+			e->flags = (u8)i;
+			e->arg0 = 30 + i;
+			e->arg1 = 40 + i;
+			wa += ring_commit(a, e, t);
+		}
+		assert_int_equal(a->head, b->head);
+		assert_int_equal(a->lost, b->lost);
+		assert_int_equal(wa, wb);
+		n = drain(a, ea, 8, false);
+		assert_int_equal(drain(b, eb, 8, false), n);
+		assert_memory_equal(ea, eb, n * sizeof(ea[0]));
+	}
+	assert_true(dropped > 0);
+	assert_true(wb > 1);
+	free(a);
+	free(b);
+}
+
 static void test_ring_reserve_wraps_around(void **state)
 {
 	struct mkm_ring *r = ring_new(8, 0);
@@ -402,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_ring_clock_interpolates),
 		cmocka_unit_test(test_ring_clock_line_within_1ns_of_exact),
 		cmocka_unit_test(test_ring_commit_wakeup_once_per_crossing),
+		cmocka_unit_test(test_ring_write_matches_reserve_commit),
 		cmocka_unit_test(test_ring_reserve_wraps_around),
 		cmocka_unit_test(test_ring_peek_drops_past_2_32_exact),
 		cmocka_unit_test(test_ring_peek_gap_across_seq_wrap),
