@@ -405,7 +405,13 @@ MON_API int mon_stage_compensate(struct mon_stage **stp,
  *    run-queue wait that followed, weighted by it, is at stake;
  *  - a wakeup from an interrupt (a timer: a timed wait that expired) while
  *    the CPU carried monitor delay d: unmonitored, the thread that would
- *    have woken it could have come up to d earlier; d is at stake.
+ *    have woken it could have come up to d earlier; d is at stake;
+ *  - a timed wait taken as the monitor's doing (its timer expired while
+ *    the recording's own thread held the CPU from the thread's last waker,
+ *    runnable since before it slept; compensation takes the sleep and the
+ *    run after it out), where that waker, once it ran, took longer to wake
+ *    it than the timer had: the timer would have expired unmonitored too;
+ *    what was taken out is at stake.
  * A thread is unsure when what is at stake is of the order of what
  * compensation moved its records by (at least MON_COMPENSATE_UNSURE_SHIFT
  * of its largest shift), and at least MON_COMPENSATE_UNSURE_LIFE of its
@@ -429,6 +435,9 @@ struct mon_comp_doubt {
 	uint64_t timer_wakeups; /* woken by an interrupt, the CPU delayed */
 	double timer_delay_ns; /* the CPU's delay at those wakeups, summed */
 	double at_stake_ns; /* weighted wait after preemptions + that delay */
+	uint64_t timeouts; /* timed waits taken as the monitor's doing */
+	double timeout_ns; /* their sleeps and the runs after, taken out */
+	uint64_t timeouts_unproven; /* of those, the waker slower than the timer */
 };
 
 struct mon_compensate_opts {

@@ -676,6 +676,124 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
 	assert_int_equal(doubt_of(&ds, 2)->wakeups, 0);
 }
 
+/*
+ * A timed wait the monitor made expire (issue 23, item 3). Thread 1 is
+ * woken by thread 2 at 900 and preempts it at 1000 (2 stays runnable).
+ * At 2000 thread 1 sleeps on a timed wait and hands the CPU to the
+ * recording's own thread (50); its timer expires at 2500 while 50 still
+ * holds the CPU, and 2 still waits: 2 would have had the CPU from 2000 on.
+ * Thread 1 runs its timed-out turn from 3000 to 3200, sleeps again, and 2,
+ * once it runs, wakes it 100 later (less than the timer's 500: proven).
+ *  900 WAKEUP of 1 by 2: first record, 0; costs 5 (lost: no chain yet).
+ * 1000 OUT 2 (chain starts, 0), IN 1 ready at 900: 0. Costs 10 + 10.
+ * 2000 OUT 1 to 50: 20 -> 1980; 1 carries 30.
+ * 2500 WAKING, WAKEUP by the timer: the monitor's doing; 1's ready time
+ *      moves to its sleep's instant, its delay 30 + 500: both records
+ *      clamped to 1980, its last.
+ * 3000 IN 1 from 50: the handover's 20 + 1000 of 50's run -> 1980.
+ * 3200 OUT 1, its turn's 200 all delay: 1220 -> 1980; IN 2 (ready since
+ *      1000): 1220 -> 1980. 3300 WAKEUP by 2: + 10 + 10 -> 2060.
+ * Before: the timer's wakeup kept the sleep (30: 2470), 1 ran 2470..2660,
+ * 2 began at 2660 and woke it at 2740.
+ */
+static void timeout_run(struct evs *s, uint32_t k_state, uint32_t k_wakes_at)
+{
+	memset(s, 0, sizeof(*s));
+	evs_add(s, 900, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	evs_add(s, 1000, 0, MKM_EV_SWITCH_OUT, 2, k_state, 1,
+		k_state == MKM_TS_RUNNING ? MKM_EVF_PREEMPTED : 0);
+	IN_WAIT(s, 1000, 0, 1, 2, 100);
+	OUT(s, 2000, 0, 1, SLEEP, 50);
+	evs_add(s, 2500, 0, MKM_EV_WAKING, 1, 0, 50, MKM_EVF_IN_IRQ);
+	evs_add(s, 2500, 0, MKM_EV_WAKEUP, 1, 0, 50, MKM_EVF_IN_IRQ);
+	IN_WAIT(s, 3000, 0, 1, 50, 500);
+	OUT(s, 3200, 0, 1, SLEEP, 2);
+	IN_WAIT(s, 3200, 0, 2, 1, 2200);
+	evs_add(s, k_wakes_at, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	OUT(s, k_wakes_at + 100, 0, 2, SLEEP, 1);
+	IN_WAIT(s, k_wakes_at + 100, 0, 1, 2, 100);
+}
+
+static void test_compensate_timeout_caused(void **state)
+{
+	static const uint64_t want[] = { 900,  1000, 1000, 1980, 1980, 1980,
+					 1980, 1980, 1980, 2060, 2155, 2155 };
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s;
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	own_tid = 50;
+	timeout_run(&s, MKM_TS_RUNNING, 3300);
+	assert_int_equal(
+		compensate_opts(&s, &o, test_calibration(), NULL, 0, &opts), 0);
+	own_tid = 0;
+	expect_times(&o, &s, want);
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->timeouts, 1);
+	assert_float_equal(d1->timeout_ns, 700, 0.5); /* 500 asleep, 200 run */
+	assert_int_equal(d1->timeouts_unproven, 0);
+	assert_int_equal(d1->timer_wakeups, 0);
+	assert_false(d1->unsure);
+}
+
+/* The same where 2, once it ran, took 900 to wake 1, longer than the
+ * timer's 500: the timer would have expired unmonitored too, and the
+ * 700 taken out is at stake (the times are the rule's all the same). */
+static void test_compensate_timeout_unproven(void **state)
+{
+	struct doubts ds;
+	struct mon_compensate_opts opts = { .doubt = collect_doubt,
+					    .arg = &ds };
+	const struct mon_comp_doubt *d1;
+	struct evs s;
+	struct out o;
+
+	(void)state;
+	memset(&ds, 0, sizeof(ds));
+	own_tid = 50;
+	timeout_run(&s, MKM_TS_RUNNING, 4100);
+	assert_int_equal(
+		compensate_opts(&s, &o, test_calibration(), NULL, 0, &opts), 0);
+	own_tid = 0;
+	d1 = doubt_of(&ds, 1);
+	assert_int_equal(d1->timeouts, 1);
+	assert_int_equal(d1->timeouts_unproven, 1);
+	assert_float_equal(d1->at_stake_ns, 700, 0.5);
+}
+
+/* Where the order of events does not prove it, the sleep keeps its
+ * length (rule 2): thread 2 was asleep, not runnable, when 1 slept, so
+ * nothing says it would have woken 1 before its timer; nor where the
+ * CPU went to a thread that is not the monitor's. */
+static void test_compensate_timeout_not_proven(void **state)
+{
+	static const uint64_t want[] = { 900,  1000, 1000, 1980, 2470,
+					 2470, 2470, 2660, 2660 };
+	struct evs s;
+	struct out o;
+	size_t i;
+
+	(void)state;
+	own_tid = 50;
+	timeout_run(&s, SLEEP, 3300);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	for (i = 0; i < 9; i++)
+		if (o.ev[i].time_ns != want[i])
+			fail_msg("record %zu: %" PRIu64 ", want %" PRIu64, i,
+				 o.ev[i].time_ns, want[i]);
+	own_tid = 60; /* 50 is not the recorder */
+	timeout_run(&s, MKM_TS_RUNNING, 3300);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	assert_int_equal(o.ev[4].time_ns, 2470); /* WAKING: the sleep kept */
+	assert_true(o.ev[8].time_ns > 2000); /* 2 starts late */
+	own_tid = 0;
+}
+
 /* test_calibration() measured as calibrations are since format 1.3: the
  * switch figure per switch (MON_COST_PER_SWITCH), not per record. */
 static struct mon_calibration *per_switch_calibration(void)
@@ -838,6 +956,9 @@ int main(void)
 		cmocka_unit_test(test_compensate_doubt_timer_wakeup),
 		cmocka_unit_test(test_compensate_doubt_wakeup_waits),
 		cmocka_unit_test(test_compensate_doubt_wait_without_wakeups),
+		cmocka_unit_test(test_compensate_timeout_caused),
+		cmocka_unit_test(test_compensate_timeout_unproven),
+		cmocka_unit_test(test_compensate_timeout_not_proven),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

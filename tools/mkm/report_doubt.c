@@ -67,6 +67,12 @@ const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
 			"woken %llu times by an interrupt while its CPU ran %s late (a timed wait may have expired because the monitor held up its waker); ",
 			(unsigned long long)d->timer_wakeups,
 			mon_fmt_ns(a, sizeof(a), (uint64_t)d->timer_delay_ns));
+	if (d->timeouts_unproven && n >= 0 && (size_t)n < len)
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"%llu of %llu timed waits taken as the monitor's had a waker slower than their timer (the timer may have expired unmonitored too); ",
+			(unsigned long long)d->timeouts_unproven,
+			(unsigned long long)d->timeouts);
 	if (n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 "%s at stake against %s compensated, in a life of %s",
@@ -85,15 +91,17 @@ void doubts_json(const struct doubts *ds)
 	for (i = 0; i < ds->n; i++) {
 		const struct mon_comp_doubt *d = &ds->d[i];
 
-		if (!(d->at_stake_ns > 0))
+		if (!(d->at_stake_ns > 0) && !d->timeouts)
 			continue;
-		printf("%s{\"tid\":%u,\"unsure\":%s,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"wakeups\":%llu,\"wakeup_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f,\"life_ns\":%llu}",
+		printf("%s{\"tid\":%u,\"unsure\":%s,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"wakeups\":%llu,\"wakeup_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f,\"life_ns\":%llu,\"timeouts\":%llu,\"timeout_ns\":%.0f,\"timeouts_unproven\":%llu}",
 		       sep, d->tid, d->unsure ? "true" : "false",
 		       (unsigned long long)d->preemptions, d->preempt_cost_ns,
 		       (unsigned long long)d->wakeups, d->wakeup_cost_ns,
 		       (unsigned long long)d->timer_wakeups, d->timer_delay_ns,
 		       d->at_stake_ns, d->shift_ns,
-		       (unsigned long long)d->life_ns);
+		       (unsigned long long)d->life_ns,
+		       (unsigned long long)d->timeouts, d->timeout_ns,
+		       (unsigned long long)d->timeouts_unproven);
 		sep = ",";
 	}
 	printf("]");

@@ -24,7 +24,16 @@
  *    writer) are the monitor too: while one holds a CPU that a monitored
  *    thread then takes over, its whole run delays that thread, and so
  *    does what ran after it while that thread waited (its I/O's
- *    kworkers).
+ *    kworkers);
+ *  - a timed wait whose timer expired while the recording's own thread
+ *    held the CPU from the moment the thread slept, and the thread's last
+ *    waker was runnable there since before it slept, expired because the
+ *    monitor held up that waker: the wakeup moves to the instant the
+ *    thread slept, and the run after it (the timed-out turn of its loop)
+ *    is delay, time itself adding to the CPU's chain until it switches
+ *    out; where the waker, once it ran, took longer to wake it than the
+ *    timer had, the timer would have expired unmonitored too, and the
+ *    doubt says so (timeouts_unproven).
  * Clamps keep every CPU's and every thread's records in order and never
  * move a record before the last horizon passed on, so the output keeps
  * the input's promises.
@@ -66,6 +75,7 @@ struct cpu_state {
 	uint64_t runner_since; /* when it took the CPU */
 	double runner_delay; /* the chain's delay then */
 	bool live; /* busy without a break since chain_start */
+	bool caused; /* the run now is the monitor's doing: time is delay */
 	uint32_t seq_shift; /* SWITCH records that went out as two */
 	bool per_switch; /* the switch cost is per switch (MON_COST_PER_SWITCH) */
 	uint64_t chain_start;
@@ -86,6 +96,15 @@ struct thread_state {
 	double flip; /* the chance its current wait is the monitor's doing */
 	bool preempted; /* its last switch out left it runnable */
 	uint64_t flip_at; /* input time of the decision that began it */
+	/* Timed waits the monitor made expire (timeout_caused()). */
+	uint32_t waker; /* its last waker, a thread (not an interrupt) */
+	bool runnable; /* switched out runnable, not switched in since */
+	bool sleeping; /* switched out sleeping, not switched in since */
+	uint16_t out_cpu; /* where it last switched out */
+	uint64_t out_at, in_at; /* its last switch out, in (input times) */
+	bool timed_out; /* woken by a timeout the monitor caused, not run */
+	uint64_t check_len; /* the first such sleep's length, to check ... */
+	double check_ns; /* ... what was taken out, against its waker */
 	struct mon_comp_doubt doubt;
 };
 
@@ -220,6 +239,20 @@ static struct thread_state *thread_get(struct compensate *c, uint32_t tid,
 	return &c->threads[j];
 }
 
+/* The state of @tid if seen, else NULL (never grows the table). */
+static struct thread_state *thread_find(struct compensate *c, uint32_t tid)
+{
+	size_t j;
+
+	if (!tid || !c->cap)
+		return NULL;
+	for (j = hash_tid(tid) & (c->cap - 1); c->threads[j].tid;
+	     j = (j + 1) & (c->cap - 1))
+		if (c->threads[j].tid == tid)
+			return &c->threads[j];
+	return NULL;
+}
+
 static void history_push(struct cpu_state *s, uint64_t t, double delay)
 {
 	unsigned int i = (s->hist_head + s->nr_hist) % HISTORY;
@@ -263,7 +296,9 @@ static void advance(struct cpu_state *s, uint64_t t)
 {
 	if (t <= s->now)
 		return;
-	if (s->runner || s->switch_at != s->now) {
+	if (s->caused) { /* the records' costs are in the time */
+		s->delay += (double)(t - s->now);
+	} else if (s->runner || s->switch_at != s->now) {
 		s->delay += s->pending;
 	} else if (s->live) { /* switched to idle (or to a hidden peer) */
 		s->live = false;
@@ -339,6 +374,13 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 		th->woken = false;
 	chain_start(s, e->time_ns, d);
 	s->runner = e->tid;
+	/* A turn of its loop that a timeout the monitor caused began. */
+	s->caused = th && th->timed_out;
+	if (th) {
+		th->timed_out = false;
+		th->runnable = th->sleeping = false;
+		th->in_at = e->time_ns;
+	}
 	return d;
 }
 
@@ -416,12 +458,62 @@ static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
 	th->flip = 0;
 }
 
+/*
+ * Whether @th, woken by an interrupt at @e (its timer: a timed wait that
+ * expired), was woken so only because the monitor held up its waker, as
+ * the order of events proves it: @th slept on this CPU and handed it
+ * straight to one of the recording's own threads, which holds it still
+ * (nothing but the monitor ran since it slept: switches among unmonitored
+ * threads are not seen), while its last waker, a monitored thread, was
+ * runnable on this CPU since before it slept. Unmonitored, that waker
+ * would have had the CPU from the moment @th slept.
+ */
+static bool timeout_caused(struct compensate *c, const struct cpu_state *s,
+			   const struct thread_state *th,
+			   const struct mkm_event *e)
+{
+	const struct thread_state *k;
+
+	if (!th->sleeping || th->out_cpu != e->cpu || !s->live ||
+	    !own_thread(c, s->runner) || s->runner_since != th->out_at)
+		return false;
+	k = thread_find(c, th->waker);
+	return k && k != th && k->runnable && k->out_cpu == e->cpu &&
+	       k->out_at <= th->out_at;
+}
+
+/*
+ * @th woken by thread @k at delay @d after timeouts taken as the monitor's:
+ * had @k run from when @th first slept, did it wake @th before that timer
+ * expired? Its run from its switch-in to this wakeup, less the monitor's
+ * cost in it, against the first sleep's length; if not (or not known: @k
+ * not running here), the timer would have expired unmonitored too, and
+ * what was taken out is at stake.
+ */
+static void timeout_check(struct thread_state *th, const struct thread_state *k,
+			  const struct mkm_event *e, double d)
+{
+	double x = -1;
+
+	if (!th->check_len)
+		return;
+	if (k && k->in_at && k->in_at <= e->time_ns && !k->runnable &&
+	    !k->sleeping && k->run_delay >= 0)
+		x = (double)(e->time_ns - k->in_at) - fmax(d - k->run_delay, 0);
+	if (x < 0 || x > (double)th->check_len) {
+		th->doubt.timeouts_unproven++;
+		th->doubt.at_stake_ns += th->check_ns;
+	}
+	th->check_len = 0;
+	th->check_ns = 0;
+}
+
 /* The delay of @e (of thread @th, NULL for tid 0), from its CPU's chain
  * and the causal edges it closes. */
-static double delay_of(const struct compensate *c, struct cpu_state *s,
+static double delay_of(struct compensate *c, struct cpu_state *s,
 		       struct thread_state *th, const struct mkm_event *e)
 {
-	double d, charge = 1;
+	double d, charge = 1, caused = 0;
 	bool pair;
 
 	advance(s, e->time_ns);
@@ -431,6 +523,7 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		/* The CPU was busy, but who ran after the gap is not
 		 * known, nor what the records lost cost: none is added. */
 		s->runner = 0;
+		s->caused = false;
 		return d;
 	case MKM_EV_SWITCH_IN:
 		pair = same_switch(s, e);
@@ -443,18 +536,53 @@ static double delay_of(const struct compensate *c, struct cpu_state *s,
 		same_switch(s, e);
 		if (!s->live) /* the thread ran from before we saw it */
 			chain_start(s, e->time_ns, 0);
+		if (s->caused && th) { /* the turn the timeout caused, out */
+			caused = (double)(e->time_ns - th->in_at);
+			th->doubt.timeout_ns += caused;
+			th->check_ns += caused;
+		}
+		s->caused = false;
 		s->runner = e->arg1;
 		s->runner_since = e->time_ns;
 		s->runner_delay = d;
-		doubt_switch_out(th, e, d);
+		/* Not the monitor's cost in a run that was its doing. */
+		doubt_switch_out(th, e, d - caused);
+		if (th) {
+			th->runnable = e->arg0 == MKM_TS_RUNNING;
+			th->sleeping = e->arg0 == MKM_TS_INTERRUPTIBLE;
+			th->out_cpu = e->cpu;
+			th->out_at = e->time_ns;
+		}
 		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
-		/* An interrupt's wakeup keeps the sleep's own length. */
+		/* An interrupt's wakeup keeps the sleep's own length, but for
+		 * a timeout the monitor caused (its WAKING decides, for its
+		 * WAKEUP too). */
 		if (th && !(e->flags & MKM_EVF_IN_IRQ)) {
 			th->woken = true;
 			th->wake_delay = d;
+			if (e->type != MKM_EV_WAKEUP_NEW) {
+				th->waker = e->arg1;
+				timeout_check(th, thread_find(c, e->arg1), e,
+					      d);
+			}
+		} else if (th && e->type != MKM_EV_WAKEUP_NEW &&
+			   (th->timed_out || timeout_caused(c, s, th, e))) {
+			if (!th->timed_out) {
+				uint64_t len = e->time_ns - th->out_at;
+
+				th->timed_out = true;
+				th->woken = true;
+				th->wake_delay = th->delay + (double)len;
+				if (!th->check_len)
+					th->check_len = len;
+				th->check_ns += (double)len;
+				th->doubt.timeouts++;
+				th->doubt.timeout_ns += (double)len;
+			}
+			d = fmax(d, th->wake_delay);
 		} else if (th && e->type == MKM_EV_WAKEUP && d > 0) {
 			/* A timed wait may have expired because the monitor
 			 * held up its waker: by up to d. */
