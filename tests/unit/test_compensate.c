@@ -696,13 +696,25 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
  * Before: the timer's wakeup kept the sleep (30: 2470), 1 ran 2470..2660,
  * 2 began at 2660 and woke it at 2740.
  */
+static void timeout_run_moved(struct evs *s, uint32_t k_state,
+			      uint32_t k_wakes_at, bool moved);
+
 static void timeout_run(struct evs *s, uint32_t k_state, uint32_t k_wakes_at)
+{
+	timeout_run_moved(s, k_state, k_wakes_at, false);
+}
+
+/* The same, 2 moved to CPU 1 (MIGRATE) while it waited, if @moved. */
+static void timeout_run_moved(struct evs *s, uint32_t k_state,
+			      uint32_t k_wakes_at, bool moved)
 {
 	memset(s, 0, sizeof(*s));
 	evs_add(s, 900, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
 	evs_add(s, 1000, 0, MKM_EV_SWITCH_OUT, 2, k_state, 1,
 		k_state == MKM_TS_RUNNING ? MKM_EVF_PREEMPTED : 0);
 	IN_WAIT(s, 1000, 0, 1, 2, 100);
+	if (moved)
+		evs_add(s, 1500, 0, MKM_EV_MIGRATE, 2, 1, 0, 0);
 	OUT(s, 2000, 0, 1, SLEEP, 50);
 	evs_add(s, 2500, 0, MKM_EV_WAKING, 1, 0, 50, MKM_EVF_IN_IRQ);
 	evs_add(s, 2500, 0, MKM_EV_WAKEUP, 1, 0, 50, MKM_EVF_IN_IRQ);
@@ -791,6 +803,12 @@ static void test_compensate_timeout_not_proven(void **state)
 	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
 	assert_int_equal(o.ev[4].time_ns, 2470); /* WAKING: the sleep kept */
 	assert_true(o.ev[8].time_ns > 2000); /* 2 starts late */
+	/* 2 runnable, but moved to CPU 1 before 1 slept: it could not have
+	 * had CPU 0, whoever held it. */
+	own_tid = 50;
+	timeout_run_moved(&s, MKM_TS_RUNNING, 3300, true);
+	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
+	assert_int_equal(o.ev[5].time_ns, 2470); /* WAKING: the sleep kept */
 	own_tid = 0;
 }
 

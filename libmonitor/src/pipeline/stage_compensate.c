@@ -552,7 +552,16 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 			th->sleeping = e->arg0 == MKM_TS_INTERRUPTIBLE;
 			th->out_cpu = e->cpu;
 			th->out_at = e->time_ns;
+			/* Its switch in may have been lost: a timeout is
+			 * for one sleep only. */
+			th->timed_out = false;
 		}
+		break;
+	case MKM_EV_MIGRATE:
+		/* Moved while it waited or at its wakeup: it waits there
+		 * now, and CPU out_cpu was no longer its to take. */
+		if (th)
+			th->out_cpu = (uint16_t)e->arg0;
 		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
