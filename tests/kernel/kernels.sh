@@ -382,10 +382,7 @@ cmd_check() {
 				>"$dir/report.txt" 2>&1 || status=$?
 			grep -E '^(FAIL|vm: )' "$dir/report.txt" | grep -v '^vm: booting' >&2 || true
 			if grep -q '^MKM-VM-BOOT' "$log"; then boot=ok; else boot=FAILED; fi
-			# Summed over the boots (run.sh -e boots twice).
-			read -r passed failed < <(sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' \
-				"$dir/report.txt" | awk '{ p += $1; f += $2 } END { if (NR) print p, f }') || true
-			splats=$(sed -n 's/^FAIL  kernel log (\([0-9]*\) splat.*/\1/p' "$dir/report.txt")
+			read -r passed failed splats < <(awk -f "$here/boots.awk" "$dir/report.txt") || true
 			splats=${splats:-0}
 			[ $status = 0 ] || bad=1
 		else
