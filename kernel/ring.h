@@ -3,7 +3,8 @@
  * ring.h - the per-CPU event ring of a monitor: one writer, one reader.
  *
  * The writer is the CPU the ring belongs to, with interrupts disabled around
- * reserve and commit, so a ring never sees two writers at once and needs no
+ * each write (ring_write(), or ring_reserve() to ring_commit(), which only
+ * the tests use), so a ring never sees two writers at once and needs no
  * lock or atomic instruction. The reader is whoever holds the monitor's
  * mutex, or the reader in place of a mapped ring. head and tail count
  * records since the ring was made and only grow; a slot is written only
@@ -182,7 +183,7 @@ static inline int ring_write(struct mkm_ring *r, u32 tid, u32 unique_id,
 /* Reader: records waiting in the ring. */
 static inline u64 ring_buffered(const struct mkm_ring *r)
 {
-	/* Acquire pairs with ring_commit(). */
+	/* Acquire pairs with the writer's release of head. */
 	return smp_load_acquire(&r->head) - READ_ONCE(r->rd.tail);
 }
 
@@ -348,7 +349,10 @@ static inline u32 ring_peek(const struct mkm_ring *r,
 	struct ring_cursor c = *cursor;
 	struct ring_clock_line clk;
 	const u32 mask = r->mask;
-	/* Acquire pairs with ring_commit(): records up to head are complete. */
+	/*
+	 * Acquire pairs with the writer's release of head (ring_write()):
+	 * records up to head are complete.
+	 */
 	u64 head = smp_load_acquire(&r->head);
 	/* Drops not reported yet, some perhaps after head: a u64 count. */
 	u64 unreported = READ_ONCE(r->lost) - c.read_lost;
@@ -423,7 +427,10 @@ static inline void ring_consume(struct mkm_ring_reader *rd,
 	rd->read_lost = c->read_lost;
 	rd->next_seq = c->next_seq;
 	rd->read_ts = c->last_ts;
-	/* Release pairs with ring_reserve(): we are done with the slots. */
+	/*
+	 * Release pairs with the writer's acquire of tail (ring_write()): we
+	 * are done with the slots.
+	 */
 	smp_store_release(&rd->tail, c->tail);
 }
 
