@@ -285,6 +285,11 @@ static void test_noise_finds_the_intruder(void **state)
 							  intruder_wakeups;
 	long long merged_gap =
 		intruder_median_ns * intruder_wakeups / (sleeps ? sleeps : 1);
+	/* Its start, and a wakeup from each of its sleeps (below). */
+	long activations = (intruder_slept > intruder_wakeups ?
+				    intruder_slept :
+				    intruder_wakeups) +
+			   1;
 
 	(void)state;
 	assert_true(spinner >= 0 && intruder >= 0);
@@ -321,8 +326,12 @@ static void test_noise_finds_the_intruder(void **state)
 	 * kernel charges it the interrupts that landed on it, which the
 	 * report names apart). A burst is cut in two each time something
 	 * preempts the intruder mid-spin (on PREEMPT_RT, ktimers/0 and other
-	 * threads of higher priority): at most one burst per wakeup and per
-	 * involuntary switch the kernel counted for it.
+	 * threads of higher priority): at most one burst per activation and
+	 * per involuntary switch the kernel counted for it, an activation
+	 * being its start or a wakeup from any of its sleeps (the kernel's
+	 * count of those: it has one more than the workload's own count of
+	 * its naps when it also slept outside them, as in a check-vm run
+	 * beside a CPU hog: 205 bursts, 201 naps, 202 sleeps, 2 preemptions).
 	 */
 	assert_ptr_equal(s, &r.sources[0]);
 	assert_true((s->period.period_ns > 8500000 &&
@@ -332,8 +341,7 @@ static void test_noise_finds_the_intruder(void **state)
 	assert_true(s->period.regular >= NOISE_PERIODIC ||
 		    fabs(s->period.regular - intruder_regular) <= 0.15);
 	assert_true(s->count * 10 >= (uint64_t)sleeps * 8);
-	assert_true(s->count <=
-		    (uint64_t)(intruder_wakeups + intruder_preempted) + 1);
+	assert_true(s->count <= (uint64_t)(activations + intruder_preempted));
 	assert_true((s->taken_ns > s->count * 800000 &&
 		     s->taken_ns < s->count * 3000000) ||
 		    ((long long)s->taken_ns <= intruder_cpu_ns + 5000000 &&
