@@ -40,6 +40,7 @@ static const unsigned int mkm_cmds[] = {
 	MKM_IOC_THREAD_UNMONITOR,
 	MKM_IOC_STATS,
 	MKM_IOC_MARK,
+	MKM_IOC_CLOCK,
 	/* ABI 2.3's numbers, still served */
 	MKM_IOC_THREAD_MONITOR_2_3,
 	MKM_IOC_THREAD_UNMONITOR_2_3,
@@ -47,8 +48,8 @@ static const unsigned int mkm_cmds[] = {
 	MKM_IOC_MARK_2_3,
 };
 /* Relative frequency of each of mkm's calls (resume/suspend are slow). */
-static const unsigned int mkm_weight[] = { 10, 25, 4, 4, 12, 8,
-					   12, 14, 3, 2, 3,  3 };
+static const unsigned int mkm_weight[] = { 10, 25, 4, 4, 12, 8, 12,
+					   14, 4,  3, 2, 3,  3 };
 
 /* Answered by do_vfs_ioctl() before the driver sees them. */
 static const unsigned int vfs_cmds[] = {
@@ -436,8 +437,8 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 			s.nr_cpus = (uint32_t)stress_below(r, 2 * nr_cpus + 2);
 		size_t entry = s.cpu_stats_size ? s.cpu_stats_size :
 						  sizeof(struct mkm_cpu_stats);
-		int bad = s.busy_threads || entry < 32 ||
-			  entry > 4096 || entry % 8;
+		int bad = s.busy_threads || entry < 32 || entry > 4096 ||
+			  entry % 8;
 		size_t want =
 			bad ? 0 :
 			      (s.nr_cpus < nr_cpus ? s.nr_cpus : nr_cpus) *
@@ -455,6 +456,18 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 			expect = EFAULT;
 		else
 			expect = wr ? 0 : EFAULT;
+		break;
+	}
+	case MKM_IOC_CLOCK: {
+		/* Any CPU 0 has; none has 65536 (NR_CPUS is at most 8192). */
+		struct mkm_clock c;
+		fill_random(r, &c, sizeof(c));
+		if (stress_below(r, 2))
+			c.reserved = 0;
+		c.cpu = stress_below(r, 2) ? 0 :
+					     65536 + (uint32_t)c.cpu % 65536;
+		memcpy(tmp, &c, sizeof(c));
+		expect = c.reserved || c.cpu ? EINVAL : wr ? 0 : EFAULT;
 		break;
 	}
 	case MKM_IOC_MARK:
