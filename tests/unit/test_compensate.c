@@ -726,26 +726,35 @@ static void timeout_run_moved(struct evs *s, uint32_t k_state,
 	IN_WAIT(s, k_wakes_at + 100, 0, 1, 2, 100);
 }
 
+/* Thread 1's doubt after timeout_run() with 50 the recorder and 2
+ * runnable, waking 1 at @k_wakes_at. */
+static const struct mon_comp_doubt *timeout_doubt(struct evs *s, struct out *o,
+						  struct doubts *ds,
+						  uint32_t k_wakes_at)
+{
+	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
+
+	memset(ds, 0, sizeof(*ds));
+	own_tid = 50;
+	timeout_run(s, MKM_TS_RUNNING, k_wakes_at);
+	assert_int_equal(
+		compensate_opts(s, o, test_calibration(), NULL, 0, &opts), 0);
+	own_tid = 0;
+	return doubt_of(ds, 1);
+}
+
 static void test_compensate_timeout_caused(void **state)
 {
 	static const uint64_t want[] = { 900,  1000, 1000, 1980, 1980, 1980,
 					 1980, 1980, 1980, 2060, 2155, 2155 };
-	struct doubts ds;
-	struct mon_compensate_opts opts = { .doubt = collect_doubt,
-					    .arg = &ds };
 	const struct mon_comp_doubt *d1;
+	struct doubts ds;
 	struct evs s;
 	struct out o;
 
 	(void)state;
-	memset(&ds, 0, sizeof(ds));
-	own_tid = 50;
-	timeout_run(&s, MKM_TS_RUNNING, 3300);
-	assert_int_equal(
-		compensate_opts(&s, &o, test_calibration(), NULL, 0, &opts), 0);
-	own_tid = 0;
+	d1 = timeout_doubt(&s, &o, &ds, 3300);
 	expect_times(&o, &s, want);
-	d1 = doubt_of(&ds, 1);
 	assert_int_equal(d1->timeouts, 1);
 	assert_float_equal(d1->timeout_ns, 700, 0.5); /* 500 asleep, 200 run */
 	assert_int_equal(d1->timeouts_unproven, 0);
@@ -758,21 +767,13 @@ static void test_compensate_timeout_caused(void **state)
  * 700 taken out is at stake (the times are the rule's all the same). */
 static void test_compensate_timeout_unproven(void **state)
 {
-	struct doubts ds;
-	struct mon_compensate_opts opts = { .doubt = collect_doubt,
-					    .arg = &ds };
 	const struct mon_comp_doubt *d1;
+	struct doubts ds;
 	struct evs s;
 	struct out o;
 
 	(void)state;
-	memset(&ds, 0, sizeof(ds));
-	own_tid = 50;
-	timeout_run(&s, MKM_TS_RUNNING, 4100);
-	assert_int_equal(
-		compensate_opts(&s, &o, test_calibration(), NULL, 0, &opts), 0);
-	own_tid = 0;
-	d1 = doubt_of(&ds, 1);
+	d1 = timeout_doubt(&s, &o, &ds, 4100);
 	assert_int_equal(d1->timeouts, 1);
 	assert_int_equal(d1->timeouts_unproven, 1);
 	assert_float_equal(d1->at_stake_ns, 700, 0.5);
