@@ -223,6 +223,9 @@ fetch_sid() {
 	! grep -q " $root[/ ]" /proc/mounts ||
 		die "sid chroot: $root has mounts (grep $root /proc/mounts): unmount them first"
 	rm -rf "$root.tmp" "$root"
+	# mmdebstrap wants the target's parent: on a fresh machine the cache
+	# does not exist yet.
+	mkdir -p "$(dirname "$root")"
 	mmdebstrap --quiet --variant=minbase --include="$(echo $pkgs | tr ' ' ,)" \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		sid "$root.tmp" "$mirror" >&2 ||
