@@ -23,7 +23,7 @@ struct experiment {
 	enum mon_cost_kind kind;
 	unsigned long rounds;
 	struct monitor *mon; /* the one measured (none for CONSTANT) */
-	struct keeper *keeper; /* keeps the probes in while mon is off */
+	struct keeper *keeper; /* CONSTANT's monitor on other threads */
 	struct keeper *holder; /* keeps the switch probes in between trials */
 	struct pingpong pp;
 	bool pp_up;
@@ -219,11 +219,12 @@ static int setup(struct experiment *x, unsigned int cpu)
 	} else if (x->kind == MON_COST_SYSCALL) {
 		ret = thread_monitor(x->mon, 1, gettid());
 	}
-	/* Suspended, the measured monitor's sensors check and return only
-	 * while another monitor keeps the probes registered. */
-	if (!ret && x->kind == MON_COST_SWITCH)
-		ret = keeper_start(&x->keeper);
 	/*
+	 * SWITCH's "off" trials run with no probe registered: the figure is
+	 * a monitored switch's whole cost over an untraced one, the probe's
+	 * entry and filter included, which is what compensation charges it
+	 * (CONSTANT is charged to unmonitored switches alone).
+	 *
 	 * These kinds record switches in both halves of a trial (WAKEUP,
 	 * SYSCALL) or time no switch (MARK): a holder keeps the switch
 	 * probes registered between trials, which spares unregistering them
