@@ -148,8 +148,10 @@ fetch_image() {
 		say "$release: downloading $pkg"
 		dl=$(dl_dir)
 		(cd "$dl" && apt_download "$suite" "$pkg")
+		# awk reads the whole listing: leaving early would kill
+		# dpkg-deb with SIGPIPE, which pipefail makes fatal.
 		member=$(dpkg-deb -c "$dl"/"$pkg"_*.deb | awk -v a="./boot/vmlinuz-$release" \
-			-v b="./usr/lib/modules/$release/vmlinuz" '$NF == a || $NF == b { print $NF; exit }')
+			-v b="./usr/lib/modules/$release/vmlinuz" '!m && ($NF == a || $NF == b) { m = $NF } END { print m }')
 		[ -n "$member" ] || die "$pkg has no vmlinuz of $release"
 		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/boot"
 		dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb | tar -xO "$member" >"$dir.tmp/boot/vmlinuz-$release"
