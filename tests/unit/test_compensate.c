@@ -696,51 +696,75 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
  * Before: the timer's wakeup kept the sleep (30: 2470), 1 ran 2470..2660,
  * 2 began at 2660 and woke it at 2740.
  */
-static void timeout_run_moved(struct evs *s, uint32_t k_state,
-			      uint32_t k_wakes_at, bool moved);
+/* What happens at 1500, while 2 waits and 1 runs (timeout_run_with()). */
+enum timeout_between {
+	NOTHING,
+	MOVED, /* 2 moved to CPU 1 (MIGRATE) */
+	LOST, /* records lost on CPU 1: 2's switch in may be among them */
+	DETACHED, /* 2 detached */
+	OTHER_WAKER, /* nothing; 3, on CPU 1 from 3250, wakes 1, not 2 */
+};
+
+static void timeout_run_with(struct evs *s, uint32_t k_state,
+			     uint32_t k_wakes_at, enum timeout_between what);
 
 static void timeout_run(struct evs *s, uint32_t k_state, uint32_t k_wakes_at)
 {
-	timeout_run_moved(s, k_state, k_wakes_at, false);
+	timeout_run_with(s, k_state, k_wakes_at, NOTHING);
 }
 
-/* The same, 2 moved to CPU 1 (MIGRATE) while it waited, if @moved. */
-static void timeout_run_moved(struct evs *s, uint32_t k_state,
-			      uint32_t k_wakes_at, bool moved)
+static void timeout_run_with(struct evs *s, uint32_t k_state,
+			     uint32_t k_wakes_at, enum timeout_between what)
 {
+	uint32_t waker = what == OTHER_WAKER ? 3 : 2;
+
 	memset(s, 0, sizeof(*s));
 	evs_add(s, 900, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
 	evs_add(s, 1000, 0, MKM_EV_SWITCH_OUT, 2, k_state, 1,
 		k_state == MKM_TS_RUNNING ? MKM_EVF_PREEMPTED : 0);
 	IN_WAIT(s, 1000, 0, 1, 2, 100);
-	if (moved)
+	if (what == MOVED)
 		evs_add(s, 1500, 0, MKM_EV_MIGRATE, 2, 1, 0, 0);
+	if (what == LOST)
+		evs_add(s, 1500, 1, MKM_EV_LOST, 0, 3, 0, 0);
+	if (what == DETACHED)
+		evs_add(s, 1500, 0, MKM_EV_DETACH, 2, 0, 0, 0);
 	OUT(s, 2000, 0, 1, SLEEP, 50);
 	evs_add(s, 2500, 0, MKM_EV_WAKING, 1, 0, 50, MKM_EVF_IN_IRQ);
 	evs_add(s, 2500, 0, MKM_EV_WAKEUP, 1, 0, 50, MKM_EVF_IN_IRQ);
 	IN_WAIT(s, 3000, 0, 1, 50, 500);
 	OUT(s, 3200, 0, 1, SLEEP, 2);
 	IN_WAIT(s, 3200, 0, 2, 1, 2200);
-	evs_add(s, k_wakes_at, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	if (what == OTHER_WAKER)
+		IN_WAIT(s, 3250, 1, 3, 0, 0);
+	evs_add(s, k_wakes_at, waker == 2 ? 0 : 1, MKM_EV_WAKEUP, 1, 0, waker,
+		0);
 	OUT(s, k_wakes_at + 100, 0, 2, SLEEP, 1);
 	IN_WAIT(s, k_wakes_at + 100, 0, 1, 2, 100);
 }
 
-/* Thread 1's doubt after timeout_run() with 50 the recorder and 2
+/* Thread 1's doubt after timeout_run_with() with 50 the recorder and 2
  * runnable, waking 1 at @k_wakes_at. */
-static const struct mon_comp_doubt *timeout_doubt(struct evs *s, struct out *o,
-						  struct doubts *ds,
-						  uint32_t k_wakes_at)
+static const struct mon_comp_doubt *
+timeout_doubt_with(struct evs *s, struct out *o, struct doubts *ds,
+		   uint32_t k_wakes_at, enum timeout_between what)
 {
 	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
 
 	memset(ds, 0, sizeof(*ds));
 	own_tid = 50;
-	timeout_run(s, MKM_TS_RUNNING, k_wakes_at);
+	timeout_run_with(s, MKM_TS_RUNNING, k_wakes_at, what);
 	assert_int_equal(
 		compensate_opts(s, o, test_calibration(), NULL, 0, &opts), 0);
 	own_tid = 0;
 	return doubt_of(ds, 1);
+}
+
+static const struct mon_comp_doubt *timeout_doubt(struct evs *s, struct out *o,
+						  struct doubts *ds,
+						  uint32_t k_wakes_at)
+{
+	return timeout_doubt_with(s, o, ds, k_wakes_at, NOTHING);
 }
 
 static void test_compensate_timeout_caused(void **state)
@@ -807,10 +831,40 @@ static void test_compensate_timeout_not_proven(void **state)
 	/* 2 runnable, but moved to CPU 1 before 1 slept: it could not have
 	 * had CPU 0, whoever held it. */
 	own_tid = 50;
-	timeout_run_moved(&s, MKM_TS_RUNNING, 3300, true);
+	timeout_run_with(&s, MKM_TS_RUNNING, 3300, MOVED);
 	assert_int_equal(compensate(&s, &o, test_calibration(), 0), 0);
 	assert_int_equal(o.ev[5].time_ns, 2470); /* WAKING: the sleep kept */
 	own_tid = 0;
+}
+
+/* A lost record (2's switch in may be among them) or 2's detach between
+ * its switch out and 1's sleep: 2's state is no proof, the sleep kept. */
+static void test_compensate_timeout_not_after_lost_or_detach(void **state)
+{
+	struct doubts ds;
+	struct evs s;
+	struct out o;
+
+	(void)state;
+	assert_int_equal(timeout_doubt_with(&s, &o, &ds, 3300, LOST)->timeouts,
+			 0);
+	assert_int_equal(
+		timeout_doubt_with(&s, &o, &ds, 3300, DETACHED)->timeouts, 0);
+}
+
+/* The timeout blamed 2; 3, which ran only 50 before it woke 1, is no
+ * check of it: unproven, though 3 was quicker than the timer. */
+static void test_compensate_timeout_checked_against_its_waker(void **state)
+{
+	const struct mon_comp_doubt *d1;
+	struct doubts ds;
+	struct evs s;
+	struct out o;
+
+	(void)state;
+	d1 = timeout_doubt_with(&s, &o, &ds, 3300, OTHER_WAKER);
+	assert_int_equal(d1->timeouts, 1);
+	assert_int_equal(d1->timeouts_unproven, 1);
 }
 
 /* test_calibration() measured as calibrations are since format 1.3: the
@@ -978,6 +1032,10 @@ int main(void)
 		cmocka_unit_test(test_compensate_timeout_caused),
 		cmocka_unit_test(test_compensate_timeout_unproven),
 		cmocka_unit_test(test_compensate_timeout_not_proven),
+		cmocka_unit_test(
+			test_compensate_timeout_not_after_lost_or_detach),
+		cmocka_unit_test(
+			test_compensate_timeout_checked_against_its_waker),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,8 +103,9 @@ struct thread_state {
 	uint16_t out_cpu; /* where it last switched out */
 	uint64_t out_at, in_at; /* its last switch out, in (input times) */
 	bool timed_out; /* woken by a timeout the monitor caused, not run */
-	uint64_t check_len; /* the first such sleep's length, to check ... */
-	double check_ns; /* ... what was taken out, against its waker */
+	uint32_t check_waker; /* the waker the first such timeout blamed */
+	uint64_t check_len; /* that sleep's length, to check ... */
+	double check_ns; /* ... what was taken out, against that waker */
 	struct mon_comp_doubt doubt;
 };
 
@@ -118,6 +119,8 @@ struct compensate {
 	size_t cap, used;
 	double max_delay; /* the most any record or thread carried */
 	uint64_t floor; /* the last horizon passed on: no record goes below */
+	uint64_t lost_at; /* the last LOST's input time: state before it is
+			   * not proof (a switch may be among the lost) */
 	struct trace_info info; /* as passed on; monitor_tids: the own */
 	struct mon_split *split; /* next's unique_id, to split a SWITCH */
 	size_t n; /* records in out */
@@ -465,8 +468,9 @@ static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
  * straight to one of the recording's own threads, which holds it still
  * (nothing but the monitor ran since it slept: switches among unmonitored
  * threads are not seen), while its last waker, a monitored thread, was
- * runnable on this CPU since before it slept. Unmonitored, that waker
- * would have had the CPU from the moment @th slept.
+ * runnable on this CPU since before it slept, with no record lost since
+ * (its switch in may be among them). Unmonitored, that waker would have
+ * had the CPU from the moment @th slept.
  */
 static bool timeout_caused(struct compensate *c, const struct cpu_state *s,
 			   const struct thread_state *th,
@@ -479,7 +483,7 @@ static bool timeout_caused(struct compensate *c, const struct cpu_state *s,
 		return false;
 	k = thread_find(c, th->waker);
 	return k && k != th && k->runnable && k->out_cpu == e->cpu &&
-	       k->out_at <= th->out_at;
+	       k->out_at <= th->out_at && k->out_at > c->lost_at;
 }
 
 /*
@@ -487,8 +491,8 @@ static bool timeout_caused(struct compensate *c, const struct cpu_state *s,
  * had @k run from when @th first slept, did it wake @th before that timer
  * expired? Its run from its switch-in to this wakeup, less the monitor's
  * cost in it, against the first sleep's length; if not (or not known: @k
- * not running here), the timer would have expired unmonitored too, and
- * what was taken out is at stake.
+ * not running here, or not the waker the timeout blamed), the timer would
+ * have expired unmonitored too, and what was taken out is at stake.
  */
 static void timeout_check(struct thread_state *th, const struct thread_state *k,
 			  const struct mkm_event *e, double d)
@@ -497,8 +501,9 @@ static void timeout_check(struct thread_state *th, const struct thread_state *k,
 
 	if (!th->check_len)
 		return;
-	if (k && k->in_at && k->in_at <= e->time_ns && !k->runnable &&
-	    !k->sleeping && k->run_delay >= 0)
+	if (k && k->tid == th->check_waker && k->in_at &&
+	    k->in_at <= e->time_ns && !k->runnable && !k->sleeping &&
+	    k->run_delay >= 0)
 		x = (double)(e->time_ns - k->in_at) - fmax(d - k->run_delay, 0);
 	if (x < 0 || x > (double)th->check_len) {
 		th->doubt.timeouts_unproven++;
@@ -524,6 +529,7 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 		 * known, nor what the records lost cost: none is added. */
 		s->runner = 0;
 		s->caused = false;
+		c->lost_at = e->time_ns;
 		return d;
 	case MKM_EV_SWITCH_IN:
 		pair = same_switch(s, e);
@@ -563,6 +569,11 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 		if (th)
 			th->out_cpu = (uint16_t)e->arg0;
 		break;
+	case MKM_EV_DETACH:
+		/* Its switches are no longer seen: none of its state holds. */
+		if (th)
+			th->runnable = th->sleeping = false;
+		break;
 	case MKM_EV_WAKING:
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
@@ -585,8 +596,10 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 				th->timed_out = true;
 				th->woken = true;
 				th->wake_delay = th->delay + (double)len;
-				if (!th->check_len)
+				if (!th->check_len) {
 					th->check_len = len;
+					th->check_waker = th->waker;
+				}
 				th->check_ns += (double)len;
 				th->doubt.timeouts++;
 				th->doubt.timeout_ns += (double)len;
