@@ -61,6 +61,9 @@ SPANK_PLUGIN(mkm, 1);
 
 #define DEFAULT_OUTPUT "mkm-%j/%N.mkm"
 #define SYNC_TIMEOUT_MS 30000
+/* --mkm-sync's shortest period: an exchange of 32 round trips takes
+ * 10-30 ms between QEMU guests. */
+#define SYNC_MIN_S 0.1
 #define SYNC_MAX_S 86400 /* --mkm-sync's longest period */
 #define FAIL (-ESPANK_ERROR)
 
@@ -85,6 +88,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool periodic_on, periodic_stop;
+	bool sync_broken; /* an exchange failed: sync_fd's protocol is lost */
 	uint32_t nr_served;
 	bool running, serving;
 	int run_ret;
@@ -157,10 +161,11 @@ static int opt_sync(int val, const char *arg, int remote)
 
 	(void)val;
 	(void)remote;
-	if (!arg || end == arg || *end || !(s >= 0.001 && s <= SYNC_MAX_S)) {
+	if (!arg || end == arg || *end ||
+	    !(s >= SYNC_MIN_S && s <= SYNC_MAX_S)) {
 		slurm_error("mkm: --mkm-sync=%s: the seconds between periodic "
-			    "clock exchanges, 0.001 to %d",
-			    arg ? arg : "", SYNC_MAX_S);
+			    "clock exchanges, %g to %d",
+			    arg ? arg : "", SYNC_MIN_S, SYNC_MAX_S);
 		return ESPANK_BAD_ARG;
 	}
 	mkm.sync_ns = (uint64_t)(s * 1e9);
@@ -385,23 +390,34 @@ static int exchange(uint32_t kind)
 	}
 	if (!ret)
 		ret = mon_stage_clock_sync_add(mkm.sync, &s);
-	if (ret)
+	if (ret && mkm.node_id)
+		mkm.sync_broken = true;
+	if (ret && kind == TRACE_CLOCK_PERIODIC)
+		slurm_error("mkm: node %s: a periodic clock exchange with "
+			    "node 0 failed: %s; the exchanges before it align "
+			    "%s, none after it",
+			    mkm.node, monitor_strerror(ret), mkm.path);
+	else if (ret)
 		slurm_error("mkm: node %s: the clock exchange with node 0 "
 			    "failed: %s; %s will not align",
 			    mkm.node, monitor_strerror(ret), mkm.path);
 	return ret;
 }
 
-/* A node but the reference, with --mkm-sync: an exchange every period
- * until the step's end (the first failure ends them: said once). */
+/*
+ * A node but the reference, with --mkm-sync: an exchange every period
+ * until the step's end (the first failure ends them, and the end one:
+ * said once). Each period counts from the end of the exchange before it,
+ * so one slower than the period does not make them run back to back.
+ */
 static void *periodic(void *arg)
 {
 	struct timespec at;
 
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &at);
 	pthread_mutex_lock(&mkm.lock);
 	while (!mkm.periodic_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
 		at.tv_sec += (time_t)(mkm.sync_ns / 1000000000u);
 		at.tv_nsec += (long)(mkm.sync_ns % 1000000000u);
 		if (at.tv_nsec >= 1000000000L) {
@@ -632,7 +648,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	if (!mkm.mon || spank_remote(sp) != 1)
 		return ESPANK_SUCCESS;
 	stop_periodic();
-	exchange(TRACE_CLOCK_END);
+	if (!mkm.sync_broken)
+		exchange(TRACE_CLOCK_END);
 	if (mkm.sync_fd >= 0) {
 		mon_clock_end(mkm.sync_fd);
 		close(mkm.sync_fd);

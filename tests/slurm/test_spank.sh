@@ -51,6 +51,7 @@ expect 1 "error: mkm: --mkm-output=x/%q: a path with %j" -- --mkm-output=x/%q
 expect 1 "error: mkm: --mkm-port=0: a TCP port" -- --mkm-port=0
 expect 1 "error: mkm: --mkm-sync=0: the seconds between periodic clock exchanges" -- --mkm-sync=0
 expect 1 "error: mkm: --mkm-sync=2x: the seconds" -- --mkm-sync=2x
+expect 1 "error: mkm: --mkm-sync=0.01: the seconds between periodic clock exchanges, 0.1 to 86400" -- --mkm-sync=0.01
 expect 1 "error: mkm: plugstack.conf: unknown argument 'bogus=1'" bogus=1 --
 expect 1 "error: mkm: --mkm-sync=-1: the seconds" sync=-1 --
 expect 0 "" "output=$w/o/%N.mkm" port=4242 sync=0.5 -- --mkm-output="$w/p/%j.mkm" --mkm-sync=10
