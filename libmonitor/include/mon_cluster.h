@@ -289,9 +289,11 @@ struct mon_align_check {
  * taken as that middle -+ half the round trip, t2 = t3 as the middle
  * plus the offset: the reference's own time between receiving and
  * replying (microseconds) moves them alike on both sides, by at most the
- * drift times that time on the margins.
+ * drift times that time on the margins. An exchange whose round trip is
+ * longer than its clock's age (a damaged trace) is two violations, by
+ * half that round trip.
  *
- * Return: 0 or -EINVAL.
+ * Return: 0 or -EINVAL (@a or @out NULL, or @s NULL with @n).
  */
 MON_API int mon_align_check(const struct mon_align *a,
 			    const struct trace_clock_sample *s, size_t n,

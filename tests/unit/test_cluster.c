@@ -510,13 +510,11 @@ static void test_mon_align_check_offsets(void **state)
 			      "margin %lld ns\n",
 			      (long long)by, c.violations,
 			      (long long)c.min_margin_ns);
-		if (llabs(shift) >= 2) {
-			assert_int_equal(c.violations, 6);
-			assert_true(c.min_margin_ns < -by / 2 ||
-				    c.min_margin_ns < by / 2);
-		} else if (shift == 0) {
-			assert_int_equal(c.violations, 0);
-		}
+		/* The causal interval's half-width is the bound less its
+		 * 1 ns of resolution: a whole bound off is 1 ns outside. */
+		assert_int_equal(c.violations, shift ? 6 : 0);
+		assert_int_equal(c.min_margin_ns,
+				 (int64_t)s[0].error_ns - 1 - llabs(by));
 		mon_align_destroy(a);
 	}
 
@@ -536,6 +534,13 @@ static void test_mon_align_check_offsets(void **state)
 	w[0].local_ns = 10 * SEC;
 	assert_int_equal(mon_align_check(a, w, 1, &c), 0);
 	assert_int_equal(c.messages, 0);
+	/* An exchange whose round trip is longer than its clock's age is
+	 * damage: two violations, not a node left unchecked. */
+	w[0].rtt_ns = 30 * SEC;
+	w[0].error_ns = 15 * SEC + 1;
+	assert_int_equal(mon_align_check(a, w, 1, &c), 0);
+	assert_int_equal(c.messages, 2);
+	assert_int_equal(c.violations, 2);
 	assert_int_equal(mon_align_check(NULL, w, 1, &c), -EINVAL);
 	mon_align_destroy(a);
 }

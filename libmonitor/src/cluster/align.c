@@ -524,8 +524,14 @@ int mon_align_check(const struct mon_align *a,
 
 		if (!x->error_ns)
 			continue; /* the reference's own: nothing was sent */
-		if (x->local_ns < half)
-			return -EINVAL;
+		if (x->local_ns < half) {
+			/* A round trip longer than the clock's age (a damaged
+			 * trace): neither message can have been sent. */
+			check_message(out, &first, -(int64_t)half);
+			check_message(out, &first, -(int64_t)half);
+			out->exchanges++;
+			continue;
+		}
 		t1 = x->local_ns - half;
 		t4 = x->local_ns + (x->rtt_ns - half);
 		t23 = (int64_t)x->local_ns + x->offset_ns;
