@@ -3,14 +3,15 @@
  * ring.h - the per-CPU event ring of a monitor: one writer, one reader.
  *
  * The writer is the CPU the ring belongs to, with interrupts disabled around
- * each write (ring_write(), or ring_reserve() to ring_commit(), which only
- * the tests use), so a ring never sees two writers at once and needs no
- * lock or atomic instruction. The reader is whoever holds the monitor's
- * mutex, or the reader in place of a mapped ring. head and tail count
- * records since the ring was made and only grow; a slot is written only
- * when head - tail <= mask, so the writer never touches a record the reader
- * has not consumed, and publishes it with a release store of head; the
- * reader frees slots with a release store of tail.
+ * each write (ring_write(), as the sensor writes; ring_reserve() to
+ * ring_commit() is what the tests check it against), so a ring never sees
+ * two writers at once and needs no lock or atomic instruction. The reader
+ * is whoever holds the monitor's mutex, or the reader in place of a mapped
+ * ring. head and tail count records since the ring was made and only grow;
+ * a slot is written only when head - tail <= mask, so the writer never
+ * touches a record the reader has not consumed, and publishes it with a
+ * release store of head; the reader frees slots with a release store of
+ * tail.
  *
  * When the ring is full the event is dropped: lost counts it and its
  * sequence number (the low 32 bits of head + lost, the events produced) is
