@@ -4,8 +4,9 @@
  * node's clock runs at (1 + drift) the reference's rate from a known
  * offset, may change its rate once (NTP retuning it), and may step once.
  * Every record is a MARK whose value is its true time on the reference
- * clock, so a merge can be checked record by record. The clock exchanges are computed from the same truth, with a
- * chosen round trip and asymmetry (the bound's and the error's sources).
+ * clock, so a merge can be checked record by record. The clock exchanges
+ * are computed from the same truth, with a chosen round trip and asymmetry
+ * (the bound's and the error's sources).
  * Used by test_cluster.c and by tests/cli's mkjob.
  */
 #ifndef SYNJOB_H
