@@ -15,6 +15,7 @@ struct noise_opts {
 	const char *comm; /* --comm NAME: threads of that name */
 	unsigned int top; /* sources shown per thread */
 	bool json;
+	const struct mon_nodes *nodes; /* a merged trace's: rows name nodes */
 };
 
 /* Prints who took time from the chosen threads, and the CPU x thread
