@@ -735,6 +735,7 @@ int cmd_report(int argc, char **argv)
 		{ "calibration", required_argument, NULL, 'C' },
 		{ "force-calibration", no_argument, NULL, 'F' },
 		{ "noise", no_argument, NULL, 'n' },
+		{ "barriers", no_argument, NULL, 'b' },
 		{ "idle", no_argument, NULL, 'i' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "tid", required_argument, NULL, 't' },
@@ -750,7 +751,7 @@ int cmd_report(int argc, char **argv)
 		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
 		"                  [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
 		"                  [--by-process] [--sort KEY] [--top N] FILE\n"
-		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
+		"       mkm report --noise [--barriers] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
 		"       mkm report --idle [--json] FILE\n"
 		"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME]\n"
 		"                  [--pid PID[,PID...]] [--top N] [--json] FILE";
@@ -778,6 +779,8 @@ int cmd_report(int argc, char **argv)
 			force = true;
 		} else if (opt == 'n') {
 			noise = true;
+		} else if (opt == 'b') {
+			nopts.barriers = true;
 		} else if (opt == 'i') {
 			idle = true;
 		} else if (opt == 'l') {
@@ -826,6 +829,8 @@ int cmd_report(int argc, char **argv)
 	if (sort_by >= 0 && (noise || idle || latency))
 		die_usage(
 			"report: --sort goes with the per-thread report (--latency sorts by the longest delay)");
+	if (nopts.barriers && !noise)
+		die_usage("report: --barriers goes with --noise");
 	if (noise + idle + latency > 1)
 		die_usage(
 			"report: --noise, --idle or --latency, one at a time");

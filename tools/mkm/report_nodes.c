@@ -165,6 +165,11 @@ unsigned int print_node_of_cpu(const struct mon_nodes *n, unsigned int cpu)
 	return nd ? cpu - nd->cpu_base : cpu;
 }
 
+uint32_t node_tid(const struct mon_nodes *n, uint32_t tid)
+{
+	return mon_nodes_of_tid(n, tid) ? tid & TRACE_NODE_TID_MASK : tid;
+}
+
 void node_thread_label(const struct mon_nodes *n, const struct tl_thread *t,
 		       char *buf, size_t len)
 {
@@ -173,7 +178,7 @@ void node_thread_label(const struct mon_nodes *n, const struct tl_thread *t,
 
 	if (nd)
 		snprintf(buf, len, "%s %s (%u)", nd->name, name,
-			 t->tid & TRACE_NODE_TID_MASK);
+			 node_tid(n, t->tid));
 	else
 		snprintf(buf, len, "%s (%u)", name, t->tid);
 }
@@ -186,5 +191,5 @@ void json_node_of_tid(const struct mon_nodes *n, uint32_t tid)
 		return;
 	printf(",\"node\":");
 	json_string(nd->name);
-	printf(",\"node_tid\":%u", tid & TRACE_NODE_TID_MASK);
+	printf(",\"node_tid\":%u", node_tid(n, tid));
 }

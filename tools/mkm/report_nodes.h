@@ -30,6 +30,8 @@ void print_node_head(const struct mon_nodes *n);
 uint32_t print_node_of_tid(const struct mon_nodes *n, uint32_t tid);
 /* The node of merged CPU @cpu in the NODE column. Return: its node's CPU. */
 unsigned int print_node_of_cpu(const struct mon_nodes *n, unsigned int cpu);
+/* Merged tid @tid as its node knows it (@tid on a one-machine trace). */
+uint32_t node_tid(const struct mon_nodes *n, uint32_t tid);
 /* A thread's name and tid, "rank (1000)", its node's name first on a
  * merged trace: "n1 rank (1000)". */
 void node_thread_label(const struct mon_nodes *n, const struct tl_thread *t,

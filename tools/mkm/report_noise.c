@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_barrier.h"
 #include "report_nodes.h"
 #include "report_noise.h"
 
@@ -31,14 +32,29 @@ static uint64_t run_ns(const struct tl *tl, size_t th)
 	       timers[TL_TRAP];
 }
 
+/* Whether thread @th may be a target: not an idle thread, not the
+ * recording's own, and on @node if one is given. */
+static bool candidate(const struct tl *tl, const struct mon_meta *meta,
+		      const struct noise_opts *o, const struct trace_node *node,
+		      size_t th)
+{
+	struct tl_thread t;
+
+	tl_thread(tl, th, &t);
+	return t.idle_cpu < 0 && !is_own(meta, t.tid) &&
+	       (!node || mon_nodes_of_tid(o->nodes, t.tid) == node);
+}
+
 /*
  * The threads to analyse: those given, else the three that ran most
- * (not idle threads, not the recording's own). Returns how many.
+ * (not idle threads, not the recording's own); with --barriers on a
+ * merged trace, the one that ran most on each node (a rank per node).
+ * Returns how many.
  */
 static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 			   const struct noise_opts *o, size_t *out, size_t max)
 {
-	size_t n = 0, th, nr = tl_nr_threads(tl);
+	size_t n = 0, th, nr = tl_nr_threads(tl), g, per_node;
 
 	if (o->tids) {
 		char *copy = strdup(o->tids), *save = NULL, *tok;
@@ -67,18 +83,20 @@ static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 		die("--comm %s: no thread of that name in the trace", o->comm);
 	if (o->comm)
 		return n;
-	/* The three that ran most: a selection sort is enough. */
-	while (n < 3 && n < max) {
+	per_node = o->barriers && o->nodes ? o->nodes->hdr.nr_nodes : 0;
+	/* The three that ran most, or each node's: a selection sort is
+	 * enough. */
+	for (g = 0; g < (per_node ? per_node : 3) && n < max; g++) {
+		const struct trace_node *node = per_node ? &o->nodes->node[g] :
+							   NULL;
 		uint64_t best_run = 0;
 		size_t best = nr;
 
 		for (th = 0; th < nr; th++) {
-			struct tl_thread t;
 			uint64_t r;
 			size_t k;
 
-			tl_thread(tl, th, &t);
-			if (t.idle_cpu >= 0 || is_own(meta, t.tid))
+			if (!candidate(tl, meta, o, node, th))
 				continue;
 			for (k = 0; k < n && out[k] != th; k++)
 				;
@@ -90,9 +108,8 @@ static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 				best = th;
 			}
 		}
-		if (best == nr)
-			break;
-		out[n++] = best;
+		if (best < nr)
+			out[n++] = best;
 	}
 	return n;
 }
@@ -145,10 +162,8 @@ static void print_sources(const struct tl *tl, const struct mon_nodes *nodes,
 		printf("  ... %zu more sources\n", r->nr_sources - top);
 }
 
-/* Rows CPUs (on a merged trace: each node's), columns the targets, then
- * their intruding threads. */
-static void print_matrix(const struct tl *tl, const struct mon_nodes *nodes,
-			 const size_t *cols, size_t ncol)
+void print_noise_matrix(const struct tl *tl, const struct mon_nodes *nodes,
+			const size_t *cols, size_t ncol)
 {
 	unsigned int nr_cpus = tl_nr_cpus(tl), cpu;
 	size_t nr = tl_nr_threads(tl), k;
@@ -237,6 +252,8 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 	int ret;
 
 	nt = pick_targets(tl, meta, o, targets, 64);
+	if (o->barriers)
+		return report_barriers(tl, meta, o, targets, nt);
 	ret = noise_create(&n, tl);
 	if (ret)
 		die("noise: %s", monitor_strerror(ret));
@@ -291,7 +308,7 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 	if (o->json)
 		printf("]}\n");
 	else if (ncol)
-		print_matrix(tl, o->nodes, cols, ncol);
+		print_noise_matrix(tl, o->nodes, cols, ncol);
 	noise_destroy(n);
 	return 0;
 }
