@@ -13,6 +13,10 @@
  *  mon_critical_path  what a thread waited for (Trace Compass's critical
  *            path): back from an instant, its own running and queueing,
  *            and through each sleep the waker's, recursively
+ *  mon_barriers  seed 001's barrier study from the trace alone: threads
+ *            that loop on a compute phase and a barrier (a job's ranks on
+ *            the nodes of a merged trace) cut into rounds; for each
+ *            round, the last to arrive and what took time from its phase
  *
  * Both need a system-wide recording (MKM_CONFIG_SYSTEM, TL_IDLE) to see
  * every intruder and idle time; on a selective one they see the monitored
@@ -224,6 +228,70 @@ MON_API int mon_critical_path(const struct tl *tl, size_t th, uint64_t from_ns,
 
 /* mon_path_free - free a path's segments; a zeroed or NULL one is a no-op. */
 MON_API void mon_path_free(struct mon_path *p);
+
+/*
+ * Barriers. Nothing in a trace says where a program's barriers are; the
+ * scheduler shows them. A thread that loops on a compute phase and a
+ * barrier is busy (running, interrupted or queued) for each phase and
+ * then waits, asleep or with short busy bits where its barrier's
+ * messages come and go. Its busy stretches' lengths fall in two groups:
+ * where two consecutive lengths (sorted) differ by the largest ratio, if
+ * that is at least MON_BARRIER_SPLIT, the longer ones are compute phases
+ * (all of them are otherwise). The phases of a round begin together,
+ * when the barrier before lets the threads go: a *release* is the
+ * earliest of a group of phase starts, one per thread, within half the
+ * median phase of it. A round runs from one release to the next; in it a
+ * thread computes from its first phase's start (or the release) and
+ * arrives at its last one's end, or at the next release if it was still
+ * busy then: the last to arrive may find its barrier complete and never
+ * sleep. A round's wait is its last arrival less its first; it is long
+ * when above the median wait by a tenth of the shortest phase (as the
+ * one-node example, examples/barrier). For each long round,
+ * noise_thread() over the last one's phase gives its cause.
+ *
+ * On a merged trace (mkm merge) the threads are on different nodes and
+ * the times on the reference's clock: an arrival is good to the sum of
+ * the two nodes' bounds.
+ */
+#define MON_BARRIER_SPLIT 8
+
+struct mon_barrier_round {
+	uint64_t release_ns; /* its phases began */
+	uint64_t next_ns; /* the next release: the barrier let them go */
+	uint64_t first_ns, last_ns; /* the first and last arrivals */
+	size_t last; /* the last to arrive: an index into the threads */
+	uint64_t phase_start_ns; /* its phase: [phase_start_ns, last_ns) */
+	bool long_wait; /* last_ns - first_ns above the threshold */
+	/* A long round's: noise_thread() over the last one's phase. */
+	uint64_t taken_ns, unknown_ns;
+	struct noise_source cause; /* the largest source; count 0: none */
+};
+
+struct mon_barriers {
+	uint64_t min_phase_ns; /* busy stretches this long are phases */
+	uint64_t fastest_ns; /* the shortest phase of a round */
+	uint64_t median_ns; /* the rounds' median wait */
+	uint64_t threshold_ns; /* a wait above it is long */
+	size_t nr_long;
+	size_t nr_rounds; /* rounds with a phase of every thread */
+	struct mon_barrier_round *rounds; /* in time order */
+};
+
+/*
+ * mon_barriers - the rounds of threads @th that meet at barriers
+ * @n: an index of the timeline (noise_create())
+ * @th: the threads (timeline indexes), one per rank
+ * @nr: how many (at least 2)
+ * @out: filled (no round: nr_rounds 0); free with mon_barriers_free()
+ *
+ * Return: 0, or -EINVAL (NULL, @nr < 2), -ENOENT (a thread out of
+ * range), -ENOMEM.
+ */
+MON_API int mon_barriers(struct noise *n, const size_t *th, size_t nr,
+			 struct mon_barriers *out);
+
+/* mon_barriers_free - free what mon_barriers() allocated; NULL is a no-op. */
+MON_API void mon_barriers_free(struct mon_barriers *b);
 
 #ifdef __cplusplus
 }

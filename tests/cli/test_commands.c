@@ -443,6 +443,137 @@ static void test_report_latency(void **state)
 			 2);
 }
 
+/* --noise and --latency on a merged trace (job 77, each CPU's rank and
+ * progress threads taking turns): rows say their node and the tid the
+ * node gave, as the threads table does; JSON keeps the merged tid (what
+ * --tid takes) and adds the node and its tid. n1's rank 1000 is merged
+ * tid 1 << 22 | 1000 = 4195304, n2's rank 1001 8389609. */
+static void test_report_noise_latency_merged(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_int_equal(sh("rm -rf jobn jobn.mkm && mkdir jobn && "
+			    "'%s' job jobn busy",
+			    mktrace),
+			 0);
+	assert_int_equal(sh("mkm merge jobn >/dev/null"), 0);
+	assert_int_equal(sh("mkm report --latency jobn.mkm >jobn.lat"), 0);
+	s = slurp_in("jobn.lat");
+	assert_non_null(strstr(s, "\nNODE             TID NAME "));
+	assert_non_null(strstr(s, "\nn1              1000 rank "));
+	assert_non_null(strstr(s, "\nn2              1101 progress "));
+	assert_null(strstr(s, "4195304"));
+	assert_int_equal(
+		sh("mkm report --latency --json --tid 4195304 jobn.mkm >jobn.latj"),
+		0);
+	assert_non_null(strstr(slurp_in("jobn.latj"),
+			       "{\"tid\":4195304,\"node\":\"n1\","
+			       "\"node_tid\":1000,\"name\":\"rank\","));
+	assert_int_equal(
+		sh("mkm report --noise --comm rank jobn.mkm >jobn.noi"), 0);
+	s = slurp_in("jobn.noi");
+	assert_non_null(strstr(s, "\nn1 rank (1000): observed 200.1 ms"));
+	assert_non_null(strstr(s, "\nn2 rank (1001): observed "));
+	/* The matrix: a row per node's CPU, a column per thread. */
+	assert_non_null(strstr(s, "\nNODE          CPU "));
+	assert_non_null(strstr(s, "\nn2              1 "));
+	assert_non_null(strstr(s, "n1 rank (1000)"));
+	assert_null(strstr(s, "4195304"));
+	assert_null(strstr(s, "8389609"));
+	assert_int_equal(
+		sh("mkm report --noise --json --tid 8389609 jobn.mkm >jobn.noij"),
+		0);
+	assert_non_null(strstr(slurp_in("jobn.noij"),
+			       "{\"tid\":8389609,\"node\":\"n2\","
+			       "\"node_tid\":1001,\"name\":\"rank\","));
+	/* The threads table's JSON says the same. */
+	assert_int_equal(sh("mkm report --json jobn.mkm >jobn.json"), 0);
+	assert_non_null(strstr(slurp_in("jobn.json"),
+			       "{\"tid\":4195304,\"node\":\"n1\","
+			       "\"node_tid\":1000,\"pid\":"));
+	/* A trace of one machine: no NODE, no node in JSON. */
+	assert_int_equal(sh("mkm report --noise small.mkm >small.noi"), 0);
+	assert_int_equal(
+		sh("mkm report --latency --json small.mkm >small.latj"), 0);
+	assert_null(strstr(slurp_in("small.noi"), "NODE"));
+	assert_non_null(strstr(slurp_in("small.noi"), "\nmain (1001): "));
+	assert_null(strstr(slurp_in("small.latj"), "\"node\""));
+}
+
+/* --noise --barriers on a merged job whose ranks meet at barriers
+ * (mktrace job DIR barrier: ../unit/synbarrier.h): of its 12 rounds 4
+ * waited long, each named with the node and the cause that delayed its
+ * last rank: the daemon on n1 (rounds 3 and 7), the tick on n0 (5), a
+ * kernel thread on n2 (9). */
+static void test_report_barriers_merged(void **state)
+{
+	char *s, *row;
+
+	(void)state;
+	assert_int_equal(
+		sh("rm -rf jobb jobb.mkm && mkdir jobb && '%s' job jobb barrier",
+		   mktrace),
+		0);
+	assert_int_equal(sh("mkm merge jobb >/dev/null"), 0);
+	/* By default on a merged trace: each node's busiest thread. */
+	assert_int_equal(sh("mkm report --noise --barriers jobb.mkm >jobb.bar"),
+			 0);
+	s = slurp_in("jobb.bar");
+	assert_non_null(strstr(
+		s, "Barriers of 3 threads: n0 rank (100), n1 rank (100), "
+		   "n2 rank (100)\n"));
+	assert_non_null(strstr(s, "\n12 rounds; wait (first arrival to last): "
+				  "median 60.6 us, "));
+	assert_non_null(strstr(s, "; 4 waited more than 156.5 us\n"));
+	row = strstr(s, "\n     3 ");
+	assert_non_null(row);
+	assert_true(!strncmp(
+		strstr(row, "440.6 us "),
+		"440.6 us n1               100 rank              1400.0 us   "
+		"400.0 us  noised (300) (thread: 400.0 us)\n",
+		strlen("440.6 us n1               100 rank              "
+		       "1400.0 us   400.0 us  noised (300) (thread: 400.0 us)\n")));
+	assert_non_null(strstr(
+		s,
+		" n0               100 rank              1340.6 us   300.0 us  "
+		"local_timer (vector: 300.0 us)\n"));
+	/* The tally: by node and cause. */
+	assert_non_null(strstr(
+		s, "\nn1           noised (300)                 thread         "
+		   "2   800.0 us\n"));
+	assert_non_null(strstr(
+		s, "\nn2           kworker/0:1 (40)             thread         "
+		   "1   300.0 us\n"));
+	assert_non_null(strstr(
+		s, "\nn0           local_timer                  vector         "
+		   "1   300.0 us\n"));
+	assert_int_equal(sh("mkm report --noise --barriers --json --comm rank "
+			    "jobb.mkm >jobb.barj"),
+			 0);
+	s = slurp_in("jobb.barj");
+	assert_non_null(strstr(s, "\"rounds\":12,"));
+	assert_non_null(strstr(s, "\"nr_long\":4,"));
+	assert_non_null(strstr(s, "{\"round\":3,\"release_ns\":13310000,"));
+	assert_non_null(
+		strstr(s, "\"cause\":{\"kind\":\"thread\",\"name\":\"noised\","
+			  "\"tid\":4194604,\"node\":\"n1\",\"node_tid\":300,"
+			  "\"taken_ns\":400000}"));
+	/* Bad asks: one line each. */
+	assert_int_equal(sh("mkm report --barriers jobb.mkm 2>jobb.err"), 2);
+	assert_non_null(
+		strstr(slurp_in("jobb.err"), "--barriers goes with --noise"));
+	assert_int_equal(
+		sh("mkm report --noise --barriers --comm noised jobb.mkm 2>jobb.err"),
+		1);
+	assert_non_null(strstr(slurp_in("jobb.err"),
+			       "1 thread chosen; it takes one per rank"));
+	assert_int_equal(
+		sh("mkm report --noise --barriers small.mkm 2>jobb.err"), 1);
+	assert_non_null(strstr(slurp_in("jobb.err"),
+			       "no round where all 3 threads computed"));
+}
+
 /* --from/--to zoom the timeline, as text and as pictures; --shade marks
  * a window in a picture; a window outside the trace is an error. */
 static void test_timeline_window_zooms(void **state)
@@ -620,6 +751,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_by_process),
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_report_latency),
+		cmocka_unit_test(test_report_noise_latency_merged),
+		cmocka_unit_test(test_report_barriers_merged),
 		cmocka_unit_test(test_timeline_window_zooms),
 	};
 

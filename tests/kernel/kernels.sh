@@ -134,13 +134,19 @@ dl_dir() {
 	echo "$d"
 }
 
+# The e1000 driver check-cluster's guests load (tests/slurm/cluster.sh),
+# of the reference kernel, in its image's folder.
+E1000=kernel/drivers/net/ethernet/intel/e1000/e1000.ko
+
 # The image: its vmlinuz (boot/ up to 7.1, usr/lib/modules/RELEASE/ from
 # 7.2), and the ELF vmlinux taken out of it (QEMU boots that directly,
-# twice as fast under TCG), in $cache/linux-image-RELEASE/boot.
+# twice as fast under TCG), in $cache/linux-image-RELEASE/boot; for the
+# reference kernel, lib/modules/RELEASE/$E1000 too.
 fetch_image() {
 	local suite=$1 release=$2 dir=$cache/linux-image-$2 dl pkg member off
-	local vmlinuz=$dir/boot/vmlinuz-$2 vmlinux=$dir/boot/vmlinux-$2
-	if [ ! -f "$vmlinuz" ]; then
+	local vmlinuz=$dir/boot/vmlinuz-$2 vmlinux=$dir/boot/vmlinux-$2 e1000=
+	[ "$release" = "$(reference)" ] && e1000=./lib/modules/$release/$E1000
+	if [ ! -f "$vmlinuz" ] || { [ -n "$e1000" ] && [ ! -f "$dir/$e1000" ]; }; then
 		# sid's images put the kernel in linux-binary-*; older ones in
 		# the -unsigned or the signed image.
 		pkg=$(apt_first "$suite" "linux-binary-$release" \
@@ -155,6 +161,8 @@ fetch_image() {
 		[ -n "$member" ] || die "$pkg has no vmlinuz of $release"
 		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/boot"
 		dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb | tar -xO "$member" >"$dir.tmp/boot/vmlinuz-$release"
+		[ -z "$e1000" ] || dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb |
+			tar -x -C "$dir.tmp" "$e1000" || die "$pkg has no $E1000"
 		rm -rf "$dl"
 		rm -rf "$dir" && mv "$dir.tmp" "$dir"
 	fi

@@ -22,17 +22,19 @@ check-spank: $(FAKE_STEPD) $(SPANK_SO)
 
 # VM_INITRAMFS is tests/vm/build.mk's, included after this file.
 CLUSTER_JOB := $(BUILD)/tests/slurm/cluster_job
-all: $(CLUSTER_JOB)
+CLUSTER_BARRIER := $(BUILD)/tests/slurm/cluster_barrier
+all: $(CLUSTER_JOB) $(CLUSTER_BARRIER)
 
-$(CLUSTER_JOB): tests/slurm/cluster_job.c
+$(BUILD)/tests/slurm/cluster_%: tests/slurm/cluster_%.c tests/slurm/spin.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
 .PHONY: check-cluster
-check-cluster: $(BUILD)/vm/initramfs.cpio.gz $(MKM_TOOL) $(SPANK_SO) $(CLUSTER_JOB)
+check-cluster: $(BUILD)/vm/initramfs.cpio.gz $(MKM_TOOL) $(SPANK_SO) \
+		$(CLUSTER_JOB) $(CLUSTER_BARRIER)
 	$(Q)echo "== tests/slurm/cluster.sh"
 	$(Q)$(if $(NODES),NODES=$(NODES)) tests/slurm/cluster.sh $(BUILD) \
 		$(BUILD)/vm/initramfs.cpio.gz \
-		$(MKM_TOOL) $(SPANK_SO) $(CLUSTER_JOB)
+		$(MKM_TOOL) $(SPANK_SO) $(CLUSTER_JOB) $(CLUSTER_BARRIER)
 endif

@@ -7,7 +7,8 @@
 # Each guest boots the VM harness's image (tests/vm: Debian's kernel,
 # busybox, mkm.ko loaded by init) with an overlay holding Debian's Slurm
 # 22.05 (slurmctld, slurmd, slurmstepd, srun, sbatch, sinfo and the plugins
-# whose libraries are installed), munged, mkm.so, the job (cluster_job),
+# whose libraries are installed), munged, mkm.so, the jobs (cluster_job,
+# and cluster_barrier: ranks meeting at barriers, a daemon on n1),
 # e1000.ko, the configuration generated here (a fresh munge key,
 # slurm.conf, plugstack.conf) and tests/slurm/cluster_node.sh as the
 # command. The guests are networked only with each other: QEMU's socket
@@ -17,13 +18,13 @@
 # controller and runs the jobs; each guest's /out (traces, logs) comes
 # back through the harness.
 #
-# usage: cluster.sh BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB
+# usage: cluster.sh BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB CLUSTER_BARRIER
 # Environment: NODES (2 or 3, default 2: the machine is shared), MKM_CACHE
 # as tests/vm/run.sh.
 set -euo pipefail
 
-[ $# -eq 5 ] || { echo "usage: $0 BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB" >&2; exit 2; }
-build=$1 base=$2 mkm=$3 spank=$4 job=$5
+[ $# -eq 6 ] || { echo "usage: $0 BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB CLUSTER_BARRIER" >&2; exit 2; }
+build=$1 base=$2 mkm=$3 spank=$4 job=$5 barrier=$6
 here=$(cd "$(dirname "$0")" && pwd)
 vm=$here/../vm
 nodes=${NODES:-2}
@@ -98,11 +99,12 @@ echo "required /usr/lib/mkm/mkm.so" >"$work/etc/plugstack.conf"
 image=$build/cluster-image
 progs=(/usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmstepd /usr/bin/srun
 	/usr/bin/sbatch /usr/bin/sinfo /usr/bin/scontrol /usr/sbin/munged)
-inputs=("$e1000" "$spank" "$job" "$0" /usr/lib/x86_64-linux-gnu/slurm-wlm/*.so
+inputs=("$e1000" "$spank" "$job" "$barrier" "$0" /usr/lib/x86_64-linux-gnu/slurm-wlm/*.so
 	$(readlink -f "${progs[@]}"))
 if [ ! -s "$image/programs.gz" ] ||
 	[ -n "$(find "${inputs[@]}" -newer "$image/programs.gz" | head -n1)" ]; then
-	files=(-f "$e1000:/lib/e1000.ko" -f "$spank:/usr/lib/mkm/mkm.so" -f "$job:/bin/cluster_job")
+	files=(-f "$e1000:/lib/e1000.ko" -f "$spank:/usr/lib/mkm/mkm.so" -f "$job:/bin/cluster_job"
+		-f "$barrier:/bin/cluster_barrier")
 	for p in "${progs[@]}"; do
 		files+=(-f "$(readlink -f $p):$p")
 	done
@@ -113,7 +115,7 @@ if [ ! -s "$image/programs.gz" ] ||
 			plugins=$((plugins + 1))
 		fi
 	done
-	say "image: Slurm's programs, $plugins of its plugins, munged, mkm.so, cluster_job"
+	say "image: Slurm's programs, $plugins of its plugins, munged, mkm.so, cluster_job, cluster_barrier"
 	mkdir -p "$image"
 	"$vm/mkinitramfs.sh" -O -o "$image/programs.gz" "${files[@]}"
 fi
@@ -262,6 +264,54 @@ else
 	fail "sbatch --mkm failed"
 	show sbatch-mkm
 	[ ! -f "$logs/sbatch-job.out" ] || sed 's/^/  sbatch-job.out: /' "$logs/sbatch-job.out"
+fi
+
+# The barrier study across nodes: ranks that compute and meet at a TCP
+# barrier, a daemon beside n1's rank; mkm report --noise --barriers on the
+# merged trace must name n1 and the daemon for long barriers. Host noise
+# (the guests' vCPUs waiting for a host core) delays other rounds with
+# nothing recorded; the daemon's are what is asserted.
+check_barrier() {
+	local out=$logs/srun-barrier.out id dir merged n
+	id=$(sed -n 's/^cluster_barrier on n0: job \([0-9]*\.[0-9]*\):.*/\1/p' "$out" | head -n1)
+	[ -n "$id" ] || { fail "srun-barrier: no cluster_barrier output from n0"; show srun-barrier; return; }
+	grep -q "^cluster_barrier on n1: job $id: .*noised beside it" "$out" ||
+		fail "srun-barrier: n1's rank did not run beside its daemon"
+	dir=$work/job$id
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for ((i = 0; i < nodes; i++)); do
+		cp "$work/out/n$i/$id/n$i.mkm" "$dir/" || fail "srun-barrier: job $id: n$i wrote no trace"
+	done
+	merged=$work/job$id.mkm
+	"$mkm" merge "$dir" -o "$merged" >"$dir/merge.out" 2>&1 ||
+		fail "srun-barrier: job $id: mkm merge failed (exit $?)"
+	sed 's/^/  /' "$dir/merge.out"
+	if ! "$mkm" report --noise --barriers --comm rank "$merged" >"$dir/barriers.report" 2>&1; then
+		fail "srun-barrier: job $id: mkm report --noise --barriers failed"
+		sed 's/^/  | /' "$dir/barriers.report"
+		return
+	fi
+	awk '/^CPU x thread/ { exit } { print "  " $0 }' "$dir/barriers.report" | head -40
+	n=$(awk '/by node and main cause/ { p = 1; next } p && NF == 0 { exit }
+		p && $1 == "n1" && $2 == "noised" && $4 == "thread" { print $5 }' "$dir/barriers.report")
+	if [ -n "$n" ] && [ "$n" -ge 3 ]; then
+		pass "srun-barrier: job $id: $n long barriers caused by the daemon, on n1, as the barrier analysis names them"
+	else
+		fail "srun-barrier: job $id: the barrier analysis does not name n1's daemon for 3 long barriers (${n:-none})"
+	fi
+	if awk '/by node and main cause/ { p = 1; next } p && NF == 0 { exit }
+		p && $2 == "noised" && $1 != "n1" { f = 1 } END { exit !f }' "$dir/barriers.report"; then
+		fail "srun-barrier: job $id: a daemon named on a node other than n1"
+	fi
+}
+
+if ran srun-barrier 0; then
+	pass "srun -N$nodes --mkm cluster_barrier: exit 0"
+	check_barrier
+else
+	fail "srun -N$nodes --mkm cluster_barrier failed"
+	show srun-barrier
 fi
 
 # The errors: the node's task is not started, and the job's stderr names

@@ -17,23 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spin.h"
+
 #define ROUNDS 5
-
-static volatile unsigned long sink;
-
-static void spin(long ms)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 10000; i++)
-			sink += (unsigned long)i * i;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 +
-			 (t.tv_nsec - t0.tv_nsec) / 1000000 <
-		 ms);
-}
 
 static void *thread_main(void *arg)
 {

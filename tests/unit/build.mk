@@ -7,7 +7,7 @@
 TU_DIR := $(BUILD)/tests/unit
 LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
 	test_compensate test_analysis test_verdict test_cluster \
-	test_clocksync test_switch test_lost test_critical_path
+	test_clocksync test_switch test_lost test_critical_path test_barrier
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
@@ -17,6 +17,7 @@ TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close,--
 
 UNIT_TESTS += $(LIBMON_TEST_BINS)
 $(TU_DIR)/test_cluster $(TU_DIR)/san/test_cluster: tests/unit/synjob.h
+$(TU_DIR)/test_barrier $(TU_DIR)/san/test_barrier: tests/unit/synbarrier.h
 CHECK_EXTRA += check-unit-san
 all: $(LIBMON_TEST_BINS)
 

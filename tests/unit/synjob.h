@@ -121,22 +121,16 @@ static inline int syn_sync(struct trace_writer *w, const struct syn_node *n,
 	return trace_writer_clock_sync(w, &h, &s, 1);
 }
 
-/* Writes node @n's trace at @path. Return: records written, or -errno. */
-static inline long syn_write(const struct syn_node *n, const char *path)
+/* Opens node @n's trace at @path (its INFO naming the node, job and
+ * step) and writes the start exchange. Return: 0 or -errno. */
+static inline int syn_open(const struct syn_node *n, const char *path,
+			   struct trace_writer **w)
 {
-	const uint64_t window = 10000000; /* 10 ms of records per chunk */
 	struct trace_info info = { .nr_cpus = n->nr_cpus,
 				   .classes = MKM_CLASS_ALL,
 				   .ring_bytes = 1 << 20,
 				   .kernel = "6.1.0-synthetic",
 				   .machine = "x86_64" };
-	uint32_t seq[64] = { 0 }, on[64], since[64] = { 0 };
-	unsigned int next_sync = 1, c;
-	struct mkm_event *ev;
-	struct trace_writer *w;
-	size_t cap = 1 << 16, k;
-	long total = 0;
-	uint64_t t;
 	int ret;
 
 	snprintf(info.hostname, sizeof(info.hostname), "%s", n->name);
@@ -147,15 +141,58 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 	info.nr_nodes = n->nr_nodes;
 	info.start_mono_ns = syn_clock(n, n->t0_ns - 1000);
 	info.start_real_ns = 1700000000000000000ull;
+	ret = trace_writer_open(w, path, &info);
+	if (ret)
+		return ret;
+	ret = syn_sync(*w, n, n->t0_ns - 200000, TRACE_CLOCK_START);
+	if (ret)
+		trace_writer_close(*w);
+	return ret;
+}
+
+/* Unless @ret (an error so far), writes the end exchange and each CPU's
+ * counts (@seq: its records); closes @w. Return: 0 or -errno. */
+static inline int syn_close(struct trace_writer *w, const struct syn_node *n,
+			    const uint32_t *seq, int ret)
+{
+	struct mkm_cpu_stats st[64] = { { 0 } };
+	unsigned int c;
+
+	if (!ret)
+		ret = syn_sync(w, n, n->t1_ns + 100000, TRACE_CLOCK_END);
+	for (c = 0; c < n->nr_cpus && c < 64; c++)
+		st[c].produced = st[c].read = seq[c];
+	if (!ret)
+		ret = trace_writer_stats(w, st, n->nr_cpus);
+	if (!ret)
+		return trace_writer_close(w);
+	trace_writer_close(w);
+	return ret;
+}
+
+/* Writes node @n's trace at @path. Return: records written, or -errno. */
+static inline long syn_write(const struct syn_node *n, const char *path)
+{
+	const uint64_t window = 10000000; /* 10 ms of records per chunk */
+	uint32_t seq[64] = { 0 }, on[64], since[64] = { 0 };
+	unsigned int next_sync = 1, c;
+	struct mkm_event *ev;
+	struct trace_writer *w;
+	size_t cap = 1 << 16, k;
+	long total = 0;
+	uint64_t t;
+	int ret;
+
 	ev = calloc(cap, sizeof(*ev));
-	if (!ev || n->nr_cpus > 64)
+	if (!ev || n->nr_cpus > 64) {
+		free(ev);
 		return -EINVAL;
-	ret = trace_writer_open(&w, path, &info);
+	}
+	ret = syn_open(n, path, &w);
 	if (ret) {
 		free(ev);
 		return ret;
 	}
-	ret = syn_sync(w, n, n->t0_ns - 200000, TRACE_CLOCK_START);
 	for (c = 0, k = 0; c < n->nr_cpus; c++, k++) {
 		memset(&ev[k], 0, sizeof(ev[k]));
 		ev[k].time_ns = syn_clock(n, n->t0_ns - 100000);
@@ -247,19 +284,7 @@ static inline long syn_write(const struct syn_node *n, const char *path)
 		if (!ret)
 			ret = trace_writer_flush(w, 0);
 	}
-	if (!ret)
-		ret = syn_sync(w, n, n->t1_ns + 100000, TRACE_CLOCK_END);
-	if (!ret) {
-		struct mkm_cpu_stats st[64] = { { 0 } };
-
-		for (c = 0; c < n->nr_cpus; c++)
-			st[c].produced = st[c].read = seq[c];
-		ret = trace_writer_stats(w, st, n->nr_cpus);
-	}
-	if (!ret)
-		ret = trace_writer_close(w);
-	else
-		trace_writer_close(w);
+	ret = syn_close(w, n, seq, ret);
 	free(ev);
 	if (!ret && n->cut) {
 		struct stat st;

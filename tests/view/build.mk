@@ -7,7 +7,8 @@ VIEW_MKTRACE := $(BUILD)/tests/view/mktrace
 all: $(VIEW_MKTRACE)
 CHECK_EXTRA += check-view
 
-$(VIEW_MKTRACE): tests/view/mktrace.c tests/unit/synjob.h $(LIBMON_A)
+$(VIEW_MKTRACE): tests/view/mktrace.c tests/unit/synjob.h tests/unit/synbarrier.h \
+		$(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lm -pthread

@@ -20,14 +20,18 @@
  *                                   (their threads' processes in a
  *                                   PROCESSES chunk), one forking a thread
  *                                   and a process (report --by-process)
- *   mktrace job DIR [bad|busy]      the node traces of job 77 on 3 nodes
+ *   mktrace job DIR [bad|busy|barrier]
+ *                                   the node traces of job 77 on 3 nodes
  *                                   with known clocks (../unit/synjob.h:
  *                                   offsets, drifts, a step), mkm merge's
  *                                   tests; bad: of 4 nodes, node 1's trace
  *                                   is x9's of job 78, n2's is cut, node
  *                                   3's was never written; busy: each
  *                                   CPU's two threads take turns (mkm
- *                                   view's nodes)
+ *                                   view's nodes); barrier: one CPU and
+ *                                   one rank a node, meeting at barriers,
+ *                                   a daemon on n1 (../unit/synbarrier.h:
+ *                                   mkm report --noise --barriers)
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +39,7 @@
 #include <string.h>
 
 #include "libmonitor.h"
+#include "../unit/synbarrier.h"
 #include "../unit/synjob.h"
 
 #define NR_CPUS_SMALL 2
@@ -416,10 +421,85 @@ static int job(const char *dir, bool bad, bool busy)
 	return 0;
 }
 
+/* synbarrier.h's job as its nodes record it: each on its own clock. */
+struct barrier_nodes {
+	struct synb_out o;
+	struct syn_node node[SYNB_NODES];
+	struct mkm_event ev[SYNB_NODES][1024];
+	size_t n[SYNB_NODES];
+	uint32_t seq[SYNB_NODES];
+};
+
+static void to_node(struct synb_out *o, unsigned int node, uint64_t t,
+		    unsigned int type, uint32_t tid, uint32_t a0, uint32_t a1,
+		    unsigned int flags)
+{
+	struct barrier_nodes *b = (struct barrier_nodes *)o;
+	struct mkm_event *e = &b->ev[node][b->n[node]];
+
+	if (b->n[node] == 1024)
+		die("barrier job", -ENOSPC);
+	b->n[node]++;
+	memset(e, 0, sizeof(*e));
+	e->time_ns = syn_clock(&b->node[node], t);
+	e->tid = e->unique_id = tid;
+	e->seq = b->seq[node]++;
+	e->type = (uint8_t)type;
+	e->arg0 = a0;
+	e->arg1 = a1;
+	e->flags = (uint16_t)flags;
+}
+
+/* Job 77's barrier run: n1 5.3 s ahead and 40 ppm fast, n2 2.1 s behind
+ * and 25 ppm slow, start and end exchanges. */
+static int barrier_job(const char *dir)
+{
+	static struct barrier_nodes b;
+	static const char *const names[] = { "n0", "n1", "n2" };
+	struct trace_writer *tw;
+	char path[512];
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < SYNB_NODES; i++)
+		b.node[i] = (struct syn_node){
+			.name = names[i],
+			.node_id = i,
+			.nr_nodes = SYNB_NODES,
+			.job_id = 77,
+			.reference = i == 0,
+			.reference_name = "n0",
+			.nr_cpus = 1,
+			.rtt_ns = 20000,
+			.asym_ns = 1200,
+			.t0_ns = SYNB_T0,
+			.t1_ns = SYNB_T0 + 20 * SYNB_PHASE,
+		};
+	b.node[1].offset_ns = 5300000000LL;
+	b.node[1].drift = 40e-6;
+	b.node[2].offset_ns = -2100000000LL;
+	b.node[2].drift = -25e-6;
+	b.o.emit = to_node;
+	synb_job(&b.o);
+	for (i = 0; i < SYNB_NODES && !ret; i++) {
+		snprintf(path, sizeof(path), "%s/%s.mkm", dir, names[i]);
+		ret = syn_open(&b.node[i], path, &tw);
+		if (ret)
+			die(path, ret);
+		ret = trace_writer_events(tw, b.ev[i], b.n[i]);
+		ret = syn_close(tw, &b.node[i], &b.seq[i], ret);
+		if (ret)
+			die(path, ret);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int err;
 
+	if (argc == 4 && !strcmp(argv[1], "job") && !strcmp(argv[3], "barrier"))
+		return barrier_job(argv[2]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "job"))
 		return job(argv[2], argc == 4 && !strcmp(argv[3], "bad"),
 			   argc == 4 && !strcmp(argv[3], "busy"));
@@ -448,7 +528,7 @@ int main(int argc, char **argv)
 			"mktrace events FILE | mktrace events-one FILE | "
 			"mktrace procs FILE | "
 			"mktrace big FILE EVENTS THREADS | "
-			"mktrace job DIR [bad|busy]\n");
+			"mktrace job DIR [bad|busy|barrier]\n");
 		return 2;
 	}
 	err = trace_writer_close(w);

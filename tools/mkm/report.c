@@ -353,49 +353,13 @@ static void json_processes(const struct row_key *rows, size_t n)
 	printf("]");
 }
 
-/* A merged trace's rows say their node: a NODE column, then the tid or
- * CPU as the node knows it (the merge's are node << 22 | tid and
- * cpu_base + cpu). One-machine traces print as they always did. */
-#define NODE_W 12
-
-static bool merged(const struct report *r)
-{
-	return r->nodes.hdr.nr_nodes;
-}
-
-static void print_node_head(const struct report *r)
-{
-	if (merged(r))
-		printf("%-*s ", NODE_W, "NODE");
-}
-
-static uint32_t print_node_of_tid(const struct report *r, uint32_t tid)
-{
-	const struct trace_node *n = mon_nodes_of_tid(&r->nodes, tid);
-
-	if (!merged(r))
-		return tid;
-	printf("%-*.*s ", NODE_W, NODE_W, n ? n->name : "?");
-	return n ? tid & TRACE_NODE_TID_MASK : tid;
-}
-
-static unsigned int print_node_of_cpu(const struct report *r, unsigned int cpu)
-{
-	const struct trace_node *n = mon_nodes_of_cpu(&r->nodes, cpu);
-
-	if (!merged(r))
-		return cpu;
-	printf("%-*.*s ", NODE_W, NODE_W, n ? n->name : "?");
-	return n ? cpu - n->cpu_base : cpu;
-}
-
 static void print_threads(const struct report *r)
 {
 	size_t i;
 	int g;
 
 	printf("Microstates per thread, %% of its observed life (like prstat -m)\n");
-	print_node_head(r);
+	print_node_head(&r->nodes);
 	printf("%7s %-16s %10s", "TID", "NAME", "LIFE");
 	for (g = 0; g < TL_NR_GROUPS; g++)
 		printf(" %5s", tl_group_name(g));
@@ -412,7 +376,7 @@ static void print_threads(const struct report *r)
 		thread_totals(r, th, timers, &life);
 		for (s = 0; s < TL_NR_STATES; s++)
 			groups[tl_state_desc(s)->group] += timers[s];
-		printf("%7u %-16.16s %10s", print_node_of_tid(r, t.tid),
+		printf("%7u %-16.16s %10s", print_node_of_tid(&r->nodes, t.tid),
 		       t.name[0] ? t.name : "?",
 		       mon_fmt_ns(buf, sizeof(buf), life));
 		for (g = 0; g < TL_NR_GROUPS; g++)
@@ -431,7 +395,7 @@ static void print_cpus(const struct report *r)
 	printf("\nPer CPU (%s)\n",
 	       all ? "every thread; IDLE: its idle task, of RUN" :
 		     "monitored threads only");
-	print_node_head(r);
+	print_node_head(&r->nodes);
 	printf("%4s %10s %10s %8s %6s %9s %7s %7s%s\n", "CPU", "RUN", "INTR",
 	       "SWITCH", "FLUT", "EVENTS", "LOST", "THREADS",
 	       all ? "       IDLE" : "");
@@ -442,7 +406,7 @@ static void print_cpus(const struct report *r)
 		if (!c.events)
 			continue;
 		printf("%4u %10s %10s %8llu %6llu %9llu %7llu %7llu",
-		       print_node_of_cpu(r, cpu),
+		       print_node_of_cpu(&r->nodes, cpu),
 		       mon_fmt_ns(a, sizeof(a), c.run_ns),
 		       mon_fmt_ns(b, sizeof(b), c.interrupted_ns),
 		       (unsigned long long)c.switches,
@@ -522,7 +486,7 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 {
 	uint32_t g;
 
-	if (!merged(r)) {
+	if (!r->nodes.hdr.nr_nodes) {
 		printf("\nCPU x thread: time run (dispatches)\n");
 		print_matrix_of(r, cells, NULL, 0, r->nr_cpus);
 		return;
@@ -681,8 +645,10 @@ static void print_json(const struct report *r, const char *path,
 
 		tl_thread(r->tl, th, &t);
 		thread_totals(r, th, timers, &life);
-		printf("%s{\"tid\":%u,\"pid\":%u,\"unique_id\":%u,\"name\":",
-		       i ? "," : "", t.tid, t.tgid, t.unique_id);
+		printf("%s{\"tid\":%u", i ? "," : "", t.tid);
+		json_node_of_tid(&r->nodes, t.tid);
+		printf(",\"pid\":%u,\"unique_id\":%u,\"name\":", t.tgid,
+		       t.unique_id);
 		json_string(t.name);
 		printf(",\"parent_tid\":%d,\"end\":\"%s\",\"first_ns\":%llu,\"end_ns\":%llu,\"life_ns\":%llu,\"switches\":%llu,\"flutters\":%llu,\"anomalies\":%llu,\"states\":{",
 		       t.parent >= 0 && !tl_thread(r->tl, t.parent, &p) ?
@@ -769,6 +735,7 @@ int cmd_report(int argc, char **argv)
 		{ "calibration", required_argument, NULL, 'C' },
 		{ "force-calibration", no_argument, NULL, 'F' },
 		{ "noise", no_argument, NULL, 'n' },
+		{ "barriers", no_argument, NULL, 'b' },
 		{ "idle", no_argument, NULL, 'i' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "tid", required_argument, NULL, 't' },
@@ -784,7 +751,7 @@ int cmd_report(int argc, char **argv)
 		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
 		"                  [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
 		"                  [--by-process] [--sort KEY] [--top N] FILE\n"
-		"       mkm report --noise [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
+		"       mkm report --noise [--barriers] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
 		"       mkm report --idle [--json] FILE\n"
 		"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME]\n"
 		"                  [--pid PID[,PID...]] [--top N] [--json] FILE";
@@ -812,6 +779,8 @@ int cmd_report(int argc, char **argv)
 			force = true;
 		} else if (opt == 'n') {
 			noise = true;
+		} else if (opt == 'b') {
+			nopts.barriers = true;
 		} else if (opt == 'i') {
 			idle = true;
 		} else if (opt == 'l') {
@@ -860,6 +829,8 @@ int cmd_report(int argc, char **argv)
 	if (sort_by >= 0 && (noise || idle || latency))
 		die_usage(
 			"report: --sort goes with the per-thread report (--latency sorts by the longest delay)");
+	if (nopts.barriers && !noise)
+		die_usage("report: --barriers goes with --noise");
 	if (noise + idle + latency > 1)
 		die_usage(
 			"report: --noise, --idle or --latency, one at a time");
@@ -871,9 +842,13 @@ int cmd_report(int argc, char **argv)
 		if (!r.tl)
 			die_usage(
 				"report: --noise and --idle read the raw trace (no --compensated)");
+		if (mon_nodes_load(&r.nodes, path))
+			mon_nodes_free(&r.nodes); /* not a merged trace */
+		nopts.nodes = &r.nodes;
 		ret = noise ? report_noise(r.tl, &r.meta, &nopts) :
 			      report_idle(r.tl, &r.meta, json);
 		tl_destroy(r.tl);
+		mon_nodes_free(&r.nodes);
 		return ret;
 	}
 
@@ -904,8 +879,9 @@ int cmd_report(int argc, char **argv)
 		int ret;
 
 		select_rows(&r, nopts.tids, nopts.comm, pids, -1, 0);
-		ret = report_latency(r.tl, &r.meta, path, r.rows, r.nr_rows,
-				     top_given ? nopts.top : 0, json);
+		ret = report_latency(r.tl, &r.meta, &r.nodes, path, r.rows,
+				     r.nr_rows, top_given ? nopts.top : 0,
+				     json);
 		report_free(&r, raw);
 		return ret;
 	}

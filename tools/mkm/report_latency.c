@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "report_latency.h"
+#include "report_nodes.h"
 
 struct latency {
 	size_t th;
@@ -75,8 +76,9 @@ static int by_max(const void *a, const void *b)
 	return x->th < y->th ? -1 : x->th > y->th;
 }
 
-static void print_json(const struct tl *tl, const char *path,
-		       const struct latency *l, size_t n, uint64_t origin)
+static void print_json(const struct tl *tl, const struct mon_nodes *nodes,
+		       const char *path, const struct latency *l, size_t n,
+		       uint64_t origin)
 {
 	size_t i;
 
@@ -87,7 +89,9 @@ static void print_json(const struct tl *tl, const char *path,
 		struct tl_thread t;
 
 		tl_thread(tl, l[i].th, &t);
-		printf("%s{\"tid\":%u,\"name\":", i ? "," : "", t.tid);
+		printf("%s{\"tid\":%u", i ? "," : "", t.tid);
+		json_node_of_tid(nodes, t.tid);
+		printf(",\"name\":");
 		json_string(t.name);
 		printf(",\"run_ns\":%llu,\"switches\":%llu,\"delays\":%llu,\"delay_ns\":%llu,\"avg_delay_ns\":%llu,\"max_delay_ns\":%llu,\"max_delay_start_ns\":%llu,\"max_delay_end_ns\":%llu}",
 		       (unsigned long long)l[i].run_ns,
@@ -104,9 +108,9 @@ static void print_json(const struct tl *tl, const char *path,
 	printf("]}\n");
 }
 
-static void print_table(const struct tl *tl, const char *path,
-			const struct latency *l, size_t n, size_t all,
-			uint64_t origin)
+static void print_table(const struct tl *tl, const struct mon_nodes *nodes,
+			const char *path, const struct latency *l, size_t n,
+			size_t all, uint64_t origin)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	size_t i;
@@ -116,12 +120,14 @@ static void print_table(const struct tl *tl, const char *path,
 	if (n < all)
 		printf("(%zu of %zu threads shown)\n", n, all);
 	printf("A delay: runnable (woken, created or preempted) until switched in; times from the recording's start\n\n");
+	print_node_head(nodes);
 	printf("    TID NAME                RUNTIME SWITCHES   DELAYS  AVG DELAY  MAX DELAY  MAX DELAY FROM .. TO\n");
 	for (i = 0; i < n; i++) {
 		struct tl_thread t;
 
 		tl_thread(tl, l[i].th, &t);
-		printf("%7u %-16.16s %10s %8llu %8llu %10s %10s", t.tid,
+		printf("%7u %-16.16s %10s %8llu %8llu %10s %10s",
+		       print_node_of_tid(nodes, t.tid),
 		       t.name[0] ? t.name : "?",
 		       mon_fmt_ns(a, sizeof(a), l[i].run_ns),
 		       (unsigned long long)l[i].switches,
@@ -140,7 +146,8 @@ static void print_table(const struct tl *tl, const char *path,
 	}
 }
 
-int report_latency(struct tl *tl, const struct mon_meta *meta, const char *path,
+int report_latency(struct tl *tl, const struct mon_meta *meta,
+		   const struct mon_nodes *nodes, const char *path,
 		   const size_t *rows, size_t nr, size_t top, bool json)
 {
 	struct latency *l = calloc(nr + 1, sizeof(*l));
@@ -154,9 +161,9 @@ int report_latency(struct tl *tl, const struct mon_meta *meta, const char *path,
 	qsort(l, nr, sizeof(*l), by_max);
 	n = top && top < nr ? top : nr;
 	if (json)
-		print_json(tl, path, l, n, origin);
+		print_json(tl, nodes, path, l, n, origin);
 	else
-		print_table(tl, path, l, n, nr, origin);
+		print_table(tl, nodes, path, l, n, nr, origin);
 	free(l);
 	return 0;
 }

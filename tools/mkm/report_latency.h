@@ -13,9 +13,11 @@
 #include "util.h"
 
 /* Prints the latency table (or JSON) of the threads @rows (@nr of them,
- * timeline indexes), the longest wait first, the first @top (0: all).
+ * timeline indexes), the longest wait first, the first @top (0: all);
+ * on a merged trace (@nodes' NODES) each row names its node.
  * Return: the exit status. */
-int report_latency(struct tl *tl, const struct mon_meta *meta, const char *path,
+int report_latency(struct tl *tl, const struct mon_meta *meta,
+		   const struct mon_nodes *nodes, const char *path,
 		   const size_t *rows, size_t nr, size_t top, bool json);
 
 #endif /* MKM_REPORT_LATENCY_H */

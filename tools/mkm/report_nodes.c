@@ -3,7 +3,8 @@
  * report_nodes.c - mkm report's per-node table of a merged trace: the
  * per-CPU summaries added up over each node's CPUs, its threads counted
  * by their tid's node prefix, and its clock's alignment (offset, drift,
- * bound, steps) as mkm merge measured it.
+ * bound, steps) as mkm merge measured it; and what every table of a
+ * merged trace puts in its rows: the node, and its own tid or CPU.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -131,4 +132,64 @@ void json_nodes(const struct mon_nodes *n, const struct tl *tl,
 		       nd->flags & TRACE_NODE_TRUNCATED ? "true" : "false");
 	}
 	putchar(']');
+}
+
+static bool merged(const struct mon_nodes *n)
+{
+	return n && n->hdr.nr_nodes;
+}
+
+void print_node_head(const struct mon_nodes *n)
+{
+	if (merged(n))
+		printf("%-*s ", NODE_W, "NODE");
+}
+
+uint32_t print_node_of_tid(const struct mon_nodes *n, uint32_t tid)
+{
+	const struct trace_node *nd = mon_nodes_of_tid(n, tid);
+
+	if (!merged(n))
+		return tid;
+	printf("%-*.*s ", NODE_W, NODE_W, nd ? nd->name : "?");
+	return nd ? tid & TRACE_NODE_TID_MASK : tid;
+}
+
+unsigned int print_node_of_cpu(const struct mon_nodes *n, unsigned int cpu)
+{
+	const struct trace_node *nd = mon_nodes_of_cpu(n, cpu);
+
+	if (!merged(n))
+		return cpu;
+	printf("%-*.*s ", NODE_W, NODE_W, nd ? nd->name : "?");
+	return nd ? cpu - nd->cpu_base : cpu;
+}
+
+uint32_t node_tid(const struct mon_nodes *n, uint32_t tid)
+{
+	return mon_nodes_of_tid(n, tid) ? tid & TRACE_NODE_TID_MASK : tid;
+}
+
+void node_thread_label(const struct mon_nodes *n, const struct tl_thread *t,
+		       char *buf, size_t len)
+{
+	const struct trace_node *nd = mon_nodes_of_tid(n, t->tid);
+	const char *name = t->name[0] ? t->name : "?";
+
+	if (nd)
+		snprintf(buf, len, "%s %s (%u)", nd->name, name,
+			 node_tid(n, t->tid));
+	else
+		snprintf(buf, len, "%s (%u)", name, t->tid);
+}
+
+void json_node_of_tid(const struct mon_nodes *n, uint32_t tid)
+{
+	const struct trace_node *nd = mon_nodes_of_tid(n, tid);
+
+	if (!nd)
+		return;
+	printf(",\"node\":");
+	json_string(nd->name);
+	printf(",\"node_tid\":%u", node_tid(n, tid));
 }

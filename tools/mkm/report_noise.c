@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_barrier.h"
+#include "report_nodes.h"
 #include "report_noise.h"
 
 static bool is_own(const struct mon_meta *meta, uint32_t tid)
@@ -30,14 +32,29 @@ static uint64_t run_ns(const struct tl *tl, size_t th)
 	       timers[TL_TRAP];
 }
 
+/* Whether thread @th may be a target: not an idle thread, not the
+ * recording's own, and on @node if one is given. */
+static bool candidate(const struct tl *tl, const struct mon_meta *meta,
+		      const struct noise_opts *o, const struct trace_node *node,
+		      size_t th)
+{
+	struct tl_thread t;
+
+	tl_thread(tl, th, &t);
+	return t.idle_cpu < 0 && !is_own(meta, t.tid) &&
+	       (!node || mon_nodes_of_tid(o->nodes, t.tid) == node);
+}
+
 /*
  * The threads to analyse: those given, else the three that ran most
- * (not idle threads, not the recording's own). Returns how many.
+ * (not idle threads, not the recording's own); with --barriers on a
+ * merged trace, the one that ran most on each node (a rank per node).
+ * Returns how many.
  */
 static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 			   const struct noise_opts *o, size_t *out, size_t max)
 {
-	size_t n = 0, th, nr = tl_nr_threads(tl);
+	size_t n = 0, th, nr = tl_nr_threads(tl), g, per_node;
 
 	if (o->tids) {
 		char *copy = strdup(o->tids), *save = NULL, *tok;
@@ -66,18 +83,20 @@ static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 		die("--comm %s: no thread of that name in the trace", o->comm);
 	if (o->comm)
 		return n;
-	/* The three that ran most: a selection sort is enough. */
-	while (n < 3 && n < max) {
+	per_node = o->barriers && o->nodes ? o->nodes->hdr.nr_nodes : 0;
+	/* The three that ran most, or each node's: a selection sort is
+	 * enough. */
+	for (g = 0; g < (per_node ? per_node : 3) && n < max; g++) {
+		const struct trace_node *node = per_node ? &o->nodes->node[g] :
+							   NULL;
 		uint64_t best_run = 0;
 		size_t best = nr;
 
 		for (th = 0; th < nr; th++) {
-			struct tl_thread t;
 			uint64_t r;
 			size_t k;
 
-			tl_thread(tl, th, &t);
-			if (t.idle_cpu >= 0 || is_own(meta, t.tid))
+			if (!candidate(tl, meta, o, node, th))
 				continue;
 			for (k = 0; k < n && out[k] != th; k++)
 				;
@@ -89,23 +108,23 @@ static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 				best = th;
 			}
 		}
-		if (best == nr)
-			break;
-		out[n++] = best;
+		if (best < nr)
+			out[n++] = best;
 	}
 	return n;
 }
 
-static void thread_label(const struct tl *tl, size_t th, char *buf, size_t len)
+static void thread_label(const struct tl *tl, const struct mon_nodes *nodes,
+			 size_t th, char *buf, size_t len)
 {
 	struct tl_thread t;
 
 	tl_thread(tl, th, &t);
-	snprintf(buf, len, "%s (%u)", t.name[0] ? t.name : "?", t.tid);
+	node_thread_label(nodes, &t, buf, len);
 }
 
-static void print_sources(const struct tl *tl, const struct noise_result *r,
-			  unsigned int top)
+static void print_sources(const struct tl *tl, const struct mon_nodes *nodes,
+			  const struct noise_result *r, unsigned int top)
 {
 	size_t i;
 
@@ -118,7 +137,8 @@ static void print_sources(const struct tl *tl, const struct noise_result *r,
 		uint64_t span = r->t1 - r->t0;
 
 		if (s->kind == NOISE_THREAD)
-			thread_label(tl, (size_t)s->thread, name, sizeof(name));
+			thread_label(tl, nodes, (size_t)s->thread, name,
+				     sizeof(name));
 		else
 			snprintf(name, sizeof(name), "%s", s->name);
 		printf("  %-26.26s %-7s %7llu %10s %5.2f%% %10s %10s %10s %6.0f%%%s\n",
@@ -142,8 +162,8 @@ static void print_sources(const struct tl *tl, const struct noise_result *r,
 		printf("  ... %zu more sources\n", r->nr_sources - top);
 }
 
-/* Rows CPUs, columns the targets, then their intruding threads. */
-static void print_matrix(const struct tl *tl, const size_t *cols, size_t ncol)
+void print_noise_matrix(const struct tl *tl, const struct mon_nodes *nodes,
+			const size_t *cols, size_t ncol)
 {
 	unsigned int nr_cpus = tl_nr_cpus(tl), cpu;
 	size_t nr = tl_nr_threads(tl), k;
@@ -152,17 +172,18 @@ static void print_matrix(const struct tl *tl, const size_t *cols, size_t ncol)
 
 	if (!cells || acct_matrix(tl, cells, nr_cpus, nr))
 		die("out of memory");
-	printf("\nCPU x thread: time run (dispatches), the threads above and their intruders\n%4s",
-	       "CPU");
+	printf("\nCPU x thread: time run (dispatches), the threads above and their intruders\n");
+	print_node_head(nodes);
+	printf("%4s", "CPU");
 	for (k = 0; k < ncol; k++) {
 		char label[48];
 
-		thread_label(tl, cols[k], label, sizeof(label));
+		thread_label(tl, nodes, cols[k], label, sizeof(label));
 		printf(" %20.20s", label);
 	}
 	printf("\n");
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		printf("%4u", cpu);
+		printf("%4u", print_node_of_cpu(nodes, cpu));
 		for (k = 0; k < ncol; k++) {
 			const struct acct_cell *c = &cells[cpu * nr + cols[k]];
 			char buf[32], cell[48];
@@ -177,13 +198,16 @@ static void print_matrix(const struct tl *tl, const size_t *cols, size_t ncol)
 	free(cells);
 }
 
-static void json_result(const struct tl *tl, const struct noise_result *r)
+static void json_result(const struct tl *tl, const struct mon_nodes *nodes,
+			const struct noise_result *r)
 {
 	struct tl_thread t;
 	size_t i;
 
 	tl_thread(tl, r->thread, &t);
-	printf("{\"tid\":%u,\"name\":", t.tid);
+	printf("{\"tid\":%u", t.tid);
+	json_node_of_tid(nodes, t.tid);
+	printf(",\"name\":");
 	json_string(t.name);
 	printf(",\"start_ns\":%llu,\"end_ns\":%llu,\"run_ns\":%llu,\"taken_ns\":%llu,\"unknown_ns\":%llu,\"sources\":[",
 	       (unsigned long long)r->t0, (unsigned long long)r->t1,
@@ -197,11 +221,13 @@ static void json_result(const struct tl *tl, const struct noise_result *r)
 		       noise_kind_name(s->kind));
 		json_string(s->name);
 		if (s->kind == NOISE_THREAD &&
-		    !tl_thread(tl, (size_t)s->thread, &u))
-			printf(",\"tid\":%u,\"idle_cpu\":%d", u.tid,
-			       u.idle_cpu);
-		else
+		    !tl_thread(tl, (size_t)s->thread, &u)) {
+			printf(",\"tid\":%u", u.tid);
+			json_node_of_tid(nodes, u.tid);
+			printf(",\"idle_cpu\":%d", u.idle_cpu);
+		} else {
 			printf(",\"number\":%u", s->number);
+		}
 		printf(",\"count\":%llu,\"taken_ns\":%llu,\"max_ns\":%llu,\"activations\":%llu,\"busy_ns\":%llu,\"period_ns\":%llu,\"regular\":%.3f,\"periodic\":%s}",
 		       (unsigned long long)s->count,
 		       (unsigned long long)s->taken_ns,
@@ -226,6 +252,8 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 	int ret;
 
 	nt = pick_targets(tl, meta, o, targets, 64);
+	if (o->barriers)
+		return report_barriers(tl, meta, o, targets, nt);
 	ret = noise_create(&n, tl);
 	if (ret)
 		die("noise: %s", monitor_strerror(ret));
@@ -261,9 +289,10 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 		if (o->json) {
 			if (i)
 				putchar(',');
-			json_result(tl, &r);
+			json_result(tl, o->nodes, &r);
 		} else {
-			thread_label(tl, targets[i], label, sizeof(label));
+			thread_label(tl, o->nodes, targets[i], label,
+				     sizeof(label));
 			printf("\n%s: observed %s, ran %s, taken %s (%.2f%%), cause not recorded %s\n",
 			       label, mon_fmt_ns(a, sizeof(a), r.t1 - r.t0),
 			       mon_fmt_ns(b, sizeof(b), r.run_ns),
@@ -272,14 +301,14 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 				       100.0 * r.taken_ns / (r.t1 - r.t0) :
 				       0.0,
 			       mon_fmt_ns(d, sizeof(d), r.unknown_ns));
-			print_sources(tl, &r, o->top);
+			print_sources(tl, o->nodes, &r, o->top);
 		}
 		noise_result_free(&r);
 	}
 	if (o->json)
 		printf("]}\n");
 	else if (ncol)
-		print_matrix(tl, cols, ncol);
+		print_noise_matrix(tl, o->nodes, cols, ncol);
 	noise_destroy(n);
 	return 0;
 }
@@ -334,7 +363,7 @@ static void print_idle(const struct tl *tl, const struct idle_report *rep)
 			char a[32], b[32], name[48];
 
 			if (ic->thread >= 0)
-				thread_label(tl, (size_t)ic->thread, name,
+				thread_label(tl, NULL, (size_t)ic->thread, name,
 					     sizeof(name));
 			else
 				snprintf(name, sizeof(name), "%s", ic->name);

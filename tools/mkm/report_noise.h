@@ -15,12 +15,19 @@ struct noise_opts {
 	const char *comm; /* --comm NAME: threads of that name */
 	unsigned int top; /* sources shown per thread */
 	bool json;
+	bool barriers; /* --barriers: the threads meet at barriers */
+	const struct mon_nodes *nodes; /* a merged trace's: rows name nodes */
 };
 
 /* Prints who took time from the chosen threads, and the CPU x thread
- * matrix of them and their intruders. Return: the exit status. */
+ * matrix of them and their intruders; with @o->barriers, their barriers
+ * (report_barrier.h). Return: the exit status. */
 int report_noise(struct tl *tl, const struct mon_meta *meta,
 		 const struct noise_opts *o);
+/* The CPU x thread matrix of threads @cols (@ncol of them): time run and
+ * dispatches; a row per CPU, on a merged trace with its node. */
+void print_noise_matrix(const struct tl *tl, const struct mon_nodes *nodes,
+			const size_t *cols, size_t ncol);
 /* Prints each CPU's idle intervals and what ended them. */
 int report_idle(struct tl *tl, const struct mon_meta *meta, bool json);
 

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spin.h - check-cluster's jobs' compute phase: spin for a time, on the
+ * CPU throughout (cluster_job.c, cluster_barrier.c).
+ */
+#ifndef CLUSTER_SPIN_H
+#define CLUSTER_SPIN_H
+
+#include <time.h>
+
+static volatile unsigned long spin_sink;
+
+/* Computes for @ms milliseconds of CLOCK_MONOTONIC. */
+static inline void spin(long ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			spin_sink += (unsigned long)i * i;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+			 (t.tv_nsec - t0.tv_nsec) / 1000000 <
+		 ms);
+}
+
+#endif /* CLUSTER_SPIN_H */
