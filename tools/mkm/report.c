@@ -442,16 +442,28 @@ static void print_bursts(const struct report *r)
 	}
 }
 
+/* Whether the row's thread goes in @node's matrix: its node's, or with
+ * @all, any thread (a node of none: those that no node holds). */
+static bool matrix_holds(const struct report *r, const struct trace_node *node,
+			 bool all, uint32_t tid)
+{
+	return all || mon_nodes_of_tid(&r->nodes, tid) == node;
+}
+
 /* The matrix of CPUs first to first + n - 1 and the threads shown that
- * @node holds (NULL: every thread), with the tids and CPUs its own. */
+ * @node holds (see matrix_holds()), with the tids and CPUs its own. */
 static void print_matrix_of(const struct report *r,
 			    const struct acct_cell *cells,
-			    const struct trace_node *node, unsigned int first,
-			    unsigned int n)
+			    const struct trace_node *node, bool all,
+			    unsigned int first, unsigned int n)
 {
 	unsigned int cpu;
 	size_t i;
 
+	if (first >= r->nr_cpus)
+		n = 0;
+	else if (n > r->nr_cpus - first)
+		n = r->nr_cpus - first;
 	printf("%7s %-16s", "TID", "NAME");
 	for (cpu = 0; cpu < n; cpu++)
 		printf(" %17s%u", "CPU", cpu);
@@ -461,12 +473,12 @@ static void print_matrix_of(const struct report *r,
 		struct tl_thread t;
 
 		tl_thread(r->tl, th, &t);
-		if (node && mon_nodes_of_tid(&r->nodes, t.tid) != node)
+		if (!matrix_holds(r, node, all, t.tid))
 			continue;
 		printf("%7u %-16.16s",
 		       node ? t.tid & TRACE_NODE_TID_MASK : t.tid,
 		       t.name[0] ? t.name : "?");
-		for (cpu = first; cpu < first + n && cpu < r->nr_cpus; cpu++) {
+		for (cpu = first; cpu < first + n; cpu++) {
 			const struct acct_cell *c =
 				&cells[cpu * r->nr_threads + th];
 			char buf[32], cell[40];
@@ -481,14 +493,16 @@ static void print_matrix_of(const struct report *r,
 }
 
 /* A merged trace's matrix is one per node: its threads ran on its CPUs
- * only, and the others' columns would be zeros. */
+ * only, and the others' columns would be zeros. Threads that no node
+ * holds, if any, get one of their own over every CPU. */
 static void print_matrix(const struct report *r, struct acct_cell *cells)
 {
 	uint32_t g;
+	size_t i;
 
 	if (!r->nodes.hdr.nr_nodes) {
 		printf("\nCPU x thread: time run (dispatches)\n");
-		print_matrix_of(r, cells, NULL, 0, r->nr_cpus);
+		print_matrix_of(r, cells, NULL, true, 0, r->nr_cpus);
 		return;
 	}
 	for (g = 0; g < r->nodes.hdr.nr_nodes; g++) {
@@ -496,7 +510,17 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 
 		printf("\nCPU x thread on %s (its CPUs and tids): time run (dispatches)\n",
 		       n->name);
-		print_matrix_of(r, cells, n, n->cpu_base, n->nr_cpus);
+		print_matrix_of(r, cells, n, false, n->cpu_base, n->nr_cpus);
+	}
+	for (i = 0; i < r->nr_rows; i++) {
+		struct tl_thread t;
+
+		tl_thread(r->tl, r->rows[i], &t);
+		if (!mon_nodes_of_tid(&r->nodes, t.tid)) {
+			printf("\nCPU x thread of no node: time run (dispatches)\n");
+			print_matrix_of(r, cells, NULL, false, 0, r->nr_cpus);
+			return;
+		}
 	}
 }
 
