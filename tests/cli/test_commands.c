@@ -131,6 +131,24 @@ static void test_export_empty_window_fails(void **state)
 	assert_false(exists("empty.ctf.tmp"));
 }
 
+/* mkm dump likewise: a window or a thread that selects no record is an
+ * error, with export's words, not an empty dump with status 0 (a LOST
+ * record, which every cut keeps, is no record of the threads). */
+static void test_dump_empty_cut_fails(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm dump --from 1ms --to 2ms late.mkm "
+			    ">empty.dump 2>empty.err"),
+			 1);
+	assert_non_null(
+		strstr(slurp_in("empty.err"), "no record in the window"));
+	assert_int_equal(
+		sh("mkm dump --tid 4242 small.mkm >empty.dump 2>empty.err"), 1);
+	assert_non_null(
+		strstr(slurp_in("empty.err"), "no record in the window"));
+	assert_int_equal(sh("mkm dump --from 51ms late.mkm >/dev/null"), 0);
+}
+
 /* A time without a unit is refused, naming the units. */
 static void test_export_time_without_unit_refused(void **state)
 {
@@ -608,6 +626,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_export_window_read_in_dump),
 		cmocka_unit_test(test_timeline_counts_from_recording_start),
 		cmocka_unit_test(test_export_empty_window_fails),
+		cmocka_unit_test(test_dump_empty_cut_fails),
 		cmocka_unit_test(test_export_time_without_unit_refused),
 		cmocka_unit_test(test_dump_resyncs_after_flipped_bytes),
 		cmocka_unit_test(test_report_missing_file_says_so),
