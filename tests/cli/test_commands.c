@@ -254,7 +254,8 @@ static void test_main_usage_lists_options(void **state)
  * Names where the records have numbers: system calls from the kernel's
  * table, softirqs as /proc/softirqs says them, a comm whole (the kernel
  * sends it in two records), the tids a record gives with their comms,
- * waits with their unit.
+ * waits with their unit; what an exec, an exit, a mark and a detach carry
+ * by its name.
  */
 static void test_dump_names_what_records_number(void **state)
 {
@@ -266,6 +267,10 @@ static void test_dump_names_what_records_number(void **state)
 		"name          comm \"parent-process\" (2 of 2)",
 		"switch_in     prev=0 waited=14.0 us ",
 		"wakeup_new    by=501 (parent-process) cpu=1 ",
+		"exec          old_tid=503 ",
+		"exit          status=0 ",
+		"mark          value=4294967303 ",
+		"detach        reason=thread_unmonitor ",
 	};
 	char *d;
 	size_t i;
