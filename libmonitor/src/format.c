@@ -15,7 +15,7 @@
 
 int64_t mon_parse_time(const char *s)
 {
-	/* MON_TIME_UNITS, in libmonitor.h, lists them for messages. */
+	/* MON_TIME_UNITS, in mon_events.h, lists them for messages. */
 	static const struct {
 		const char *unit;
 		double ns;

@@ -18,7 +18,7 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
-/* What a recording takes without --events (libmonitor.h says why). */
+/* What a recording takes without --events (mon_events.h says why). */
 #define RECORD_CLASSES MON_CLASS_RECORD_DEFAULT
 
 /* The event classes by the names --events takes: one class each, then
