@@ -21,7 +21,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-.PHONY: libmonitor install-lib bench-lib check-lib-exports
+.PHONY: libmonitor install-lib bench-lib check-lib-exports check-lib-headers
 all: libmonitor
 libmonitor: $(LIBMON_SO) $(LIBMON_A) $(LIBMON_PC)
 
@@ -75,6 +75,20 @@ check-lib-exports: $(LIBMON_SO)
 		grep -Ev '$(LIBMON_API_RE)' || true); \
 	if [ -n "$$bad" ]; then echo "libmonitor exports non-API symbols: $$bad" >&2; exit 1; fi
 CHECK_EXTRA += check-lib-exports
+
+# Each public header compiles alone, first in a file, in C and in C++: a
+# user includes the module's header without knowing the others.
+check-lib-headers:
+	$(quiet) CHECK libmonitor/include
+	$(Q)set -e; for h in $(notdir $(wildcard libmonitor/include/*.h)); do \
+		printf '#include <%s>\n' $$h | $(CC) -std=gnu11 $(WARNINGS) \
+			-Werror -Ikernel/uapi -Ilibmonitor/include \
+			-fsyntax-only -x c - || { echo "$$h: not alone (C)" >&2; exit 1; }; \
+		printf '#include <%s>\n' $$h | $(CXX) -Wall -Werror \
+			-Ikernel/uapi -Ilibmonitor/include -fsyntax-only \
+			-x c++ - || { echo "$$h: not alone (C++)" >&2; exit 1; }; \
+	done
+CHECK_EXTRA += check-lib-headers
 
 BENCH_LIB := $(LIBMON_DIR)/bench_tl
 BENCH_EVENTS ?= 12000000

@@ -227,7 +227,7 @@ static void cpu_cell(const struct viewer *w, uint32_t who)
 static void flutter_ticks(const struct viewer *w)
 {
 	const struct view *v = &w->view;
-	size_t i = viewer_first_flutter(w, v->t0), n = tl_nr_flutters(w->tl);
+	size_t i = lod_first_flutter(w->lod, v->t0), n = tl_nr_flutters(w->tl);
 	size_t budget = (size_t)v->cols * v->page, r;
 	struct tl_flutter f;
 
@@ -346,19 +346,6 @@ static void detail_thread(const struct viewer *w, size_t th)
 		       t.flutters == 1 ? "" : "s");
 }
 
-/* The last task a monitored one switched to on cpu before t, or NULL. */
-static bool peer_by(const void *t, size_t i, uint64_t x)
-{
-	return ((const struct cpu_track *)t)->peers[i].time <= x;
-}
-
-static const struct cpu_peer *peer_before(const struct cpu_track *t, uint64_t x)
-{
-	size_t i = layout_lower_bound(t->nr_peers, peer_by, t, x);
-
-	return i ? &t->peers[i - 1] : NULL;
-}
-
 static void detail_cpu(const struct viewer *w, size_t cpu)
 {
 	int col = view_time_col(&w->view, w->view.cursor);
@@ -376,7 +363,7 @@ static void detail_cpu(const struct viewer *w, size_t cpu)
 	else
 		snprintf(name, sizeof(name), "%s", r->label);
 	who = rows_cpu_cell(w, cpu, (unsigned int)col);
-	p = peer_before(&w->tracks[cpu], w->view.cursor);
+	p = rows_cpu_peer(w, cpu, w->view.cursor);
 	if (who)
 		printw("%s: %s ran here%s", name,
 		       w->threads[(who & ~CPU_CELL_MIXED) - 1].label,
@@ -391,26 +378,13 @@ static void detail_cpu(const struct viewer *w, size_t cpu)
 		printw("%s: no monitored thread ran here", name);
 }
 
-/* Per-group times of thread th in [a, b). */
-static void group_times(const struct viewer *w, size_t th, uint64_t a,
-			uint64_t b, uint64_t *groups)
-{
-	uint64_t time[TL_NR_STATES];
-	unsigned int s;
-
-	memset(groups, 0, TL_NR_GROUPS * sizeof(*groups));
-	if (lod_time(w->lod, th, a, b, time))
-		return;
-	for (s = 0; s < TL_NR_STATES; s++)
-		groups[tl_state_desc(s)->group] += time[s];
-}
-
 static void detail(struct viewer *w)
 {
 	const struct view *v = &w->view;
 	struct row *sel = rows_selected(w);
 	int y = LINES - BOTTOM_LINES;
 	char a[32], b[32], d[32];
+	uint64_t lo, hi;
 
 	move(y, 0);
 	clrtoeol();
@@ -422,7 +396,7 @@ static void detail(struct viewer *w)
 		detail_node(w, rows_node_at(w, v->sel));
 	move(y + 1, 0);
 	clrtoeol();
-	if (v->meter[0] == VIEW_UNSET || v->meter[1] == VIEW_UNSET) {
+	if (!view_meter_window(v, &lo, &hi)) {
 		printw("metering: %s%s%s (A and B set the lines)",
 		       v->meter[0] == VIEW_UNSET ? "A unset" : "A ",
 		       v->meter[0] == VIEW_UNSET ?
@@ -431,25 +405,20 @@ static void detail(struct viewer *w)
 		       v->meter[1] == VIEW_UNSET ? ", B unset" : ", B set");
 		return;
 	}
-	{
-		uint64_t lo = v->meter[0] < v->meter[1] ? v->meter[0] :
-							  v->meter[1];
-		uint64_t hi = v->meter[0] ^ v->meter[1] ^ lo;
+	printw("A %s  B %s  B-A %s", rel(w, a, sizeof(a), v->meter[0]),
+	       rel(w, b, sizeof(b), v->meter[1]),
+	       mon_fmt_ns(d, sizeof(d), hi - lo));
+	if (sel && !w->cpu_view) {
+		uint64_t g[TL_NR_GROUPS];
+		unsigned int k;
 
-		printw("A %s  B %s  B-A %s", rel(w, a, sizeof(a), v->meter[0]),
-		       rel(w, b, sizeof(b), v->meter[1]),
-		       mon_fmt_ns(d, sizeof(d), hi - lo));
-		if (sel && !w->cpu_view) {
-			uint64_t g[TL_NR_GROUPS];
-			unsigned int k;
-
-			group_times(w, sel->id, lo, hi, g);
-			addstr("  |");
-			for (k = 0; k < TL_NR_GROUPS; k++)
-				if (g[k])
-					printw(" %s %s", tl_group_name(k),
-					       mon_fmt_ns(d, sizeof(d), g[k]));
-		}
+		if (lod_group_time(w->lod, sel->id, lo, hi, g))
+			return;
+		addstr("  |");
+		for (k = 0; k < TL_NR_GROUPS; k++)
+			if (g[k])
+				printw(" %s %s", tl_group_name(k),
+				       mon_fmt_ns(d, sizeof(d), g[k]));
 	}
 }
 
@@ -484,11 +453,11 @@ static void footer(struct viewer *w)
 static void meter_pane(const struct viewer *w)
 {
 	const struct view *v = &w->view;
-	uint64_t lo = v->meter[0] < v->meter[1] ? v->meter[0] : v->meter[1];
-	uint64_t hi = v->meter[0] ^ v->meter[1] ^ lo;
 	unsigned int r, k;
+	uint64_t lo, hi;
 	char d[32];
 
+	view_meter_window(v, &lo, &hi);
 	move(TOP_LINES, 0);
 	clrtoeol();
 	printw("%-*s", PANE_LABEL_W, "between A and B");
@@ -507,7 +476,8 @@ static void meter_pane(const struct viewer *w)
 			       w->groups[rows_node_at(w, i)].label);
 			continue;
 		}
-		group_times(w, rows_at(w, i)->id, lo, hi, g);
+		if (lod_group_time(w->lod, rows_at(w, i)->id, lo, hi, g))
+			memset(g, 0, sizeof(g));
 		printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
 		       rows_at(w, i)->label);
 		for (k = 0; k < TL_NR_GROUPS; k++)
@@ -580,37 +550,25 @@ static void events_pane(const struct viewer *w)
 	}
 }
 
-/*
- * Who took time from the selected thread (mon_analysis.h) in the metering
- * window, or in the window on screen when A and B are not both set.
- */
+/* The noise pane: who took time from the selected thread (viewer.c's
+ * noise_update() computed it for this frame). */
 static void noise_pane(const struct viewer *w)
 {
 	const struct view *v = &w->view;
-	const struct row *sel = rows_selected((struct viewer *)w);
-	bool metered = v->meter[0] != VIEW_UNSET && v->meter[1] != VIEW_UNSET;
-	uint64_t a = metered ? v->meter[0] : v->t0;
-	uint64_t b = metered ? v->meter[1] : v->t1;
-	struct noise_result r = { 0 };
+	const struct noise_result r = w->noise_res;
 	struct tl_thread t = { 0 }, u;
 	char x[32], y[32], z[32], name[48];
 	unsigned int row;
 
-	if (a > b) {
-		uint64_t c = a;
-
-		a = b;
-		b = c;
-	}
 	move(TOP_LINES, 0);
 	clrtoeol();
-	if (!sel || !w->noise || tl_thread(w->tl, sel->id, &t) ||
-	    noise_thread(w->noise, sel->id, a, b, &r)) {
+	if (!w->noise_ok || tl_thread(w->tl, r.thread, &t)) {
 		addstr("noise: no thread selected (i closes)");
 		return;
 	}
 	printw("taken from %s (%u), %s: ran %s, taken %s, not recorded %s (i closes)",
-	       t.name[0] ? t.name : "?", t.tid, metered ? "A..B" : "on screen",
+	       t.name[0] ? t.name : "?", t.tid,
+	       w->noise_metered ? "A..B" : "on screen",
 	       mon_fmt_ns(x, sizeof(x), r.run_ns),
 	       mon_fmt_ns(y, sizeof(y), r.taken_ns),
 	       mon_fmt_ns(z, sizeof(z), r.unknown_ns));
@@ -648,7 +606,6 @@ static void noise_pane(const struct viewer *w)
 			       " periodic" :
 			       "");
 	}
-	noise_result_free(&r);
 }
 
 /* Lines the critical path's pane takes below the rows: its segments and

@@ -179,6 +179,35 @@ int lod_time(const struct lod *lod, size_t th, uint64_t a, uint64_t b,
 	return 0;
 }
 
+int lod_group_time(const struct lod *lod, size_t th, uint64_t a, uint64_t b,
+		   uint64_t *time)
+{
+	uint64_t state[TL_NR_STATES];
+	unsigned int s;
+
+	if (lod_time(lod, th, a, b, state))
+		return -ENOENT;
+	memset(time, 0, TL_NR_GROUPS * sizeof(*time));
+	for (s = 0; s < TL_NR_STATES; s++)
+		time[tl_state_desc(s)->group] += state[s];
+	return 0;
+}
+
+/* Flutters are in time order. */
+static bool flutter_before(const void *tl, size_t i, uint64_t t)
+{
+	struct tl_flutter f;
+
+	tl_flutter(tl, i, &f);
+	return f.time_ns < t;
+}
+
+size_t lod_first_flutter(const struct lod *lod, uint64_t t)
+{
+	return layout_lower_bound(tl_nr_flutters(lod->tl), flutter_before,
+				  lod->tl, t);
+}
+
 int lod_row(const struct lod *lod, size_t th, uint64_t t0, uint64_t t1,
 	    unsigned int width, struct layout_cell *cells)
 {

@@ -8,7 +8,9 @@
  * the same cells as layout_row() over every interval.
  *
  * The index grows with the timeline (lod_update), so a live view extends
- * it instead of rebuilding it.
+ * it instead of rebuilding it. The same lookups give what a frame shows
+ * besides the rows: a window's time per state group (the metering pane)
+ * and the flutters on screen.
  */
 #ifndef MKM_LOD_H
 #define MKM_LOD_H
@@ -41,6 +43,18 @@ size_t lod_bytes(const struct lod *lod);
  */
 int lod_time(const struct lod *lod, size_t th, uint64_t a, uint64_t b,
 	     uint64_t *time);
+
+/*
+ * lod_group_time - the same summed by state group (tl_state_desc()'s
+ * group): TL_NR_GROUPS entries at @time, as the metering pane shows them.
+ * Return: 0 or -ENOENT.
+ */
+int lod_group_time(const struct lod *lod, size_t th, uint64_t a, uint64_t b,
+		   uint64_t *time);
+
+/* The index of the first flutter (tl_flutter()) at or after @t, or
+ * tl_nr_flutters() if none: those on screen, and the next one. */
+size_t lod_first_flutter(const struct lod *lod, uint64_t t);
 
 /*
  * lod_row - the cells of thread @th for [@t0, @t1) over @width columns:

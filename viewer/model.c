@@ -11,6 +11,18 @@ uint64_t view_col_span(const struct view *v)
 	return s ? s : 1;
 }
 
+bool view_meter_window(const struct view *v, uint64_t *a, uint64_t *b)
+{
+	if (v->meter[0] == VIEW_UNSET || v->meter[1] == VIEW_UNSET) {
+		*a = v->t0;
+		*b = v->t1;
+		return false;
+	}
+	*a = v->meter[0] < v->meter[1] ? v->meter[0] : v->meter[1];
+	*b = v->meter[0] < v->meter[1] ? v->meter[1] : v->meter[0];
+	return true;
+}
+
 uint64_t view_col_time(const struct view *v, unsigned int c)
 {
 	return layout_column_start(v->t0, v->t1, v->cols, c);

@@ -55,4 +55,8 @@ int view_time_col(const struct view *v, uint64_t t);
 /* Nanoseconds a column covers (at least 1). */
 uint64_t view_col_span(const struct view *v);
 
+/* What the metering panes cover, into [@a, @b): A..B in time order when
+ * both lines are set (then true), else the window on screen (false). */
+bool view_meter_window(const struct view *v, uint64_t *a, uint64_t *b);
+
 #endif /* MKM_MODEL_H */

@@ -444,3 +444,17 @@ void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells)
 	for (c = 0; c < w->view.cols; c++)
 		cells[c] = rows_cpu_cell(w, cpu, c);
 }
+
+static bool peer_by(const void *t, size_t i, uint64_t x)
+{
+	return ((const struct cpu_track *)t)->peers[i].time <= x;
+}
+
+const struct cpu_peer *rows_cpu_peer(const struct viewer *w, size_t cpu,
+				     uint64_t t)
+{
+	const struct cpu_track *k = &w->tracks[cpu];
+	size_t i = layout_lower_bound(k->nr_peers, peer_by, k, t);
+
+	return i ? &k->peers[i - 1] : NULL;
+}

@@ -101,6 +101,7 @@ int viewer_swap(struct viewer *w, struct tl *tl, const struct mon_meta *meta)
 
 void viewer_close(struct viewer *w)
 {
+	noise_result_free(&w->noise_res);
 	noise_destroy(w->noise);
 	mon_path_free(&w->path);
 	free(w->events);
@@ -245,25 +246,10 @@ static void collapse(struct viewer *w)
 		 hidden == 1 ? "" : "s");
 }
 
-/* The first flutter at or after t (they are in time order). */
-static bool flutter_before(const void *tl, size_t i, uint64_t t)
-{
-	struct tl_flutter f;
-
-	tl_flutter(tl, i, &f);
-	return f.time_ns < t;
-}
-
-size_t viewer_first_flutter(const struct viewer *w, uint64_t t)
-{
-	return layout_lower_bound(tl_nr_flutters(w->tl), flutter_before, w->tl,
-				  t);
-}
-
 /* The next flutter after the cursor, its thread's row selected. */
 static void next_flutter(struct viewer *w)
 {
-	size_t i = viewer_first_flutter(w, w->view.cursor + 1), k;
+	size_t i = lod_first_flutter(w->lod, w->view.cursor + 1), k;
 	struct tl_flutter f;
 
 	if (tl_flutter(w->tl, i, &f)) {
@@ -587,6 +573,21 @@ static void act(struct viewer *w, enum action a)
 		v->follow = false;
 }
 
+/* Who took time from the selected thread (mon_analysis.h) in the metering
+ * window, or in the window on screen when A and B are not both set: the
+ * noise pane's figures, computed for each frame, which draw.c shows. */
+static void noise_update(struct viewer *w)
+{
+	const struct row *sel = rows_selected(w);
+	uint64_t a, b;
+
+	noise_result_free(&w->noise_res);
+	memset(&w->noise_res, 0, sizeof(w->noise_res));
+	w->noise_metered = view_meter_window(&w->view, &a, &b);
+	w->noise_ok = w->noise_pane && sel && w->noise &&
+		      !noise_thread(w->noise, sel->id, a, b, &w->noise_res);
+}
+
 int viewer_run(struct viewer *w)
 {
 	const char *cs;
@@ -602,6 +603,7 @@ int viewer_run(struct viewer *w)
 
 		if (w->tick)
 			w->tick(w, w->tick_arg);
+		noise_update(w);
 		draw(w);
 		ch = getch();
 		if (ch == ERR && w->tick)

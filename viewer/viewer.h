@@ -6,11 +6,13 @@
  *   model.c   the window, cursor, metering lines and rows (pure)
  *   layout.c  a time range and a width to cells (pure, shared with
  *             mkm timeline); lod.c indexes the intervals so a frame costs
- *             O(rows x columns x log n)
+ *             O(rows x columns x log n), and gives a window's time per
+ *             state group and the flutters on screen
  *   rows.c    which threads (or CPUs) are rows, their order, hidden ones;
  *             a merged trace's threads under a header row per node
  *   keys.c    one table of keys: what each does, and the help screen
- *   draw.c    ncurses only paints the state above
+ *   draw.c    ncurses only paints the state above (the noise pane's
+ *             figures too: viewer.c computes them before each frame)
  *   events.c  the events pane: a thread's records around the cursor,
  *             read again from the file through a pipeline
  *   waker.c   follow the waker (W) and back (b)
@@ -117,6 +119,10 @@ struct viewer {
 	size_t path_th; /* whose path it is, back from path_at */
 	uint64_t path_at;
 	struct noise *noise; /* the noise pane's index, made when opened */
+	/* The noise pane's figures for the frame (noise_ok: there are some),
+	 * over A..B (noise_metered) or the window on screen. */
+	struct noise_result noise_res;
+	bool noise_ok, noise_metered;
 	struct mkm_event *events; /* the events pane's records, in time order */
 	size_t nr_events, events_before; /* of those, before the cursor */
 	uint32_t events_tid; /* the pane's thread, or 0 */
@@ -173,6 +179,10 @@ const char *rows_sort_name(enum rows_sort s);
 void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells);
 /* The same, for column @c alone. */
 uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c);
+/* The last task a monitored thread switched to on CPU @cpu at or before
+ * @t (events_peers() read them), or NULL. */
+const struct cpu_peer *rows_cpu_peer(const struct viewer *w, size_t cpu,
+				     uint64_t t);
 
 /* events.c: the records of thread @tid (0: any) on CPU @cpu (-1: any)
  * around the cursor, within the window on screen, @max at most; 0 or
@@ -217,8 +227,6 @@ bool draw_prompt(const char *prompt, char *buf, size_t len);
 int viewer_open(struct viewer *w, const char *file, struct tl *tl,
 		const struct mon_meta *meta);
 void viewer_close(struct viewer *w);
-/* The index of the first flutter at or after t (binary search). */
-size_t viewer_first_flutter(const struct viewer *w, uint64_t t);
 /* The timeline grew: index it, add rows, extend the time range. */
 int viewer_refresh(struct viewer *w);
 /* Shows @tl (another timeline of the same trace) in place of the one

@@ -30,6 +30,10 @@
  * The idle thread of c shows up as an intruder when the thread waited for
  * an idle CPU to wake: its wakeup latency.
  */
+/* First, outside the guard, so that any of the library's headers may be
+ * included first (libmonitor.h includes them all). */
+#include "libmonitor.h"
+
 #ifndef MON_ANALYSIS_H
 #define MON_ANALYSIS_H
 

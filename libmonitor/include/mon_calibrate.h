@@ -27,12 +27,14 @@
  * The calibrating thread's CPU affinity is changed while it runs and put
  * back before it returns. Every function returns 0 or a negative errno.
  */
+/* First, outside the guard, so that any of the library's headers may be
+ * included first (libmonitor.h includes them all). */
+#include "libmonitor.h"
+
 #ifndef MON_CALIBRATE_H
 #define MON_CALIBRATE_H
 
 #include <stddef.h>
-
-#include "libmonitor.h"
 
 #ifdef __cplusplus
 extern "C" {

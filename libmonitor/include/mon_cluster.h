@@ -10,12 +10,14 @@
  * skew at a barrier is what users measure, so the alignment comes from
  * the clocks alone, with its error bound.
  */
+/* First, outside the guard, so that any of the library's headers may be
+ * included first (libmonitor.h includes them all). */
+#include "libmonitor.h"
+
 #ifndef MON_CLUSTER_H
 #define MON_CLUSTER_H
 
 #include <stdbool.h>
-
-#include "libmonitor.h"
 
 #ifdef __cplusplus
 extern "C" {

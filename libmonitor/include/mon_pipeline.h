@@ -33,12 +33,14 @@
  * runner's error says which part failed and where in the source
  * (mon_pipeline_error()). Messages are lent: valid during the call only.
  */
+/* First, outside the guard, so that any of the library's headers may be
+ * included first (libmonitor.h includes them all). */
+#include "libmonitor.h"
+
 #ifndef MON_PIPELINE_H
 #define MON_PIPELINE_H
 
 #include <stdbool.h>
-
-#include "libmonitor.h"
 
 #ifdef __cplusplus
 extern "C" {

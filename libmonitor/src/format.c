@@ -4,7 +4,9 @@
  * type them: below every consumer (the mkm command, the viewer), so that
  * each says a time or an event the same way.
  */
+#define _GNU_SOURCE /* sigabbrev_np() */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 
 int64_t mon_parse_time(const char *s)
 {
-	/* MON_TIME_UNITS, in libmonitor.h, lists them for messages. */
+	/* MON_TIME_UNITS, in mon_events.h, lists them for messages. */
 	static const struct {
 		const char *unit;
 		double ns;
@@ -77,6 +79,21 @@ static const char *irq_args(char *buf, size_t len, const struct mkm_event *e)
 
 		snprintf(buf + n, len - n, " handled=%u", e->arg1);
 	}
+	return buf;
+}
+
+/* EXIT's exit_code, a wait(2) status: the code given to exit(), or the
+ * signal that ended the task (and whether it dumped core). */
+static const char *exit_args(char *buf, size_t len, uint32_t code)
+{
+	const char *sig = sigabbrev_np((int)(code & 0x7f));
+
+	if (!(code & 0x7f))
+		snprintf(buf, len, "status=%u", (code >> 8) & 0xff);
+	else
+		snprintf(buf, len, "signal=%u%s%s%s", code & 0x7f,
+			 sig ? " SIG" : "", sig ? sig : "",
+			 code & 0x80 ? " core" : "");
 	return buf;
 }
 
@@ -186,6 +203,28 @@ const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 		break;
 	case MKM_EV_LOST:
 		snprintf(buf, len, "%u events", e->arg0);
+		break;
+	case MKM_EV_EXIT:
+		exit_args(buf, len, e->arg0);
+		break;
+	case MKM_EV_EXEC:
+		snprintf(buf, len, "old_tid=%u", e->arg0);
+		break;
+	case MKM_EV_REAP:
+		buf[0] = 0;
+		break;
+	case MKM_EV_MARK:
+		snprintf(buf, len, "value=%" PRIu64,
+			 (uint64_t)e->arg1 << 32 | e->arg0);
+		break;
+	case MKM_EV_DETACH:
+		if (e->arg0 == MKM_DETACH_UNMONITOR)
+			snprintf(buf, len, "reason=thread_unmonitor");
+		else if (e->arg0 == MKM_DETACH_EXEC)
+			snprintf(buf, len,
+				 "reason=exec (a binary it may not watch)");
+		else
+			snprintf(buf, len, "reason=%u", e->arg0);
 		break;
 	default:
 		snprintf(buf, len, "%u %u", e->arg0, e->arg1);

@@ -131,6 +131,24 @@ static void test_export_empty_window_fails(void **state)
 	assert_false(exists("empty.ctf.tmp"));
 }
 
+/* mkm dump likewise: a window or a thread that selects no record is an
+ * error, with export's words, not an empty dump with status 0 (a LOST
+ * record, which every cut keeps, is no record of the threads). */
+static void test_dump_empty_cut_fails(void **state)
+{
+	(void)state;
+	assert_int_equal(sh("mkm dump --from 1ms --to 2ms late.mkm "
+			    ">empty.dump 2>empty.err"),
+			 1);
+	assert_non_null(
+		strstr(slurp_in("empty.err"), "no record in the window"));
+	assert_int_equal(
+		sh("mkm dump --tid 4242 small.mkm >empty.dump 2>empty.err"), 1);
+	assert_non_null(
+		strstr(slurp_in("empty.err"), "no record in the window"));
+	assert_int_equal(sh("mkm dump --from 51ms late.mkm >/dev/null"), 0);
+}
+
 /* A time without a unit is refused, naming the units. */
 static void test_export_time_without_unit_refused(void **state)
 {
@@ -236,7 +254,8 @@ static void test_main_usage_lists_options(void **state)
  * Names where the records have numbers: system calls from the kernel's
  * table, softirqs as /proc/softirqs says them, a comm whole (the kernel
  * sends it in two records), the tids a record gives with their comms,
- * waits with their unit.
+ * waits with their unit; what an exec, an exit, a mark and a detach carry
+ * by its name.
  */
 static void test_dump_names_what_records_number(void **state)
 {
@@ -248,6 +267,10 @@ static void test_dump_names_what_records_number(void **state)
 		"name          comm \"parent-process\" (2 of 2)",
 		"switch_in     prev=0 waited=14.0 us ",
 		"wakeup_new    by=501 (parent-process) cpu=1 ",
+		"exec          old_tid=503 ",
+		"exit          status=0 ",
+		"mark          value=4294967303 ",
+		"detach        reason=thread_unmonitor ",
 	};
 	char *d;
 	size_t i;
@@ -739,6 +762,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_export_window_read_in_dump),
 		cmocka_unit_test(test_timeline_counts_from_recording_start),
 		cmocka_unit_test(test_export_empty_window_fails),
+		cmocka_unit_test(test_dump_empty_cut_fails),
 		cmocka_unit_test(test_export_time_without_unit_refused),
 		cmocka_unit_test(test_dump_resyncs_after_flipped_bytes),
 		cmocka_unit_test(test_report_missing_file_says_so),

@@ -152,7 +152,8 @@ def expected(recs, vectors=False, syscalls=False):
                parent_comm=name(tid), child_tid=child,
                child_comm=name(child))
         elif typ == "exec":
-            ev(r, "sched_process_exec", tid=tid, old_tid=int(words[0]),
+            ev(r, "sched_process_exec", tid=tid,
+               old_tid=field(rest, "old_tid"),
                filename=name(tid))
             exec_name[c] = (tid, len(out) - 1)
         elif typ == "exit":
@@ -181,7 +182,7 @@ def expected(recs, vectors=False, syscalls=False):
             ev(r, "syscall_exit", tid=tid, id=field(rest, "nr"),
                ret=field(rest, "ret"))
         elif typ == "mark":
-            ev(r, "mark", tid=tid, value=int(words[0]) | int(words[1]) << 32)
+            ev(r, "mark", tid=tid, value=field(rest, "value"))
         elif typ in ("attach", "detach", "LOST"):
             continue
         else:

@@ -7,7 +7,8 @@
 TU_DIR := $(BUILD)/tests/unit
 LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
 	test_compensate test_analysis test_verdict test_cluster \
-	test_clocksync test_switch test_lost test_critical_path test_barrier
+	test_clocksync test_switch test_lost test_critical_path test_barrier \
+	test_format
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit

@@ -191,12 +191,85 @@ static void test_lod_time_sums_the_window(void **state)
 	tl_destroy(tl);
 }
 
+/* The metering pane's and detail line's figures: a state group's time is
+ * the sum of its states' times. */
+static void test_lod_group_time_sums_states_by_group(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2 };
+	uint32_t seq[2] = { 0, 0 };
+	unsigned int seed = 11, k;
+	uint64_t now = 1000;
+	struct lod *lod;
+	struct tl *tl;
+
+	(void)state;
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	feed_random(tl, &seed, &now, seq, 5000);
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(lod_create(&lod, tl), 0);
+	for (k = 0; k < 20; k++) {
+		uint64_t a = (uint64_t)rand_r(&seed) % now,
+			 b = a + 1 + (uint64_t)rand_r(&seed) % 100000;
+		uint64_t time[TL_NR_STATES], want[TL_NR_GROUPS] = { 0 };
+		uint64_t got[TL_NR_GROUPS];
+		unsigned int s, g;
+
+		assert_int_equal(lod_time(lod, 2, a, b, time), 0);
+		for (s = 0; s < TL_NR_STATES; s++)
+			want[tl_state_desc(s)->group] += time[s];
+		assert_int_equal(lod_group_time(lod, 2, a, b, got), 0);
+		for (g = 0; g < TL_NR_GROUPS; g++)
+			assert_int_equal(got[g], want[g]);
+	}
+	assert_int_equal(lod_group_time(lod, NR_THREADS, 0, 1, NULL), -ENOENT);
+	lod_destroy(lod);
+	tl_destroy(tl);
+}
+
+/* The flutters on screen and the next one (F): the first at or after an
+ * instant, as a scan of them in time order finds it. */
+static void test_lod_first_flutter_by_time(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2 };
+	uint32_t seq[2] = { 0, 0 };
+	unsigned int seed = 5, k;
+	uint64_t now = 1000;
+	struct tl_flutter f;
+	struct lod *lod;
+	struct tl *tl;
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	feed_random(tl, &seed, &now, seq, 20000);
+	assert_int_equal(tl_flush(tl), 0);
+	assert_int_equal(lod_create(&lod, tl), 0);
+	n = tl_nr_flutters(tl);
+	assert_true(n > 10);
+	for (k = 0; k < 200; k++) {
+		uint64_t t = k == 0 ? 0 :
+			     k == 1 ? now + 1 :
+				      (uint64_t)rand_r(&seed) % now;
+
+		for (i = 0; i < n; i++) {
+			assert_int_equal(tl_flutter(tl, i, &f), 0);
+			if (f.time_ns >= t)
+				break;
+		}
+		assert_int_equal(lod_first_flutter(lod, t), i);
+	}
+	lod_destroy(lod);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lod_row_matches_layout_row_at_every_zoom),
 		cmocka_unit_test(test_lod_update_follows_a_growing_timeline),
 		cmocka_unit_test(test_lod_time_sums_the_window),
+		cmocka_unit_test(test_lod_group_time_sums_states_by_group),
+		cmocka_unit_test(test_lod_first_flutter_by_time),
 	};
 
 	return cmocka_run_group_tests_name("lod", tests, NULL, NULL);

@@ -117,6 +117,31 @@ static void test_view_zoom_to_shows_the_metering_window(void **state)
 	assert_int_equal(v.cursor, 20000);
 }
 
+/* What the metering panes cover: A..B in time order once both are set,
+ * else the window on screen. */
+static void test_view_meter_window_orders_a_and_b(void **state)
+{
+	uint64_t a, b;
+	struct view v;
+
+	(void)state;
+	view_init(&v, 0, 100000, 100);
+	assert_false(view_meter_window(&v, &a, &b));
+	assert_int_equal(a, v.t0);
+	assert_int_equal(b, v.t1);
+	v.meter[0] = 60000;
+	assert_false(view_meter_window(&v, &a, &b));
+	assert_int_equal(b, v.t1);
+	v.meter[1] = 20000;
+	assert_true(view_meter_window(&v, &a, &b));
+	assert_int_equal(a, 20000);
+	assert_int_equal(b, 60000);
+	v.meter[0] = 10000;
+	assert_true(view_meter_window(&v, &a, &b));
+	assert_int_equal(a, 10000);
+	assert_int_equal(b, 20000);
+}
+
 static void test_view_select_scrolls_rows(void **state)
 {
 	struct view v;
@@ -169,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_view_pan_stops_at_the_ends),
 		cmocka_unit_test(test_view_set_cursor_pans_to_show_it),
 		cmocka_unit_test(test_view_zoom_to_shows_the_metering_window),
+		cmocka_unit_test(test_view_meter_window_orders_a_and_b),
 		cmocka_unit_test(test_view_select_scrolls_rows),
 		cmocka_unit_test(test_view_follow_keeps_the_newest_time),
 	};

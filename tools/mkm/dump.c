@@ -3,7 +3,8 @@
  * dump.c - mkm dump: every event of a trace, one line each, in time order
  * (like perf script), for reading what the timeline was built from: a
  * file source, the order stage, the filter stage when some threads (by tid
- * or comm) or a window are asked for, and a sink that prints.
+ * or comm) or a window are asked for, and a sink that prints; a cut that
+ * keeps no record is an error, as in mkm export.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -55,6 +56,8 @@ int cmd_dump(int argc, char **argv)
 	const char *comm = NULL;
 	struct mon_pipeline *p;
 	struct mon_sink *print;
+	uint64_t printed = 0;
+	bool cut;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
@@ -82,13 +85,16 @@ int cmd_dump(int argc, char **argv)
 	if (comm)
 		filter.nr_tids = comm_tids(argv[optind], comm, tids, MAX_TIDS);
 	p = open_trace(argv[optind]);
-	add_order_and_cut(p, argv[optind], &filter, from, to);
-	ret = event_printer(&print);
+	cut = add_order_and_cut(p, argv[optind], &filter, from, to);
+	ret = event_printer(&print, &printed);
 	if (!ret)
 		ret = mon_pipeline_add_sink(p, print);
 	if (ret)
 		die("%s: %s", argv[optind], monitor_strerror(ret));
 	run_trace(p, argv[optind], NULL, 0);
 	mon_pipeline_destroy(p);
+	/* As export: a cut that keeps nothing is a mistake to say. */
+	if (cut && !printed)
+		die("%s: " EMPTY_CUT, argv[optind]);
 	return 0;
 }

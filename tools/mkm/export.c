@@ -135,8 +135,7 @@ int cmd_export(int argc, char **argv)
 		if (ret == -EBADMSG || ret == -ENODATA)
 			run_trace(p, in, NULL, 0); /* says where it stopped */
 		mon_pipeline_destroy(p);
-		die("%s: no record in the window or threads given (--from/--to count from the recording's start, as mkm view and mkm dump do); nothing written",
-		    in);
+		die("%s: " EMPTY_CUT "; nothing written", in);
 	}
 	if (ret && ret != -EBADMSG && ret != -ENODATA) {
 		snprintf(why, sizeof(why), "%s", mon_pipeline_error(p, NULL));

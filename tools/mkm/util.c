@@ -287,6 +287,7 @@ double parse_speed(const char *s)
 
 struct printer {
 	uint64_t origin; /* times print from it: mon_time_origin() */
+	uint64_t *printed; /* records printed but LOST ones, or NULL */
 	char machine[65]; /* the trace's, for syscall names */
 	/* The names seen (THREADS, NAME records), to name the tids that
 	 * records give as numbers; a tid's slot may be taken by another. */
@@ -364,8 +365,11 @@ static int printer_consume(void *priv, const struct mon_msg *msg)
 	}
 	if (msg->type != MON_MSG_EVENTS || !msg->nr_events)
 		return 0;
-	for (i = 0; i < msg->nr_events; i++)
+	for (i = 0; i < msg->nr_events; i++) {
 		print_event_line(pr, &msg->events[i]);
+		if (pr->printed && msg->events[i].type != MKM_EV_LOST)
+			(*pr->printed)++;
+	}
 	fflush(stdout);
 	return ferror(stdout) ? -EIO : 0;
 }
@@ -376,13 +380,14 @@ static const struct mon_sink_ops printer_ops = {
 	.destroy = free,
 };
 
-int event_printer(struct mon_sink **skp)
+int event_printer(struct mon_sink **skp, uint64_t *printed)
 {
 	struct printer *pr = calloc(1, sizeof(*pr));
 	int ret;
 
 	if (!pr)
 		return -ENOMEM;
+	pr->printed = printed;
 	ret = mon_sink_new(skp, &printer_ops, pr);
 	if (ret)
 		free(pr);

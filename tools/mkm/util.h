@@ -18,7 +18,7 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
-/* What a recording takes without --events (libmonitor.h says why). */
+/* What a recording takes without --events (mon_events.h says why). */
 #define RECORD_CLASSES MON_CLASS_RECORD_DEFAULT
 
 /* The event classes by the names --events takes: one class each, then
@@ -57,9 +57,16 @@ double parse_speed(const char *s);
 
 /* A sink printing every record as mkm dump does, times from the trace's
  * origin (mon_time_origin() of its INFO), flushed after each batch (a play
- * is read as it goes).
+ * is read as it goes); @printed (if not NULL) counts the records printed
+ * other than LOST ones, as it goes.
  * Return: 0 or -ENOMEM. */
-int event_printer(struct mon_sink **skp);
+int event_printer(struct mon_sink **skp, uint64_t *printed);
+
+/* Why a cut (add_order_and_cut()) that kept no record of a thread fails,
+ * in the words of every command that cuts. */
+#define EMPTY_CUT                                                      \
+	"no record in the window or threads given (--from/--to count " \
+	"from the recording's start, in every command)"
 
 /* The calibration table, as mkm calibrate and mkm report print it. */
 void print_calibration(const struct mon_calibration *cal);

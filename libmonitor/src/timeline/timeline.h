@@ -10,8 +10,8 @@
  *   merge.c      per-CPU reorder queues merged in time order
  *   process.c    the threads' processes (thread groups)
  */
-#ifndef MON_TIMELINE_H
-#define MON_TIMELINE_H
+#ifndef MON_TIMELINE_INTERNAL_H
+#define MON_TIMELINE_INTERNAL_H
 
 #include <errno.h>
 #include <string.h>
@@ -300,4 +300,4 @@ MON_HIDDEN void tl_apply(struct tl *tl, const struct mkm_event *ev);
 MON_HIDDEN void tl_apply_earliest(struct tl *tl, struct tl_src *src,
 				  unsigned int width, uint64_t lim);
 
-#endif /* MON_TIMELINE_H */
+#endif /* MON_TIMELINE_INTERNAL_H */

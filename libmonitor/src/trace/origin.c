@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * origin.c - the one instant every consumer counts a trace's times from
- * (mon_time_origin() in libmonitor.h).
+ * (mon_time_origin() in mon_trace.h).
  */
 #include "libmonitor.h"
 

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_format.c - format.c: the arguments of a record as mkm dump and the
+ * viewer's events pane print them (mon_fmt_event_args), names and units
+ * where the record holds numbers.
+ */
+#include <signal.h>
+
+#include "evstream.h"
+
+static const char *args(uint8_t type, uint32_t arg0, uint32_t arg1)
+{
+	static char buf[128];
+	struct mkm_event e = { .type = type, .arg0 = arg0, .arg1 = arg1 };
+
+	return mon_fmt_event_args(buf, sizeof(buf), &e, NULL);
+}
+
+/* EXIT carries the task's exit_code, a wait(2) status: the code it gave
+ * exit(), or the signal that ended it. */
+static void test_fmt_event_args_exit(void **state)
+{
+	(void)state;
+	assert_string_equal(args(MKM_EV_EXIT, 0, 0), "status=0");
+	assert_string_equal(args(MKM_EV_EXIT, 3 << 8, 0), "status=3");
+	assert_string_equal(args(MKM_EV_EXIT, SIGTERM, 0), "signal=15 SIGTERM");
+	assert_string_equal(args(MKM_EV_EXIT, SIGSEGV | 0x80, 0),
+			    "signal=11 SIGSEGV core");
+}
+
+/* EXEC: the tid the thread had before (a non-leader takes the leader's). */
+static void test_fmt_event_args_exec(void **state)
+{
+	(void)state;
+	assert_string_equal(args(MKM_EV_EXEC, 503, 0), "old_tid=503");
+}
+
+/* A mark's value is 64 bits, low word first, as monitor_mark() took it. */
+static void test_fmt_event_args_mark(void **state)
+{
+	(void)state;
+	assert_string_equal(args(MKM_EV_MARK, 42, 0), "value=42");
+	assert_string_equal(args(MKM_EV_MARK, 7, 1), "value=4294967303");
+	assert_string_equal(args(MKM_EV_MARK, UINT32_MAX, UINT32_MAX),
+			    "value=18446744073709551615");
+}
+
+/* DETACH says why the thread stopped being tracked; REAP has nothing. */
+static void test_fmt_event_args_detach_reap(void **state)
+{
+	(void)state;
+	assert_string_equal(args(MKM_EV_DETACH, MKM_DETACH_UNMONITOR, 0),
+			    "reason=thread_unmonitor");
+	assert_string_equal(args(MKM_EV_DETACH, MKM_DETACH_EXEC, 0),
+			    "reason=exec (a binary it may not watch)");
+	assert_string_equal(args(MKM_EV_DETACH, 9, 0), "reason=9");
+	assert_string_equal(args(MKM_EV_REAP, 0, 0), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_event_args_exit),
+		cmocka_unit_test(test_fmt_event_args_exec),
+		cmocka_unit_test(test_fmt_event_args_mark),
+		cmocka_unit_test(test_fmt_event_args_detach_reap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
