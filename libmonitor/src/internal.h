@@ -21,6 +21,16 @@
 /* The microstates' table (names.c), for lookups on the hot path. */
 MON_HIDDEN extern const struct tl_state_desc mon_states[TL_NR_STATES];
 
+/*
+ * Calls @fn on each chunk of @type in the trace at @path, in order, until
+ * it returns non-zero (trace/reader.c). Return: that value, 0 at the
+ * trace's end, or the reader's negative errno (open, read, damage).
+ */
+MON_HIDDEN int mon_trace_each_chunk(const char *path, uint32_t type,
+				    int (*fn)(const struct trace_chunk *c,
+					      void *arg),
+				    void *arg);
+
 /* crc32c (Castagnoli), for trace chunks (trace/crc32c.c). */
 MON_HIDDEN uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len);
 

@@ -189,30 +189,28 @@ int mon_calibration_set(struct mon_calibration *out,
 	return 0;
 }
 
+/* The first CALIBRATION chunk: 1 once taken. */
+static int take_first(const struct trace_chunk *c, void *out)
+{
+	int ret;
+
+	if (!c->calibration_hdr)
+		return 0;
+	ret = mon_calibration_set(out, c->calibration_hdr, c->calibration,
+				  c->nr_calibration);
+	return ret ? ret : 1;
+}
+
 int mon_calibration_load(struct mon_calibration *out, const char *path)
 {
-	struct trace_reader *r;
-	struct trace_chunk c;
 	int ret;
 
 	if (!out || !path)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	ret = trace_reader_open(&r, path);
-	if (ret) {
-		trace_reader_close(r);
-		return ret;
-	}
-	while ((ret = trace_reader_next(r, &c)) > 0)
-		if (c.type == TRACE_CHUNK_CALIBRATION && c.calibration_hdr)
-			break;
-	if (ret > 0)
-		ret = mon_calibration_set(out, c.calibration_hdr, c.calibration,
-					  c.nr_calibration);
-	else if (!ret)
-		ret = -ENOENT;
-	trace_reader_close(r);
-	return ret;
+	ret = mon_trace_each_chunk(path, TRACE_CHUNK_CALIBRATION, take_first,
+				   out);
+	return ret == 1 ? 0 : ret ? ret : -ENOENT;
 }
 
 void mon_calibration_free(struct mon_calibration *c)

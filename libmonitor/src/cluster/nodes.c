@@ -9,10 +9,15 @@
 
 #include "internal.h"
 
-static int keep(struct mon_nodes *out, const struct trace_chunk *c)
+/* A NODES chunk, in place of any before it: the last one holds. */
+static int keep(const struct trace_chunk *c, void *arg)
 {
-	struct trace_node *n = malloc((c->nr_nodes + 1) * sizeof(*n));
+	struct mon_nodes *out = arg;
+	struct trace_node *n;
 
+	if (!c->nodes_hdr)
+		return 0;
+	n = malloc((c->nr_nodes + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	memcpy(n, c->nodes, c->nr_nodes * sizeof(*n));
@@ -24,25 +29,13 @@ static int keep(struct mon_nodes *out, const struct trace_chunk *c)
 
 int mon_nodes_load(struct mon_nodes *out, const char *path)
 {
-	struct trace_reader *r;
-	struct trace_chunk c;
 	int ret;
 
 	if (!out || !path)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	ret = trace_reader_open(&r, path);
-	if (ret) {
-		trace_reader_close(r);
-		return ret;
-	}
-	while ((ret = trace_reader_next(r, &c)) > 0)
-		if (c.type == TRACE_CHUNK_NODES && c.nodes_hdr) {
-			ret = keep(out, &c);
-			if (ret)
-				break;
-		}
-	trace_reader_close(r);
+	ret = mon_trace_each_chunk(path, TRACE_CHUNK_NODES, keep, out);
+	/* A trace damaged past its NODES chunk still says its nodes. */
 	if (out->node)
 		return ret == -ENOMEM ? ret : 0;
 	return ret ? ret : -ENOENT;

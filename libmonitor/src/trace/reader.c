@@ -723,6 +723,20 @@ const char *trace_reader_error(const struct trace_reader *r, uint64_t *offset)
 	return r->msg;
 }
 
+int mon_trace_each_chunk(const char *path, uint32_t type,
+			 int (*fn)(const struct trace_chunk *c, void *arg),
+			 void *arg)
+{
+	struct trace_reader *r;
+	struct trace_chunk c;
+	int ret = trace_reader_open(&r, path);
+
+	while (!ret && (ret = trace_reader_next(r, &c)) > 0)
+		ret = c.type == type ? fn(&c, arg) : 0;
+	trace_reader_close(r);
+	return ret;
+}
+
 void trace_reader_close(struct trace_reader *r)
 {
 	if (!r)
