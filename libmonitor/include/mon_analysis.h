@@ -249,13 +249,18 @@ MON_API void mon_path_free(struct mon_path *p);
  * arrives at its last one's end, or at the next release if it was still
  * busy then: the last to arrive may find its barrier complete and never
  * sleep. A round's wait is its last arrival less its first; it is long
- * when above the median wait by a tenth of the shortest phase (as the
- * one-node example, examples/barrier). For each long round,
+ * when above the median wait by a tenth of the rounds' median phase (as
+ * the one-node example, examples/barrier). For each long round,
  * noise_thread() over the last one's phase gives its cause.
  *
  * On a merged trace (mkm merge) the threads are on different nodes and
  * the times on the reference's clock: an arrival is good to the sum of
  * the two nodes' bounds.
+ *
+ * Seed 003's noise law: a thread is *hit* in a round when its phase ran
+ * longer than its own median phase by the same margin; if each is hit with probability p, independently, a barrier of n
+ * is delayed with probability 1 - (1 - p)^n. mon_barriers_law() puts that
+ * against the rounds.
  */
 #define MON_BARRIER_SPLIT 8
 
@@ -272,8 +277,14 @@ struct mon_barrier_round {
 };
 
 struct mon_barriers {
+	size_t nr_threads; /* as given */
+	/* Per thread: its median phase, and the rounds it was hit in. */
+	uint64_t *median_phase_ns;
+	size_t *hits;
+	bool *hit; /* nr_rounds x nr_threads: round k's thread i at k * n + i */
 	uint64_t min_phase_ns; /* busy stretches this long are phases */
 	uint64_t fastest_ns; /* the shortest phase of a round */
+	uint64_t margin_ns; /* a tenth of the rounds' median phase */
 	uint64_t median_ns; /* the rounds' median wait */
 	uint64_t threshold_ns; /* a wait above it is long */
 	size_t nr_long;
@@ -296,6 +307,28 @@ MON_API int mon_barriers(struct noise *n, const size_t *th, size_t nr,
 
 /* mon_barriers_free - free what mon_barriers() allocated; NULL is a no-op. */
 MON_API void mon_barriers_free(struct mon_barriers *b);
+
+/* The noise law for barriers of n threads (mon_barriers_law()). */
+struct mon_barrier_law {
+	/* Rounds in which one of n consecutive threads (each window of n,
+	 * in the order given, wrapping) was hit, averaged over the windows. */
+	double observed;
+	/* The same from the windows' own hit rates, were they independent:
+	 * 1 - (1 - p_1) ... (1 - p_n), averaged over the windows. */
+	double independent;
+	/* Seed 003's 1 - (1 - p)^n, p the threads' mean hit rate. */
+	double uniform;
+};
+
+/*
+ * mon_barriers_law - seed 003's noise law over @b's rounds
+ * @b: from mon_barriers(), with rounds
+ * @out: b->nr_threads entries: out[n - 1] for barriers of n threads
+ *
+ * Return: 0, or -EINVAL (NULL, no round).
+ */
+MON_API int mon_barriers_law(const struct mon_barriers *b,
+			     struct mon_barrier_law *out);
 
 #ifdef __cplusplus
 }

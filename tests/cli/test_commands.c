@@ -548,7 +548,8 @@ static void test_report_barriers_merged(void **state)
 		   "n2 rank (100)\n"));
 	assert_non_null(strstr(s, "\n12 rounds; wait (first arrival to last): "
 				  "median 60.6 us, "));
-	assert_non_null(strstr(s, "; 4 waited more than 156.5 us\n"));
+	/* Long: above the median by a tenth of the median phase (1 ms). */
+	assert_non_null(strstr(s, "; 4 waited more than 160.6 us\n"));
 	row = strstr(s, "\n     3 ");
 	assert_non_null(row);
 	assert_true(!strncmp(
@@ -571,12 +572,23 @@ static void test_report_barriers_merged(void **state)
 	assert_non_null(strstr(
 		s, "\nn0           local_timer                  vector         "
 		   "1   300.0 us\n"));
+	/* Ties (n0's tick, n2's kworker: 1, 300 us) by node. */
+	assert_true(strstr(s, "\nn0           local_timer") <
+		    strstr(s, "\nn2           kworker/0:1"));
+	/* Seed 003's law: n1's rank hit in 2 rounds of 12, the others in 1;
+	 * all three ranks in 4 rounds, where independence says 29.98%. */
+	assert_non_null(
+		strstr(s, " rank              1000.0 us      2   16.67%\n"));
+	assert_non_null(
+		strstr(s, "\n    3     33.33%       29.98%       29.77%\n"));
 	assert_int_equal(sh("mkm report --noise --barriers --json --comm rank "
 			    "jobb.mkm >jobb.barj"),
 			 0);
 	s = slurp_in("jobb.barj");
 	assert_non_null(strstr(s, "\"rounds\":12,"));
 	assert_non_null(strstr(s, "\"nr_long\":4,"));
+	assert_non_null(strstr(s, "\"median_phase_ns\":1000000,\"hits\":2}"));
+	assert_non_null(strstr(s, "{\"n\":3,\"observed\":0.333333,"));
 	assert_non_null(strstr(s, "{\"round\":3,\"release_ns\":13310000,"));
 	assert_non_null(
 		strstr(s, "\"cause\":{\"kind\":\"thread\",\"name\":\"noised\","

@@ -150,6 +150,10 @@ static pid_t start_daemon(void)
 {
 	pid_t pid = fork();
 
+	if (pid < 0) { /* never kill(-1) at the end */
+		perror("cluster_barrier: fork");
+		exit(1);
+	}
 	if (pid)
 		return pid;
 	prctl(PR_SET_NAME, "noised");

@@ -114,6 +114,50 @@ static void test_barriers_name_node_and_cause(void **state)
 	tl_destroy(tl);
 }
 
+/*
+ * Seed 003's law on the same job: of 12 rounds, n0's rank is hit in one
+ * (the tick, round 5), n1's in two (its daemon, rounds 3 and 7), n2's in
+ * one (round 9), each in a round of its own.
+ */
+static void test_barriers_noise_law(void **state)
+{
+	struct tl *tl = job();
+	struct mon_barrier_law law[3];
+	struct mon_barriers b;
+	struct noise *n;
+	size_t th[3];
+	(void)state;
+
+	ranks(tl, th);
+	assert_int_equal(noise_create(&n, tl), 0);
+	assert_int_equal(mon_barriers(n, th, 3, &b), 0);
+	assert_int_equal(b.nr_threads, 3);
+	assert_int_equal(b.hits[0], 1);
+	assert_int_equal(b.hits[1], 2);
+	assert_int_equal(b.hits[2], 1);
+	assert_true(b.hit[5 * 3 + 0] && b.hit[3 * 3 + 1] && b.hit[7 * 3 + 1] &&
+		    b.hit[9 * 3 + 2]);
+	assert_int_equal(mon_barriers_law(&b, law), 0);
+	/* One thread: the mean hit rate, 4 of 36, every way. */
+	assert_float_equal(law[0].observed, 4.0 / 36, 1e-9);
+	assert_float_equal(law[0].independent, 4.0 / 36, 1e-9);
+	assert_float_equal(law[0].uniform, 4.0 / 36, 1e-9);
+	/* Two: {n0,n1} hit in 3 rounds, {n1,n2} in 3, {n2,n0} in 2; were
+	 * they independent, 1 - 11/12 x 10/12 twice and 1 - (11/12)^2. */
+	assert_float_equal(law[1].observed, 8.0 / 36, 1e-9);
+	assert_float_equal(law[1].independent, (34.0 + 34 + 23) / 432, 1e-9);
+	assert_float_equal(law[1].uniform, 1 - (8.0 / 9) * (8.0 / 9), 1e-9);
+	/* All three: 4 rounds of 12, where independence says 518 of 1728
+	 * (never in the same round: the hits here are exclusive). */
+	assert_float_equal(law[2].observed, 4.0 / 12, 1e-9);
+	assert_float_equal(law[2].independent, 518.0 / 1728, 1e-9);
+	assert_float_equal(law[2].uniform, 1 - 512.0 / 729, 1e-9);
+	mon_barriers_free(&b);
+	assert_int_equal(mon_barriers_law(&b, law), -EINVAL);
+	noise_destroy(n);
+	tl_destroy(tl);
+}
+
 /* Two threads that never wait: one stretch each, no round. */
 static void test_barriers_none_without_waits(void **state)
 {
@@ -147,10 +191,41 @@ static void test_barriers_none_without_waits(void **state)
 	tl_destroy(tl);
 }
 
+/* Two threads busy only from the trace's last instant: stretches of no
+ * length, which made the release window 0 and its loop endless. */
+static void test_barriers_none_from_empty_stretches(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2, .flags = TL_IDLE };
+	struct mon_barriers b;
+	struct evs s = { 0 };
+	struct noise *n;
+	struct tl *tl;
+	size_t th[2];
+	(void)state;
+
+	ATTACH(&s, 1000, 0, 10, MKM_TS_INTERRUPTIBLE, 0);
+	ATTACH(&s, 1000, 1, 11, MKM_TS_INTERRUPTIBLE, 1);
+	IN(&s, 5000, 0, 10, 0);
+	IN(&s, 5000, 1, 11, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	th[0] = (size_t)tl_find(tl, 10);
+	th[1] = (size_t)tl_find(tl, 11);
+	assert_int_equal(noise_create(&n, tl), 0);
+	assert_int_equal(mon_barriers(n, th, 2, &b), 0);
+	assert_int_equal(b.nr_rounds, 0);
+	mon_barriers_free(&b);
+	noise_destroy(n);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_barriers_name_node_and_cause),
+		cmocka_unit_test(test_barriers_noise_law),
+		cmocka_unit_test(test_barriers_none_from_empty_stretches),
 		cmocka_unit_test(test_barriers_none_without_waits),
 	};
 

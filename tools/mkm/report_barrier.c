@@ -5,7 +5,9 @@
  * the node and thread that arrived last and what took time from its
  * compute phase, then the long ones by node and cause: seed 001's table,
  * across the nodes of a merged trace (examples/barrier is the one-machine
- * study, its barriers timed by the program itself).
+ * study, its barriers timed by the program itself); and seed 003's noise
+ * law, how often a barrier of n ranks is delayed against each one's own
+ * rate of being hit (mon_barriers_law()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,13 +80,19 @@ static size_t tally_add(struct tally *tally, size_t n, const struct tl *tl,
 	return n;
 }
 
+/* Most barriers first, then most time; then by node and cause, so that
+ * ties come out the same way every time. */
 static int by_count(const void *a, const void *b)
 {
 	const struct tally *x = a, *y = b;
+	int c;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return x->taken_ns > y->taken_ns ? -1 : x->taken_ns < y->taken_ns;
+	if (x->taken_ns != y->taken_ns)
+		return x->taken_ns > y->taken_ns ? -1 : 1;
+	c = strcmp(x->node ? x->node->name : "", y->node ? y->node->name : "");
+	return c ? c : strcmp(x->cause, y->cause);
 }
 
 static uint64_t wait_of(const struct mon_barrier_round *r)
@@ -205,6 +213,39 @@ static void print_text(const struct tl *tl, const struct mon_meta *meta,
 	}
 }
 
+/* Seed 003's law: each rank's hit rate, then barriers of 1 to nr ranks. */
+static void print_law(const struct tl *tl, const struct noise_opts *o,
+		      const size_t *th, size_t nr, const struct mon_barriers *b,
+		      const struct mon_barrier_law *law)
+{
+	char a[32];
+	size_t i;
+
+	printf("\nThe noise law (seed 003): a rank is hit in a round when its phase ran over its own median by more than %s\n",
+	       mon_fmt_ns(a, sizeof(a), b->margin_ns));
+	print_node_head(o->nodes);
+	printf("%7s %-16s %10s %6s %8s\n", "TID", "RANK", "MEDIAN", "HIT",
+	       "RATE");
+	for (i = 0; i < nr; i++) {
+		struct tl_thread t;
+
+		tl_thread(tl, th[i], &t);
+		printf("%7u %-16.16s %10s %6zu %7.2f%%\n",
+		       print_node_of_tid(o->nodes, t.tid),
+		       t.name[0] ? t.name : "?",
+		       mon_fmt_ns(a, sizeof(a), b->median_phase_ns[i]),
+		       b->hits[i],
+		       100.0 * (double)b->hits[i] / (double)b->nr_rounds);
+	}
+	printf("Rounds in which one of n ranks was hit (every n in a row, wrapping), against independent hits\n");
+	printf("%5s %10s %12s %12s\n", "N", "OBSERVED", "INDEPENDENT",
+	       "1-(1-p)^N");
+	for (i = 0; i < nr; i++)
+		printf("%5zu %9.2f%% %11.2f%% %11.2f%%\n", i + 1,
+		       100 * law[i].observed, 100 * law[i].independent,
+		       100 * law[i].uniform);
+}
+
 static void json_round(const struct tl *tl, const struct noise_opts *o,
 		       const size_t *th, const struct mon_barriers *b,
 		       const struct mon_barrier_round *r)
@@ -239,7 +280,8 @@ static void json_round(const struct tl *tl, const struct noise_opts *o,
 
 static void print_json(const struct tl *tl, const struct noise_opts *o,
 		       const size_t *th, size_t nr,
-		       const struct mon_barriers *b)
+		       const struct mon_barriers *b,
+		       const struct mon_barrier_law *law)
 {
 	const char *sep = "";
 	size_t i;
@@ -253,11 +295,18 @@ static void print_json(const struct tl *tl, const struct noise_opts *o,
 		json_node_of_tid(o->nodes, t.tid);
 		printf(",\"name\":");
 		json_string(t.name);
-		putchar('}');
+		printf(",\"median_phase_ns\":%llu,\"hits\":%zu}",
+		       (unsigned long long)b->median_phase_ns[i], b->hits[i]);
 	}
-	printf("],\"min_phase_ns\":%llu,\"fastest_ns\":%llu,\"rounds\":%zu,\"median_ns\":%llu,\"threshold_ns\":%llu,\"nr_long\":%zu,\"long\":[",
+	printf("],\"law\":[");
+	for (i = 0; i < nr; i++)
+		printf("%s{\"n\":%zu,\"observed\":%.6f,\"independent\":%.6f,\"uniform\":%.6f}",
+		       i ? "," : "", i + 1, law[i].observed, law[i].independent,
+		       law[i].uniform);
+	printf("],\"min_phase_ns\":%llu,\"fastest_ns\":%llu,\"margin_ns\":%llu,\"rounds\":%zu,\"median_ns\":%llu,\"threshold_ns\":%llu,\"nr_long\":%zu,\"long\":[",
 	       (unsigned long long)b->min_phase_ns,
-	       (unsigned long long)b->fastest_ns, b->nr_rounds,
+	       (unsigned long long)b->fastest_ns,
+	       (unsigned long long)b->margin_ns, b->nr_rounds,
 	       (unsigned long long)b->median_ns,
 	       (unsigned long long)b->threshold_ns, b->nr_long);
 	for (i = 0; i < b->nr_rounds; i++) {
@@ -297,6 +346,7 @@ int report_barriers(struct tl *tl, const struct mon_meta *meta,
 		    const struct noise_opts *o, const size_t *th, size_t nr)
 {
 	struct mon_barrier_round **order;
+	struct mon_barrier_law *law;
 	struct mon_barriers b;
 	struct noise *n;
 	size_t cols[12], i;
@@ -314,18 +364,21 @@ int report_barriers(struct tl *tl, const struct mon_meta *meta,
 		die("--barriers: no round where all %zu threads computed between two releases (are they the ranks? --comm NAME or --tid TID,TID...)",
 		    nr);
 	order = calloc(b.nr_rounds, sizeof(*order));
-	if (!order)
+	law = calloc(nr, sizeof(*law));
+	if (!order || !law || mon_barriers_law(&b, law))
 		die("out of memory");
 	for (i = 0; i < b.nr_rounds; i++)
 		order[i] = &b.rounds[i];
 	qsort(order, b.nr_rounds, sizeof(*order), by_wait);
 	if (o->json) {
-		print_json(tl, o, th, nr, &b);
+		print_json(tl, o, th, nr, &b, law);
 	} else {
 		print_text(tl, meta, o, th, nr, &b, order);
+		print_law(tl, o, th, nr, &b, law);
 		print_noise_matrix(tl, o->nodes, cols,
 				   matrix_columns(th, nr, &b, cols, 8));
 	}
+	free(law);
 	free(order);
 	mon_barriers_free(&b);
 	noise_destroy(n);

@@ -9,8 +9,11 @@
  * long stretches; releases group their starts; a round's phase of a
  * thread is its phases clipped to the round, which cuts a stretch that
  * ran on through a release (the last arrival that never slept) in two.
+ * Each round's phase of each thread is kept a while, for the noise law's
+ * hits (seed 003: who was delayed, not only who came last).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,11 +70,12 @@ static int add_stretches(const struct tl *tl, size_t th, size_t who,
 			end = tl_iv_end(tl, t, k);
 		} else if (in) {
 			in = false;
-			if (push(s, start, end, who))
+			if (end > start && push(s, start, end, who))
 				return -ENOMEM;
 		}
 	}
-	return in ? push(s, start, end, who) : 0;
+	/* A thread's open last interval has no length: no stretch. */
+	return in && end > start ? push(s, start, end, who) : 0;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -147,8 +151,9 @@ static size_t releases(const struct stretches *s, size_t nr, uint64_t w,
 	while (i < s->n) {
 		memset(seen, 0, nr * sizeof(*seen));
 		rel[n++] = s->v[i].start;
-		for (j = i; j < s->n && s->v[j].start < s->v[i].start + w &&
-			    !seen[s->v[j].who];
+		seen[s->v[i].who] = true;
+		for (j = i + 1; j < s->n && s->v[j].start < s->v[i].start + w &&
+				!seen[s->v[j].who];
 		     j++)
 			seen[s->v[j].who] = true;
 		i = j;
@@ -194,15 +199,19 @@ static bool round_of(struct by_who *p, size_t who, uint64_t a, uint64_t b,
 	return true;
 }
 
-/* The round from release @a to @b, if every thread has a phase in it. */
+/* The round from release @a to @b, if every thread has a phase in it;
+ * its phases' lengths in @phase (nr of them). */
 static bool make_round(struct by_who *p, size_t nr, uint64_t a, uint64_t b,
-		       struct mon_barrier_round *r, uint64_t *fastest)
+		       struct mon_barrier_round *r, uint64_t *fastest,
+		       uint64_t *phase)
 {
 	size_t who;
 
 	memset(r, 0, sizeof(*r));
 	r->release_ns = a;
 	r->next_ns = b;
+	uint64_t shortest = UINT64_MAX;
+
 	r->first_ns = UINT64_MAX;
 	r->cause.thread = -1;
 	for (who = 0; who < nr; who++) {
@@ -210,8 +219,9 @@ static bool make_round(struct by_who *p, size_t nr, uint64_t a, uint64_t b,
 
 		if (!round_of(p, who, a, b, &start, &arrive))
 			return false;
-		if (arrive - start < *fastest)
-			*fastest = arrive - start;
+		phase[who] = arrive - start;
+		if (arrive - start < shortest)
+			shortest = arrive - start;
 		if (arrive < r->first_ns)
 			r->first_ns = arrive;
 		if (arrive >= r->last_ns) {
@@ -220,6 +230,9 @@ static bool make_round(struct by_who *p, size_t nr, uint64_t a, uint64_t b,
 			r->phase_start_ns = start;
 		}
 	}
+	/* Only a round kept says what the shortest phase is. */
+	if (shortest < *fastest)
+		*fastest = shortest;
 	return true;
 }
 
@@ -235,7 +248,7 @@ static int explain(struct noise *n, const size_t *th, struct mon_barriers *b)
 		wait[k] = b->rounds[k].last_ns - b->rounds[k].first_ns;
 	qsort(wait, b->nr_rounds, sizeof(*wait), u64_cmp);
 	b->median_ns = wait[b->nr_rounds / 2];
-	b->threshold_ns = b->median_ns + b->fastest_ns / 10;
+	b->threshold_ns = b->median_ns + b->margin_ns;
 	free(wait);
 	for (k = 0; k < b->nr_rounds; k++) {
 		struct mon_barrier_round *r = &b->rounds[k];
@@ -259,12 +272,59 @@ static int explain(struct noise *n, const size_t *th, struct mon_barriers *b)
 	return 0;
 }
 
+/* The margin of a long wait and of a hit: a tenth of the rounds' median
+ * phase (one short phase, a round's clipped first or last, would make a
+ * tenth of the shortest one nothing). @phase: nr_rounds x nr. */
+static int margin(struct mon_barriers *b, const uint64_t *phase)
+{
+	size_t n = b->nr_rounds * b->nr_threads;
+	uint64_t *all = malloc(n * sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, phase, n * sizeof(*all));
+	qsort(all, n, sizeof(*all), u64_cmp);
+	b->margin_ns = all[n / 2] / 10;
+	free(all);
+	return 0;
+}
+
+/* Each thread's median phase and the rounds it was hit in: a phase longer
+ * than its median by the long wait's margin. @phase: nr_rounds x nr. */
+static int hits(struct mon_barriers *b, const uint64_t *phase)
+{
+	size_t nr = b->nr_threads, who, k;
+	uint64_t *col = malloc((b->nr_rounds + 1) * sizeof(*col));
+
+	b->median_phase_ns = calloc(nr, sizeof(*b->median_phase_ns));
+	b->hits = calloc(nr, sizeof(*b->hits));
+	b->hit = calloc(b->nr_rounds * nr, sizeof(*b->hit));
+	if (!col || !b->median_phase_ns || !b->hits || !b->hit) {
+		free(col);
+		return -ENOMEM;
+	}
+	for (who = 0; who < nr; who++) {
+		for (k = 0; k < b->nr_rounds; k++)
+			col[k] = phase[k * nr + who];
+		qsort(col, b->nr_rounds, sizeof(*col), u64_cmp);
+		b->median_phase_ns[who] = col[b->nr_rounds / 2];
+		for (k = 0; k < b->nr_rounds; k++) {
+			b->hit[k * nr + who] =
+				phase[k * nr + who] >
+				b->median_phase_ns[who] + b->margin_ns;
+			b->hits[who] += b->hit[k * nr + who];
+		}
+	}
+	free(col);
+	return 0;
+}
+
 int mon_barriers(struct noise *n, const size_t *th, size_t nr,
 		 struct mon_barriers *out)
 {
 	struct stretches s = { 0 };
 	struct by_who p = { 0 };
-	uint64_t median, *rel = NULL;
+	uint64_t median, *rel = NULL, *phase = NULL;
 	bool *seen = NULL;
 	size_t i, nrel;
 	int err = 0;
@@ -272,6 +332,7 @@ int mon_barriers(struct noise *n, const size_t *th, size_t nr,
 	if (!n || !th || !out || nr < 2)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->nr_threads = nr;
 	for (i = 0; i < nr; i++)
 		if (th[i] >= n->tl->nr_th)
 			return -ENOENT;
@@ -285,11 +346,13 @@ int mon_barriers(struct noise *n, const size_t *th, size_t nr,
 	p.next = calloc(nr, sizeof(*p.next));
 	p.end = calloc(nr, sizeof(*p.end));
 	out->rounds = malloc((s.n + 1) * sizeof(*out->rounds));
-	if (err || !rel || !seen || !p.next || !p.end || !out->rounds) {
+	phase = malloc((s.n + 1) * nr * sizeof(*phase));
+	if (err || !rel || !seen || !p.next || !p.end || !out->rounds ||
+	    !phase) {
 		err = -ENOMEM;
 		goto out;
 	}
-	nrel = releases(&s, nr, median / 2, rel, seen);
+	nrel = releases(&s, nr, median / 2 ? median / 2 : 1, rel, seen);
 	qsort(s.v, s.n, sizeof(*s.v), by_thread);
 	p.v = s.v;
 	for (i = 0; i < s.n; i++)
@@ -299,13 +362,19 @@ int mon_barriers(struct noise *n, const size_t *th, size_t nr,
 	out->fastest_ns = UINT64_MAX;
 	for (i = 0; i + 1 < nrel; i++)
 		if (make_round(&p, nr, rel[i], rel[i + 1],
-			       &out->rounds[out->nr_rounds], &out->fastest_ns))
+			       &out->rounds[out->nr_rounds], &out->fastest_ns,
+			       &phase[out->nr_rounds * nr]))
 			out->nr_rounds++;
 	if (!out->nr_rounds)
 		out->fastest_ns = 0;
 	else
+		err = margin(out, phase);
+	if (!err && out->nr_rounds)
 		err = explain(n, th, out);
+	if (!err && out->nr_rounds)
+		err = hits(out, phase);
 out:
+	free(phase);
 	free(s.v);
 	free(rel);
 	free(seen);
@@ -321,6 +390,57 @@ void mon_barriers_free(struct mon_barriers *b)
 	if (!b)
 		return;
 	free(b->rounds);
+	free(b->median_phase_ns);
+	free(b->hits);
+	free(b->hit);
 	b->rounds = NULL;
+	b->median_phase_ns = NULL;
+	b->hits = NULL;
+	b->hit = NULL;
 	b->nr_rounds = 0;
+}
+
+/* Whether one of @n threads from @first on (wrapping) was hit in round @k. */
+static bool window_hit(const struct mon_barriers *b, size_t k, size_t first,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b->hit[k * b->nr_threads + (first + i) % b->nr_threads])
+			return true;
+	return false;
+}
+
+int mon_barriers_law(const struct mon_barriers *b, struct mon_barrier_law *out)
+{
+	size_t nr, n, first, i, k;
+	double mean = 0;
+
+	if (!b || !out || !b->nr_rounds || !b->hit)
+		return -EINVAL;
+	nr = b->nr_threads;
+	for (i = 0; i < nr; i++)
+		mean += (double)b->hits[i] / (double)b->nr_rounds / (double)nr;
+	for (n = 1; n <= nr; n++) {
+		struct mon_barrier_law *l = &out[n - 1];
+
+		*l = (struct mon_barrier_law){ .uniform = 1 - pow(1 - mean,
+								  (double)n) };
+		for (first = 0; first < nr; first++) {
+			double none = 1;
+			size_t hit = 0;
+
+			for (i = 0; i < n; i++)
+				none *= 1 - (double)b->hits[(first + i) % nr] /
+						    (double)b->nr_rounds;
+			for (k = 0; k < b->nr_rounds; k++)
+				hit += window_hit(b, k, first, n);
+			l->observed += (double)hit / (double)b->nr_rounds;
+			l->independent += 1 - none;
+		}
+		l->observed /= (double)nr;
+		l->independent /= (double)nr;
+	}
+	return 0;
 }
