@@ -18,7 +18,7 @@
  *            the nodes of a merged trace) cut into rounds; for each
  *            round, the last to arrive and what took time from its phase
  *
- * Both need a system-wide recording (MKM_CONFIG_SYSTEM, TL_IDLE) to see
+ * All need a system-wide recording (MKM_CONFIG_SYSTEM, TL_IDLE) to see
  * every intruder and idle time; on a selective one they see the monitored
  * threads only. The IRQ class gives the interrupts.
  *

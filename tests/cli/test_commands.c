@@ -594,6 +594,22 @@ static void test_report_barriers_merged(void **state)
 		strstr(s, "\"cause\":{\"kind\":\"thread\",\"name\":\"noised\","
 			  "\"tid\":4194604,\"node\":\"n1\",\"node_tid\":300,"
 			  "\"taken_ns\":400000}"));
+	/* A node's thread by the tid the report shows: NODE:TID. */
+	assert_int_equal(sh("mkm report --noise --barriers --tid "
+			    "n0:100,n1:100,n2:100 jobb.mkm >jobb.bar2"),
+			 0);
+	assert_non_null(strstr(slurp_in("jobb.bar2"),
+			       "; 4 waited more than 160.6 us\n"));
+	assert_int_equal(sh("mkm report --noise --tid 300 jobb.mkm 2>jobb.err"),
+			 1);
+	assert_non_null(strstr(slurp_in("jobb.err"),
+			       "--tid 300: no such thread in the trace (a "
+			       "node's thread: NODE:TID, as the report names "
+			       "it)"));
+	assert_int_equal(
+		sh("mkm report --noise --tid n9:100 jobb.mkm 2>jobb.err"), 1);
+	assert_non_null(strstr(slurp_in("jobb.err"),
+			       "--tid n9:100: no node n9 in the trace"));
 	/* Bad asks: one line each. */
 	assert_int_equal(sh("mkm report --barriers jobb.mkm 2>jobb.err"), 2);
 	assert_non_null(

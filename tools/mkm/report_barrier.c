@@ -53,9 +53,11 @@ static void cause_label(const struct tl *tl, const struct mon_nodes *nodes,
 		snprintf(buf, len, "%s", r->cause.name);
 }
 
+/* Adds long round @r to the @n rows of @tally; past MAX_TALLY rows, it
+ * counts in @others. Return: the rows now. */
 static size_t tally_add(struct tally *tally, size_t n, const struct tl *tl,
 			const struct mon_nodes *nodes, uint32_t tid,
-			const struct mon_barrier_round *r)
+			const struct mon_barrier_round *r, size_t *others)
 {
 	const struct trace_node *node = mon_nodes_of_tid(nodes, tid);
 	char cause[48];
@@ -65,8 +67,10 @@ static size_t tally_add(struct tally *tally, size_t n, const struct tl *tl,
 	for (i = 0; i < n; i++)
 		if (tally[i].node == node && !strcmp(tally[i].cause, cause))
 			break;
-	if (i == n && n == MAX_TALLY)
+	if (i == n && n == MAX_TALLY) {
+		(*others)++;
 		return n;
+	}
 	if (i == n) {
 		memset(&tally[n], 0, sizeof(tally[n]));
 		tally[n].tid = tid;
@@ -158,7 +162,7 @@ static void print_text(const struct tl *tl, const struct mon_meta *meta,
 {
 	uint64_t origin = mon_time_origin(&meta->info);
 	struct tally tally[MAX_TALLY];
-	size_t i, nt = 0;
+	size_t i, nt = 0, others = 0;
 
 	print_head(tl, o, th, nr, b, order);
 	if (!b->nr_long)
@@ -193,7 +197,7 @@ static void print_text(const struct tl *tl, const struct mon_meta *meta,
 		if (b->rounds[i].long_wait)
 			nt = tally_add(tally, nt, tl, o->nodes,
 				       th_tid(tl, th[b->rounds[i].last]),
-				       &b->rounds[i]);
+				       &b->rounds[i], &others);
 	qsort(tally, nt, sizeof(*tally), by_count);
 	printf("\nThe %zu long barriers by node and main cause of the last one's delay\n",
 	       b->nr_long);
@@ -211,6 +215,9 @@ static void print_text(const struct tl *tl, const struct mon_meta *meta,
 		       tally[i].count,
 		       mon_fmt_ns(a, sizeof(a), tally[i].taken_ns));
 	}
+	if (others)
+		printf("(and %zu more long barriers, of node and cause pairs past the first %d)\n",
+		       others, MAX_TALLY);
 }
 
 /* Seed 003's law: each rank's hit rate, then barriers of 1 to nr ranks. */
@@ -353,8 +360,8 @@ int report_barriers(struct tl *tl, const struct mon_meta *meta,
 	int ret;
 
 	if (nr < 2)
-		die("--barriers: %zu thread chosen; it takes one per rank, at least 2 (--comm NAME or --tid TID,TID...)",
-		    nr);
+		die("--barriers: %zu thread%s chosen; it takes one per rank, at least 2 (--comm NAME or --tid TID,TID...)",
+		    nr, nr == 1 ? "" : "s");
 	ret = noise_create(&n, tl);
 	if (!ret)
 		ret = mon_barriers(n, th, nr, &b);

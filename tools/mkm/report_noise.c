@@ -45,6 +45,28 @@ static bool candidate(const struct tl *tl, const struct mon_meta *meta,
 	       (!node || mon_nodes_of_tid(o->nodes, t.tid) == node);
 }
 
+/* A --tid: a tid of the trace, or on a merged one NODE:TID, the tid
+ * that node gave (as the report prints it). */
+static uint32_t tid_arg(const struct mon_nodes *nodes, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	uint32_t g;
+
+	if (!colon)
+		return (uint32_t)strtoul(arg, NULL, 10);
+	for (g = 0; nodes && g < nodes->hdr.nr_nodes; g++) {
+		const struct trace_node *n = &nodes->node[g];
+
+		if (strlen(n->name) == (size_t)(colon - arg) &&
+		    !strncmp(n->name, arg, (size_t)(colon - arg)))
+			return n->index << nodes->hdr.tid_shift |
+			       ((uint32_t)strtoul(colon + 1, NULL, 10) &
+				TRACE_NODE_TID_MASK);
+	}
+	die("--tid %s: no node %.*s in the trace", arg, (int)(colon - arg),
+	    arg);
+}
+
 /*
  * The threads to analyse: those given, else the three that ran most
  * (not idle threads, not the recording's own); with --barriers on a
@@ -61,12 +83,14 @@ static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 
 		for (tok = strtok_r(copy, ",", &save); tok && n < max;
 		     tok = strtok_r(NULL, ",", &save)) {
-			int64_t i =
-				tl_find(tl, (uint32_t)strtoul(tok, NULL, 10));
+			int64_t i = tl_find(tl, tid_arg(o->nodes, tok));
 
 			if (i < 0)
-				die("--tid %s: no such thread in the trace",
-				    tok);
+				die("--tid %s: no such thread in the trace%s",
+				    tok,
+				    o->nodes && !strchr(tok, ':') ?
+					    " (a node's thread: NODE:TID, as the report names it)" :
+					    "");
 			out[n++] = (size_t)i;
 		}
 		free(copy);
