@@ -158,10 +158,25 @@ static void test_barriers_noise_law(void **state)
 	tl_destroy(tl);
 }
 
+/* Threads 10 and 11 on CPUs 0 and 1 from @s's records, with their
+ * noise index: th[0] and th[1]. */
+static struct tl *two_threads(const struct evs *s, struct noise **n, size_t *th)
+{
+	struct tl_config cfg = { .nr_cpus = 2, .flags = TL_IDLE };
+	struct tl *tl;
+
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, s->ev, s->n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	th[0] = (size_t)tl_find(tl, 10);
+	th[1] = (size_t)tl_find(tl, 11);
+	assert_int_equal(noise_create(n, tl), 0);
+	return tl;
+}
+
 /* Two threads that never wait: one stretch each, no round. */
 static void test_barriers_none_without_waits(void **state)
 {
-	struct tl_config cfg = { .nr_cpus = 2, .flags = TL_IDLE };
 	struct mon_barriers b;
 	struct evs s = { 0 };
 	struct noise *n;
@@ -173,12 +188,7 @@ static void test_barriers_none_without_waits(void **state)
 	ATTACH(&s, 1000, 1, 11, MKM_TS_RUNNING, 1);
 	evs_add(&s, 900000, 0, MKM_EV_MARK, 10, 1, 0, 0);
 	evs_add(&s, 900000, 1, MKM_EV_MARK, 11, 1, 0, 0);
-	assert_int_equal(tl_create(&tl, &cfg), 0);
-	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
-	assert_int_equal(tl_flush(tl), 0);
-	th[0] = (size_t)tl_find(tl, 10);
-	th[1] = (size_t)tl_find(tl, 11);
-	assert_int_equal(noise_create(&n, tl), 0);
+	tl = two_threads(&s, &n, th);
 	assert_int_equal(mon_barriers(n, th, 2, &b), 0);
 	assert_int_equal(b.nr_rounds, 0);
 	assert_int_equal(b.nr_long, 0);
@@ -195,7 +205,6 @@ static void test_barriers_none_without_waits(void **state)
  * length, which made the release window 0 and its loop endless. */
 static void test_barriers_none_from_empty_stretches(void **state)
 {
-	struct tl_config cfg = { .nr_cpus = 2, .flags = TL_IDLE };
 	struct mon_barriers b;
 	struct evs s = { 0 };
 	struct noise *n;
@@ -207,12 +216,7 @@ static void test_barriers_none_from_empty_stretches(void **state)
 	ATTACH(&s, 1000, 1, 11, MKM_TS_INTERRUPTIBLE, 1);
 	IN(&s, 5000, 0, 10, 0);
 	IN(&s, 5000, 1, 11, 0);
-	assert_int_equal(tl_create(&tl, &cfg), 0);
-	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
-	assert_int_equal(tl_flush(tl), 0);
-	th[0] = (size_t)tl_find(tl, 10);
-	th[1] = (size_t)tl_find(tl, 11);
-	assert_int_equal(noise_create(&n, tl), 0);
+	tl = two_threads(&s, &n, th);
 	assert_int_equal(mon_barriers(n, th, 2, &b), 0);
 	assert_int_equal(b.nr_rounds, 0);
 	mon_barriers_free(&b);
