@@ -478,16 +478,8 @@ static void print_matrix_of(const struct report *r,
 		printf("%7u %-16.16s",
 		       node ? t.tid & TRACE_NODE_TID_MASK : t.tid,
 		       t.name[0] ? t.name : "?");
-		for (cpu = first; cpu < first + n; cpu++) {
-			const struct acct_cell *c =
-				&cells[cpu * r->nr_threads + th];
-			char buf[32], cell[40];
-
-			snprintf(cell, sizeof(cell), "%s (%llu)",
-				 mon_fmt_ns(buf, sizeof(buf), c->run_ns),
-				 (unsigned long long)c->dispatches);
-			printf(" %18s", cell);
-		}
+		for (cpu = first; cpu < first + n; cpu++)
+			print_acct_cell(&cells[cpu * r->nr_threads + th], 18);
 		printf("\n");
 	}
 }

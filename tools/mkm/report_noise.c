@@ -208,15 +208,8 @@ void print_noise_matrix(const struct tl *tl, const struct mon_nodes *nodes,
 	printf("\n");
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		printf("%4u", print_node_of_cpu(nodes, cpu));
-		for (k = 0; k < ncol; k++) {
-			const struct acct_cell *c = &cells[cpu * nr + cols[k]];
-			char buf[32], cell[48];
-
-			snprintf(cell, sizeof(cell), "%s (%llu)",
-				 mon_fmt_ns(buf, sizeof(buf), c->run_ns),
-				 (unsigned long long)c->dispatches);
-			printf(" %20s", cell);
-		}
+		for (k = 0; k < ncol; k++)
+			print_acct_cell(&cells[cpu * nr + cols[k]], 20);
 		printf("\n");
 	}
 	free(cells);

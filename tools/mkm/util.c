@@ -501,3 +501,13 @@ void calibration_for(const char *path, const char *cal_file, bool force,
 		       own.cpu ? own.hdr.cpu_model : "CPU model not recorded");
 	mon_calibration_free(&own);
 }
+
+void print_acct_cell(const struct acct_cell *c, int width)
+{
+	char buf[32], cell[48];
+
+	snprintf(cell, sizeof(cell), "%s (%llu)",
+		 mon_fmt_ns(buf, sizeof(buf), c->run_ns),
+		 (unsigned long long)c->dispatches);
+	printf(" %*s", width, cell);
+}

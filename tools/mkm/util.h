@@ -118,4 +118,8 @@ struct tl *load_trace_compensated(const char *path,
 				  struct mon_meta *meta, char *damage,
 				  size_t len);
 
+/* Prints a CPU x thread matrix's cell, "time run (dispatches)",
+ * right-aligned in @width columns after a space. */
+void print_acct_cell(const struct acct_cell *c, int width);
+
 #endif /* MKM_UTIL_H */
