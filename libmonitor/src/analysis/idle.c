@@ -215,7 +215,8 @@ static int analyse_cpu(struct noise *n, unsigned int c, size_t th,
 						  &ic->regular);
 	}
 	out->nr_causes = nc;
-	qsort(out->causes, nc, sizeof(*out->causes), cause_cmp);
+	if (nc > 1)
+		qsort(out->causes, nc, sizeof(*out->causes), cause_cmp);
 	err = 0;
 out:
 	for (k = 0; k < nc; k++)

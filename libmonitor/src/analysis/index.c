@@ -109,7 +109,9 @@ static int index_threads(const struct tl *tl, struct segv *cpu,
 		struct segv *s = &cpu[i];
 		size_t w = 0;
 
-		qsort(s->v, s->n, sizeof(*s->v), seg_cmp);
+		/* A CPU with no segment has no array: qsort() wants one. */
+		if (s->n > 1)
+			qsort(s->v, s->n, sizeof(*s->v), seg_cmp);
 		/* Overlaps only follow anomalies: the earlier one wins. */
 		for (k = 0; k < s->n; k++) {
 			if (w && s->v[k].start < s->v[w - 1].end)
@@ -197,7 +199,8 @@ static int overlay(struct segv *th, const struct segv *irq, struct segv *out)
 		if (seg_push(out, irq->v[i].start, irq->v[i].end,
 			     irq->v[i].owner, irq->v[i].burst))
 			return -ENOMEM;
-	qsort(out->v, out->n, sizeof(*out->v), seg_cmp);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), seg_cmp);
 	return 0;
 }
 

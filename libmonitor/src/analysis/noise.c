@@ -282,7 +282,8 @@ int noise_thread(struct noise *n, size_t th, uint64_t t0, uint64_t t1,
 		if (err)
 			goto fail;
 	}
-	qsort(acc.v, acc.n, sizeof(*acc.v), source_cmp);
+	if (acc.n > 1) /* none: no array, which qsort() wants */
+		qsort(acc.v, acc.n, sizeof(*acc.v), source_cmp);
 	out->sources = acc.v;
 	out->nr_sources = acc.n;
 	free(acc.e);
