@@ -205,13 +205,12 @@ static bool make_round(struct by_who *p, size_t nr, uint64_t a, uint64_t b,
 		       struct mon_barrier_round *r, uint64_t *fastest,
 		       uint64_t *phase)
 {
+	uint64_t shortest = UINT64_MAX;
 	size_t who;
 
 	memset(r, 0, sizeof(*r));
 	r->release_ns = a;
 	r->next_ns = b;
-	uint64_t shortest = UINT64_MAX;
-
 	r->first_ns = UINT64_MAX;
 	r->cause.thread = -1;
 	for (who = 0; who < nr; who++) {
