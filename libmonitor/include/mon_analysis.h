@@ -325,7 +325,7 @@ struct mon_barrier_law {
  * @b: from mon_barriers(), with rounds
  * @out: b->nr_threads entries: out[n - 1] for barriers of n threads
  *
- * Return: 0, or -EINVAL (NULL, no round).
+ * Return: 0, or -EINVAL (NULL, no round), -ENOMEM.
  */
 MON_API int mon_barriers_law(const struct mon_barriers *b,
 			     struct mon_barrier_law *out);

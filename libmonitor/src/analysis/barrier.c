@@ -345,13 +345,17 @@ int mon_barriers(struct noise *n, const size_t *th, size_t nr,
 	p.next = calloc(nr, sizeof(*p.next));
 	p.end = calloc(nr, sizeof(*p.end));
 	out->rounds = malloc((s.n + 1) * sizeof(*out->rounds));
-	phase = malloc((s.n + 1) * nr * sizeof(*phase));
-	if (err || !rel || !seen || !p.next || !p.end || !out->rounds ||
-	    !phase) {
+	if (err || !rel || !seen || !p.next || !p.end || !out->rounds) {
 		err = -ENOMEM;
 		goto out;
 	}
 	nrel = releases(&s, nr, median / 2 ? median / 2 : 1, rel, seen);
+	/* A round's phase of each thread: rounds are fewer than releases. */
+	phase = malloc((nrel + 1) * nr * sizeof(*phase));
+	if (!phase) {
+		err = -ENOMEM;
+		goto out;
+	}
 	qsort(s.v, s.n, sizeof(*s.v), by_thread);
 	p.v = s.v;
 	for (i = 0; i < s.n; i++)
@@ -399,47 +403,55 @@ void mon_barriers_free(struct mon_barriers *b)
 	b->nr_rounds = 0;
 }
 
-/* Whether one of @n threads from @first on (wrapping) was hit in round @k. */
-static bool window_hit(const struct mon_barriers *b, size_t k, size_t first,
-		       size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (b->hit[k * b->nr_threads + (first + i) % b->nr_threads])
-			return true;
-	return false;
-}
-
+/*
+ * The law in O(rounds x threads + threads^2), so that a job of thousands
+ * of ranks is no wait: in round k, the window of n threads from first is
+ * hit when the nearest hit thread from first on (wrapping) is fewer than n
+ * away, so a count of those distances over every round and first gives
+ * every n at once; the independent figure grows each window one thread at
+ * a time.
+ */
 int mon_barriers_law(const struct mon_barriers *b, struct mon_barrier_law *out)
 {
-	size_t nr, n, first, i, k;
-	double mean = 0;
+	size_t nr, n, first, i, k, *dist;
+	double mean = 0, hit = 0;
 
 	if (!b || !out || !b->nr_rounds || !b->hit)
 		return -EINVAL;
 	nr = b->nr_threads;
+	dist = calloc(nr + 1, sizeof(*dist));
+	if (!dist)
+		return -ENOMEM;
+	for (k = 0; k < b->nr_rounds; k++) {
+		const bool *h = &b->hit[k * nr];
+		size_t d = nr; /* to the next hit thread; nr: none */
+
+		/* Twice round, backwards: the second pass has every
+		 * distance, the wrap included. */
+		for (i = 2 * nr; i-- > 0;) {
+			d = h[i % nr] ? 0 : d < nr ? d + 1 : nr;
+			if (i < nr)
+				dist[d]++;
+		}
+	}
 	for (i = 0; i < nr; i++)
 		mean += (double)b->hits[i] / (double)b->nr_rounds / (double)nr;
 	for (n = 1; n <= nr; n++) {
-		struct mon_barrier_law *l = &out[n - 1];
-
-		*l = (struct mon_barrier_law){ .uniform = 1 - pow(1 - mean,
-								  (double)n) };
-		for (first = 0; first < nr; first++) {
-			double none = 1;
-			size_t hit = 0;
-
-			for (i = 0; i < n; i++)
-				none *= 1 - (double)b->hits[(first + i) % nr] /
-						    (double)b->nr_rounds;
-			for (k = 0; k < b->nr_rounds; k++)
-				hit += window_hit(b, k, first, n);
-			l->observed += (double)hit / (double)b->nr_rounds;
-			l->independent += 1 - none;
-		}
-		l->observed /= (double)nr;
-		l->independent /= (double)nr;
+		hit += (double)dist[n - 1];
+		out[n - 1] = (struct mon_barrier_law){
+			.observed = hit / (double)b->nr_rounds / (double)nr,
+			.uniform = 1 - pow(1 - mean, (double)n),
+		};
 	}
+	for (first = 0; first < nr; first++) {
+		double none = 1;
+
+		for (n = 1; n <= nr; n++) {
+			none *= 1 - (double)b->hits[(first + n - 1) % nr] /
+					    (double)b->nr_rounds;
+			out[n - 1].independent += (1 - none) / (double)nr;
+		}
+	}
+	free(dist);
 	return 0;
 }
