@@ -442,20 +442,13 @@ static void print_bursts(const struct report *r)
 	}
 }
 
-/* Whether the row's thread goes in @node's matrix: its node's, or with
- * @all, any thread (a node of none: those that no node holds). */
-static bool matrix_holds(const struct report *r, const struct trace_node *node,
-			 bool all, uint32_t tid)
-{
-	return all || mon_nodes_of_tid(&r->nodes, tid) == node;
-}
-
 /* The matrix of CPUs first to first + n - 1 and the threads shown that
- * @node holds (see matrix_holds()), with the tids and CPUs its own. */
+ * @node holds, with the tids and CPUs its own; @node NULL: the threads of
+ * no node, which on a one-machine trace is every thread. */
 static void print_matrix_of(const struct report *r,
 			    const struct acct_cell *cells,
-			    const struct trace_node *node, bool all,
-			    unsigned int first, unsigned int n)
+			    const struct trace_node *node, unsigned int first,
+			    unsigned int n)
 {
 	unsigned int cpu;
 	size_t i;
@@ -473,7 +466,7 @@ static void print_matrix_of(const struct report *r,
 		struct tl_thread t;
 
 		tl_thread(r->tl, th, &t);
-		if (!matrix_holds(r, node, all, t.tid))
+		if (mon_nodes_of_tid(&r->nodes, t.tid) != node)
 			continue;
 		printf("%7u %-16.16s",
 		       node ? t.tid & TRACE_NODE_TID_MASK : t.tid,
@@ -494,7 +487,7 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 
 	if (!r->nodes.hdr.nr_nodes) {
 		printf("\nCPU x thread: time run (dispatches)\n");
-		print_matrix_of(r, cells, NULL, true, 0, r->nr_cpus);
+		print_matrix_of(r, cells, NULL, 0, r->nr_cpus);
 		return;
 	}
 	for (g = 0; g < r->nodes.hdr.nr_nodes; g++) {
@@ -502,7 +495,7 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 
 		printf("\nCPU x thread on %s (its CPUs and tids): time run (dispatches)\n",
 		       n->name);
-		print_matrix_of(r, cells, n, false, n->cpu_base, n->nr_cpus);
+		print_matrix_of(r, cells, n, n->cpu_base, n->nr_cpus);
 	}
 	for (i = 0; i < r->nr_rows; i++) {
 		struct tl_thread t;
@@ -510,7 +503,7 @@ static void print_matrix(const struct report *r, struct acct_cell *cells)
 		tl_thread(r->tl, r->rows[i], &t);
 		if (!mon_nodes_of_tid(&r->nodes, t.tid)) {
 			printf("\nCPU x thread of no node: time run (dispatches)\n");
-			print_matrix_of(r, cells, NULL, false, 0, r->nr_cpus);
+			print_matrix_of(r, cells, NULL, 0, r->nr_cpus);
 			return;
 		}
 	}
