@@ -145,6 +145,11 @@ struct mon_calibrate_config {
 	/* Called before each figure (may be NULL), e.g. for a progress line. */
 	void (*progress)(void *arg, unsigned int cpu, enum mon_cost_kind kind);
 	void *arg;
+	/* Figures are measured again only while the calibration has run less
+	 * than this (0: no limit); each gets its first trials however slow
+	 * the machine (on the KASAN kernel under emulation, the quick
+	 * calibration's twelve trials of each figure took 114 s). */
+	uint64_t budget_ns;
 };
 
 /*

@@ -175,7 +175,7 @@ static void test_cal_figure_steady_once(void **state)
 	struct trace_cost f;
 
 	(void)state;
-	assert_int_equal(cal_figure(synth_measure, &sy, 10, 40, &f), 0);
+	assert_int_equal(cal_figure(synth_measure, &sy, 10, 40, 0, &f), 0);
 	assert_int_equal(sy.calls, 1);
 	assert_int_equal(f.samples, 10);
 	assert_int_equal(f.flags, MON_COST_MEASURED | MON_COST_JUDGED);
@@ -192,7 +192,7 @@ static void test_cal_figure_tries_longer(void **state)
 	struct trace_cost f;
 
 	(void)state;
-	assert_int_equal(cal_figure(synth_measure, &sy, 3, 12, &f), 0);
+	assert_int_equal(cal_figure(synth_measure, &sy, 3, 12, 0, &f), 0);
 	assert_int_equal(sy.calls, 2);
 	assert_int_equal(f.samples, 6);
 	assert_int_equal(mon_cost_verdict(&f), 0);
@@ -206,12 +206,25 @@ static void test_cal_figure_gives_up_bounded(void **state)
 	struct trace_cost f;
 
 	(void)state;
-	assert_int_equal(cal_figure(synth_measure, &sy, 3, 12, &f), 0);
+	assert_int_equal(cal_figure(synth_measure, &sy, 3, 12, 0, &f), 0);
 	assert_int_equal(sy.calls, 3);
 	assert_int_equal(f.samples, 12);
 	assert_true(f.flags & MON_COST_JUDGED);
 	assert_true(mon_cost_verdict(&f) & MON_COST_SPANS_ZERO);
 	assert_false(mon_cost_verdict(&f) & MON_COST_FEW_TRIALS);
+}
+
+/* Past its deadline (a slow machine): the first trials, judged, no more. */
+static void test_cal_figure_deadline_stops_retries(void **state)
+{
+	struct synth sy = { .noisy = 1000, .early = straddling, .nr_early = 2 };
+	struct trace_cost f;
+
+	(void)state;
+	assert_int_equal(cal_figure(synth_measure, &sy, 3, 12, 1, &f), 0);
+	assert_int_equal(sy.calls, 1);
+	assert_int_equal(f.samples, 3);
+	assert_true(mon_cost_verdict(&f) & MON_COST_SPANS_ZERO);
 }
 
 static int failing_measure(void *arg, unsigned long trials,
@@ -228,7 +241,7 @@ static void test_cal_figure_error(void **state)
 	struct trace_cost f = { 0 };
 
 	(void)state;
-	assert_int_equal(cal_figure(failing_measure, NULL, 3, 12, &f),
+	assert_int_equal(cal_figure(failing_measure, NULL, 3, 12, 0, &f),
 			 -EOVERFLOW);
 	assert_int_equal(f.flags, 0);
 }
@@ -246,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_cal_figure_steady_once),
 		cmocka_unit_test(test_cal_figure_tries_longer),
 		cmocka_unit_test(test_cal_figure_gives_up_bounded),
+		cmocka_unit_test(test_cal_figure_deadline_stops_retries),
 		cmocka_unit_test(test_cal_figure_error),
 	};
 

@@ -209,14 +209,18 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
  * figure on one CPU (the first this process may run on; compensation
  * gives the others its figures), where mkm calibrate measures every CPU
  * with more trials. A figure that is not a cost is measured again, up to
- * twelve trials (mon_calibrate()), and stored with its verdict.
+ * twelve trials (mon_calibrate()), while the calibration has taken less
+ * than QUICK_BUDGET_NS: the command waits for it. It is stored with its
+ * verdict.
  */
 #define QUICK_TRIALS 3
+#define QUICK_BUDGET_NS 10000000000ull
 
 static void calibrate(struct recorder *rec)
 {
 	struct mon_calibrate_config quick = { .trials = QUICK_TRIALS,
-					      .nr_cpus = 1 };
+					      .nr_cpus = 1,
+					      .budget_ns = QUICK_BUDGET_NS };
 	struct trace_info here = { 0 };
 	unsigned int cpu = 0;
 	cpu_set_t allowed;

@@ -68,7 +68,8 @@ static int measure(void *arg, unsigned long trials, struct mon_trials *out)
 }
 
 static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
-			 const struct mon_calibrate_config *cfg)
+			 const struct mon_calibrate_config *cfg,
+			 uint64_t deadline_ns)
 {
 	unsigned long trials = cfg->trials ? cfg->trials : 10;
 	unsigned long max_trials = cfg->max_trials ?
@@ -93,7 +94,7 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 			m.rounds *= 10;
 		if (cfg->progress)
 			cfg->progress(cfg->arg, cpu, measured[i]);
-		ret = cal_figure(measure, &m, trials, max_trials,
+		ret = cal_figure(measure, &m, trials, max_trials, deadline_ns,
 				 &e->cost[measured[i]]);
 		if (ret == -EACCES || ret == -EOPNOTSUPP)
 			continue; /* a class refused here: left estimated */
@@ -137,6 +138,8 @@ int mon_calibrate(struct mon_calibration *out,
 	struct utsname u;
 	size_t n = 0;
 	int ret = 0;
+	uint64_t deadline_ns =
+		cfg.budget_ns ? now_ns(CLOCK_MONOTONIC) + cfg.budget_ns : 0;
 
 	if (!out)
 		return -EINVAL;
@@ -151,7 +154,7 @@ int mon_calibrate(struct mon_calibration *out,
 		if (cfg.cpus ? n >= cfg.nr_cpus || cfg.cpus[n] != cpu :
 			       !CPU_ISSET(cpu, &saved))
 			continue;
-		ret = calibrate_cpu(&out->cpu[n++], cpu, &cfg);
+		ret = calibrate_cpu(&out->cpu[n++], cpu, &cfg, deadline_ns);
 	}
 	if (!ret && cfg.cpus && n < cfg.nr_cpus)
 		ret = -EINVAL; /* not in increasing order, or too large */

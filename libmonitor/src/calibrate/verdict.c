@@ -136,7 +136,8 @@ int mon_calibration_judge(const struct mon_calibration *c, char *why,
 }
 
 int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
-	       unsigned long max_trials, struct trace_cost *out)
+	       unsigned long max_trials, uint64_t deadline_ns,
+	       struct trace_cost *out)
 {
 	struct mon_sample_stats s = { 0 };
 	double *cost = NULL;
@@ -171,7 +172,8 @@ int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
 		v = mon_cost_judge(&s);
 		/* Doubling: the interval narrows by sqrt(2) a step. */
 		more = n;
-		if (!v || !more || n + more > max_trials)
+		if (!v || !more || n + more > max_trials ||
+		    (deadline_ns && now_ns(CLOCK_MONOTONIC) >= deadline_ns))
 			break;
 	}
 	if (!ret)

@@ -9,6 +9,7 @@
 #define MON_CALIBRATE_VERDICT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mon_calibrate.h"
 
@@ -19,13 +20,15 @@ typedef int (*cal_measure_fn)(void *arg, unsigned long trials,
 /*
  * cal_figure - the figure of the trials @measure gives: @trials first,
  * then as many again (doubling the total) while the figure is not a cost
- * (mon_cost_judge()) and the total stays within @max_trials; all trials
+ * (mon_cost_judge()), the total stays within @max_trials and
+ * CLOCK_MONOTONIC has not reached @deadline_ns (0: none); all trials
  * count. @out gets the mean, std dev, interval, trials and the verdict
  * (MON_COST_MEASURED | MON_COST_JUDGED | the verdict bits).
  *
  * Return: 0, -ENOMEM or what @measure returned.
  */
 int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
-	       unsigned long max_trials, struct trace_cost *out);
+	       unsigned long max_trials, uint64_t deadline_ns,
+	       struct trace_cost *out);
 
 #endif /* MON_CALIBRATE_VERDICT_H */
