@@ -541,6 +541,33 @@ static void check_output(const char *out)
 		die("-o %s: cannot write there: %s", out, strerror(errno));
 }
 
+/*
+ * Why execvp() could not run @cmd, found as it finds it (an empty PATH
+ * entry is the current folder), or 0: a command that cannot run is told
+ * before the calibration, not after it.
+ */
+static int command_error(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+	int err = ENOENT;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? errno : 0;
+	for (path = path ? path : "/bin:/usr/bin"; *path;) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(file, sizeof(file), "%.*s%s%s", (int)n, path,
+			 n ? "/" : "", cmd);
+		if (!access(file, X_OK))
+			return 0;
+		if (errno == EACCES)
+			err = EACCES;
+		path += n + (path[n] == ':');
+	}
+	return err;
+}
+
 /* An existing trace is kept as FILE.old, as perf keeps perf.data.old. */
 static void keep_old_output(const char *out)
 {
@@ -589,6 +616,10 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	 * system-wide monitor takes every thread at its resume. */
 	open_monitor(rec, &rec->cfg);
 	check_output(rec->out);
+	if (rec->cmd && (ret = command_error(rec->cmd[0]))) {
+		warnx_("%s: %s", rec->cmd[0], strerror(ret));
+		exit(127);
+	}
 	for (i = 0; i < rec->nr_tids && !rec->system; i++)
 		monitor_or_die(rec, rec->tids[i]);
 	/* Signals stay blocked since recorder_init(): recorder_wait() takes
