@@ -26,7 +26,7 @@ check-debug: $(VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 		$(addprefix -f ,$(VM_FILES)) && \
 	echo "  VM       $(VM_DIR)/check-debug.log (debug kernel)" && \
 	$(VM_RUN) -k $$kdir/arch/x86/boot/bzImage -i $(DEBUG_INITRAMFS) \
-		-l $(VM_DIR)/check-debug.log -t 3000 -e $(VM_ICOUNT_LIST)
+		-l $(VM_DIR)/check-debug.log -t 3000 -T 600 -e $(VM_ICOUNT_LIST)
 
 # check-kernels: every kernel of tests/kernel/matrix (6.1 to 7.2, generic
 # and PREEMPT_RT), each with mkm.ko built for it, booted with the ABI,

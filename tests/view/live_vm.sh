@@ -11,16 +11,23 @@ cd /tmp
 export HOME=/tmp TERM=screen LC_ALL=C.UTF-8
 t() { tmux -f /dev/null "$@"; }
 screen() { t capture-pane -p -t live; }
+shows() { screen | grep -q "$1"; }
+# Until "$@" succeeds, for at most $1 seconds: counted by the clock, not
+# by tries, which take seconds each on the debug kernel under emulation.
+within() {
+	end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
 
 # 150 short sleeps, each a new process: switches, forks, exits, reaps.
 t new-session -d -s live -x 100 -y 24 \
 	"TERM=screen mkm view --ascii --live -o /tmp/live.mkm -- sh -c 'i=0; while [ \$i -lt 150 ]; do sleep 0.02; i=\$((i+1)); done' 2>/tmp/live.err; echo \"exit \$?\" >/tmp/live.exit; sleep 60"
-i=0
-until screen | grep -q '^mkm view  /tmp/live.mkm'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { screen; cat /tmp/live.err /tmp/live.exit; echo "live: no viewer"; exit 1; }
-	sleep 0.1
-done
+within 120 shows '^mkm view  /tmp/live.mkm' ||
+	{ screen; cat /tmp/live.err /tmp/live.exit; echo "live: no viewer"; exit 1; }
 first=$(screen | head -1)
 sleep 1
 second=$(screen | head -1)
@@ -28,18 +35,11 @@ echo "live: $first"
 echo "live: $second"
 # The header's duration and thread count grow while it records.
 [ "$first" != "$second" ] || { screen; echo "live: the screen did not update"; exit 1; }
-i=0
-until screen | grep -q 'recording ended'; do
-	i=$((i + 1)); [ $i -lt 300 ] || { screen; echo "live: the recording never ended"; exit 1; }
-	sleep 0.1
-done
+within 180 shows 'recording ended' ||
+	{ screen; echo "live: the recording never ended"; exit 1; }
 screen
 t send-keys -t live q
-i=0
-until [ -s /tmp/live.exit ]; do
-	i=$((i + 1)); [ $i -lt 100 ] || { echo "live: q did not quit"; exit 1; }
-	sleep 0.1
-done
+within 30 test -s /tmp/live.exit || { echo "live: q did not quit"; exit 1; }
 t kill-server
 cat /tmp/live.err
 grep -q '^exit 0' /tmp/live.exit || { echo "live: mkm view failed"; exit 1; }
