@@ -122,9 +122,9 @@ struct viewer_state {
 };
 
 /* state.c */
-/* The state of @tl, read from @file (NULL: none, as a live or a test
- * timeline's: no nodes, and the panes that read the file say so);
- * fitted, the first row selected. Return: 0 or -ENOMEM. */
+/* The state of @tl, whose records the panes read again from @file (NULL:
+ * none, and they say so); fitted, the first row selected.
+ * Return: 0 or -ENOMEM. */
 int state_open(struct viewer_state *vs, const char *file, struct tl *tl,
 	       const struct mon_meta *meta);
 void state_close(struct viewer_state *vs);
