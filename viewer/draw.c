@@ -554,8 +554,8 @@ static void events_pane(const struct viewer_state *vs)
 	}
 }
 
-/* The noise pane: who took time from the selected thread (viewer.c's
- * noise_update() computed it for this frame). */
+/* The noise pane: who took time from the selected thread (as
+ * state_noise_update() computed it for this frame). */
 static void noise_pane(const struct viewer_state *vs)
 {
 	const struct view *v = &vs->view;

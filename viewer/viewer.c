@@ -6,7 +6,6 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "viewer.h"
