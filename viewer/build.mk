@@ -1,21 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # viewer/: mkm view (built into the mkm command, tools/build.mk) and the
-# unit tests of its pure parts: layout, level-of-detail index, model.
+# unit tests of its parts without a terminal: layout, level-of-detail
+# index, model, and the state the keys change.
 
-VIEWER_TESTS := test_layout test_lod test_model
+VIEWER_TESTS := test_layout test_lod test_model test_state
 VIEWER_TEST_BINS := $(VIEWER_TESTS:%=$(BUILD)/tests/unit/%)
 UNIT_TESTS += $(VIEWER_TEST_BINS)
 all: $(VIEWER_TEST_BINS)
+# The viewer without a terminal (draw.c, viewer.c, keys.c), liburcu
+# (live.c) or cairo (picture.c).
+VIEWER_PURE_SRCS := viewer/layout.c viewer/lod.c viewer/model.c \
+	viewer/state.c viewer/actions.c viewer/rows.c viewer/events.c \
+	viewer/waker.c viewer/path.c
 
 # Built with the sanitizers, libmonitor's sources compiled in.
 $(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \
-		viewer/layout.c viewer/lod.c viewer/model.c \
+		$(VIEWER_PURE_SRCS) tests/unit/evstream.h \
 		$(wildcard viewer/*.h) $(LIBMON_SRCS) $(LIBMON_HDRS)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -Iviewer $(CFLAGS) \
-		$(SAN_FLAGS) -o $@ $< viewer/layout.c viewer/lod.c \
-		viewer/model.c $(LIBMON_SRCS) -lcmocka -lm -pthread
+	$(Q)$(CC) -Ilibmonitor/include -Ilibmonitor/src -Iviewer -Itests/unit \
+		$(CFLAGS) $(SAN_FLAGS) -o $@ $< $(VIEWER_PURE_SRCS) \
+		$(LIBMON_SRCS) -lcmocka -lm -pthread
 
 # make bench-view: the viewer on a generated trace of BENCH_VIEW_EVENTS
 # events and BENCH_VIEW_THREADS threads (time to first frame, frame times

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * draw.c - paints the viewer's state with ncurses; decides nothing.
+ * draw.c - paints the viewer's state (state.h) with ncurses; reads it
+ * (const) and decides nothing: viewer.c sizes the window to draw_size()
+ * before each frame.
  *
  *   header      file, duration, threads, CPUs, lost events, view
  *   axis        time ticks; below it the cursor (^), metering lines (A, B)
@@ -100,39 +102,39 @@ void draw_end(void)
 	endwin();
 }
 
-static const char *rel(const struct viewer *w, char *buf, size_t len,
+static const char *rel(const struct viewer_state *vs, char *buf, size_t len,
 		       uint64_t t)
 {
-	return mon_fmt_time(buf, len, t, mon_time_origin(&w->meta.info));
+	return mon_fmt_time(buf, len, t, mon_time_origin(&vs->meta.info));
 }
 
-static void header(const struct viewer *w)
+static void header(const struct viewer_state *vs)
 {
 	struct tl_stats st = { 0 };
 	char dur[32];
 
 	/* Lost as the records say (LOST, seq gaps) or as the kernel counted. */
-	tl_stats(w->tl, &st);
+	tl_stats(vs->tl, &st);
 	mvprintw(0, 0,
 		 "mkm view  %s%s  %s  %zu threads  %zu CPUs  %llu lost  [%s%s]",
-		 w->file,
-		 w->meta.info.trace_flags & TRACE_F_COMPENSATED ?
+		 vs->file,
+		 vs->meta.info.trace_flags & TRACE_F_COMPENSATED ?
 			 " (compensated)" :
 			 "",
-		 mon_fmt_ns(dur, sizeof(dur), w->view.end - w->view.begin),
-		 w->nr_threads, w->nr_cpus,
-		 (unsigned long long)(st.lost > w->meta.lost_by_stats ?
+		 mon_fmt_ns(dur, sizeof(dur), vs->view.end - vs->view.begin),
+		 vs->nr_threads, vs->nr_cpus,
+		 (unsigned long long)(st.lost > vs->meta.lost_by_stats ?
 					      st.lost :
-					      w->meta.lost_by_stats),
-		 w->cpu_view ? "CPUs" : "threads",
-		 w->cpu_view ? "" : (w->sort ? ", sorted" : ""));
+					      vs->meta.lost_by_stats),
+		 vs->cpu_view ? "CPUs" : "threads",
+		 vs->cpu_view ? "" : (vs->sort ? ", sorted" : ""));
 	clrtoeol();
 }
 
 /* Ticks every 16 columns or so, each with its offset from the start. */
-static void axis(const struct viewer *w)
+static void axis(const struct viewer_state *vs)
 {
-	const struct view *v = &w->view;
+	const struct view *v = &vs->view;
 	unsigned int c;
 	char buf[32];
 	int x0 = LABEL_W + 1;
@@ -144,14 +146,14 @@ static void axis(const struct viewer *w)
 	clrtoeol();
 	for (c = 0; c + 8 < v->cols; c += 16) {
 		mvaddch(1, x0 + (int)c, '|');
-		addstr(rel(w, buf, sizeof(buf), view_col_time(v, c)));
+		addstr(rel(vs, buf, sizeof(buf), view_col_time(v, c)));
 	}
 	mvprintw(2, 0, "%-*s", LABEL_W, "");
-	for (k = 0; k < tl_nr_marks(w->tl); k++) {
+	for (k = 0; k < tl_nr_marks(vs->tl); k++) {
 		struct tl_mark m;
 		int col;
 
-		if (tl_mark(w->tl, k, &m))
+		if (tl_mark(vs->tl, k, &m))
 			break;
 		col = view_time_col(v, m.time_ns);
 		if (col < 0)
@@ -224,21 +226,22 @@ static void cpu_cell(const struct viewer *w, uint32_t who)
  * Flutters on screen, a * in their thread's row: at most a screenful of
  * them (zoomed out on a long trace they would cover the rows anyway).
  */
-static void flutter_ticks(const struct viewer *w)
+static void flutter_ticks(const struct viewer_state *vs)
 {
-	const struct view *v = &w->view;
-	size_t i = lod_first_flutter(w->lod, v->t0), n = tl_nr_flutters(w->tl);
+	const struct view *v = &vs->view;
+	size_t i = lod_first_flutter(vs->lod, v->t0),
+	       n = tl_nr_flutters(vs->tl);
 	size_t budget = (size_t)v->cols * v->page, r;
 	struct tl_flutter f;
 
 	for (; i < n && budget--; i++) {
 		int col;
 
-		if (tl_flutter(w->tl, i, &f) || f.time_ns >= v->t1)
+		if (tl_flutter(vs->tl, i, &f) || f.time_ns >= v->t1)
 			break;
 		col = view_time_col(v, f.time_ns);
-		for (r = 0; r < v->page && v->top + r < w->nr_order; r++) {
-			const struct row *row = rows_at(w, v->top + r);
+		for (r = 0; r < v->page && v->top + r < vs->nr_order; r++) {
+			const struct row *row = rows_at(vs, v->top + r);
 
 			if (!row || row->id != f.thread)
 				continue;
@@ -250,7 +253,8 @@ static void flutter_ticks(const struct viewer *w)
 
 static void rows(const struct viewer *w)
 {
-	const struct view *v = &w->view;
+	const struct viewer_state *vs = &w->vs;
+	const struct view *v = &vs->view;
 	struct layout_cell *cells = calloc(v->cols, sizeof(*cells));
 	uint32_t *who = calloc(v->cols, sizeof(*who));
 	bool *on_path = calloc(v->cols, sizeof(*on_path));
@@ -264,15 +268,15 @@ static void rows(const struct viewer *w)
 
 		move(y, 0);
 		clrtoeol();
-		if (i >= w->nr_order || !cells || !who || !on_path)
+		if (i >= vs->nr_order || !cells || !who || !on_path)
 			continue;
-		row = rows_at(w, i);
+		row = rows_at(vs, i);
 		if (i == v->sel)
 			attron(A_REVERSE);
 		if (!row) /* a node's header: its threads' rows follow */
 			printw("%-*.*s", LABEL_W, LABEL_W,
-			       w->groups[rows_node_at(w, i)].label);
-		else if (w->nodes.hdr.nr_nodes)
+			       vs->groups[rows_node_at(vs, i)].label);
+		else if (vs->nodes.hdr.nr_nodes)
 			printw("  %-*.*s", LABEL_W - 2, LABEL_W - 2,
 			       row->label);
 		else
@@ -282,13 +286,13 @@ static void rows(const struct viewer *w)
 		addch(' ');
 		if (!row) {
 			/* nothing drawn: its threads' rows show their time */
-		} else if (w->cpu_view) {
-			rows_cpu_cells(w, row->id, who);
+		} else if (vs->cpu_view) {
+			rows_cpu_cells(vs, row->id, who);
 			for (c = 0; c < v->cols; c++)
 				cpu_cell(w, who[c]);
 		} else {
-			lod_row(w->lod, row->id, v->t0, v->t1, v->cols, cells);
-			path_row(w, row->id, on_path);
+			lod_row(vs->lod, row->id, v->t0, v->t1, v->cols, cells);
+			path_row(vs, row->id, on_path);
 			for (c = 0; c < v->cols; c++) {
 				if (on_path[c])
 					attron(PATH_ATTR);
@@ -304,40 +308,40 @@ static void rows(const struct viewer *w)
 	free(cells);
 	free(who);
 	free(on_path);
-	if (!w->cpu_view)
-		flutter_ticks(w);
+	if (!vs->cpu_view)
+		flutter_ticks(vs);
 }
 
 /* A merged trace's node, its header row selected, as one line. */
-static void detail_node(const struct viewer *w, int g)
+static void detail_node(const struct viewer_state *vs, int g)
 {
-	const struct trace_node *n = &w->nodes.node[g];
+	const struct trace_node *n = &vs->nodes.node[g];
 
 	printw("node %s (%u of job %u.%u): %zu threads (tid %u << %u | tid), "
 	       "cpus %u-%u; Space %s",
-	       n->name, n->node_id, w->nodes.hdr.job_id, w->nodes.hdr.step_id,
-	       w->groups[g].nr_threads, n->index, TRACE_NODE_TID_SHIFT,
+	       n->name, n->node_id, vs->nodes.hdr.job_id, vs->nodes.hdr.step_id,
+	       vs->groups[g].nr_threads, n->index, TRACE_NODE_TID_SHIFT,
 	       n->cpu_base, n->cpu_base + (n->nr_cpus ? n->nr_cpus - 1 : 0),
-	       w->groups[g].folded ? "unfolds it" : "folds it");
+	       vs->groups[g].folded ? "unfolds it" : "folds it");
 }
 
 /* The interval of thread th under the cursor, as one line. */
-static void detail_thread(const struct viewer *w, size_t th)
+static void detail_thread(const struct viewer_state *vs, size_t th)
 {
 	struct tl_interval iv;
 	struct tl_thread t;
 	char a[32], d[32];
-	int64_t i = tl_interval_at(w->tl, th, w->view.cursor);
+	int64_t i = tl_interval_at(vs->tl, th, vs->view.cursor);
 
-	tl_thread(w->tl, th, &t);
-	if (i < 0 || tl_interval(w->tl, th, (size_t)i, &iv) ||
-	    w->view.cursor >= iv.end_ns) {
+	tl_thread(vs->tl, th, &t);
+	if (i < 0 || tl_interval(vs->tl, th, (size_t)i, &iv) ||
+	    vs->view.cursor >= iv.end_ns) {
 		printw("%u %s: no interval here", t.tid, t.name);
 		return;
 	}
 	printw("%u %s: %s from %s for %s on cpu %u (interval %lld of %zu%s)",
 	       t.tid, t.name, tl_state_name(iv.state),
-	       rel(w, a, sizeof(a), iv.start_ns),
+	       rel(vs, a, sizeof(a), iv.start_ns),
 	       mon_fmt_ns(d, sizeof(d), iv.end_ns - iv.start_ns), iv.cpu,
 	       (long long)i + 1, t.nr_intervals, iv.open ? ", open" : "");
 	/* The thread's flutters over its whole life (* marks each). */
@@ -346,12 +350,12 @@ static void detail_thread(const struct viewer *w, size_t th)
 		       t.flutters == 1 ? "" : "s");
 }
 
-static void detail_cpu(const struct viewer *w, size_t cpu)
+static void detail_cpu(const struct viewer_state *vs, size_t cpu)
 {
-	int col = view_time_col(&w->view, w->view.cursor);
-	const struct row *r = &w->cpus[cpu];
+	int col = view_time_col(&vs->view, vs->view.cursor);
+	const struct row *r = &vs->cpus[cpu];
 	const struct cpu_peer *p;
-	char a[32], name[sizeof(w->nodes.node[0].name) + sizeof(r->label)];
+	char a[32], name[sizeof(vs->nodes.node[0].name) + sizeof(r->label)];
 	uint32_t who;
 
 	if (col < 0)
@@ -359,41 +363,41 @@ static void detail_cpu(const struct viewer *w, size_t cpu)
 	/* A merged trace's CPU: its node's name and its own number. */
 	if (r->node >= 0)
 		snprintf(name, sizeof(name), "%s %s",
-			 w->nodes.node[r->node].name, r->label);
+			 vs->nodes.node[r->node].name, r->label);
 	else
 		snprintf(name, sizeof(name), "%s", r->label);
-	who = rows_cpu_cell(w, cpu, (unsigned int)col);
-	p = rows_cpu_peer(w, cpu, w->view.cursor);
+	who = rows_cpu_cell(vs, cpu, (unsigned int)col);
+	p = rows_cpu_peer(vs, cpu, vs->view.cursor);
 	if (who)
 		printw("%s: %s ran here%s", name,
-		       w->threads[(who & ~CPU_CELL_MIXED) - 1].label,
+		       vs->threads[(who & ~CPU_CELL_MIXED) - 1].label,
 		       who & CPU_CELL_MIXED ? ", among others" : "");
 	else if (p && p->tid)
 		printw("%s: no monitored thread; tid %u was switched in at %s",
-		       name, p->tid, rel(w, a, sizeof(a), p->time));
+		       name, p->tid, rel(vs, a, sizeof(a), p->time));
 	else if (p)
 		printw("%s: no monitored thread; idle (or unnamed) from %s",
-		       name, rel(w, a, sizeof(a), p->time));
+		       name, rel(vs, a, sizeof(a), p->time));
 	else
 		printw("%s: no monitored thread ran here", name);
 }
 
-static void detail(struct viewer *w)
+static void detail(const struct viewer_state *vs)
 {
-	const struct view *v = &w->view;
-	struct row *sel = rows_selected(w);
+	const struct view *v = &vs->view;
+	const struct row *sel = rows_selected(vs);
 	int y = LINES - BOTTOM_LINES;
 	char a[32], b[32], d[32];
 	uint64_t lo, hi;
 
 	move(y, 0);
 	clrtoeol();
-	if (sel && w->cpu_view)
-		detail_cpu(w, sel->id);
+	if (sel && vs->cpu_view)
+		detail_cpu(vs, sel->id);
 	else if (sel)
-		detail_thread(w, sel->id);
-	else if (rows_node_at(w, v->sel) >= 0)
-		detail_node(w, rows_node_at(w, v->sel));
+		detail_thread(vs, sel->id);
+	else if (rows_node_at(vs, v->sel) >= 0)
+		detail_node(vs, rows_node_at(vs, v->sel));
 	move(y + 1, 0);
 	clrtoeol();
 	if (!view_meter_window(v, &lo, &hi)) {
@@ -401,18 +405,18 @@ static void detail(struct viewer *w)
 		       v->meter[0] == VIEW_UNSET ? "A unset" : "A ",
 		       v->meter[0] == VIEW_UNSET ?
 			       "" :
-			       rel(w, a, sizeof(a), v->meter[0]),
+			       rel(vs, a, sizeof(a), v->meter[0]),
 		       v->meter[1] == VIEW_UNSET ? ", B unset" : ", B set");
 		return;
 	}
-	printw("A %s  B %s  B-A %s", rel(w, a, sizeof(a), v->meter[0]),
-	       rel(w, b, sizeof(b), v->meter[1]),
+	printw("A %s  B %s  B-A %s", rel(vs, a, sizeof(a), v->meter[0]),
+	       rel(vs, b, sizeof(b), v->meter[1]),
 	       mon_fmt_ns(d, sizeof(d), hi - lo));
-	if (sel && !w->cpu_view) {
+	if (sel && !vs->cpu_view) {
 		uint64_t g[TL_NR_GROUPS];
 		unsigned int k;
 
-		if (lod_group_time(w->lod, sel->id, lo, hi, g))
+		if (lod_group_time(vs->lod, sel->id, lo, hi, g))
 			return;
 		addstr("  |");
 		for (k = 0; k < TL_NR_GROUPS; k++)
@@ -422,37 +426,37 @@ static void detail(struct viewer *w)
 	}
 }
 
-static void footer(struct viewer *w)
+static void footer(const struct viewer_state *vs)
 {
-	const struct view *v = &w->view;
+	const struct view *v = &vs->view;
 	char a[32], b[32], c[32], s[32], line[160];
 	bool fits;
 
 	snprintf(line, sizeof(line), "[%s .. %s]  cursor %s  %s/col  ",
-		 rel(w, a, sizeof(a), v->t0), rel(w, b, sizeof(b), v->t1),
-		 rel(w, c, sizeof(c), v->cursor),
+		 rel(vs, a, sizeof(a), v->t0), rel(vs, b, sizeof(b), v->t1),
+		 rel(vs, c, sizeof(c), v->cursor),
 		 mon_fmt_ns(s, sizeof(s), view_col_span(v)));
-	fits = strlen(line) + strlen(w->message) <= (size_t)COLS;
+	fits = strlen(line) + strlen(vs->message) <= (size_t)COLS;
 	move(LINES - 1, 0);
 	clrtoeol();
 	attron(A_REVERSE);
 	printw("%s%s", line,
-	       w->message[0] && fits ? w->message : "? help  q quit");
+	       vs->message[0] && fits ? vs->message : "? help  q quit");
 	attroff(A_REVERSE);
-	if (w->message[0] && !fits) {
+	if (vs->message[0] && !fits) {
 		/* A long message takes the detail lines for one frame. */
 		move(LINES - BOTTOM_LINES, 0);
 		clrtoeol();
 		move(LINES - BOTTOM_LINES + 1, 0);
 		clrtoeol();
-		mvaddnstr(LINES - BOTTOM_LINES, 0, w->message, 2 * COLS);
+		mvaddnstr(LINES - BOTTOM_LINES, 0, vs->message, 2 * COLS);
 	}
 }
 
 /* The report's table over the metering window, one line a shown row. */
-static void meter_pane(const struct viewer *w)
+static void meter_pane(const struct viewer_state *vs)
 {
-	const struct view *v = &w->view;
+	const struct view *v = &vs->view;
 	unsigned int r, k;
 	uint64_t lo, hi;
 	char d[32];
@@ -469,17 +473,17 @@ static void meter_pane(const struct viewer *w)
 
 		move(TOP_LINES + (int)r, 0);
 		clrtoeol();
-		if (i >= w->nr_order)
+		if (i >= vs->nr_order)
 			continue;
-		if (!rows_at(w, i)) { /* a node's header */
+		if (!rows_at(vs, i)) { /* a node's header */
 			printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
-			       w->groups[rows_node_at(w, i)].label);
+			       vs->groups[rows_node_at(vs, i)].label);
 			continue;
 		}
-		if (lod_group_time(w->lod, rows_at(w, i)->id, lo, hi, g))
+		if (lod_group_time(vs->lod, rows_at(vs, i)->id, lo, hi, g))
 			memset(g, 0, sizeof(g));
 		printw("%-*.*s", PANE_LABEL_W, PANE_LABEL_W,
-		       rows_at(w, i)->label);
+		       rows_at(vs, i)->label);
 		for (k = 0; k < TL_NR_GROUPS; k++)
 			printw(" %9s",
 			       g[k] ? mon_fmt_ns(d, sizeof(d), g[k]) : "-");
@@ -493,45 +497,45 @@ static void meter_pane(const struct viewer *w)
 static const char *timeline_comm(void *arg, uint32_t tid)
 {
 	static struct tl_thread t; /* the name is read before the next call */
-	const struct viewer *w = arg;
-	int64_t th = tl_find(w->tl, tid);
+	const struct viewer_state *vs = arg;
+	int64_t th = tl_find(vs->tl, tid);
 
-	return th >= 0 && !tl_thread(w->tl, (size_t)th, &t) ? t.name : NULL;
+	return th >= 0 && !tl_thread(vs->tl, (size_t)th, &t) ? t.name : NULL;
 }
 
-static void events_pane(const struct viewer *w)
+static void events_pane(const struct viewer_state *vs)
 {
-	struct mon_event_fmt f = { .machine = w->meta.info.machine,
+	struct mon_event_fmt f = { .machine = vs->meta.info.machine,
 				   .comm = timeline_comm,
-				   .arg = (void *)w };
-	const struct view *v = &w->view;
+				   .arg = (void *)vs };
+	const struct view *v = &vs->view;
 	unsigned int r;
 	char args[128];
 
 	move(TOP_LINES, 0);
 	clrtoeol();
-	if (w->events_cpu >= 0)
+	if (vs->events_cpu >= 0)
 		printw("events on cpu %d in the window on screen, around the "
 		       "cursor (e closes)",
-		       w->events_cpu);
+		       vs->events_cpu);
 	else
 		printw("events of tid %u in the window on screen, around the "
 		       "cursor (e closes)",
-		       w->events_tid);
+		       vs->events_tid);
 	for (r = 1; r < v->page; r++) {
 		const struct mkm_event *e, *prev;
 		char half[9] = "";
 
 		move(TOP_LINES + (int)r, 0);
 		clrtoeol();
-		if (r - 1 >= w->nr_events) {
+		if (r - 1 >= vs->nr_events) {
 			if (r == 1)
 				addstr("  (none)");
 			continue;
 		}
-		e = &w->events[r - 1];
+		e = &vs->events[r - 1];
 		/* A comm's second record, after its first: the whole comm. */
-		prev = r > 1 ? &w->events[r - 2] : NULL;
+		prev = r > 1 ? &vs->events[r - 2] : NULL;
 		f.first_half = NULL;
 		if (e->type == MKM_EV_NAME && e->flags && prev &&
 		    prev->type == MKM_EV_NAME && !prev->flags &&
@@ -541,34 +545,34 @@ static void events_pane(const struct viewer *w)
 			f.first_half = half;
 		}
 		printw("%c %14.6f ms  cpu%-2u %7u %-13s %s",
-		       r - 1 == w->events_before ? '>' : ' ',
+		       r - 1 == vs->events_before ? '>' : ' ',
 		       ((double)e->time_ns -
-			(double)mon_time_origin(&w->meta.info)) /
+			(double)mon_time_origin(&vs->meta.info)) /
 			       1e6,
 		       e->cpu, e->tid, mon_event_name(e->type),
 		       mon_fmt_event_args(args, sizeof(args), e, &f));
 	}
 }
 
-/* The noise pane: who took time from the selected thread (viewer.c's
- * noise_update() computed it for this frame). */
-static void noise_pane(const struct viewer *w)
+/* The noise pane: who took time from the selected thread (as
+ * state_noise_update() computed it for this frame). */
+static void noise_pane(const struct viewer_state *vs)
 {
-	const struct view *v = &w->view;
-	const struct noise_result r = w->noise_res;
+	const struct view *v = &vs->view;
+	const struct noise_result r = vs->noise_res;
 	struct tl_thread t = { 0 }, u;
 	char x[32], y[32], z[32], name[48];
 	unsigned int row;
 
 	move(TOP_LINES, 0);
 	clrtoeol();
-	if (!w->noise_ok || tl_thread(w->tl, r.thread, &t)) {
+	if (!vs->noise_ok || tl_thread(vs->tl, r.thread, &t)) {
 		addstr("noise: no thread selected (i closes)");
 		return;
 	}
 	printw("taken from %s (%u), %s: ran %s, taken %s, not recorded %s (i closes)",
 	       t.name[0] ? t.name : "?", t.tid,
-	       w->noise_metered ? "A..B" : "on screen",
+	       vs->noise_metered ? "A..B" : "on screen",
 	       mon_fmt_ns(x, sizeof(x), r.run_ns),
 	       mon_fmt_ns(y, sizeof(y), r.taken_ns),
 	       mon_fmt_ns(z, sizeof(z), r.unknown_ns));
@@ -589,7 +593,7 @@ static void noise_pane(const struct viewer *w)
 		s = &r.sources[row - 2];
 		/* Threads by tid too: forty "hackbench" rows say nothing. */
 		if (s->kind == NOISE_THREAD &&
-		    !tl_thread(w->tl, (size_t)s->thread, &u))
+		    !tl_thread(vs->tl, (size_t)s->thread, &u))
 			snprintf(name, sizeof(name), "%u %s", u.tid,
 				 u.name[0] ? u.name : "?");
 		else
@@ -610,32 +614,32 @@ static void noise_pane(const struct viewer *w)
 
 /* Lines the critical path's pane takes below the rows: its segments and
  * two lines of titles, in at most half of the rows' place. */
-static unsigned int path_lines(const struct viewer *w, unsigned int area)
+static unsigned int path_lines(const struct viewer_state *vs, unsigned int area)
 {
-	size_t want = w->path.nr + 2 > 3 ? w->path.nr + 2 : 3;
+	size_t want = vs->path.nr + 2 > 3 ? vs->path.nr + 2 : 3;
 
-	if (!w->path_pane || w->cpu_view)
+	if (!vs->path_pane || vs->cpu_view)
 		return 0;
 	return want < area / 2 ? (unsigned int)want : area / 2;
 }
 
 /* The critical path, one line a segment, the latest (the cursor's) last:
  * who, in what state, from when to when, for how long. */
-static void path_pane(const struct viewer *w, int y, unsigned int lines)
+static void path_pane(const struct viewer_state *vs, int y, unsigned int lines)
 {
-	size_t i, shown = lines - 2 < w->path.nr ? lines - 2 : w->path.nr;
-	double origin = (double)mon_time_origin(&w->meta.info);
+	size_t i, shown = lines - 2 < vs->path.nr ? lines - 2 : vs->path.nr;
+	double origin = (double)mon_time_origin(&vs->meta.info);
 	struct tl_thread t = { 0 };
 	char a[32], d[32];
 	unsigned int r;
 
-	tl_thread(w->tl, w->path_th, &t);
+	tl_thread(vs->tl, vs->path_th, &t);
 	move(y, 0);
 	clrtoeol();
 	printw("critical path of %u %s up to %s: %zu segment%s", t.tid, t.name,
-	       rel(w, a, sizeof(a), w->path_at), w->path.nr,
-	       w->path.nr == 1 ? "" : "s");
-	if (shown < w->path.nr)
+	       rel(vs, a, sizeof(a), vs->path_at), vs->path.nr,
+	       vs->path.nr == 1 ? "" : "s");
+	if (shown < vs->path.nr)
 		printw(", the last %zu shown", shown);
 	addstr(" (P closes)");
 	move(y + 1, 0);
@@ -646,13 +650,13 @@ static void path_pane(const struct viewer *w, int y, unsigned int lines)
 		move(y + (int)r, 0);
 		clrtoeol();
 	}
-	if (!w->path.nr)
+	if (!vs->path.nr)
 		mvaddstr(y + 2, 0, "  (none)");
-	for (r = 2, i = w->path.nr - shown; i < w->path.nr; i++, r++) {
-		const struct mon_path_seg *s = &w->path.seg[i];
+	for (r = 2, i = vs->path.nr - shown; i < vs->path.nr; i++, r++) {
+		const struct mon_path_seg *s = &vs->path.seg[i];
 		char who[48];
 
-		if (tl_thread(w->tl, s->thread, &t))
+		if (tl_thread(vs->tl, s->thread, &t))
 			continue;
 		snprintf(who, sizeof(who), "%u %s", t.tid,
 			 t.name[0] ? t.name : "?");
@@ -693,11 +697,34 @@ static void help(void)
 		mvaddstr(y, 2, "mouse: wheel zooms, a click sets the cursor");
 }
 
-void draw(struct viewer *w)
+static bool too_small(void)
 {
-	unsigned int area, pane;
+	return COLS < MIN_COLS || LINES < MIN_LINES;
+}
 
-	if (COLS < MIN_COLS || LINES < MIN_LINES) {
+/* The lines between the top lines and the bottom ones: the rows', and the
+ * critical path's pane under them. */
+static unsigned int rows_area(void)
+{
+	return (unsigned int)(LINES - TOP_LINES - BOTTOM_LINES);
+}
+
+bool draw_size(const struct viewer_state *vs, unsigned int *cols,
+	       unsigned int *page)
+{
+	if (too_small())
+		return false;
+	*cols = (unsigned int)(COLS - LABEL_W - 1);
+	*page = rows_area() - path_lines(vs, rows_area());
+	return true;
+}
+
+void draw(const struct viewer *w)
+{
+	const struct viewer_state *vs = &w->vs;
+	unsigned int area = rows_area(), pane;
+
+	if (too_small()) {
 		erase();
 		/* Short lines: they must fit the screen they complain of. */
 		mvprintw(0, 0, "too small: %dx%d", COLS, LINES);
@@ -705,42 +732,40 @@ void draw(struct viewer *w)
 		refresh();
 		return;
 	}
-	area = (unsigned int)(LINES - TOP_LINES - BOTTOM_LINES);
-	pane = path_lines(w, area);
-	view_set_size(&w->view, (unsigned int)(COLS - LABEL_W - 1),
-		      area - pane);
+	pane = path_lines(vs, area);
 	if (w->help) {
 		help();
 		refresh();
 		return;
 	}
-	header(w);
-	axis(w);
-	if (w->noise_pane)
-		noise_pane(w);
-	else if (w->events_pane)
-		events_pane(w);
-	else if (w->meter_pane && !w->cpu_view &&
-		 w->view.meter[0] != VIEW_UNSET &&
-		 w->view.meter[1] != VIEW_UNSET)
-		meter_pane(w);
+	header(vs);
+	axis(vs);
+	if (vs->noise_pane)
+		noise_pane(vs);
+	else if (vs->events_pane)
+		events_pane(vs);
+	else if (vs->meter_pane && !vs->cpu_view &&
+		 vs->view.meter[0] != VIEW_UNSET &&
+		 vs->view.meter[1] != VIEW_UNSET)
+		meter_pane(vs);
 	else
 		rows(w);
 	if (pane)
-		path_pane(w, TOP_LINES + (int)(area - pane), pane);
-	detail(w);
-	footer(w);
+		path_pane(vs, TOP_LINES + (int)(area - pane), pane);
+	detail(vs);
+	footer(vs);
 	refresh();
 }
 
-void draw_locate(const struct viewer *w, int y, int x, int *col, int64_t *row)
+void draw_locate(const struct viewer_state *vs, int y, int x, int *col,
+		 int64_t *row)
 {
-	const struct view *v = &w->view;
+	const struct view *v = &vs->view;
 
 	*col = x > LABEL_W && x - LABEL_W - 1 < (int)v->cols ? x - LABEL_W - 1 :
 							       -1;
 	*row = y >= TOP_LINES && y - TOP_LINES < (int)v->page &&
-			       v->top + (size_t)(y - TOP_LINES) < w->nr_order ?
+			       v->top + (size_t)(y - TOP_LINES) < vs->nr_order ?
 		       (int64_t)v->top + y - TOP_LINES :
 		       -1;
 }

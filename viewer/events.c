@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viewer.h"
+#include "state.h"
 
 struct around {
 	uint64_t cursor;
@@ -56,17 +56,23 @@ static const struct mon_sink_ops around_ops = {
 	.consume = around_consume,
 };
 
-int events_read(struct viewer *w, const struct mon_filter *filter,
+int events_read(struct viewer_state *vs, const struct mon_filter *filter,
 		const struct mon_sink_ops *ops, void *priv)
 {
 	struct mon_source *src = NULL;
 	struct mon_pipeline *p;
 	struct mon_stage *keep, *order;
 	struct mon_sink *sink;
-	int err = mon_source_file(&src, w->file);
+	int err;
 
+	if (!vs->file) {
+		snprintf(vs->message, sizeof(vs->message),
+			 "no trace file to read the records from");
+		return -ENOENT;
+	}
+	err = mon_source_file(&src, vs->file);
 	if (err) {
-		snprintf(w->message, sizeof(w->message), "%s: %s", w->file,
+		snprintf(vs->message, sizeof(vs->message), "%s: %s", vs->file,
 			 src ? mon_source_error(src, NULL) :
 			       monitor_strerror(err));
 		mon_source_destroy(src);
@@ -93,20 +99,20 @@ int events_read(struct viewer *w, const struct mon_filter *filter,
 	if (err == -ENODATA || err == -EBADMSG)
 		err = 0;
 	else if (err)
-		snprintf(w->message, sizeof(w->message), "%s",
+		snprintf(vs->message, sizeof(vs->message), "%s",
 			 mon_pipeline_error(p, NULL));
 	mon_pipeline_destroy(p);
 	return err;
 }
 
-int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
+int events_around(struct viewer_state *vs, uint32_t tid, int cpu, size_t max)
 {
-	struct around a = { .cursor = w->view.cursor, .cpu = cpu };
+	struct around a = { .cursor = vs->view.cursor, .cpu = cpu };
 	struct mon_filter filter = {
 		.tids = &tid,
 		.nr_tids = tid ? 1 : 0,
-		.from_ns = w->view.t0,
-		.to_ns = w->view.t1,
+		.from_ns = vs->view.t0,
+		.to_ns = vs->view.t1,
 	};
 	struct mkm_event *ev;
 	size_t i, k = 0;
@@ -118,25 +124,25 @@ int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
 	if (!ev)
 		return -ENOMEM;
 	a.ev = ev;
-	err = events_read(w, &filter, &around_ops, &a);
-	free(w->events);
-	w->events = calloc(a.nb + a.na + 1, sizeof(*w->events));
-	w->nr_events = 0;
-	w->events_before = a.nb;
-	if (!w->events) {
+	err = events_read(vs, &filter, &around_ops, &a);
+	free(vs->events);
+	vs->events = calloc(a.nb + a.na + 1, sizeof(*vs->events));
+	vs->nr_events = 0;
+	vs->events_before = a.nb;
+	if (!vs->events) {
 		free(ev);
 		return -ENOMEM;
 	}
 	/* The ring's oldest first. */
 	for (i = 0; i < a.nb; i++)
-		w->events[k++] = ev[(a.head + a.want_before - a.nb + i) %
-				    (a.want_before ? a.want_before : 1)];
+		vs->events[k++] = ev[(a.head + a.want_before - a.nb + i) %
+				     (a.want_before ? a.want_before : 1)];
 	for (i = 0; i < a.na; i++)
-		w->events[k++] = ev[a.want_before + i];
-	w->nr_events = k;
-	w->events_tid = tid;
-	w->events_cpu = cpu;
-	w->events_cursor = w->view.cursor;
+		vs->events[k++] = ev[a.want_before + i];
+	vs->nr_events = k;
+	vs->events_tid = tid;
+	vs->events_cpu = cpu;
+	vs->events_cursor = vs->view.cursor;
 	free(ev);
 	return err;
 }
@@ -145,7 +151,7 @@ int events_around(struct viewer *w, uint32_t tid, int cpu, size_t max)
  * SWITCH's arg1), per CPU. */
 static int peers_consume(void *priv, const struct mon_msg *msg)
 {
-	struct viewer *w = priv;
+	struct viewer_state *vs = priv;
 	size_t i;
 
 	if (msg->type != MON_MSG_EVENTS)
@@ -156,9 +162,9 @@ static int peers_consume(void *priv, const struct mon_msg *msg)
 
 		if ((e->type != MKM_EV_SWITCH_OUT &&
 		     e->type != MKM_EV_SWITCH) ||
-		    e->cpu >= w->nr_cpus)
+		    e->cpu >= vs->nr_cpus)
 			continue;
-		t = &w->tracks[e->cpu];
+		t = &vs->tracks[e->cpu];
 		if (t->nr_peers == t->cap_peers) {
 			size_t cap = t->cap_peers ? t->cap_peers * 2 : 64;
 			struct cpu_peer *p =
@@ -180,7 +186,7 @@ static const struct mon_sink_ops peers_ops = {
 	.consume = peers_consume,
 };
 
-int events_peers(struct viewer *w)
+int events_peers(struct viewer_state *vs)
 {
-	return events_read(w, NULL, &peers_ops, w);
+	return events_read(vs, NULL, &peers_ops, vs);
 }

@@ -11,50 +11,50 @@
 #include <string.h>
 
 #include "layout.h"
-#include "viewer.h"
+#include "state.h"
 
-void path_clear(struct viewer *w)
+void path_clear(struct viewer_state *vs)
 {
-	mon_path_free(&w->path);
-	w->path_pane = false;
+	mon_path_free(&vs->path);
+	vs->path_pane = false;
 }
 
-void path_toggle(struct viewer *w)
+void path_toggle(struct viewer_state *vs)
 {
-	struct row *sel = rows_selected(w);
+	const struct row *sel = rows_selected(vs);
 	struct tl_thread t;
 	char when[32];
 	int err;
 
-	if (w->path_pane) {
-		path_clear(w);
+	if (vs->path_pane) {
+		path_clear(vs);
 		return;
 	}
-	if (w->cpu_view || !sel || tl_thread(w->tl, sel->id, &t)) {
+	if (vs->cpu_view || !sel || tl_thread(vs->tl, sel->id, &t)) {
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"P shows a thread's critical path: select a thread (Tab: the threads view)");
 		return;
 	}
-	err = mon_critical_path(w->tl, sel->id, w->view.begin, w->view.cursor,
-				&w->path);
+	err = mon_critical_path(vs->tl, sel->id, vs->view.begin,
+				vs->view.cursor, &vs->path);
 	if (err) {
-		snprintf(w->message, sizeof(w->message), "critical path: %s",
+		snprintf(vs->message, sizeof(vs->message), "critical path: %s",
 			 monitor_strerror(err));
 		return;
 	}
-	w->path_pane = true;
-	w->path_th = sel->id;
-	w->path_at = w->view.cursor;
-	mon_fmt_time(when, sizeof(when), w->path_at,
-		     mon_time_origin(&w->meta.info));
-	if (!(w->meta.info.classes & MKM_CLASS_WAKEUP) && !tl_nr_wakes(w->tl))
+	vs->path_pane = true;
+	vs->path_th = sel->id;
+	vs->path_at = vs->view.cursor;
+	mon_fmt_time(when, sizeof(when), vs->path_at,
+		     mon_time_origin(&vs->meta.info));
+	if (!(vs->meta.info.classes & MKM_CLASS_WAKEUP) && !tl_nr_wakes(vs->tl))
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"this trace has no wakeups: the path cannot leave %u %s (record with --events default)",
 			t.tid, t.name);
-	else if (!w->path.nr)
-		snprintf(w->message, sizeof(w->message),
+	else if (!vs->path.nr)
+		snprintf(vs->message, sizeof(vs->message),
 			 "%u %s: nothing before %s", t.tid, t.name, when);
 }
 
@@ -63,16 +63,16 @@ static bool seg_ends_by(const void *path, size_t i, uint64_t t)
 	return ((const struct mon_path *)path)->seg[i].end_ns <= t;
 }
 
-void path_row(const struct viewer *w, size_t th, bool *on)
+void path_row(const struct viewer_state *vs, size_t th, bool *on)
 {
-	const struct view *v = &w->view;
+	const struct view *v = &vs->view;
 	size_t i;
 
 	memset(on, 0, v->cols * sizeof(*on));
 	/* The segments follow each other in time: those on screen only. */
-	i = layout_lower_bound(w->path.nr, seg_ends_by, &w->path, v->t0);
-	for (; i < w->path.nr && w->path.seg[i].start_ns < v->t1; i++) {
-		const struct mon_path_seg *s = &w->path.seg[i];
+	i = layout_lower_bound(vs->path.nr, seg_ends_by, &vs->path, v->t0);
+	for (; i < vs->path.nr && vs->path.seg[i].start_ns < v->t1; i++) {
+		const struct mon_path_seg *s = &vs->path.seg[i];
 
 		if (s->thread == th)
 			layout_span(v->t0, v->t1, v->cols, s->start_ns,

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "layout.h"
-#include "viewer.h"
+#include "state.h"
 
 static int track_add(struct cpu_track *t, uint64_t start, uint64_t end,
 		     size_t th)
@@ -42,73 +42,73 @@ static int slice_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void tracks_free(struct viewer *w)
+static void tracks_free(struct viewer_state *vs)
 {
 	size_t c;
 
-	for (c = 0; w->tracks && c < w->nr_cpus; c++) {
-		free(w->tracks[c].s);
-		free(w->tracks[c].peers);
+	for (c = 0; vs->tracks && c < vs->nr_cpus; c++) {
+		free(vs->tracks[c].s);
+		free(vs->tracks[c].peers);
 	}
-	free(w->tracks);
-	w->tracks = NULL;
+	free(vs->tracks);
+	vs->tracks = NULL;
 }
 
 /* Each CPU's slices of monitored threads, in time order. */
-static int tracks_build(struct viewer *w)
+static int tracks_build(struct viewer_state *vs)
 {
 	struct tl_interval iv[256];
 	size_t th, c, first;
 	ssize_t n, i;
 
-	w->tracks = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->tracks));
-	if (!w->tracks)
+	vs->tracks = calloc(vs->nr_cpus ? vs->nr_cpus : 1, sizeof(*vs->tracks));
+	if (!vs->tracks)
 		return -ENOMEM;
-	for (th = 0; th < w->nr_threads; th++) {
+	for (th = 0; th < vs->nr_threads; th++) {
 		for (first = 0;
-		     (n = tl_intervals(w->tl, th, first, 256, iv)) > 0;
+		     (n = tl_intervals(vs->tl, th, first, 256, iv)) > 0;
 		     first += (size_t)n) {
 			for (i = 0; i < n; i++) {
 				if (!tl_state_desc(iv[i].state)->on_cpu ||
-				    iv[i].cpu >= w->nr_cpus ||
+				    iv[i].cpu >= vs->nr_cpus ||
 				    iv[i].end_ns <= iv[i].start_ns)
 					continue;
-				if (track_add(&w->tracks[iv[i].cpu],
+				if (track_add(&vs->tracks[iv[i].cpu],
 					      iv[i].start_ns, iv[i].end_ns, th))
 					return -ENOMEM;
 			}
 		}
 	}
-	for (c = 0; c < w->nr_cpus; c++)
-		qsort(w->tracks[c].s, w->tracks[c].n, sizeof(struct cpu_slice),
-		      slice_cmp);
+	for (c = 0; c < vs->nr_cpus; c++)
+		qsort(vs->tracks[c].s, vs->tracks[c].n,
+		      sizeof(struct cpu_slice), slice_cmp);
 	/* Who ran in the gaps: without it the view still works. */
-	events_peers(w);
+	events_peers(vs);
 	return 0;
 }
 
 /* A merged trace's thread's node, or -1 (none, or not merged). */
-static int rows_node_of(const struct viewer *w, uint32_t tid)
+static int rows_node_of(const struct viewer_state *vs, uint32_t tid)
 {
-	const struct trace_node *n = mon_nodes_of_tid(&w->nodes, tid);
+	const struct trace_node *n = mon_nodes_of_tid(&vs->nodes, tid);
 
-	return n ? (int)(n - w->nodes.node) : -1;
+	return n ? (int)(n - vs->nodes.node) : -1;
 }
 
 /* Each node's header: its name, threads and CPUs. */
-static void groups_label(struct viewer *w)
+static void groups_label(struct viewer_state *vs)
 {
 	uint32_t g;
 	size_t i;
 
-	for (g = 0; g < w->nodes.hdr.nr_nodes; g++)
-		w->groups[g].nr_threads = 0;
-	for (i = 0; i < w->nr_threads; i++)
-		if (w->threads[i].node >= 0)
-			w->groups[w->threads[i].node].nr_threads++;
-	for (g = 0; g < w->nodes.hdr.nr_nodes; g++) {
-		const struct trace_node *n = &w->nodes.node[g];
-		struct node_group *ng = &w->groups[g];
+	for (g = 0; g < vs->nodes.hdr.nr_nodes; g++)
+		vs->groups[g].nr_threads = 0;
+	for (i = 0; i < vs->nr_threads; i++)
+		if (vs->threads[i].node >= 0)
+			vs->groups[vs->threads[i].node].nr_threads++;
+	for (g = 0; g < vs->nodes.hdr.nr_nodes; g++) {
+		const struct trace_node *n = &vs->nodes.node[g];
+		struct node_group *ng = &vs->groups[g];
 
 		snprintf(ng->label, sizeof(ng->label),
 			 "%c %s %zu thr cpu %u-%u", ng->folded ? '+' : '-',
@@ -129,38 +129,38 @@ static int grow(struct row **rows, size_t n, size_t m)
 	return 0;
 }
 
-int rows_update(struct viewer *w)
+int rows_update(struct viewer_state *vs)
 {
-	size_t nr_th = tl_nr_threads(w->tl), nr_cpus = tl_nr_cpus(w->tl), i;
+	size_t nr_th = tl_nr_threads(vs->tl), nr_cpus = tl_nr_cpus(vs->tl), i;
 	uint64_t timers[TL_NR_STATES];
 	size_t *order;
 	unsigned int s;
 
-	if (grow(&w->threads, w->nr_threads, nr_th) ||
-	    grow(&w->cpus, w->nr_cpus, nr_cpus))
+	if (grow(&vs->threads, vs->nr_threads, nr_th) ||
+	    grow(&vs->cpus, vs->nr_cpus, nr_cpus))
 		return -ENOMEM;
-	order = realloc(w->order, (nr_th + nr_cpus + w->nodes.hdr.nr_nodes +
-				   1) * sizeof(*order));
+	order = realloc(vs->order, (nr_th + nr_cpus + vs->nodes.hdr.nr_nodes +
+				    1) * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	w->order = order;
+	vs->order = order;
 	for (i = 0; i < nr_th; i++) {
-		struct row *r = &w->threads[i];
+		struct row *r = &vs->threads[i];
 		struct tl_thread t;
 
 		/* Names and totals change while a live trace grows. */
-		tl_thread(w->tl, i, &t);
+		tl_thread(vs->tl, i, &t);
 		r->id = i;
 		r->tid = t.tid;
 		r->pid = t.tgid;
-		r->node = rows_node_of(w, t.tid);
+		r->node = rows_node_of(vs, t.tid);
 		/* A merged trace's tids are node << 22 | tid: its own. */
 		snprintf(r->label, sizeof(r->label), "%u %s",
 			 r->node >= 0 ? t.tid & TRACE_NODE_TID_MASK : t.tid,
 			 t.name[0] ? t.name : "?");
 		r->run_ns = r->runq_ns = 0;
 		/* From the index: O(log n) a thread, not a walk of all. */
-		if (lod_time(w->lod, i, t.first_ns, t.end_ns, timers))
+		if (lod_time(vs->lod, i, t.first_ns, t.end_ns, timers))
 			continue;
 		for (s = 0; s < TL_NR_STATES; s++) {
 			unsigned int g = tl_state_desc(s)->group;
@@ -171,30 +171,30 @@ int rows_update(struct viewer *w)
 				r->runq_ns += timers[s];
 		}
 	}
-	for (i = w->nr_cpus; i < nr_cpus; i++) {
-		const struct trace_node *n = mon_nodes_of_cpu(&w->nodes, i);
-		struct row *r = &w->cpus[i];
+	for (i = vs->nr_cpus; i < nr_cpus; i++) {
+		const struct trace_node *n = mon_nodes_of_cpu(&vs->nodes, i);
+		struct row *r = &vs->cpus[i];
 
 		r->id = i;
-		r->node = n ? (int)(n - w->nodes.node) : -1;
+		r->node = n ? (int)(n - vs->nodes.node) : -1;
 		/* A merged trace's CPUs are cpu_base + the node's own. */
 		snprintf(r->label, sizeof(r->label), "cpu %zu",
 			 n ? i - n->cpu_base : i);
 	}
 	/* The CPUs' tracks are rebuilt when next shown. */
-	tracks_free(w);
-	w->nr_threads = nr_th;
-	groups_label(w);
-	w->nr_cpus = nr_cpus;
-	return rows_order(w);
+	tracks_free(vs);
+	vs->nr_threads = nr_th;
+	groups_label(vs);
+	vs->nr_cpus = nr_cpus;
+	return rows_order(vs);
 }
 
-void rows_free(struct viewer *w)
+void rows_free(struct viewer_state *vs)
 {
-	tracks_free(w);
-	free(w->threads);
-	free(w->cpus);
-	free(w->order);
+	tracks_free(vs);
+	free(vs->threads);
+	free(vs->cpus);
+	free(vs->order);
 }
 
 const char *rows_sort_name(enum rows_sort s)
@@ -260,143 +260,166 @@ static int row_cmp(const void *a, const void *b, void *arg)
 
 /* Rows sorted by node into each node's header and, unless it is folded,
  * its rows; the rows of no node after them. */
-static int group(struct viewer *w, const struct row *rows)
+static int group(struct viewer_state *vs, const struct row *rows)
 {
-	size_t n = w->nr_order, i = 0, *sorted;
+	size_t n = vs->nr_order, i = 0, *sorted;
 	uint32_t g;
 
 	sorted = malloc((n + 1) * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	memcpy(sorted, w->order, n * sizeof(*sorted));
-	w->nr_order = 0;
-	for (g = 0; g < w->nodes.hdr.nr_nodes; g++) {
-		w->order[w->nr_order++] = ROW_NODE | g;
+	memcpy(sorted, vs->order, n * sizeof(*sorted));
+	vs->nr_order = 0;
+	for (g = 0; g < vs->nodes.hdr.nr_nodes; g++) {
+		vs->order[vs->nr_order++] = ROW_NODE | g;
 		for (; i < n && rows[sorted[i]].node == (int)g; i++)
-			if (!w->groups[g].folded)
-				w->order[w->nr_order++] = sorted[i];
+			if (!vs->groups[g].folded)
+				vs->order[vs->nr_order++] = sorted[i];
 	}
 	for (; i < n; i++)
-		w->order[w->nr_order++] = sorted[i];
+		vs->order[vs->nr_order++] = sorted[i];
 	free(sorted);
 	return 0;
 }
 
-static void select_node(struct viewer *w, int node)
+static void select_node(struct viewer_state *vs, int node)
 {
 	size_t i;
 
-	for (i = 0; i < w->nr_order; i++) {
-		if (w->order[i] == (ROW_NODE | (size_t)node)) {
-			view_select(&w->view,
-				    (int64_t)i - (int64_t)w->view.sel);
+	for (i = 0; i < vs->nr_order; i++) {
+		if (vs->order[i] == (ROW_NODE | (size_t)node)) {
+			view_select(&vs->view,
+				    (int64_t)i - (int64_t)vs->view.sel);
 			return;
 		}
 	}
 }
 
-int rows_order(struct viewer *w)
+int rows_order(struct viewer_state *vs)
 {
-	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
-	size_t n = w->cpu_view ? w->nr_cpus : w->nr_threads, i;
-	struct row *sel = rows_selected(w);
+	const struct row *rows = vs->cpu_view ? vs->cpus : vs->threads;
+	size_t n = vs->cpu_view ? vs->nr_cpus : vs->nr_threads, i;
+	const struct row *sel = rows_selected(vs);
 	size_t sel_id = sel ? sel->id : 0;
-	int sel_node = rows_node_at(w, w->view.sel);
-	bool grouped = w->nodes.hdr.nr_nodes;
+	int sel_node = rows_node_at(vs, vs->view.sel);
+	bool grouped = vs->nodes.hdr.nr_nodes;
 
 	/* The CPUs' tracks: a walk of every interval, made when first shown. */
-	if (w->cpu_view && !w->tracks && tracks_build(w))
+	if (vs->cpu_view && !vs->tracks && tracks_build(vs))
 		return -ENOMEM;
-	w->nr_order = 0;
+	vs->nr_order = 0;
 	for (i = 0; i < n; i++)
 		if (!rows[i].hidden)
-			w->order[w->nr_order++] = i;
+			vs->order[vs->nr_order++] = i;
 	/* CPUs keep their order, within their nodes. */
-	if (!w->cpu_view || grouped) {
+	if (!vs->cpu_view || grouped) {
 		struct sort_ctx ctx = { rows,
-					w->cpu_view ? SORT_FIRST : w->sort,
+					vs->cpu_view ? SORT_FIRST : vs->sort,
 					grouped };
 
-		qsort_r(w->order, w->nr_order, sizeof(*w->order), row_cmp,
+		qsort_r(vs->order, vs->nr_order, sizeof(*vs->order), row_cmp,
 			&ctx);
 	}
-	if (grouped && group(w, rows))
+	if (grouped && group(vs, rows))
 		return -ENOMEM;
-	view_set_rows(&w->view, w->nr_order);
+	view_set_rows(&vs->view, vs->nr_order);
 	if (sel)
-		rows_select_id(w, sel_id);
+		rows_select_id(vs, sel_id);
 	else if (sel_node >= 0 && grouped)
-		select_node(w, sel_node);
+		select_node(vs, sel_node);
 	return 0;
 }
 
-int rows_fold(struct viewer *w)
+void rows_hide_selected(struct viewer_state *vs)
 {
-	int g = rows_node_at(w, w->view.sel);
-	const struct row *sel = rows_selected(w);
+	const struct row *sel = rows_selected(vs);
+
+	if (!sel || vs->nr_order <= 1)
+		return;
+	/* A row's id is its index in its view's rows. */
+	(vs->cpu_view ? vs->cpus : vs->threads)[sel->id].hidden = true;
+	rows_order(vs);
+}
+
+void rows_show_all(struct viewer_state *vs)
+{
+	size_t i;
+
+	for (i = 0; i < vs->nr_threads; i++)
+		vs->threads[i].hidden = false;
+	for (i = 0; i < vs->nr_cpus; i++)
+		vs->cpus[i].hidden = false;
+	rows_order(vs);
+}
+
+int rows_fold(struct viewer_state *vs)
+{
+	int g = rows_node_at(vs, vs->view.sel);
+	const struct row *sel = rows_selected(vs);
 	int err;
 
 	if (g < 0 && sel)
 		g = sel->node;
 	if (g < 0)
 		return -ENOENT;
-	w->groups[g].folded = !w->groups[g].folded;
-	groups_label(w);
-	err = rows_order(w);
+	vs->groups[g].folded = !vs->groups[g].folded;
+	groups_label(vs);
+	err = rows_order(vs);
 	if (!err)
-		select_node(w, g);
+		select_node(vs, g);
 	return err;
 }
 
-int rows_node_at(const struct viewer *w, size_t i)
+int rows_node_at(const struct viewer_state *vs, size_t i)
 {
-	if (i >= w->nr_order || !(w->order[i] & ROW_NODE))
+	if (i >= vs->nr_order || !(vs->order[i] & ROW_NODE))
 		return -1;
-	return (int)(w->order[i] & ~ROW_NODE);
+	return (int)(vs->order[i] & ~ROW_NODE);
 }
 
-const struct row *rows_at(const struct viewer *w, size_t i)
+const struct row *rows_at(const struct viewer_state *vs, size_t i)
 {
-	if (i >= w->nr_order || rows_node_at(w, i) >= 0)
+	if (i >= vs->nr_order || rows_node_at(vs, i) >= 0)
 		return NULL;
-	return w->cpu_view ? &w->cpus[w->order[i]] : &w->threads[w->order[i]];
+	return vs->cpu_view ? &vs->cpus[vs->order[i]] :
+			      &vs->threads[vs->order[i]];
 }
 
-bool rows_select_id(struct viewer *w, size_t id)
+bool rows_select_id(struct viewer_state *vs, size_t id)
 {
-	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
+	const struct row *rows = vs->cpu_view ? vs->cpus : vs->threads;
 	size_t i;
 
-	for (i = 0; i < w->nr_order; i++) {
-		if (rows_node_at(w, i) < 0 && rows[w->order[i]].id == id) {
-			view_select(&w->view,
-				    (int64_t)i - (int64_t)w->view.sel);
+	for (i = 0; i < vs->nr_order; i++) {
+		if (rows_node_at(vs, i) < 0 && rows[vs->order[i]].id == id) {
+			view_select(&vs->view,
+				    (int64_t)i - (int64_t)vs->view.sel);
 			return true;
 		}
 	}
 	return false;
 }
 
-struct row *rows_selected(struct viewer *w)
+const struct row *rows_selected(const struct viewer_state *vs)
 {
-	struct row *rows = w->cpu_view ? w->cpus : w->threads;
+	const struct row *rows = vs->cpu_view ? vs->cpus : vs->threads;
 
-	if (!w->nr_order || w->view.sel >= w->nr_order ||
-	    rows_node_at(w, w->view.sel) >= 0)
+	if (!vs->nr_order || vs->view.sel >= vs->nr_order ||
+	    rows_node_at(vs, vs->view.sel) >= 0)
 		return NULL;
-	return &rows[w->order[w->view.sel]];
+	return &rows[vs->order[vs->view.sel]];
 }
 
-int64_t rows_find(const struct viewer *w, const char *what)
+int64_t rows_find(const struct viewer_state *vs, const char *what)
 {
-	const struct row *rows = w->cpu_view ? w->cpus : w->threads;
+	const struct row *rows = vs->cpu_view ? vs->cpus : vs->threads;
 	size_t k;
 
-	for (k = 1; k <= w->nr_order; k++) {
-		size_t i = (w->view.sel + k) % w->nr_order;
+	for (k = 1; k <= vs->nr_order; k++) {
+		size_t i = (vs->view.sel + k) % vs->nr_order;
 
-		if (rows_node_at(w, i) < 0 &&
-		    strstr(rows[w->order[i]].label, what))
+		if (rows_node_at(vs, i) < 0 &&
+		    strstr(rows[vs->order[i]].label, what))
 			return (int64_t)i;
 	}
 	return -1;
@@ -420,10 +443,11 @@ static size_t first_slice(const struct cpu_track *t, uint64_t x, bool by_end)
 	return layout_lower_bound(t->n, by_end ? ends_by : starts_before, t, x);
 }
 
-uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c)
+uint32_t rows_cpu_cell(const struct viewer_state *vs, size_t cpu,
+		       unsigned int c)
 {
-	const struct cpu_track *t = &w->tracks[cpu];
-	const struct view *v = &w->view;
+	const struct cpu_track *t = &vs->tracks[cpu];
+	const struct view *v = &vs->view;
 	uint64_t lo = view_col_time(v, c), hi = view_col_time(v, c + 1);
 	size_t first = first_slice(t, lo, true);
 	size_t end = first_slice(t, hi, false), mid;
@@ -437,12 +461,12 @@ uint32_t rows_cpu_cell(const struct viewer *w, size_t cpu, unsigned int c)
 	return (t->s[mid].th + 1) | (end - first > 1 ? CPU_CELL_MIXED : 0);
 }
 
-void rows_cpu_cells(const struct viewer *w, size_t cpu, uint32_t *cells)
+void rows_cpu_cells(const struct viewer_state *vs, size_t cpu, uint32_t *cells)
 {
 	unsigned int c;
 
-	for (c = 0; c < w->view.cols; c++)
-		cells[c] = rows_cpu_cell(w, cpu, c);
+	for (c = 0; c < vs->view.cols; c++)
+		cells[c] = rows_cpu_cell(vs, cpu, c);
 }
 
 static bool peer_by(const void *t, size_t i, uint64_t x)
@@ -450,10 +474,10 @@ static bool peer_by(const void *t, size_t i, uint64_t x)
 	return ((const struct cpu_track *)t)->peers[i].time <= x;
 }
 
-const struct cpu_peer *rows_cpu_peer(const struct viewer *w, size_t cpu,
+const struct cpu_peer *rows_cpu_peer(const struct viewer_state *vs, size_t cpu,
 				     uint64_t t)
 {
-	const struct cpu_track *k = &w->tracks[cpu];
+	const struct cpu_track *k = &vs->tracks[cpu];
 	size_t i = layout_lower_bound(k->nr_peers, peer_by, k, t);
 
 	return i ? &k->peers[i - 1] : NULL;

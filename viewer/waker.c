@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "viewer.h"
+#include "state.h"
 
 static bool busy(const struct tl_interval *iv)
 {
@@ -76,48 +76,48 @@ static const struct mon_sink_ops wake_ops = {
 	.consume = wake_consume,
 };
 
-static void push_place(struct viewer *w, size_t th)
+static void push_place(struct viewer_state *vs, size_t th)
 {
 	struct place *p;
 
-	if (w->nr_places == VIEWER_PLACES) {
-		memmove(w->places, w->places + 1,
-			(VIEWER_PLACES - 1) * sizeof(w->places[0]));
-		w->nr_places--;
+	if (vs->nr_places == VIEWER_PLACES) {
+		memmove(vs->places, vs->places + 1,
+			(VIEWER_PLACES - 1) * sizeof(vs->places[0]));
+		vs->nr_places--;
 	}
-	p = &w->places[w->nr_places++];
+	p = &vs->places[vs->nr_places++];
 	p->th = th;
-	p->cursor = w->view.cursor;
-	p->t0 = w->view.t0;
-	p->t1 = w->view.t1;
+	p->cursor = vs->view.cursor;
+	p->t0 = vs->view.t0;
+	p->t1 = vs->view.t1;
 }
 
 /* Selects thread @th's row, showing it if it was hidden. */
-static void select_thread(struct viewer *w, size_t th)
+static void select_thread(struct viewer_state *vs, size_t th)
 {
-	if (rows_select_id(w, th) || th >= w->nr_threads)
+	if (rows_select_id(vs, th) || th >= vs->nr_threads)
 		return;
-	w->threads[th].hidden = false;
-	rows_order(w);
-	rows_select_id(w, th);
+	vs->threads[th].hidden = false;
+	rows_order(vs);
+	rows_select_id(vs, th);
 }
 
-static const char *thread_name(const struct viewer *w, uint32_t tid,
+static const char *thread_name(const struct viewer_state *vs, uint32_t tid,
 			       int64_t *th, char *buf, size_t len)
 {
 	struct tl_thread t;
 
-	*th = tid ? tl_find(w->tl, tid) : -1;
-	if (*th >= 0 && !tl_thread(w->tl, (size_t)*th, &t) && t.name[0])
+	*th = tid ? tl_find(vs->tl, tid) : -1;
+	if (*th >= 0 && !tl_thread(vs->tl, (size_t)*th, &t) && t.name[0])
 		snprintf(buf, len, "%u %s", tid, t.name);
 	else
 		snprintf(buf, len, "tid %u", tid);
 	return buf;
 }
 
-void waker_follow(struct viewer *w)
+void waker_follow(struct viewer_state *vs)
 {
-	struct row *sel = rows_selected(w);
+	const struct row *sel = rows_selected(vs);
 	struct wake_rec r = { 0 };
 	struct mon_filter filter = { .nr_tids = 1 };
 	char when[32], who[48], whom[48];
@@ -127,21 +127,22 @@ void waker_follow(struct viewer *w)
 	uint32_t tid;
 	bool lost;
 
-	if (w->cpu_view || !sel || tl_thread(w->tl, sel->id, &t)) {
+	if (vs->cpu_view || !sel || tl_thread(vs->tl, sel->id, &t)) {
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"W follows a thread's waker: select a thread (Tab: the threads view)");
 		return;
 	}
-	if (!wake_time(w->tl, sel->id, w->view.cursor, &wake, &until, &lost)) {
-		snprintf(w->message, sizeof(w->message),
+	if (!wake_time(vs->tl, sel->id, vs->view.cursor, &wake, &until,
+		       &lost)) {
+		snprintf(vs->message, sizeof(vs->message),
 			 "%u %s was not woken up to the cursor", t.tid, t.name);
 		return;
 	}
-	mon_fmt_time(when, sizeof(when), wake, mon_time_origin(&w->meta.info));
+	mon_fmt_time(when, sizeof(when), wake, mon_time_origin(&vs->meta.info));
 	if (lost) {
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"%u %s: what woke it before %s was lost (UNKNOWN: the rings were full)",
 			t.tid, t.name, when);
 		return;
@@ -152,38 +153,38 @@ void waker_follow(struct viewer *w)
 	 * timeline's times are earlier than the file's records. */
 	filter.from_ns = wake;
 	filter.to_ns = until + 1;
-	if (events_read(w, &filter, &wake_ops, &r))
-		return; /* w->message says why */
-	if (!r.found && !(w->meta.info.classes & MKM_CLASS_WAKEUP)) {
+	if (events_read(vs, &filter, &wake_ops, &r))
+		return; /* vs->message says why */
+	if (!r.found && !(vs->meta.info.classes & MKM_CLASS_WAKEUP)) {
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"this trace has no wakeups: record with --events default (or wakeup)");
 		return;
 	}
 	if (!r.found) {
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"%u %s: no wakeup record at %s (lost, or it ran on after a gap)",
 			t.tid, t.name, when);
 		return;
 	}
-	thread_name(w, r.ev.arg1, &th, who, sizeof(who));
+	thread_name(vs, r.ev.arg1, &th, who, sizeof(who));
 	snprintf(whom, sizeof(whom), "%u %s", t.tid, t.name);
-	push_place(w, sel->id);
-	view_set_cursor(&w->view, wake);
+	push_place(vs, sel->id);
+	view_set_cursor(&vs->view, wake);
 	if (r.ev.arg1 && th >= 0)
-		select_thread(w, (size_t)th);
+		select_thread(vs, (size_t)th);
 	if (r.ev.type == MKM_EV_WAKEUP_NEW)
-		snprintf(w->message, sizeof(w->message),
+		snprintf(vs->message, sizeof(vs->message),
 			 "%s: created at %s by %s%s; b goes back", whom, when,
 			 who, th >= 0 ? "" : " (not monitored)");
 	else if (!r.ev.arg1)
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"%s: woken at %s on cpu %u by an interrupt of an idle CPU (or a task the monitor may not name); b goes back",
 			whom, when, r.ev.cpu);
 	else
-		snprintf(w->message, sizeof(w->message),
+		snprintf(vs->message, sizeof(vs->message),
 			 "%s: woken at %s by %s%s%s; b goes back", whom, when,
 			 who,
 			 r.ev.flags & MKM_EVF_IN_IRQ ?
@@ -192,20 +193,20 @@ void waker_follow(struct viewer *w)
 			 th >= 0 ? "" : " (not monitored)");
 }
 
-void waker_back(struct viewer *w)
+void waker_back(struct viewer_state *vs)
 {
 	struct place p;
 
-	if (!w->nr_places) {
+	if (!vs->nr_places) {
 		snprintf(
-			w->message, sizeof(w->message),
+			vs->message, sizeof(vs->message),
 			"b goes back after W (follow the waker): nowhere to go back to");
 		return;
 	}
-	p = w->places[--w->nr_places];
-	if (w->cpu_view)
+	p = vs->places[--vs->nr_places];
+	if (vs->cpu_view)
 		return;
-	view_zoom_to(&w->view, p.t0, p.t1);
-	view_set_cursor(&w->view, p.cursor);
-	select_thread(w, p.th);
+	view_zoom_to(&vs->view, p.t0, p.t1);
+	view_set_cursor(&vs->view, p.cursor);
+	select_thread(vs, p.th);
 }

@@ -44,7 +44,7 @@ static struct tl *fed_viewer(struct viewer *w, const char *title,
 	if (err)
 		die("view: %s", monitor_strerror(err));
 	w->ascii_only = ascii;
-	w->view.follow = true;
+	w->vs.view.follow = true;
 	return tl;
 }
 
@@ -56,7 +56,7 @@ struct live_view {
 };
 
 /* Between frames: the recording's state, then what it recorded since. */
-static void live_tick(struct viewer *w, void *arg)
+static void live_tick(struct viewer_state *vs, void *arg)
 {
 	struct live_view *lv = arg;
 	uint64_t lost = 0;
@@ -66,14 +66,14 @@ static void live_tick(struct viewer *w, void *arg)
 	if (lv->recording && !recorder_wait(&lv->rec, 0)) {
 		recorder_stop(&lv->rec);
 		lv->recording = false;
-		snprintf(w->message, sizeof(w->message),
+		snprintf(vs->message, sizeof(vs->message),
 			 "recording ended; %s is written", lv->rec.out);
 	}
-	ended = live_feed_apply(lv->feed, w->tl, &records);
+	ended = live_feed_apply(lv->feed, vs->tl, &records);
 	recorder_counts(&lv->rec, NULL, &lost);
-	w->meta.lost_by_stats = lost;
+	vs->meta.lost_by_stats = lost;
 	if (records || ended)
-		viewer_refresh(w);
+		state_refresh(vs);
 }
 
 static int view_live(struct live_view *lv, bool ascii)
@@ -122,18 +122,18 @@ static void *play_thread(void *arg)
 	return NULL;
 }
 
-static void play_tick(struct viewer *w, void *arg)
+static void play_tick(struct viewer_state *vs, void *arg)
 {
 	struct play_view *pv = arg;
 	size_t records;
-	bool ended = live_feed_apply(pv->feed, w->tl, &records);
+	bool ended = live_feed_apply(pv->feed, vs->tl, &records);
 
 	if (ended && !pv->ended)
-		snprintf(w->message, sizeof(w->message), "%s",
+		snprintf(vs->message, sizeof(vs->message), "%s",
 			 "the play has ended");
 	pv->ended = ended;
 	if (records || ended)
-		viewer_refresh(w);
+		state_refresh(vs);
 }
 
 static int view_play(const char *path, const char *cal_file, double speed,
@@ -207,13 +207,13 @@ struct both {
 	bool shown; /* 1: the compensated one */
 };
 
-static void toggle(struct viewer *w, void *arg)
+static void toggle(struct viewer_state *vs, void *arg)
 {
 	struct both *b = arg;
 	int err;
 
 	if (b->meta[0].info.trace_flags & TRACE_F_COMPENSATED) {
-		snprintf(w->message, sizeof(w->message),
+		snprintf(vs->message, sizeof(vs->message),
 			 "compensated already: view the raw trace for both");
 		return;
 	}
@@ -221,14 +221,14 @@ static void toggle(struct viewer *w, void *arg)
 		err = mon_calibration_load(&b->cal, b->path);
 		if (err) {
 			snprintf(
-				w->message, sizeof(w->message),
+				vs->message, sizeof(vs->message),
 				"no calibration in this trace: mkm replay --calibration FILE %s -o OUT, then view OUT",
 				b->path);
 			return;
 		}
 		if (mon_calibration_judge(&b->cal, NULL, 0)) {
 			snprintf(
-				w->message, sizeof(w->message),
+				vs->message, sizeof(vs->message),
 				"the trace's calibration is not a cost: mkm replay --calibration FILE %s -o OUT, then view OUT",
 				b->path);
 			return;
@@ -237,11 +237,11 @@ static void toggle(struct viewer *w, void *arg)
 						  &b->meta[1], NULL, 0);
 	}
 	b->shown = !b->shown;
-	err = viewer_swap(w, b->tl[b->shown], &b->meta[b->shown]);
+	err = state_swap(vs, b->tl[b->shown], &b->meta[b->shown]);
 	if (err)
 		die("view: %s", monitor_strerror(err));
 	snprintf(
-		w->message, sizeof(w->message), "%s",
+		vs->message, sizeof(vs->message), "%s",
 		b->shown ?
 			"compensated: times without the monitor's cost (K: raw)" :
 			"raw: times as recorded (K: compensated)");
@@ -264,7 +264,7 @@ int cmd_view(int argc, char **argv)
 	double speed = 1;
 	struct viewer w;
 	struct mon_meta meta;
-	char damage[sizeof(w.message)];
+	char damage[sizeof(w.vs.message)];
 	bool ascii = false;
 	struct tl *tl;
 	int opt, err;
@@ -323,7 +323,7 @@ int cmd_view(int argc, char **argv)
 	w.toggle_arg = &both;
 	w.ascii_only = ascii;
 	/* Said on screen, where stderr would be wiped out. */
-	snprintf(w.message, sizeof(w.message), "%s", damage);
+	snprintf(w.vs.message, sizeof(w.vs.message), "%s", damage);
 	err = viewer_run(&w);
 	viewer_close(&w);
 	tl_destroy(both.tl[0]);

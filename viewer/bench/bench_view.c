@@ -44,7 +44,7 @@ static int cmp_double(const void *a, const void *b)
  * over the rows; prints the median and the max. */
 static void frames(struct viewer *w, const char *what, uint64_t span)
 {
-	struct view *v = &w->view;
+	struct view *v = &w->vs.view;
 	uint64_t whole = v->end - v->begin;
 	double t[FRAMES];
 	unsigned int i;
@@ -61,7 +61,7 @@ static void frames(struct viewer *w, const char *what, uint64_t span)
 			    (int64_t)(i * 97 % (v->nr_rows ? v->nr_rows : 1)) -
 				    (int64_t)v->sel);
 		t0 = now_s();
-		draw(w);
+		viewer_frame(w);
 		t[i] = now_s() - t0;
 	}
 	qsort(t, FRAMES, sizeof(t[0]), cmp_double);
@@ -101,36 +101,36 @@ int main(int argc, char **argv)
 	w.utf8 = true;
 	w.colour = true;
 	start_color();
-	draw(&w);
+	viewer_frame(&w);
 	t_first = now_s();
 
 	tl_stats(tl, &st);
 	tl_memory(tl, &mem);
 	printf("bench-view: %s: %llu events, %zu threads, %zu CPUs; "
 	       "screen %dx%d\n",
-	       argv[1], (unsigned long long)st.events, w.nr_threads, w.nr_cpus,
-	       SCREEN_COLS, SCREEN_LINES);
+	       argv[1], (unsigned long long)st.events, w.vs.nr_threads,
+	       w.vs.nr_cpus, SCREEN_COLS, SCREEN_LINES);
 	printf("  first frame after opening    %6.2f s (reading %.2f s, "
 	       "index and rows %.2f s, one frame %.1f ms)   goal <= 2 s\n",
 	       t_first - t0, t_load - t0, t_index - t_load,
 	       (t_first - t_index) * 1e3);
 	frames(&w, "fully zoomed out", UINT64_MAX);
 	frames(&w, "middle zoom (1/1000 of it)",
-	       (w.view.end - w.view.begin) / 1000);
-	frames(&w, "deepest zoom (1 ns/column)", w.view.cols);
+	       (w.vs.view.end - w.vs.view.begin) / 1000);
+	frames(&w, "deepest zoom (1 ns/column)", w.vs.view.cols);
 	t0 = now_s();
-	w.cpu_view = true;
-	rows_order(&w);
+	w.vs.cpu_view = true;
+	rows_order(&w.vs);
 	printf("  CPUs view first shown        %6.2f s (its tracks built)\n",
 	       now_s() - t0);
 	frames(&w, "CPUs view, zoomed out", UINT64_MAX);
 	frames(&w, "CPUs view, middle zoom",
-	       (w.view.end - w.view.begin) / 1000);
+	       (w.vs.view.end - w.vs.view.begin) / 1000);
 	printf("  goal: every frame <= 16 ms\n");
 	printf("  index %.1f MiB, timeline %.1f MiB: %.1f%% of it   "
 	       "goal <= 25%%\n",
-	       lod_bytes(w.lod) / 1048576.0, mem.total_bytes / 1048576.0,
-	       100.0 * (double)lod_bytes(w.lod) / (double)mem.total_bytes);
+	       lod_bytes(w.vs.lod) / 1048576.0, mem.total_bytes / 1048576.0,
+	       100.0 * (double)lod_bytes(w.vs.lod) / (double)mem.total_bytes);
 	endwin();
 	delscreen(scr);
 	viewer_close(&w);
