@@ -554,7 +554,7 @@ static int command_error(const char *cmd)
 
 	if (strchr(cmd, '/'))
 		return access(cmd, X_OK) ? errno : 0;
-	for (path = path ? path : "/bin:/usr/bin"; *path;) {
+	for (path = path ? path : "/bin:/usr/bin";; path++) {
 		size_t n = strcspn(path, ":");
 
 		snprintf(file, sizeof(file), "%.*s%s%s", (int)n, path,
@@ -563,9 +563,10 @@ static int command_error(const char *cmd)
 			return 0;
 		if (errno == EACCES)
 			err = EACCES;
-		path += n + (path[n] == ':');
+		path += n;
+		if (!*path)
+			return err;
 	}
-	return err;
 }
 
 /* An existing trace is kept as FILE.old, as perf keeps perf.data.old. */
