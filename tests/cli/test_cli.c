@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -423,7 +422,6 @@ static void test_record_pid_keeps_process(void **state)
 	char cmd[160], pidarg[16];
 	pid_t target, rec;
 	int i, st, release[2];
-	off_t size;
 
 	(void)state;
 	unlink("/tmp/pid.mkm");
@@ -454,19 +452,13 @@ static void test_record_pid_keeps_process(void **state)
 		       "--no-calibrate", "-p", pidarg, (char *)NULL);
 		_exit(126);
 	}
-	/* Its file's first chunk is written before the monitor resumes, the
-	 * rest by the pipeline after: released once the file grew. */
-	for (i = 0, size = 0; i < 120000; i++) {
-		struct stat file;
-
-		if (!stat("/tmp/pid.mkm", &file) && file.st_size) {
-			if (!size)
-				size = file.st_size;
-			else if (file.st_size > size)
-				break;
-		}
-		usleep(1000);
-	}
+	/* The recording runs once the monitor resumed: then the ATTACH
+	 * records, each thread's state at the resume, reach the file. */
+	for (i = 0;
+	     i < 600 &&
+	     sh("mkm dump /tmp/pid.mkm 2>/dev/null | grep -q ' attach '");
+	     i++)
+		usleep(100000);
 	close(release[1]);
 	/* Reaped here, the target is gone and the recording ends. */
 	assert_int_equal(waitpid(target, &st, 0), target);
