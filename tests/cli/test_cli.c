@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -422,6 +423,8 @@ static void test_record_pid_keeps_process(void **state)
 	char cmd[160], pidarg[16];
 	pid_t target, rec;
 	int i, st, release[2];
+	bool attached;
+	time_t deadline;
 
 	(void)state;
 	unlink("/tmp/pid.mkm");
@@ -453,13 +456,16 @@ static void test_record_pid_keeps_process(void **state)
 		_exit(126);
 	}
 	/* The recording runs once the monitor resumed: then the ATTACH
-	 * records, each thread's state at the resume, reach the file. */
-	for (i = 0;
-	     i < 600 &&
-	     sh("mkm dump /tmp/pid.mkm 2>/dev/null | grep -q ' attach '");
-	     i++)
+	 * records, each thread's state at the resume, reach the file
+	 * (within a second: the recorder flushes). Timed by the clock, as
+	 * each try takes long on a debug kernel. */
+	deadline = time(NULL) + 180;
+	while (!(attached = !sh("mkm dump /tmp/pid.mkm 2>/dev/null | "
+				"grep -q ' attach '")) &&
+	       time(NULL) < deadline)
 		usleep(100000);
 	close(release[1]);
+	assert_true(attached);
 	/* Reaped here, the target is gone and the recording ends. */
 	assert_int_equal(waitpid(target, &st, 0), target);
 	assert_int_equal(waitpid(rec, &st, 0), rec);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "evstream.h"
@@ -613,6 +614,71 @@ static void test_mon_sink_trace_roundtrip(void **state)
 	unlink(out);
 }
 
+/* A live recording's records, a batch and then its horizon, with the
+ * size of the file each time the sink had taken the message before. */
+struct horizon_src {
+	struct counter_src c;
+	const char *path;
+	off_t size[4];
+};
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+static int batch_then_horizon(void *priv, struct mon_msg *msg)
+{
+	struct horizon_src *h = priv;
+
+	if (h->c.nexts < 4)
+		h->size[h->c.nexts] = file_size(h->path);
+	if (h->c.nexts % 2 == 0) /* counter_next() counts itself */
+		return counter_next(&h->c, msg);
+	h->c.nexts++;
+	msg->type = MON_MSG_HORIZON;
+	msg->horizon_ns = 1000 + h->c.batches * h->c.per;
+	return 1;
+}
+
+static const struct mon_source_ops batch_horizon_ops = {
+	.name = "batch-horizon",
+	.next = batch_then_horizon,
+};
+
+/* A recording is readable while it runs: a horizon puts what the sink
+ * holds into the file (once a second; the first one at once). */
+static void test_mon_sink_trace_flushes_at_horizon(void **state)
+{
+	struct horizon_src h = { .c = { .nr_batches = 2, .per = 3 } };
+	struct mon_pipeline *p;
+	struct mon_source *src;
+	struct mon_sink *sink;
+	char out[64];
+	int fd;
+
+	(void)state;
+	strcpy(out, "/tmp/mkm-test-pipeline-XXXXXX");
+	fd = mkstemp(out);
+	assert_true(fd >= 0);
+	close(fd);
+	h.path = out;
+	assert_int_equal(
+		mon_source_new(&src, &batch_horizon_ops, &h, &test_info), 0);
+	assert_int_equal(mon_pipeline_create(&p, src), 0);
+	assert_int_equal(mon_sink_trace(&sink, out, &test_info), 0);
+	assert_int_equal(mon_pipeline_add_sink(p, sink), 0);
+	assert_int_equal(mon_pipeline_run(p), 0);
+	mon_pipeline_destroy(p);
+	assert_int_equal(h.size[1], h.size[0]); /* the records: kept */
+	assert_true(h.size[2] >= /* the horizon: written */
+		    h.size[1] + (off_t)(3 * sizeof(struct mkm_event)));
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_mon_source_merge_keeps_losses),
 		cmocka_unit_test(test_mon_source_file_cut),
 		cmocka_unit_test(test_mon_sink_trace_roundtrip),
+		cmocka_unit_test(test_mon_sink_trace_flushes_at_horizon),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

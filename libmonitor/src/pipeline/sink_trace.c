@@ -2,26 +2,50 @@
 /*
  * sink_trace.c - the trace sink: the stream into a .mkm file, message by
  * message as the chunk of the same type, so a recording, a replay or a
- * merge is written the same way.
+ * merge is written the same way. Buffered records reach the file at
+ * least once a second, so a recording can be read while it runs and a
+ * killed recorder loses at most its last second.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "pipeline/pipeline_internal.h"
 
+#define FLUSH_EVERY_NS 1000000000ull
+
 struct trace_sink {
 	struct trace_writer *w; /* NULL once closed */
+	uint64_t flushed_ns; /* CLOCK_MONOTONIC of the last flush */
 };
+
+/* Called at each horizon: the live source sends one at least every
+ * poll_ms, also when no records come. */
+static int flush_if_due(struct trace_sink *ts)
+{
+	struct timespec now;
+	uint64_t t;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
+	if (t - ts->flushed_ns < FLUSH_EVERY_NS)
+		return 0;
+	ts->flushed_ns = t;
+	return trace_writer_flush(ts->w, 0);
+}
 
 static int trace_consume(void *priv, const struct mon_msg *msg)
 {
-	struct trace_writer *w = ((struct trace_sink *)priv)->w;
+	struct trace_sink *ts = priv;
+	struct trace_writer *w = ts->w;
+	int ret;
 
 	switch (msg->type) {
 	case MON_MSG_EVENTS:
 		return trace_writer_events(w, msg->events, msg->nr_events);
 	case MON_MSG_HORIZON:
-		return trace_writer_horizon(w, msg->horizon_ns);
+		ret = trace_writer_horizon(w, msg->horizon_ns);
+		return ret ? ret : flush_if_due(ts);
 	case MON_MSG_THREADS:
 		return trace_writer_threads(w, msg->threads, msg->nr_threads);
 	case MON_MSG_PROCESSES:
