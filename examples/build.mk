@@ -12,6 +12,15 @@ $(BUILD)/examples/matmul: examples/matmul/matmul.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
+# One rank per node under srun --mkm: no libmonitor, Slurm records it.
+CLUSTER_BARRIER := $(BUILD)/examples/cluster_barrier
+all: $(CLUSTER_BARRIER)
+$(CLUSTER_BARRIER): examples/cluster_barrier/cluster_barrier.c \
+		examples/common/spin.h
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -Iexamples/common $(CFLAGS) -o $@ $<
+
 # One rule per example: each is its folder's one .c file, what the examples
 # share (examples/common) and libmonitor.
 EXAMPLE_COMMON := examples/common/common.c examples/common/common.h

@@ -22,13 +22,12 @@ check-spank: $(FAKE_STEPD) $(SPANK_SO)
 
 # VM_INITRAMFS is tests/vm/build.mk's, included after this file.
 CLUSTER_JOB := $(BUILD)/tests/slurm/cluster_job
-CLUSTER_BARRIER := $(BUILD)/tests/slurm/cluster_barrier
-all: $(CLUSTER_JOB) $(CLUSTER_BARRIER)
+all: $(CLUSTER_JOB)
 
-$(BUILD)/tests/slurm/cluster_%: tests/slurm/cluster_%.c tests/slurm/spin.h
+$(CLUSTER_JOB): tests/slurm/cluster_job.c examples/common/spin.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+	$(Q)$(CC) -Iexamples/common $(CFLAGS) -pthread -o $@ $<
 
 .PHONY: check-cluster
 check-cluster: $(BUILD)/vm/initramfs.cpio.gz $(MKM_TOOL) $(SPANK_SO) \

@@ -93,7 +93,7 @@ cluster_jobs() {
 	# the options (the step in the path keeps their traces apart).
 	as_user sbatch-mkm "sbatch -W -N$nodes -o /out/logs/sbatch-job.out --mkm --mkm-output=/out/%j.%s/%N.mkm --wrap 'srun cluster_job'"
 	# 3. Ranks meeting at barriers across the nodes, a daemon beside n1's
-	# (cluster_barrier.c): 60 rounds of 20 ms and a TCP barrier.
+	# (examples/cluster_barrier): 60 rounds of 20 ms and a TCP barrier.
 	as_user srun-barrier "srun -N$nodes --mkm --mkm-output=/out/%j.%s/%N.mkm cluster_barrier 60 20 1"
 	# 4. A node without the module: the step must fail and say why.
 	srun -N1 -w n$((nodes - 1)) rmmod mkm >$log/rmmod.out 2>&1

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * spin.h - check-cluster's jobs' compute phase: spin for a time, on the
- * CPU throughout (cluster_job.c, cluster_barrier.c).
+ * spin.h - a compute phase: spin for a time, on the CPU throughout
+ * (examples/cluster_barrier, tests/slurm/cluster_job.c).
  */
-#ifndef CLUSTER_SPIN_H
-#define CLUSTER_SPIN_H
+#ifndef EXAMPLES_SPIN_H
+#define EXAMPLES_SPIN_H
 
 #include <time.h>
 
@@ -27,4 +27,4 @@ static inline void spin(long ms)
 		 ms);
 }
 
-#endif /* CLUSTER_SPIN_H */
+#endif /* EXAMPLES_SPIN_H */
