@@ -239,16 +239,25 @@ push(void **arr, size_t n, size_t *cap, size_t size)
 
 /* ---- idle CPUs (TL_IDLE) ----------------------------------------------- */
 
+/* CPU c's idle task at now, out of any interrupt, in *i; NULL if none. */
+static struct tl_th *idle_task(struct tl *tl, unsigned int c, uint64_t now,
+			       int64_t *i)
+{
+	*i = tl_idle_get(tl, c, now);
+	if (*i < 0)
+		return NULL;
+	tl->th[*i].irq_depth = 0;
+	return &tl->th[*i];
+}
+
 /* CPU c switches to its idle task at now. */
 static void idle_run(struct tl *tl, unsigned int c, uint64_t now)
 {
-	int64_t i = tl_idle_get(tl, c, now);
-	struct tl_th *t;
+	int64_t i;
+	struct tl_th *t = idle_task(tl, c, now, &i);
 
-	if (i < 0)
+	if (!t)
 		return;
-	t = &tl->th[i];
-	t->irq_depth = 0;
 	t->switches++;
 	t->cpu = (uint16_t)c;
 	tl->cpus[c].cur = i;
@@ -258,13 +267,11 @@ static void idle_run(struct tl *tl, unsigned int c, uint64_t now)
 /* CPU c leaves its idle task at now: it sleeps until the CPU is idle. */
 static void idle_leave(struct tl *tl, unsigned int c, uint64_t now)
 {
-	int64_t i = tl_idle_get(tl, c, now);
-	struct tl_th *t;
+	int64_t i;
+	struct tl_th *t = idle_task(tl, c, now, &i);
 
-	if (i < 0)
+	if (!t)
 		return;
-	t = &tl->th[i];
-	t->irq_depth = 0;
 	if (tl->cpus[c].cur == i)
 		tl->cpus[c].cur = NO_THREAD;
 	set_state(tl, t, now, TL_SLEEP, c);
