@@ -211,10 +211,12 @@ static void switch_view(struct viewer_state *vs, const struct row *sel)
 	struct view *v = &vs->view;
 	struct kept_place *here = &vs->kept[vs->cpu_view];
 	struct kept_place *there = &vs->kept[!vs->cpu_view];
+	int node = rows_node_at(vs, v->sel);
 
-	*here = (struct kept_place){ .id = sel ? sel->id : 0,
+	*here = (struct kept_place){ .id = sel ? sel->id : (size_t)node,
 				     .top = v->top,
-				     .valid = sel != NULL };
+				     .node = !sel && node >= 0,
+				     .valid = sel || node >= 0 };
 	if (!vs->cpu_view && sel && !there->valid) {
 		struct tl_interval iv;
 		int64_t i = tl_interval_at(vs->tl, sel->id, v->cursor);
@@ -236,7 +238,10 @@ static void switch_view(struct viewer_state *vs, const struct row *sel)
 		return;
 	v->top = there->top;
 	view_select(v, 0);
-	rows_select_id(vs, there->id);
+	if (there->node)
+		rows_select_node(vs, (int)there->id);
+	else
+		rows_select_id(vs, there->id);
 }
 
 static void act_on(struct viewer_state *vs, enum action a, struct view *v,

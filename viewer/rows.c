@@ -282,7 +282,7 @@ static int group(struct viewer_state *vs, const struct row *rows)
 	return 0;
 }
 
-static void select_node(struct viewer_state *vs, int node)
+bool rows_select_node(struct viewer_state *vs, int node)
 {
 	size_t i;
 
@@ -290,9 +290,10 @@ static void select_node(struct viewer_state *vs, int node)
 		if (vs->order[i] == (ROW_NODE | (size_t)node)) {
 			view_select(&vs->view,
 				    (int64_t)i - (int64_t)vs->view.sel);
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 int rows_order(struct viewer_state *vs)
@@ -326,7 +327,7 @@ int rows_order(struct viewer_state *vs)
 	if (sel)
 		rows_select_id(vs, sel_id);
 	else if (sel_node >= 0 && grouped)
-		select_node(vs, sel_node);
+		rows_select_node(vs, sel_node);
 	return 0;
 }
 
@@ -366,7 +367,7 @@ int rows_fold(struct viewer_state *vs)
 	groups_label(vs);
 	err = rows_order(vs);
 	if (!err)
-		select_node(vs, g);
+		rows_select_node(vs, g);
 	return err;
 }
 

@@ -77,8 +77,9 @@ struct place {
 
 /* A view's selection, kept while the other view is shown (Tab). */
 struct kept_place {
-	size_t id; /* the row's id: thread index or CPU */
+	size_t id; /* the row's id (thread index or CPU), or the node's */
 	size_t top; /* the first row shown */
+	bool node; /* a node's header row was selected */
 	bool valid;
 };
 
@@ -165,6 +166,9 @@ const struct row *rows_selected(const struct viewer_state *vs);
 const struct row *rows_at(const struct viewer_state *vs, size_t i);
 /* The node whose header shown row @i is, or -1 if it is none. */
 int rows_node_at(const struct viewer_state *vs, size_t i);
+
+/* Select node @node's header row. Return: false if it is not shown. */
+bool rows_select_node(struct viewer_state *vs, int node);
 /* Hide the selected row, unless it is the last shown; show all rows. */
 void rows_hide_selected(struct viewer_state *vs);
 void rows_show_all(struct viewer_state *vs);

@@ -271,6 +271,25 @@ static void test_rows_fold_folds_and_unfolds_a_node(void **state)
 	fixture_close(&f);
 }
 
+/* A node's header stays selected in its view across Tab and back. */
+static void test_act_tab_keeps_a_node_header_selected(void **state)
+{
+	struct trace_node nodes[2];
+	struct fixture f;
+	struct evs s;
+
+	(void)state;
+	two_nodes(&s, nodes);
+	fixture_open(&f, &s, nodes, 2, 20);
+	view_select(&f.vs.view, 3 - (int64_t)f.vs.view.sel);
+	assert_int_equal(rows_node_at(&f.vs, f.vs.view.sel), 1);
+	act(&f.vs, ACT_CPUS, NULL);
+	act(&f.vs, ACT_CPUS, NULL);
+	assert_int_equal(f.vs.view.sel, 3);
+	assert_int_equal(rows_node_at(&f.vs, f.vs.view.sel), 1);
+	fixture_close(&f);
+}
+
 static void test_act_fold_says_why_not_in_a_trace_of_one_machine(void **state)
 {
 	struct fixture *f = *state;
@@ -347,6 +366,7 @@ int main(void)
 		ON_THREE_THREADS(
 			test_act_sort_selects_the_first_row_when_the_selection_is_below),
 		cmocka_unit_test(test_rows_fold_folds_and_unfolds_a_node),
+		cmocka_unit_test(test_act_tab_keeps_a_node_header_selected),
 		ON_THREE_THREADS(
 			test_act_fold_says_why_not_in_a_trace_of_one_machine),
 		ON_THREE_THREADS(
