@@ -207,11 +207,7 @@ int main(int argc, char **argv)
 	atomic_store(&stop_daemon, 1);
 	if (daemon_ms)
 		pthread_join(daemon, NULL);
-	ret = mon_source_live_stop(src);
-	if (!ret)
-		ret = mon_pipeline_run(p);
-	mon_pipeline_destroy(p);
-	monitor_terminate(mon);
+	ret = record_finish(mon, src, p);
 	if (!ret)
 		ret = noise_create(&nz, tl);
 	if (ret) {

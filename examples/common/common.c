@@ -88,3 +88,26 @@ int record_system(const char *prog, struct monitor **mon,
 		ret = mon_pipeline_add_sink(*p, sink_to);
 	return ret;
 }
+
+int record_finish(struct monitor *mon, struct mon_source *src,
+		  struct mon_pipeline *p)
+{
+	int ret = mon_source_live_stop(src);
+
+	if (!ret)
+		ret = mon_pipeline_run(p);
+	mon_pipeline_destroy(p);
+	monitor_terminate(mon);
+	return ret;
+}
+
+void stats_row(const char *name, const double *x, size_t n, double scale,
+	       const char *unit)
+{
+	struct mon_sample_stats s;
+
+	mon_sample_stats(x, n, &s);
+	printf("%-22s %12.3f %-4s %12.3f %-4s %12.3f +- %.3f\n", name,
+	       s.mean * scale, unit, s.stddev * scale, unit, s.mean * scale,
+	       s.ci99 * scale);
+}

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * common.h - what the examples share: a fixed amount of work to time (the
- * FTQ studies' quantum), and a system-wide recording into a timeline.
+ * FTQ studies' quantum), a recording into a timeline, and a row of
+ * figures with their spread.
  */
 #ifndef MKM_EXAMPLES_COMMON_H
 #define MKM_EXAMPLES_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "libmonitor.h"
@@ -26,5 +28,16 @@ unsigned long fixed_work_iterations(uint64_t target_ns);
 int record_system(const char *prog, struct monitor **mon,
 		  struct mon_source **src, struct mon_pipeline **p,
 		  struct tl **tl, const char *out);
+
+/* The end of record_system()'s recording (or one like it): the monitor
+ * suspended, what is left drained into the timeline (and the file), the
+ * pipeline and the monitor closed. Return: 0 or the first error. */
+int record_finish(struct monitor *mon, struct mon_source *src,
+		  struct mon_pipeline *p);
+
+/* A line of @n samples @x (times @scale, in @unit): name, mean, standard
+ * deviation, and the mean with its 99% confidence interval. */
+void stats_row(const char *name, const double *x, size_t n, double scale,
+	       const char *unit);
 
 #endif /* MKM_EXAMPLES_COMMON_H */

@@ -123,11 +123,7 @@ int main(int argc, char **argv)
 		s[i].end = now_ns();
 	}
 	/* Suspend, drain to the end, then rebuild the timeline. */
-	ret = mon_source_live_stop(src);
-	if (!ret)
-		ret = mon_pipeline_run(p);
-	mon_pipeline_destroy(p);
-	monitor_terminate(mon);
+	ret = record_finish(mon, src, p);
 	th = tl_find(tl, gettid());
 	if (ret || th < 0) {
 		fprintf(stderr, "ftq: no timeline of this thread\n");

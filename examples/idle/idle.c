@@ -49,11 +49,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sleep(seconds);
-	ret = mon_source_live_stop(src);
-	if (!ret)
-		ret = mon_pipeline_run(p);
-	mon_pipeline_destroy(p);
-	monitor_terminate(mon);
+	ret = record_finish(mon, src, p);
 	if (!ret)
 		ret = noise_create(&nz, tl);
 	if (!ret)

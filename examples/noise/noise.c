@@ -147,11 +147,7 @@ int main(int argc, char **argv)
 		fixed_work(iterations);
 		q[i].end = now_ns();
 	}
-	ret = mon_source_live_stop(src);
-	if (!ret)
-		ret = mon_pipeline_run(p);
-	mon_pipeline_destroy(p);
-	monitor_terminate(mon);
+	ret = record_finish(mon, src, p);
 	th = tl_find(tl, gettid());
 	if (ret || th < 0 || noise_create(&nz, tl)) {
 		fprintf(stderr, "noise: no timeline of this thread\n");

@@ -15,18 +15,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "libmonitor.h"
-
-static void row(const char *name, const double *x, size_t n, double scale,
-		const char *unit)
-{
-	struct mon_sample_stats s;
-
-	mon_sample_stats(x, n, &s);
-	printf("%-22s %12.3f %-4s %12.3f %-4s %12.3f +- %.3f\n", name,
-	       s.mean * scale, unit, s.stddev * scale, unit, s.mean * scale,
-	       s.ci99 * scale);
-}
 
 int main(int argc, char **argv)
 {
@@ -62,11 +52,11 @@ int main(int argc, char **argv)
 	       trials, rounds);
 	printf("%-22s %17s %17s %s\n", "Statistic", "mean", "std dev",
 	       "99% confidence interval");
-	row("T_sensors-on", t.t_on, t.n, 1, "s");
-	row("N_sensors-on", t.n_on, t.n, 1, "");
-	row("T_sensors-off", t.t_off, t.n, 1, "s");
-	row("N_sensors-off", t.n_off, t.n, 1, "");
-	row("T_sensor-fire", fire, t.n, 1e9, "ns");
+	stats_row("T_sensors-on", t.t_on, t.n, 1, "s");
+	stats_row("N_sensors-on", t.n_on, t.n, 1, "");
+	stats_row("T_sensors-off", t.t_off, t.n, 1, "s");
+	stats_row("N_sensors-off", t.n_off, t.n, 1, "");
+	stats_row("T_sensor-fire", fire, t.n, 1e9, "ns");
 	printf("\nper context switch, with %.2f switches recorded per switch\n",
 	       switches ? events / switches : 0.0);
 	mon_trials_free(&t);
