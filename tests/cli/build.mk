@@ -10,7 +10,7 @@ VM_ICOUNT_TESTS += test_cli
 VM_FILES += $(MKM_TOOL):/bin/mkm $(CLI_WORKLOAD):/bin/cli_workload
 all: $(CLI_TEST) $(CLI_WORKLOAD)
 
-$(CLI_TEST): tests/cli/test_cli.c tests/cli/slurp.h $(LIBMON_A)
+$(CLI_TEST): tests/cli/test_cli.c tests/cli/shell.h $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lcmocka -lm
@@ -26,7 +26,7 @@ CLI_HOST_TEST := $(BUILD)/tests/cli/test_commands
 all: $(CLI_HOST_TEST)
 CHECK_EXTRA += check-cli
 
-$(CLI_HOST_TEST): tests/cli/test_commands.c tests/cli/slurp.h
+$(CLI_HOST_TEST): tests/cli/test_commands.c tests/cli/shell.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< -lcmocka

@@ -23,21 +23,7 @@
 #include <pthread.h>
 
 #include "libmonitor.h"
-#include "slurp.h"
-
-/* Runs a shell command line; returns its exit status, output in files. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#include "shell.h"
 
 /* The kernel's figures for one thread, and mkm's up to the same instant. */
 struct accounting {

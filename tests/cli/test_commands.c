@@ -22,13 +22,13 @@
 
 #include <cmocka.h>
 
-#include "slurp.h"
+#include "shell.h"
 
 static const char *mkm, *mktrace, *dir;
 
 /* Runs a shell command line in WORKDIR (MKM for "mkm " at its start);
  * returns its exit status. */
-static int sh(const char *fmt, ...)
+static int run(const char *fmt, ...)
 {
 	char cmd[2048], line[1536];
 	va_list ap;
@@ -83,7 +83,7 @@ static int dumped_between(double from_ms, double to_ms)
 static void test_dump_counts_from_recording_start(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm dump late.mkm >late.dump"), 0);
+	assert_int_equal(run("mkm dump late.mkm >late.dump"), 0);
 	assert_non_null(strstr(slurp_in("late.dump"), "50.000000 ms cpu0"));
 	assert_null(strstr(slurp_in("late.dump"), " 0.000000 ms"));
 }
@@ -94,11 +94,11 @@ static void test_export_window_read_in_dump(void **state)
 	int n;
 
 	(void)state;
-	assert_int_equal(sh("mkm dump late.mkm >late.dump"), 0);
+	assert_int_equal(run("mkm dump late.mkm >late.dump"), 0);
 	n = dumped_between(51, 53.5);
 	assert_true(n > 0);
 	assert_int_equal(
-		sh("mkm export -f perfetto --from 51ms --to 53.5ms late.mkm -o win.pf 2>win.err"),
+		run("mkm export -f perfetto --from 51ms --to 53.5ms late.mkm -o win.pf 2>win.err"),
 		0);
 	snprintf(want, sizeof(want), "from %d records", n);
 	assert_non_null(strstr(slurp_in("win.err"), want));
@@ -108,7 +108,7 @@ static void test_export_window_read_in_dump(void **state)
 static void test_timeline_counts_from_recording_start(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm timeline -w 60 late.mkm >late.tl"), 0);
+	assert_int_equal(run("mkm timeline -w 60 late.mkm >late.tl"), 0);
 	assert_non_null(strstr(slurp_in("late.tl"), "|50.0 ms"));
 }
 
@@ -118,14 +118,14 @@ static void test_export_empty_window_fails(void **state)
 	(void)state;
 	unlink("empty.pf");
 	assert_int_equal(
-		sh("mkm export -f perfetto --from 1ms --to 2ms late.mkm -o empty.pf 2>empty.err"),
+		run("mkm export -f perfetto --from 1ms --to 2ms late.mkm -o empty.pf 2>empty.err"),
 		1);
 	assert_non_null(
 		strstr(slurp_in("empty.err"), "no record in the window"));
 	assert_false(exists("empty.pf"));
 	assert_false(exists("empty.pf.tmp"));
 	assert_int_equal(
-		sh("mkm export -f ctf --threads 4242 late.mkm -o empty.ctf 2>empty.err"),
+		run("mkm export -f ctf --threads 4242 late.mkm -o empty.ctf 2>empty.err"),
 		1);
 	assert_false(exists("empty.ctf"));
 	assert_false(exists("empty.ctf.tmp"));
@@ -137,16 +137,17 @@ static void test_export_empty_window_fails(void **state)
 static void test_dump_empty_cut_fails(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm dump --from 1ms --to 2ms late.mkm "
-			    ">empty.dump 2>empty.err"),
+	assert_int_equal(run("mkm dump --from 1ms --to 2ms late.mkm "
+			     ">empty.dump 2>empty.err"),
 			 1);
 	assert_non_null(
 		strstr(slurp_in("empty.err"), "no record in the window"));
 	assert_int_equal(
-		sh("mkm dump --tid 4242 small.mkm >empty.dump 2>empty.err"), 1);
+		run("mkm dump --tid 4242 small.mkm >empty.dump 2>empty.err"),
+		1);
 	assert_non_null(
 		strstr(slurp_in("empty.err"), "no record in the window"));
-	assert_int_equal(sh("mkm dump --from 51ms late.mkm >/dev/null"), 0);
+	assert_int_equal(run("mkm dump --from 51ms late.mkm >/dev/null"), 0);
 }
 
 /* A time without a unit is refused, naming the units. */
@@ -154,13 +155,13 @@ static void test_export_time_without_unit_refused(void **state)
 {
 	(void)state;
 	assert_int_equal(
-		sh("mkm export -f perfetto --from 5 late.mkm -o nounit.pf 2>nounit.err"),
+		run("mkm export -f perfetto --from 5 late.mkm -o nounit.pf 2>nounit.err"),
 		2);
 	assert_non_null(strstr(slurp_in("nounit.err"), "'5' is not a time"));
 	assert_non_null(strstr(slurp_in("nounit.err"), "ns, us, ms, s"));
 	assert_false(exists("nounit.pf"));
 	assert_int_equal(
-		sh("mkm timeline --svg x.svg --from 5 --to 6ms late.mkm 2>nounit.err"),
+		run("mkm timeline --svg x.svg --from 5 --to 6ms late.mkm 2>nounit.err"),
 		2);
 	assert_non_null(strstr(slurp_in("nounit.err"), "ns, us, ms, s"));
 }
@@ -174,14 +175,15 @@ static void test_dump_resyncs_after_flipped_bytes(void **state)
 	long whole, kept;
 
 	(void)state;
-	assert_int_equal(sh("'%s' big big.mkm 20000 10 && cp big.mkm flip.mkm",
-			    mktrace),
+	assert_int_equal(run("'%s' big big.mkm 20000 10 && cp big.mkm flip.mkm",
+			     mktrace),
 			 0);
 	assert_int_equal(
-		sh("printf '\\377\\377\\377\\377' | dd of=flip.mkm bs=1 seek=$(($(stat -c %%s big.mkm) / 2)) conv=notrunc status=none"),
+		run("printf '\\377\\377\\377\\377' | dd of=flip.mkm bs=1 seek=$(($(stat -c %%s big.mkm) / 2)) conv=notrunc status=none"),
 		0);
-	assert_int_equal(sh("mkm dump big.mkm | wc -l >whole.n"), 0);
-	assert_int_equal(sh("mkm dump flip.mkm 2>flip.err | wc -l >flip.n"), 0);
+	assert_int_equal(run("mkm dump big.mkm | wc -l >whole.n"), 0);
+	assert_int_equal(run("mkm dump flip.mkm 2>flip.err | wc -l >flip.n"),
+			 0);
 	whole = atol(slurp_in("whole.n"));
 	kept = atol(slurp_in("flip.n"));
 	assert_int_equal(whole, 20000);
@@ -193,7 +195,7 @@ static void test_dump_resyncs_after_flipped_bytes(void **state)
 		strstr(slurp_in("flip.err"),
 		       "bytes (1 chunk) to the next good chunk, at offset"));
 	/* The report reads the same records, and says so too. */
-	assert_int_equal(sh("mkm report flip.mkm >flip.report 2>flip.err"), 0);
+	assert_int_equal(run("mkm report flip.mkm >flip.report 2>flip.err"), 0);
 	assert_non_null(strstr(slurp_in("flip.err"), "skipped"));
 }
 
@@ -201,18 +203,18 @@ static void test_dump_resyncs_after_flipped_bytes(void **state)
 static void test_report_missing_file_says_so(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm report missing.mkm 2>missing.err"), 1);
+	assert_int_equal(run("mkm report missing.mkm 2>missing.err"), 1);
 	assert_string_equal(slurp_in("missing.err"),
 			    "mkm: missing.mkm: No such file or directory\n");
-	assert_int_equal(sh("mkm dump missing.mkm 2>missing.err"), 1);
+	assert_int_equal(run("mkm dump missing.mkm 2>missing.err"), 1);
 	assert_null(strstr(slurp_in("missing.err"), "module"));
 }
 
 static void test_report_directory_says_so(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkdir -p adir"), 0);
-	assert_int_equal(sh("mkm report adir 2>dir.err"), 1);
+	assert_int_equal(run("mkdir -p adir"), 0);
+	assert_int_equal(run("mkm report adir 2>dir.err"), 1);
 	assert_non_null(strstr(slurp_in("dir.err"), "adir: is a directory"));
 	assert_null(strstr(slurp_in("dir.err"), "read error"));
 }
@@ -220,7 +222,7 @@ static void test_report_directory_says_so(void **state)
 static void test_main_version(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm --version >version.out"), 0);
+	assert_int_equal(run("mkm --version >version.out"), 0);
 	assert_true(!strncmp(slurp_in("version.out"), "mkm 0.", 6) ||
 		    !strncmp(slurp_in("version.out"), "mkm 1.", 6));
 }
@@ -228,7 +230,7 @@ static void test_main_version(void **state)
 static void test_main_unknown_command(void **state)
 {
 	(void)state;
-	assert_int_equal(sh("mkm bogus 2>bogus.err"), 2);
+	assert_int_equal(run("mkm bogus 2>bogus.err"), 2);
 	assert_non_null(
 		strstr(slurp_in("bogus.err"), "unknown command 'bogus'"));
 	assert_null(strstr(slurp_in("bogus.err"), "usage:"));
@@ -243,7 +245,7 @@ static void test_main_usage_lists_options(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(sh("mkm --help >help.out"), 0);
+	assert_int_equal(run("mkm --help >help.out"), 0);
 	u = slurp_in("help.out");
 	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strstr(u, opts[i]))
@@ -276,8 +278,8 @@ static void test_dump_names_what_records_number(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(sh("'%s' events events.mkm", mktrace), 0);
-	assert_int_equal(sh("mkm dump events.mkm >events.dump"), 0);
+	assert_int_equal(run("'%s' events events.mkm", mktrace), 0);
+	assert_int_equal(run("mkm dump events.mkm >events.dump"), 0);
 	d = slurp_in("events.dump");
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(d, want[i]))
@@ -304,11 +306,11 @@ static void test_report_sort_top_tid(void **state)
 	size_t n, i;
 
 	(void)state;
-	assert_int_equal(sh("'%s' big rep.mkm 20000 10", mktrace), 0);
-	assert_int_equal(sh("mkm report --json rep.mkm >all.json"), 0);
+	assert_int_equal(run("'%s' big rep.mkm 20000 10", mktrace), 0);
+	assert_int_equal(run("mkm report --json rep.mkm >all.json"), 0);
 	assert_int_equal(json_lives(slurp_in("all.json"), life, 64), 10);
 	assert_int_equal(
-		sh("mkm report --json --sort life --top 3 rep.mkm >top.json"),
+		run("mkm report --json --sort life --top 3 rep.mkm >top.json"),
 		0);
 	n = json_lives(slurp_in("top.json"), life, 64);
 	assert_int_equal(n, 3);
@@ -316,20 +318,22 @@ static void test_report_sort_top_tid(void **state)
 		assert_true(life[i - 1] >= life[i]);
 	assert_non_null(strstr(slurp_in("top.json"), "\"nr_threads\":10,"));
 	/* The text: three rows, and the header says so. */
-	assert_int_equal(sh("mkm report --sort runq --top 3 rep.mkm >top.txt"),
+	assert_int_equal(run("mkm report --sort runq --top 3 rep.mkm >top.txt"),
 			 0);
 	assert_non_null(strstr(slurp_in("top.txt"), "10 threads (3 shown)"));
 	/* Threads by tid, in the order given. */
 	assert_int_equal(
-		sh("mkm report --json --tid 1002,1001 small.mkm >tid.json"), 0);
+		run("mkm report --json --tid 1002,1001 small.mkm >tid.json"),
+		0);
 	assert_int_equal(json_lives(slurp_in("tid.json"), life, 64), 2);
 	assert_true(strstr(slurp_in("tid.json"), "\"tid\":1002") <
 		    strstr(slurp_in("tid.json"), "\"tid\":1001"));
-	assert_int_equal(sh("mkm report --tid 77 small.mkm 2>tid.err"), 1);
+	assert_int_equal(run("mkm report --tid 77 small.mkm 2>tid.err"), 1);
 	assert_non_null(strstr(slurp_in("tid.err"), "77: no such thread"));
-	assert_int_equal(sh("mkm report --sort bogus small.mkm 2>sort.err"), 2);
+	assert_int_equal(run("mkm report --sort bogus small.mkm 2>sort.err"),
+			 2);
 	assert_non_null(strstr(slurp_in("sort.err"), "RUNQ"));
-	assert_int_equal(sh("mkm report --top 0 small.mkm 2>sort.err"), 2);
+	assert_int_equal(run("mkm report --top 0 small.mkm 2>sort.err"), 2);
 }
 
 /*
@@ -344,8 +348,8 @@ static void test_report_by_process(void **state)
 	const char *out;
 
 	(void)state;
-	assert_int_equal(sh("'%s' procs procs.mkm", mktrace), 0);
-	assert_int_equal(sh("mkm report --by-process procs.mkm >bp.txt"), 0);
+	assert_int_equal(run("'%s' procs procs.mkm", mktrace), 0);
+	assert_int_equal(run("mkm report --by-process procs.mkm >bp.txt"), 0);
 	out = slurp_in("bp.txt");
 	assert_non_null(strstr(out, "6 threads in 3 processes,"));
 	assert_non_null(strstr(
@@ -356,14 +360,14 @@ static void test_report_by_process(void **state)
 		"    800 client                 2    19.0 ms  52.6   0.0  15.8  31.6"));
 	assert_non_null(strstr(out, "    802 client-child           1"));
 	/* --pid: the threads of process 800, its forked thread included */
-	assert_int_equal(sh("mkm report --pid 800 procs.mkm >pid.txt"), 0);
+	assert_int_equal(run("mkm report --pid 800 procs.mkm >pid.txt"), 0);
 	out = slurp_in("pid.txt");
 	assert_non_null(strstr(out, "6 threads (2 shown)"));
 	assert_non_null(strstr(out, "\n    800 client "));
 	assert_non_null(strstr(out, "\n    801 client "));
 	assert_null(strstr(out, "\n    802 "));
 	assert_int_equal(
-		sh("mkm report --json --by-process --sort run --top 1 procs.mkm >bp.json"),
+		run("mkm report --json --by-process --sort run --top 1 procs.mkm >bp.json"),
 		0);
 	out = slurp_in("bp.json");
 	assert_non_null(strstr(
@@ -372,15 +376,16 @@ static void test_report_by_process(void **state)
 	assert_non_null(strstr(out, "{\"tid\":702,\"pid\":700,"));
 	assert_non_null(strstr(out, "{\"tid\":801,\"pid\":800,"));
 	/* A trace without PROCESSES: each attached thread its own. */
-	assert_int_equal(sh("mkm report --by-process small.mkm >bp0.txt"), 0);
+	assert_int_equal(run("mkm report --by-process small.mkm >bp0.txt"), 0);
 	assert_non_null(
 		strstr(slurp_in("bp0.txt"), "3 threads in 3 processes"));
-	assert_int_equal(sh("mkm report --pid 999 procs.mkm 2>pid.err"), 1);
+	assert_int_equal(run("mkm report --pid 999 procs.mkm 2>pid.err"), 1);
 	assert_non_null(strstr(slurp_in("pid.err"), "999: no such process"));
 	assert_int_equal(
-		sh("mkm report --pid 800 --tid 801 procs.mkm 2>pid.err"), 2);
+		run("mkm report --pid 800 --tid 801 procs.mkm 2>pid.err"), 2);
 	assert_int_equal(
-		sh("mkm report --by-process --latency procs.mkm 2>pid.err"), 2);
+		run("mkm report --by-process --latency procs.mkm 2>pid.err"),
+		2);
 }
 
 /* mkm dump keeps some threads, or a window, as export does. */
@@ -390,7 +395,7 @@ static void test_dump_filters(void **state)
 	int n = 0;
 
 	(void)state;
-	assert_int_equal(sh("mkm dump --tid 1002 small.mkm >tid.dump"), 0);
+	assert_int_equal(run("mkm dump --tid 1002 small.mkm >tid.dump"), 0);
 	s = slurp_in("tid.dump");
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
 		unsigned int cpu, tid;
@@ -403,8 +408,8 @@ static void test_dump_filters(void **state)
 		n++;
 	}
 	assert_true(n > 5);
-	assert_int_equal(sh("mkm dump --from 2ms --to 4ms small.mkm >win.dump"),
-			 0);
+	assert_int_equal(
+		run("mkm dump --from 2ms --to 4ms small.mkm >win.dump"), 0);
 	s = slurp_in("win.dump");
 	n = 0;
 	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
@@ -414,16 +419,16 @@ static void test_dump_filters(void **state)
 		n++;
 	}
 	assert_true(n > 0);
-	assert_int_equal(sh("mkm dump --from 2 small.mkm 2>win.err"), 2);
+	assert_int_equal(run("mkm dump --from 2 small.mkm 2>win.err"), 2);
 	/* By comm: worker-a's records, as --tid 1002 gives them. */
-	assert_int_equal(sh("mkm dump --comm worker-a small.mkm >comm.dump"),
+	assert_int_equal(run("mkm dump --comm worker-a small.mkm >comm.dump"),
 			 0);
 	assert_true(strlen(slurp_in("comm.dump")) > 100);
-	assert_int_equal(sh("cmp -s comm.dump tid.dump"), 0);
-	assert_int_equal(sh("mkm dump --comm nobody small.mkm 2>comm.err"), 1);
+	assert_int_equal(run("cmp -s comm.dump tid.dump"), 0);
+	assert_int_equal(run("mkm dump --comm nobody small.mkm 2>comm.err"), 1);
 	assert_non_null(strstr(slurp_in("comm.err"), "no thread of that name"));
 	assert_int_equal(
-		sh("mkm dump --comm main --tid 1001 small.mkm 2>comm.err"), 2);
+		run("mkm dump --comm main --tid 1001 small.mkm 2>comm.err"), 2);
 }
 
 /* perf sched latency's table: the longest run-queue wait of each thread,
@@ -435,7 +440,7 @@ static void test_report_latency(void **state)
 	char *s, *main_row, *a_row, *b_row;
 
 	(void)state;
-	assert_int_equal(sh("mkm report --latency small.mkm >lat.txt"), 0);
+	assert_int_equal(run("mkm report --latency small.mkm >lat.txt"), 0);
 	s = slurp_in("lat.txt");
 	main_row = strstr(s, "   1001 main ");
 	a_row = strstr(s, "   1002 worker-a ");
@@ -449,21 +454,21 @@ static void test_report_latency(void **state)
 	assert_non_null(strstr(
 		a_row, " 2   350.0 us   500.0 us  3000.0 us .. 3500.0 us\n"));
 	assert_int_equal(
-		sh("mkm report --latency --json --top 1 --comm worker-a small.mkm >lat.json"),
+		run("mkm report --latency --json --top 1 --comm worker-a small.mkm >lat.json"),
 		0);
 	s = slurp_in("lat.json");
 	assert_non_null(strstr(s, "\"tid\":1002,"));
 	assert_null(strstr(s, "\"tid\":1001,"));
 	assert_non_null(strstr(s, "\"delays\":2,\"delay_ns\":700000,"));
 	assert_non_null(strstr(s, "\"max_delay_start_ns\":1003000000,"));
-	assert_int_equal(sh("mkm report --latency --top 2 small.mkm >lat2.txt"),
-			 0);
+	assert_int_equal(
+		run("mkm report --latency --top 2 small.mkm >lat2.txt"), 0);
 	assert_null(strstr(slurp_in("lat2.txt"), "worker-b"));
 	assert_non_null(strstr(slurp_in("lat2.txt"), "(2 of 3 threads shown)"));
 	assert_int_equal(
-		sh("mkm report --latency --sort runq small.mkm 2>lat.err"), 2);
-	assert_int_equal(sh("mkm report --latency --noise small.mkm 2>lat.err"),
-			 2);
+		run("mkm report --latency --sort runq small.mkm 2>lat.err"), 2);
+	assert_int_equal(
+		run("mkm report --latency --noise small.mkm 2>lat.err"), 2);
 }
 
 /* --noise and --latency on a merged trace (job 77, each CPU's rank and
@@ -476,25 +481,25 @@ static void test_report_noise_latency_merged(void **state)
 	char *s;
 
 	(void)state;
-	assert_int_equal(sh("rm -rf jobn jobn.mkm && mkdir jobn && "
-			    "'%s' job jobn busy",
-			    mktrace),
+	assert_int_equal(run("rm -rf jobn jobn.mkm && mkdir jobn && "
+			     "'%s' job jobn busy",
+			     mktrace),
 			 0);
-	assert_int_equal(sh("mkm merge jobn >/dev/null"), 0);
-	assert_int_equal(sh("mkm report --latency jobn.mkm >jobn.lat"), 0);
+	assert_int_equal(run("mkm merge jobn >/dev/null"), 0);
+	assert_int_equal(run("mkm report --latency jobn.mkm >jobn.lat"), 0);
 	s = slurp_in("jobn.lat");
 	assert_non_null(strstr(s, "\nNODE             TID NAME "));
 	assert_non_null(strstr(s, "\nn1              1000 rank "));
 	assert_non_null(strstr(s, "\nn2              1101 progress "));
 	assert_null(strstr(s, "4195304"));
 	assert_int_equal(
-		sh("mkm report --latency --json --tid 4195304 jobn.mkm >jobn.latj"),
+		run("mkm report --latency --json --tid 4195304 jobn.mkm >jobn.latj"),
 		0);
 	assert_non_null(strstr(slurp_in("jobn.latj"),
 			       "{\"tid\":4195304,\"node\":\"n1\","
 			       "\"node_tid\":1000,\"name\":\"rank\","));
 	assert_int_equal(
-		sh("mkm report --noise --comm rank jobn.mkm >jobn.noi"), 0);
+		run("mkm report --noise --comm rank jobn.mkm >jobn.noi"), 0);
 	s = slurp_in("jobn.noi");
 	assert_non_null(strstr(s, "\nn1 rank (1000): observed 200.1 ms"));
 	assert_non_null(strstr(s, "\nn2 rank (1001): observed "));
@@ -505,20 +510,20 @@ static void test_report_noise_latency_merged(void **state)
 	assert_null(strstr(s, "4195304"));
 	assert_null(strstr(s, "8389609"));
 	assert_int_equal(
-		sh("mkm report --noise --json --tid 8389609 jobn.mkm >jobn.noij"),
+		run("mkm report --noise --json --tid 8389609 jobn.mkm >jobn.noij"),
 		0);
 	assert_non_null(strstr(slurp_in("jobn.noij"),
 			       "{\"tid\":8389609,\"node\":\"n2\","
 			       "\"node_tid\":1001,\"name\":\"rank\","));
 	/* The threads table's JSON says the same. */
-	assert_int_equal(sh("mkm report --json jobn.mkm >jobn.json"), 0);
+	assert_int_equal(run("mkm report --json jobn.mkm >jobn.json"), 0);
 	assert_non_null(strstr(slurp_in("jobn.json"),
 			       "{\"tid\":4195304,\"node\":\"n1\","
 			       "\"node_tid\":1000,\"pid\":"));
 	/* A trace of one machine: no NODE, no node in JSON. */
-	assert_int_equal(sh("mkm report --noise small.mkm >small.noi"), 0);
+	assert_int_equal(run("mkm report --noise small.mkm >small.noi"), 0);
 	assert_int_equal(
-		sh("mkm report --latency --json small.mkm >small.latj"), 0);
+		run("mkm report --latency --json small.mkm >small.latj"), 0);
 	assert_null(strstr(slurp_in("small.noi"), "NODE"));
 	assert_non_null(strstr(slurp_in("small.noi"), "\nmain (1001): "));
 	assert_null(strstr(slurp_in("small.latj"), "\"node\""));
@@ -535,13 +540,13 @@ static void test_report_barriers_merged(void **state)
 
 	(void)state;
 	assert_int_equal(
-		sh("rm -rf jobb jobb.mkm && mkdir jobb && '%s' job jobb barrier",
-		   mktrace),
+		run("rm -rf jobb jobb.mkm && mkdir jobb && '%s' job jobb barrier",
+		    mktrace),
 		0);
-	assert_int_equal(sh("mkm merge jobb >/dev/null"), 0);
+	assert_int_equal(run("mkm merge jobb >/dev/null"), 0);
 	/* By default on a merged trace: each node's busiest thread. */
-	assert_int_equal(sh("mkm report --noise --barriers jobb.mkm >jobb.bar"),
-			 0);
+	assert_int_equal(
+		run("mkm report --noise --barriers jobb.mkm >jobb.bar"), 0);
 	s = slurp_in("jobb.bar");
 	assert_non_null(strstr(
 		s, "Barriers of 3 threads: n0 rank (100), n1 rank (100), "
@@ -581,8 +586,8 @@ static void test_report_barriers_merged(void **state)
 		strstr(s, " rank              1000.0 us      2   16.67%\n"));
 	assert_non_null(
 		strstr(s, "\n    3     33.33%       29.98%       29.77%\n"));
-	assert_int_equal(sh("mkm report --noise --barriers --json --comm rank "
-			    "jobb.mkm >jobb.barj"),
+	assert_int_equal(run("mkm report --noise --barriers --json --comm rank "
+			     "jobb.mkm >jobb.barj"),
 			 0);
 	s = slurp_in("jobb.barj");
 	assert_non_null(strstr(s, "\"rounds\":12,"));
@@ -595,32 +600,32 @@ static void test_report_barriers_merged(void **state)
 			  "\"tid\":4194604,\"node\":\"n1\",\"node_tid\":300,"
 			  "\"taken_ns\":400000}"));
 	/* A node's thread by the tid the report shows: NODE:TID. */
-	assert_int_equal(sh("mkm report --noise --barriers --tid "
-			    "n0:100,n1:100,n2:100 jobb.mkm >jobb.bar2"),
+	assert_int_equal(run("mkm report --noise --barriers --tid "
+			     "n0:100,n1:100,n2:100 jobb.mkm >jobb.bar2"),
 			 0);
 	assert_non_null(strstr(slurp_in("jobb.bar2"),
 			       "; 4 waited more than 160.6 us\n"));
-	assert_int_equal(sh("mkm report --noise --tid 300 jobb.mkm 2>jobb.err"),
-			 1);
+	assert_int_equal(
+		run("mkm report --noise --tid 300 jobb.mkm 2>jobb.err"), 1);
 	assert_non_null(strstr(slurp_in("jobb.err"),
 			       "--tid 300: no such thread in the trace (a "
 			       "node's thread: NODE:TID, as the report names "
 			       "it)"));
 	assert_int_equal(
-		sh("mkm report --noise --tid n9:100 jobb.mkm 2>jobb.err"), 1);
+		run("mkm report --noise --tid n9:100 jobb.mkm 2>jobb.err"), 1);
 	assert_non_null(strstr(slurp_in("jobb.err"),
 			       "--tid n9:100: no node n9 in the trace"));
 	/* Bad asks: one line each. */
-	assert_int_equal(sh("mkm report --barriers jobb.mkm 2>jobb.err"), 2);
+	assert_int_equal(run("mkm report --barriers jobb.mkm 2>jobb.err"), 2);
 	assert_non_null(
 		strstr(slurp_in("jobb.err"), "--barriers goes with --noise"));
 	assert_int_equal(
-		sh("mkm report --noise --barriers --comm noised jobb.mkm 2>jobb.err"),
+		run("mkm report --noise --barriers --comm noised jobb.mkm 2>jobb.err"),
 		1);
 	assert_non_null(strstr(slurp_in("jobb.err"),
 			       "1 thread chosen; it takes one per rank"));
 	assert_int_equal(
-		sh("mkm report --noise --barriers small.mkm 2>jobb.err"), 1);
+		run("mkm report --noise --barriers small.mkm 2>jobb.err"), 1);
 	assert_non_null(strstr(slurp_in("jobb.err"),
 			       "no round where all 3 threads computed"));
 }
@@ -633,36 +638,37 @@ static void test_timeline_window_zooms(void **state)
 
 	(void)state;
 	assert_int_equal(
-		sh("mkm timeline -w 60 --from 2ms --to 4ms small.mkm >win.tl"),
+		run("mkm timeline -w 60 --from 2ms --to 4ms small.mkm >win.tl"),
 		0);
 	s = slurp_in("win.tl");
 	assert_true(strncmp(strstr(s, "|"), "|2000.0 us", 10) == 0);
 	/* worker-b, woken at 2.0 ms, waits 200 us: the first 6 of 60
 	 * columns of 2 ms (the whole trace would give it one). */
 	assert_non_null(strstr(s, "1003 worker-b            ------#"));
-	assert_int_equal(sh("mkm timeline -w 60 --from 8ms small.mkm >win.tl"),
+	assert_int_equal(run("mkm timeline -w 60 --from 8ms small.mkm >win.tl"),
 			 0);
 	assert_true(strncmp(strstr(slurp_in("win.tl"), "|"), "|8000.0 us",
 			    10) == 0);
 	/* The picture zoomed is not the whole one with the window shaded
 	 * (cairo's SVG draws text as glyphs: the files are compared). */
 	assert_int_equal(
-		sh("mkm timeline --svg zoom.svg --from 2ms --to 4ms small.mkm"),
+		run("mkm timeline --svg zoom.svg --from 2ms --to 4ms small.mkm"),
 		0);
 	assert_int_equal(
-		sh("mkm timeline --svg shade.svg --shade 2ms..4ms small.mkm"),
+		run("mkm timeline --svg shade.svg --shade 2ms..4ms small.mkm"),
 		0);
-	assert_int_equal(sh("mkm timeline --svg whole.svg small.mkm"), 0);
-	assert_int_equal(sh("cmp -s zoom.svg shade.svg"), 1);
-	assert_int_equal(sh("cmp -s shade.svg whole.svg"), 1);
-	assert_int_equal(sh("mkm timeline --from 20ms small.mkm 2>win.err"), 1);
+	assert_int_equal(run("mkm timeline --svg whole.svg small.mkm"), 0);
+	assert_int_equal(run("cmp -s zoom.svg shade.svg"), 1);
+	assert_int_equal(run("cmp -s shade.svg whole.svg"), 1);
+	assert_int_equal(run("mkm timeline --from 20ms small.mkm 2>win.err"),
+			 1);
 	assert_non_null(strstr(slurp_in("win.err"), "shows none of it"));
 	assert_int_equal(
-		sh("mkm timeline --from 3ms --to 2ms small.mkm 2>win.err"), 2);
+		run("mkm timeline --from 3ms --to 2ms small.mkm 2>win.err"), 2);
 	assert_int_equal(
-		sh("mkm timeline --shade 1ms..2ms small.mkm 2>win.err"), 2);
+		run("mkm timeline --shade 1ms..2ms small.mkm 2>win.err"), 2);
 	assert_int_equal(
-		sh("mkm timeline --svg win.svg --shade 2ms small.mkm 2>win.err"),
+		run("mkm timeline --svg win.svg --shade 2ms small.mkm 2>win.err"),
 		2);
 }
 
@@ -675,10 +681,10 @@ static void test_merge_job_dir(void **state)
 
 	(void)state;
 	assert_int_equal(
-		sh("rm -rf job77 job77.mkm && mkdir job77 && '%s' job job77",
-		   mktrace),
+		run("rm -rf job77 job77.mkm && mkdir job77 && '%s' job job77",
+		    mktrace),
 		0);
-	assert_int_equal(sh("mkm merge job77 >merge.out 2>merge.err"), 0);
+	assert_int_equal(run("mkm merge job77 >merge.out 2>merge.err"), 0);
 	out = slurp_in("merge.out");
 	assert_non_null(strstr(
 		out,
@@ -695,13 +701,13 @@ static void test_merge_job_dir(void **state)
 		     "they were sent on the merged clock"));
 	assert_non_null(strstr(out, "bounds +-10.0 us to +-10.0 us)"));
 	assert_string_equal(slurp_in("merge.err"), "");
-	assert_int_equal(sh("mkm dump job77.mkm >job77.dump"), 0);
+	assert_int_equal(run("mkm dump job77.mkm >job77.dump"), 0);
 	d = slurp_in("job77.dump");
 	/* n2's first thread: index 2, tid 1000, on its CPU 1 (merged CPU 5) */
 	assert_non_null(strstr(d, "cpu5  8389609 mark"));
 	assert_non_null(strstr(d, "cpu0     1000 mark"));
 	/* mkm report: a table per node, its threads told apart by tid. */
-	assert_int_equal(sh("mkm report job77.mkm >job77.rep"), 0);
+	assert_int_equal(run("mkm report job77.mkm >job77.rep"), 0);
 	d = slurp_in("job77.rep");
 	assert_non_null(strstr(d, "6 threads, 6 CPUs, 24006 events"));
 	assert_non_null(strstr(
@@ -724,17 +730,17 @@ static void test_merge_job_dir(void **state)
 		"   1000 ?                      200.1 ms (1)           0 ns (0)\n"
 		"   1001 ?                          0 ns (0)       200.1 ms (1)\n"));
 	assert_null(strstr(d, "CPU2"));
-	assert_int_equal(sh("mkm report --json job77.mkm >job77.json"), 0);
+	assert_int_equal(run("mkm report --json job77.mkm >job77.json"), 0);
 	assert_non_null(strstr(slurp_in("job77.json"),
 			       "\"nodes\":[{\"name\":\"n0\",\"index\":0,"));
 	/* A trace of one machine has no such table. */
-	assert_int_equal(sh("mkm report late.mkm >late.rep"), 0);
+	assert_int_equal(run("mkm report late.mkm >late.rep"), 0);
 	assert_null(strstr(slurp_in("late.rep"), "Per node"));
 	assert_null(strstr(slurp_in("late.rep"), "NODE"));
 	assert_non_null(
 		strstr(slurp_in("late.rep"), "\nCPU x thread: time run"));
 	/* Merging again overwrites; the merge is not taken for a node. */
-	assert_int_equal(sh("mkm merge job77 >/dev/null 2>&1"), 0);
+	assert_int_equal(run("mkm merge job77 >/dev/null 2>&1"), 0);
 }
 
 static void test_merge_bad_inputs(void **state)
@@ -743,10 +749,10 @@ static void test_merge_bad_inputs(void **state)
 
 	(void)state;
 	assert_int_equal(
-		sh("rm -rf bad && mkdir bad && '%s' job bad bad", mktrace), 0);
+		run("rm -rf bad && mkdir bad && '%s' job bad bad", mktrace), 0);
 	/* Merged in part: exit 3, the merge written, each problem said. */
 	assert_int_equal(
-		sh("mkm merge -o bad.mkm bad/*.mkm >bad.out 2>bad.err"), 3);
+		run("mkm merge -o bad.mkm bad/*.mkm >bad.out 2>bad.err"), 3);
 	assert_true(exists("bad.mkm"));
 	err = slurp_in("bad.err");
 	assert_non_null(strstr(err, "bad/n2.mkm: offset "));
@@ -759,26 +765,26 @@ static void test_merge_bad_inputs(void **state)
 		err, "node 1 of the 4 of job 77.0: no trace among the inputs"));
 	assert_non_null(strstr(err, "node 3 of the 4 of job 77.0: no trace"));
 	assert_non_null(strstr(slurp_in("bad.out"), "2 nodes of 4 merged"));
-	assert_int_equal(sh("mkm report bad.mkm >bad.rep"), 0);
+	assert_int_equal(run("mkm report bad.mkm >bad.rep"), 0);
 	assert_non_null(strstr(slurp_in("bad.rep"), "; trace cut short"));
 	/* The other job, asked for. */
 	assert_int_equal(
-		sh("mkm merge --job 78 -o x9.mkm bad/*.mkm >x9.out 2>/dev/null"),
+		run("mkm merge --job 78 -o x9.mkm bad/*.mkm >x9.out 2>/dev/null"),
 		3);
 	assert_non_null(strstr(slurp_in("x9.out"), "job 78.0: 1 node of"));
 	/* Nothing to merge: nothing written, exit 1. */
-	assert_int_equal(sh("mkdir -p none"), 0);
-	assert_int_equal(sh("mkm merge none 2>none.err"), 1);
+	assert_int_equal(run("mkdir -p none"), 0);
+	assert_int_equal(run("mkm merge none 2>none.err"), 1);
 	assert_non_null(
 		strstr(slurp_in("none.err"), "none: no .mkm trace in it"));
-	assert_int_equal(sh("mkm merge -o j.mkm late.mkm 2>late.err"), 1);
+	assert_int_equal(run("mkm merge -o j.mkm late.mkm 2>late.err"), 1);
 	assert_non_null(
 		strstr(slurp_in("late.err"), "late.mkm: not a node's trace"));
 	assert_false(exists("j.mkm"));
 	/* Files need a name for the merge. */
-	assert_int_equal(sh("mkm merge bad/n0.mkm 2>/dev/null"), 2);
+	assert_int_equal(run("mkm merge bad/n0.mkm 2>/dev/null"), 2);
 	assert_int_equal(
-		sh("mkm merge --job x -o j.mkm bad/n0.mkm 2>/dev/null"), 2);
+		run("mkm merge --job x -o j.mkm bad/n0.mkm 2>/dev/null"), 2);
 }
 
 int main(int argc, char **argv)
@@ -815,8 +821,8 @@ int main(int argc, char **argv)
 	mkm = argv[1];
 	mktrace = argv[2];
 	dir = argv[3];
-	if (sh("mkdir -p . && '%s' late late.mkm && '%s' small small.mkm",
-	       mktrace, mktrace))
+	if (run("mkdir -p . && '%s' late late.mkm && '%s' small small.mkm",
+		mktrace, mktrace))
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@ VM_TESTS += $(WHOLE_TEST)
 VM_FILES += $(WHOLE_WORKLOAD):/bin/whole_workload
 all: $(WHOLE_TEST) $(WHOLE_WORKLOAD)
 
-$(WHOLE_TEST): tests/whole/test_whole.c tests/cli/slurp.h $(LIBMON_A)
+$(WHOLE_TEST): tests/whole/test_whole.c tests/cli/shell.h $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lcmocka -lm -pthread

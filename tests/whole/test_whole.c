@@ -29,20 +29,7 @@
 #include <cmocka.h>
 
 #include "libmonitor.h"
-#include "../cli/slurp.h"
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#include "../cli/shell.h"
 
 /* The trace's timeline (the sink turns TL_IDLE on from INFO). */
 static struct tl *load(const char *path)
