@@ -235,59 +235,62 @@ static void two_nodes(struct evs *s, struct trace_node n[2])
 	evs_switch(s, false, 500, 0, 10, MKM_TS_INTERRUPTIBLE, 0, 0, 0, 0);
 }
 
-static void test_rows_fold_folds_and_unfolds_a_node(void **state)
+/* Each test's state: on two_nodes(), a merged trace, 20 rows on screen. */
+static int two_nodes_setup(void **state)
 {
+	struct fixture *f = calloc(1, sizeof(*f));
 	struct trace_node nodes[2];
-	struct fixture f;
 	struct evs s;
 
-	(void)state;
+	if (!f)
+		return -1;
 	two_nodes(&s, nodes);
-	fixture_open(&f, &s, nodes, 2, 20);
+	fixture_open(f, &s, nodes, 2, 20);
+	*state = f;
+	return 0;
+}
+
+static void test_rows_fold_folds_and_unfolds_a_node(void **state)
+{
+	struct fixture *f = *state;
+
 	/* n0's header, its two threads, n1's header, its two threads. */
-	assert_int_equal(f.vs.nr_order, 6);
-	assert_int_equal(rows_node_at(&f.vs, 3), 1);
-	select_thread(&f, (1u << TRACE_NODE_TID_SHIFT) | 11);
-	assert_string_equal(rows_selected(&f.vs)->label, "11 ?");
-	act(&f.vs, ACT_FOLD, NULL);
+	assert_int_equal(f->vs.nr_order, 6);
+	assert_int_equal(rows_node_at(&f->vs, 3), 1);
+	select_thread(f, (1u << TRACE_NODE_TID_SHIFT) | 11);
+	assert_string_equal(rows_selected(&f->vs)->label, "11 ?");
+	act(&f->vs, ACT_FOLD, NULL);
 	/* n1 folded to its header, which is selected. */
-	assert_int_equal(f.vs.nr_order, 4);
-	assert_int_equal(rows_node_at(&f.vs, f.vs.view.sel), 1);
-	assert_null(rows_selected(&f.vs));
-	assert_true(f.vs.groups[1].folded);
-	assert_int_equal(f.vs.groups[1].label[0], '+');
+	assert_int_equal(f->vs.nr_order, 4);
+	assert_int_equal(rows_node_at(&f->vs, f->vs.view.sel), 1);
+	assert_null(rows_selected(&f->vs));
+	assert_true(f->vs.groups[1].folded);
+	assert_int_equal(f->vs.groups[1].label[0], '+');
 	/* Folded in the CPUs view too. */
-	act(&f.vs, ACT_CPUS, NULL);
-	assert_int_equal(f.vs.nr_order, 3);
-	assert_int_equal(rows_node_at(&f.vs, 2), 1);
-	act(&f.vs, ACT_CPUS, NULL);
+	act(&f->vs, ACT_CPUS, NULL);
+	assert_int_equal(f->vs.nr_order, 3);
+	assert_int_equal(rows_node_at(&f->vs, 2), 1);
+	act(&f->vs, ACT_CPUS, NULL);
 	/* The last row is n1's header: there, Space unfolds it. */
-	act(&f.vs, ACT_PAGE_DOWN, NULL);
-	assert_int_equal(rows_node_at(&f.vs, f.vs.view.sel), 1);
-	act(&f.vs, ACT_FOLD, NULL);
-	assert_int_equal(f.vs.nr_order, 6);
-	assert_false(f.vs.groups[1].folded);
-	assert_int_equal(f.vs.groups[1].label[0], '-');
-	fixture_close(&f);
+	act(&f->vs, ACT_PAGE_DOWN, NULL);
+	assert_int_equal(rows_node_at(&f->vs, f->vs.view.sel), 1);
+	act(&f->vs, ACT_FOLD, NULL);
+	assert_int_equal(f->vs.nr_order, 6);
+	assert_false(f->vs.groups[1].folded);
+	assert_int_equal(f->vs.groups[1].label[0], '-');
 }
 
 /* A node's header stays selected in its view across Tab and back. */
 static void test_act_tab_keeps_a_node_header_selected(void **state)
 {
-	struct trace_node nodes[2];
-	struct fixture f;
-	struct evs s;
+	struct fixture *f = *state;
 
-	(void)state;
-	two_nodes(&s, nodes);
-	fixture_open(&f, &s, nodes, 2, 20);
-	view_select(&f.vs.view, 3 - (int64_t)f.vs.view.sel);
-	assert_int_equal(rows_node_at(&f.vs, f.vs.view.sel), 1);
-	act(&f.vs, ACT_CPUS, NULL);
-	act(&f.vs, ACT_CPUS, NULL);
-	assert_int_equal(f.vs.view.sel, 3);
-	assert_int_equal(rows_node_at(&f.vs, f.vs.view.sel), 1);
-	fixture_close(&f);
+	view_select(&f->vs.view, 3 - (int64_t)f->vs.view.sel);
+	assert_int_equal(rows_node_at(&f->vs, f->vs.view.sel), 1);
+	act(&f->vs, ACT_CPUS, NULL);
+	act(&f->vs, ACT_CPUS, NULL);
+	assert_int_equal(f->vs.view.sel, 3);
+	assert_int_equal(rows_node_at(&f->vs, f->vs.view.sel), 1);
 }
 
 static void test_act_fold_says_why_not_in_a_trace_of_one_machine(void **state)
@@ -354,6 +357,10 @@ static void test_act_events_pane_follows_the_cursor(void **state)
 	cmocka_unit_test_setup_teardown(test, three_threads_setup, \
 					fixture_teardown)
 
+/* A test on the state of two_nodes(). */
+#define ON_TWO_NODES(test) \
+	cmocka_unit_test_setup_teardown(test, two_nodes_setup, fixture_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,8 +372,8 @@ int main(void)
 			test_act_sort_keeps_the_selection_among_the_first_rows),
 		ON_THREE_THREADS(
 			test_act_sort_selects_the_first_row_when_the_selection_is_below),
-		cmocka_unit_test(test_rows_fold_folds_and_unfolds_a_node),
-		cmocka_unit_test(test_act_tab_keeps_a_node_header_selected),
+		ON_TWO_NODES(test_rows_fold_folds_and_unfolds_a_node),
+		ON_TWO_NODES(test_act_tab_keeps_a_node_header_selected),
 		ON_THREE_THREADS(
 			test_act_fold_says_why_not_in_a_trace_of_one_machine),
 		ON_THREE_THREADS(
