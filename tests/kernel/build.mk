@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/kernel/: the debug kernel (tinyconfig + debug.config: KASAN, lockdep,
 # PROVE_RCU, DEBUG_ATOMIC_SLEEP, ...) built from Debian's linux-source-6.1 in
-# the cache, and every VM test but live_vm run again on it with the module built for it.
+# the cache, and every VM test but live_vm run again on it with the module
+# built for it.
 
 DEBUG_MODULE_DIR := $(BUILD)/kernel-debug
 DEBUG_INITRAMFS := $(BUILD)/vm/initramfs-debug.cpio.gz

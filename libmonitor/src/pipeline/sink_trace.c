@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "pipeline/pipeline_internal.h"
 
@@ -23,11 +22,8 @@ struct trace_sink {
  * poll_ms, also when no records come. */
 static int flush_if_due(struct trace_sink *ts)
 {
-	struct timespec now;
-	uint64_t t;
+	uint64_t t = now_ns(CLOCK_MONOTONIC);
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	t = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
 	if (t - ts->flushed_ns < FLUSH_EVERY_NS)
 		return 0;
 	ts->flushed_ns = t;
