@@ -137,16 +137,26 @@ dl_dir() {
 # The e1000 driver check-cluster's guests load (tests/slurm/cluster.sh),
 # of the reference kernel, in its image's folder.
 E1000=kernel/drivers/net/ethernet/intel/e1000/e1000.ko
+# What the reference image gives besides its kernel: check-cluster's
+# network driver, and the lists of built-in modules that bench-vm's LTTng
+# modules are installed beside (depmod, the guest's modprobe).
+REFERENCE_FILES=("$E1000" modules.builtin modules.builtin.modinfo)
 
 # The image: its vmlinuz (boot/ up to 7.1, usr/lib/modules/RELEASE/ from
 # 7.2), and the ELF vmlinux taken out of it (QEMU boots that directly,
 # twice as fast under TCG), in $cache/linux-image-RELEASE/boot; for the
-# reference kernel, lib/modules/RELEASE/$E1000 too.
+# reference kernel, its REFERENCE_FILES in lib/modules/RELEASE too.
 fetch_image() {
-	local suite=$1 release=$2 dir=$cache/linux-image-$2 dl pkg member off
-	local vmlinuz=$dir/boot/vmlinuz-$2 vmlinux=$dir/boot/vmlinux-$2 e1000=
-	[ "$release" = "$(reference)" ] && e1000=./lib/modules/$release/$E1000
-	if [ ! -f "$vmlinuz" ] || { [ -n "$e1000" ] && [ ! -f "$dir/$e1000" ]; }; then
+	local suite=$1 release=$2 dir=$cache/linux-image-$2 dl pkg member off f
+	local vmlinuz=$dir/boot/vmlinuz-$2 vmlinux=$dir/boot/vmlinux-$2
+	local extra=() missing=
+	if [ "$release" = "$(reference)" ]; then
+		for f in "${REFERENCE_FILES[@]}"; do
+			extra+=("./lib/modules/$release/$f")
+			[ -f "$dir/lib/modules/$release/$f" ] || missing=1
+		done
+	fi
+	if [ ! -f "$vmlinuz" ] || [ -n "$missing" ]; then
 		# sid's images put the kernel in linux-binary-*; older ones in
 		# the -unsigned or the signed image.
 		pkg=$(apt_first "$suite" "linux-binary-$release" \
@@ -161,8 +171,8 @@ fetch_image() {
 		[ -n "$member" ] || die "$pkg has no vmlinuz of $release"
 		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/boot"
 		dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb | tar -xO "$member" >"$dir.tmp/boot/vmlinuz-$release"
-		[ -z "$e1000" ] || dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb |
-			tar -x -C "$dir.tmp" "$e1000" || die "$pkg has no $E1000"
+		[ ${#extra[@]} -eq 0 ] || dpkg-deb --fsys-tarfile "$dl"/"$pkg"_*.deb |
+			tar -x -C "$dir.tmp" "${extra[@]}" || die "$pkg lacks one of ${REFERENCE_FILES[*]}"
 		rm -rf "$dl"
 		rm -rf "$dir" && mv "$dir.tmp" "$dir"
 	fi
