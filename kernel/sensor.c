@@ -24,14 +24,16 @@
  *
  * Every switch of the machine runs the switch probe while a monitor
  * records, and almost none concern a tracked thread. So each frequent probe
- * is only the filter test (mkm_threads_maybe(), inline, no stack frame) and
- * a tail call to its sensor_*() function, which looks the thread up and
- * writes. A context switch writes both its records on one clock read
- * without touching the interrupt flag, which the scheduler has cleared; and
- * a peer's tid in the initial PID namespace, where most monitors live, is
- * its task->pid, without the namespace walk. The clock is the scheduler's
- * (local_clock(): a TSC read and a scaling, where CLOCK_MONOTONIC would add
- * a latch loop and an indirect call); read() maps it onto CLOCK_MONOTONIC.
+ * is only the filter test (mkm_threads_maybe_in(), inline, no stack frame)
+ * and a tail call to its sensor_*() function, handed the table tested,
+ * which looks the thread up and writes. A context switch writes both its
+ * records on one clock read without touching the interrupt flag, which the
+ * scheduler has cleared; and a peer's tid in the initial PID namespace,
+ * where most monitors live, is its task->pid, without the namespace walk
+ * (the entry's tid, for a thread of the monitor's own). The clock is the
+ * scheduler's (local_clock(): a TSC read and a scaling, where
+ * CLOCK_MONOTONIC would add a latch loop and an indirect call); read()
+ * maps it onto CLOCK_MONOTONIC.
  * The default classes need no probe on the wakeup path: a SWITCH_IN says
  * how long its thread waited runnable, from the kernel's own run_delay
  * bookkeeping. docs/performance.md has the figures.
@@ -243,7 +245,8 @@ sensor_lookup(const struct task_struct *task)
  * A peer's tid (the other task of a switch, a waker), or 0 where the
  * monitor may not see it: a thread of its own whose records are withheld
  * (peer_shown false), or one it does not track where it hides those
- * (paranoid). peer_t is the peer's tracking entry, if any.
+ * (paranoid). peer_t is the peer's tracking entry, if any: a thread of the
+ * monitor's own is named as its records name it, by its entry's tid.
  */
 static __always_inline u32 sensor_peer(struct mkm_monitor *mon,
 				       struct task_struct *peer,
@@ -251,19 +254,33 @@ static __always_inline u32 sensor_peer(struct mkm_monitor *mon,
 				       bool peer_shown)
 {
 	if (peer_t && peer_t->mon == mon)
-		return peer_shown ? sensor_tid(mon, peer) : 0;
+		return peer_shown ? READ_ONCE(peer_t->tid) : 0;
 	if (unlikely(mon->hide_peers))
 		return 0;
 	return sensor_tid(mon, peer);
 }
 
-/* The waker (current) as the monitor may see it. */
+/*
+ * The waker (current) as the monitor may see it; tb is the probe's table.
+ * Looked up without the filter's test first: the waker of a tracked thread
+ * is most often tracked too (the threads of a program wake each other),
+ * where the test only adds to the lookup; an untracked one costs a look
+ * into a bucket, most likely empty.
+ */
+static __always_inline u32 sensor_waker_in(const struct mkm_threads_table *tb,
+					   struct mkm_monitor *mon)
+{
+	struct task_struct *waker = current;
+	struct mkm_tracked *ct = mkm_threads_find(tb, waker);
+
+	return sensor_peer(mon, waker, ct,
+			   ct && ct->mon == mon &&
+				   sensor_may_record_task(ct, waker));
+}
+
 static __always_inline u32 sensor_waker(struct mkm_monitor *mon)
 {
-	struct mkm_tracked *ct = sensor_lookup(current);
-
-	return sensor_peer(mon, current, ct,
-			   ct && ct->mon == mon && sensor_may_record(ct));
+	return sensor_waker_in(mkm_threads_current(), mon);
 }
 
 /* A dead task's state: a thread released at exit, or a zombie. */
@@ -403,19 +420,20 @@ static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
 
 /*
  * A tracked thread leaves or takes the CPU: both records on one time, or
- * one record for both. tb is the table the probe tested (one load of the
- * pointer per switch).
+ * one record for both. tb and its shift are what the probe tested (one
+ * load of each per switch). next comes last, after the shift: the probe
+ * moves it out of %rcx for the shift's count, and it is then where this
+ * call wants it.
  */
-static noinline notrace void sensor_switch(const struct mkm_threads_table *tb,
-					   bool preempt,
-					   struct task_struct *prev,
-					   struct task_struct *next,
-					   unsigned int prev_state)
+static noinline notrace void
+sensor_switch(const struct mkm_threads_table *tb, bool preempt,
+	      struct task_struct *prev, unsigned int shift,
+	      unsigned int prev_state, struct task_struct *next)
 {
 	/* First, so that little is live across the call. */
 	u64 now = local_clock();
-	struct mkm_tracked *pt = mkm_threads_find(tb, prev);
-	struct mkm_tracked *nt = mkm_threads_find(tb, next);
+	struct mkm_tracked *pt = mkm_threads_find_shifted(tb, shift, prev);
+	struct mkm_tracked *nt = mkm_threads_find_shifted(tb, shift, next);
 	bool p_shown = false, n_shown = false;
 	u8 out_flags, in_flags = 0;
 	u32 state, wait;
@@ -470,9 +488,18 @@ static notrace void probe_sched_switch(void *data, bool preempt,
 				       unsigned int prev_state)
 {
 	const struct mkm_threads_table *tb = mkm_threads_current();
+	unsigned int shift = tb->shift;
 
-	if (mkm_threads_maybe_either(tb, prev, next))
-		sensor_switch(tb, preempt, prev, next, prev_state);
+#ifdef CONFIG_X86_64
+	/*
+	 * preempt stays in its argument register, which the call below
+	 * wants: gcc would copy it out to hash in %esi, and back, two
+	 * instructions on every unmonitored switch.
+	 */
+	asm("" : "+S"(preempt));
+#endif
+	if (mkm_threads_maybe_either(tb, shift, prev, next))
+		sensor_switch(tb, preempt, prev, shift, prev_state, next);
 }
 
 /*
@@ -485,8 +512,9 @@ static notrace void probe_sched_switch(void *data, bool preempt,
  * times it took one name the wakeup: a WAKEUP whose WAKING was not
  * recorded (the monitor resumed in between) sees its own context.
  */
-static __always_inline void sensor_wake_context(struct mkm_tracked *t,
-						struct task_struct *p, u8 type)
+static __always_inline void
+sensor_wake_context(const struct mkm_threads_table *tb, struct mkm_tracked *t,
+		    struct task_struct *p, u8 type)
 {
 	unsigned long arrivals = mkm_task_arrivals(p);
 
@@ -495,16 +523,18 @@ static __always_inline void sensor_wake_context(struct mkm_tracked *t,
 		return;
 	}
 	t->wake_flags = in_task() ? 0 : MKM_EVF_IN_IRQ;
-	t->waker = sensor_waker(t->mon);
+	t->waker = sensor_waker_in(tb, t->mon);
 	t->wake_arrivals = type == MKM_EV_WAKING ? arrivals : ULONG_MAX;
 }
 
 /*
- * WAKING or WAKEUP of p. The clock is read first, so that little is live
- * across the call (the wakeup path has interrupts off but where a task
- * wakes itself, so they are disabled here too).
+ * WAKING or WAKEUP of p; tb is the table the probe tested. The clock is
+ * read first, so that little is live across the call (the wakeup path has
+ * interrupts off but where a task wakes itself, so they are disabled here
+ * too).
  */
-static __always_inline void sensor_wake(struct task_struct *p, u8 type,
+static __always_inline void sensor_wake(const struct mkm_threads_table *tb,
+					struct task_struct *p, u8 type,
 					bool target)
 {
 	struct mkm_tracked *t;
@@ -514,9 +544,9 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 
 	local_irq_save(irqflags);
 	now = local_clock();
-	t = mkm_threads_lookup(p);
+	t = mkm_threads_find(tb, p);
 	if (t && sensor_recording(t->mon, MKM_CLASS_WAKEUP)) {
-		sensor_wake_context(t, p, type);
+		sensor_wake_context(tb, t, p, type);
 		flags = t->wake_flags;
 		/*
 		 * The end of a PREEMPT_RT lock wait: seen at WAKING, while
@@ -530,32 +560,39 @@ static __always_inline void sensor_wake(struct task_struct *p, u8 type,
 			if (unlikely(t->lock_wake))
 				flags |= MKM_EVF_LOCK_WAIT;
 		}
-		sensor_write_thread(t, type, flags, target ? task_cpu(p) : 0,
-				    t->waker, now);
+		sensor_write_shown(t, sensor_may_record_task(t, p), type, flags,
+				   target ? task_cpu(p) : 0, t->waker, now);
 	}
 	local_irq_restore(irqflags);
 }
 
-static noinline notrace void sensor_waking(void *data, struct task_struct *p)
+static noinline notrace void sensor_waking(const struct mkm_threads_table *tb,
+					   struct task_struct *p)
 {
-	sensor_wake(p, MKM_EV_WAKING, false);
+	sensor_wake(tb, p, MKM_EV_WAKING, false);
 }
 
+/* As the switch probe: the filter inline, its table handed on. */
 static notrace void probe_sched_waking(void *data, struct task_struct *p)
 {
-	if (mkm_threads_maybe(p))
-		sensor_waking(data, p);
+	const struct mkm_threads_table *tb = mkm_threads_current();
+
+	if (mkm_threads_maybe_in(tb, p))
+		sensor_waking(tb, p);
 }
 
-static noinline notrace void sensor_wakeup(void *data, struct task_struct *p)
+static noinline notrace void sensor_wakeup(const struct mkm_threads_table *tb,
+					   struct task_struct *p)
 {
-	sensor_wake(p, MKM_EV_WAKEUP, true);
+	sensor_wake(tb, p, MKM_EV_WAKEUP, true);
 }
 
 static notrace void probe_sched_wakeup(void *data, struct task_struct *p)
 {
-	if (mkm_threads_maybe(p))
-		sensor_wakeup(data, p);
+	const struct mkm_threads_table *tb = mkm_threads_current();
+
+	if (mkm_threads_maybe_in(tb, p))
+		sensor_wakeup(tb, p);
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)

@@ -12,6 +12,8 @@
 
 /* The smallest table: 64 buckets, a 512-byte filter. */
 #define THREADS_MIN_BUCKETS 64
+/* The largest: a filter of 2^32 bits, the hash's range (pid_max is 2^22). */
+#define THREADS_MAX_BUCKETS (1U << (32 - MKM_THREADS_FILTER_SHIFT))
 /* Entries linked into a new table per hold of the lock, in a resize. */
 #define THREADS_RESIZE_BATCH 256
 /*
@@ -75,7 +77,7 @@ static struct mkm_threads_table *table_alloc(unsigned int nr_buckets,
 		kvfree(tb);
 		return NULL;
 	}
-	tb->shift = BITS_PER_LONG - filter_bits;
+	tb->shift = 32 - filter_bits;
 	tb->nr_buckets = nr_buckets;
 	tb->slot = slot;
 	tb->node_offset = offsetof(struct mkm_tracked, hash[slot]);
@@ -134,8 +136,8 @@ static unsigned int threads_size_for(unsigned int n, unsigned int now)
 {
 	if (n <= now && (n >= now / 8 || now == THREADS_MIN_BUCKETS))
 		return now;
-	return max_t(unsigned int, THREADS_MIN_BUCKETS,
-		     roundup_pow_of_two(2 * (n ?: 1)));
+	return clamp_t(unsigned int, roundup_pow_of_two(2 * (n ?: 1)),
+		       THREADS_MIN_BUCKETS, THREADS_MAX_BUCKETS);
 }
 
 /* Under mkm_threads_lock: asks for a resize if the count calls for one. */

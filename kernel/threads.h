@@ -83,7 +83,7 @@ struct mkm_tracked {
 };
 
 struct mkm_threads_table {
-	/* 64 - log2 of the filter's bits: what the hash shifts by */
+	/* 32 - log2 of the filter's bits: what the hash shifts by */
 	unsigned int shift;
 	unsigned int slot; /* which of an entry's hash nodes this table uses */
 	size_t node_offset; /* that node's offset in struct mkm_tracked */
@@ -133,18 +133,22 @@ static __always_inline struct mkm_threads_table *mkm_threads_current(void)
 }
 
 /*
- * task's bit in tb's filter (hash_ptr() with the shift kept ready); its
- * bucket is the bit >> MKM_THREADS_FILTER_SHIFT.
+ * task's bit in tb's filter (hash_32() of the pointer's low half, with the
+ * shift kept ready); its bucket is the bit >> MKM_THREADS_FILTER_SHIFT.
+ * Not hash_ptr()'s 64 bits: a 32-bit multiply takes its constant as an
+ * immediate and writes another register, where the 64-bit one needs the
+ * constant loaded and the pointer copied, on every switch of the machine.
+ * Tasks whose pointers differ only above bit 31 share a bit: a lookup for
+ * the untracked one, never a miss.
  */
-static __always_inline unsigned long
-mkm_threads_hash(const struct task_struct *task, unsigned int shift)
+static __always_inline u32 mkm_threads_hash(const struct task_struct *task,
+					    unsigned int shift)
 {
-	return ((unsigned long)task * GOLDEN_RATIO_64) >> shift;
+	return ((u32)(unsigned long)task * GOLDEN_RATIO_32) >> shift;
 }
 
-static __always_inline unsigned long
-mkm_threads_bit(const struct mkm_threads_table *tb,
-		const struct task_struct *task)
+static __always_inline u32 mkm_threads_bit(const struct mkm_threads_table *tb,
+					   const struct task_struct *task)
 {
 	return mkm_threads_hash(task, tb->shift);
 }
@@ -158,27 +162,25 @@ mkm_threads_maybe_in(const struct mkm_threads_table *tb,
 }
 
 /*
- * False when neither a nor b is tracked in tb: the switch probe's test,
- * which runs on every context switch of the machine. The shift is read
- * once (test_bit()'s asm would have it read again).
+ * False when neither a nor b is tracked in tb, whose shift the caller read
+ * once (test_bit()'s asm would have it read again): the switch probe's
+ * test, which runs on every context switch of the machine.
  */
 static __always_inline bool
-mkm_threads_maybe_either(const struct mkm_threads_table *tb,
+mkm_threads_maybe_either(const struct mkm_threads_table *tb, unsigned int shift,
 			 const struct task_struct *a,
 			 const struct task_struct *b)
 {
-	unsigned int shift = tb->shift;
-
 	return test_bit(mkm_threads_hash(a, shift), tb->filter) ||
 	       test_bit(mkm_threads_hash(b, shift), tb->filter);
 }
 
-/* The entry tracking task in tb, or NULL. */
+/* The entry tracking task in tb, whose shift the caller has, or NULL. */
 static __always_inline struct mkm_tracked *
-mkm_threads_find(const struct mkm_threads_table *tb,
-		 const struct task_struct *task)
+mkm_threads_find_shifted(const struct mkm_threads_table *tb, unsigned int shift,
+			 const struct task_struct *task)
 {
-	unsigned long bucket = mkm_threads_bit(tb, task) >>
+	unsigned long bucket = mkm_threads_hash(task, shift) >>
 			       MKM_THREADS_FILTER_SHIFT;
 	struct hlist_node *node;
 
@@ -187,16 +189,26 @@ mkm_threads_find(const struct mkm_threads_table *tb,
 		struct mkm_tracked *t =
 			(struct mkm_tracked *)((char *)node - tb->node_offset);
 
-		if (t->task == task)
+		if (t->task == task) {
+			/*
+			 * Said, since the kernel's -fno-delete-null-pointer-checks
+			 * keeps the compiler from inferring it: the callers'
+			 * tests of a found entry then fold away.
+			 */
+			if (!t)
+				__builtin_unreachable();
 			return t;
+		}
 	}
 	return NULL;
 }
 
-/* As mkm_threads_maybe_in(), in the sensors' table. */
-static __always_inline bool mkm_threads_maybe(const struct task_struct *task)
+/* The entry tracking task in tb, or NULL. */
+static __always_inline struct mkm_tracked *
+mkm_threads_find(const struct mkm_threads_table *tb,
+		 const struct task_struct *task)
 {
-	return mkm_threads_maybe_in(mkm_threads_current(), task);
+	return mkm_threads_find_shifted(tb, tb->shift, task);
 }
 
 /* The entry tracking task, or NULL. Caller is in an RCU read-side section. */
