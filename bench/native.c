@@ -4,11 +4,11 @@
  *
  * The ring is kernel/ring.h itself, built through kernel/ring_user.h. The
  * rest of the path is re-made here in the kernel's shape, since it needs
- * kernel headers: the thread lookup of kernel/threads.h (a 64-bit
- * multiplicative hash of the task pointer, a bit per bucket saying whether
- * any thread hashes there, then the bucket's list), and the clock as
- * local_clock() reads it on x86 (two calls deep, the TSC scaled by the
- * CPU's cyc2ns under a latch sequence). What the kernel adds and this
+ * kernel headers: the thread lookup of kernel/threads.h (a 32-bit
+ * multiplicative hash of the task pointer's low half, a bit per bucket
+ * saying whether any thread hashes there, then the bucket's list), and the
+ * clock as local_clock() reads it on x86 (two calls deep, the TSC scaled by
+ * the CPU's cyc2ns under a latch sequence). What the kernel adds and this
  * cannot show: the tracepoint call itself, interrupts disabled around the
  * write, preemption disabled around the cyc2ns read.
  *
@@ -41,7 +41,7 @@
 /* ---- the lookup, in kernel/threads.h's shape ---- */
 
 #define HASH_BITS 10
-#define GOLDEN_RATIO_64 0x61C8864680B583EBull
+#define GOLDEN_RATIO_32 0x61C88647u
 
 struct task {
 	char body[9216]; /* about a task_struct: pointers spread like theirs */
@@ -59,7 +59,7 @@ static unsigned long filter[(1 << HASH_BITS) / 64];
 
 static inline u32 hash_task(const struct task *t)
 {
-	return (u32)(((u64)(uintptr_t)t * GOLDEN_RATIO_64) >> (64 - HASH_BITS));
+	return ((u32)(uintptr_t)t * GOLDEN_RATIO_32) >> (32 - HASH_BITS);
 }
 
 static inline struct tracked *lookup(const struct task *task)
