@@ -51,6 +51,9 @@ qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+/* What QEMU calls on loading the plugin (defined below). */
+int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+			char **argv);
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
