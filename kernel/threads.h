@@ -144,6 +144,9 @@ static __always_inline struct mkm_threads_table *mkm_threads_current(void)
 static __always_inline u32 mkm_threads_hash(const struct task_struct *task,
 					    unsigned int shift)
 {
+	/* Said, so that UBSAN_SHIFT's kernels compile no check of it in. */
+	if (shift > 31)
+		__builtin_unreachable();
 	return ((u32)(unsigned long)task * GOLDEN_RATIO_32) >> shift;
 }
 
