@@ -1489,12 +1489,35 @@ static void test_tl_switch_next_unseen(void **state)
 	tl_destroy(tl);
 }
 
+/* The same, switched to again on another CPU before a record of its own
+ * (its switch-out lost): its first record there still names it. */
+static void test_tl_switch_next_unseen_named_on_other_cpu(void **state)
+{
+	struct evs s;
+	struct tl *tl;
+	struct tl_thread t;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ATTACH(&s, 100, 0, 1, MKM_TS_RUNNING, 0);
+	ATTACH(&s, 100, 1, 4, MKM_TS_RUNNING, 1);
+	evs_switch(&s, true, 200, 0, 1, MKM_TS_INTERRUPTIBLE, 0, 2, 0, 0);
+	evs_add(&s, 250, 0, MKM_EV_LOST, 0, 1, 0, 0);
+	evs_switch(&s, true, 300, 1, 4, MKM_TS_INTERRUPTIBLE, 0, 2, 0, 0);
+	evs_add(&s, 350, 1, MKM_EV_SYSCALL_ENTRY, 2, 0, 0, 0);
+	tl = build(&s, MKM_CLASS_DEFAULT, 2);
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 2), &t), 0);
+	assert_int_equal(t.unique_id, 1002);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tl_feed_sleep_wakeup_flutter),
 		cmocka_unit_test(test_tl_switch_same_as_pairs),
 		cmocka_unit_test(test_tl_switch_next_unseen),
+		cmocka_unit_test(test_tl_switch_next_unseen_named_on_other_cpu),
 		cmocka_unit_test(test_tl_feed_every_switch_out_state),
 		cmocka_unit_test(test_tl_feed_attach_states),
 		cmocka_unit_test(test_tl_feed_irq_nesting),

@@ -571,8 +571,11 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 		tl->nr_anonymous++;
 		return &tl->th[i];
 	}
-	cpu->cache_tid = ev->arg1;
-	cpu->cache_th = i;
+	/* Not cached while anonymous: its next record names it. */
+	if (likely(!tl->th[i].anonymous)) {
+		cpu->cache_tid = ev->arg1;
+		cpu->cache_th = i;
+	}
 	return &tl->th[i];
 }
 
