@@ -354,9 +354,23 @@ static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	m->cpu = ev->cpu;
 }
 
+/*
+ * The live thread with this tid, or NO_THREAD: the CPU's cached one (a
+ * waker is most often the thread whose records the CPU had last), else the
+ * map's.
+ */
+static inline int64_t cached_lookup(const struct tl *tl,
+				    const struct tl_cpu *cpu, uint32_t tid)
+{
+	if (tid && cpu->cache_tid == tid)
+		return cpu->cache_th;
+	return tl_thread_lookup(tl, tid);
+}
+
 /* Who woke whom: the edges mon_critical_path() walks back. */
-static void add_wake(struct tl *tl, const struct mkm_event *ev, size_t th,
-		     unsigned int cpu, uint64_t now)
+static void add_wake(struct tl *tl, const struct tl_cpu *cpu,
+		     const struct mkm_event *ev, size_t th, unsigned int on,
+		     uint64_t now)
 {
 	struct tl_wake *w = push((void **)&tl->wakes, tl->nr_wakes,
 				 &tl->cap_wakes, sizeof(*w));
@@ -367,9 +381,9 @@ static void add_wake(struct tl *tl, const struct mkm_event *ev, size_t th,
 	*w = (struct tl_wake){
 		.time_ns = now,
 		.thread = th,
-		.waker = ev->arg1 ? tl_thread_lookup(tl, ev->arg1) : NO_THREAD,
+		.waker = cached_lookup(tl, cpu, ev->arg1),
 		.waker_tid = ev->arg1,
-		.cpu = (uint16_t)cpu,
+		.cpu = (uint16_t)on,
 		.type = ev->type,
 		.flags = ev->flags,
 	};
@@ -412,11 +426,14 @@ name_anonymous(struct tl *tl, struct tl_th *t, const struct mkm_event *ev)
 
 /*
  * The thread an event is about: the per-CPU cache, else the tid map; a new
- * timeline for an unknown tid when create.
+ * timeline for an unknown tid when create. A thread looked up in the map
+ * becomes the CPU's cached one when remember: not for a record about
+ * another thread than the CPU's own (a wakeup, a migration), whose next
+ * record is most likely of the thread cached.
  */
 static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 				   const struct mkm_event *ev, uint64_t now,
-				   bool create)
+				   bool create, bool remember)
 {
 	int64_t i;
 
@@ -434,8 +451,10 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	} else if (unlikely(tl->nr_anonymous)) {
 		name_anonymous(tl, &tl->th[i], ev);
 	}
-	cpu->cache_tid = ev->tid;
-	cpu->cache_th = i;
+	if (remember) {
+		cpu->cache_tid = ev->tid;
+		cpu->cache_th = i;
+	}
 	return &tl->th[i];
 }
 
@@ -447,7 +466,7 @@ irq_th_get(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 	int64_t i;
 
 	if (likely(ev->tid) || !tl->idle)
-		return th_get(tl, cpu, ev, now, true);
+		return th_get(tl, cpu, ev, now, true, true);
 	i = tl_idle_get(tl, ev->cpu, now);
 	return i < 0 ? NULL : &tl->th[i];
 }
@@ -608,18 +627,18 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		/* Before th_get(): making the idle thread may move tl->th. */
 		if (tl->idle && ev->arg1 == 0)
 			idle_leave(tl, c, now);
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (t)
 			switch_in(tl, cpu, t, ev, now, ev->arg1);
 		return;
 	case MKM_EV_SWITCH_OUT:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (t)
 			switch_out(tl, cpu, c, t, now, ev->arg0, ev->arg1);
 		return;
 	case MKM_EV_SWITCH:
 		/* SWITCH_OUT of prev, then SWITCH_IN of next (arg1). */
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (t)
 			switch_out(tl, cpu, c, t, now, MKM_EVF_STATE(ev->flags),
 				   ev->arg1);
@@ -629,12 +648,12 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		return;
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, false);
 		if (!t)
 			return;
 		i = t - tl->th;
 		if (type == MKM_EV_WAKEUP_NEW && t->parent == NO_THREAD) {
-			int64_t p = tl_thread_lookup(tl, ev->arg1);
+			int64_t p = cached_lookup(tl, cpu, ev->arg1);
 
 			if (p != i)
 				t->parent = p;
@@ -649,12 +668,12 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
 		set_state(tl, t, now, TL_RUNQ, t->cpu);
 		if (!tl->streaming)
-			add_wake(tl, ev, (size_t)i, t->cpu, now);
+			add_wake(tl, cpu, ev, (size_t)i, t->cpu, now);
 		return;
 	case MKM_EV_WAKING:
 		return;
 	case MKM_EV_MIGRATE:
-		t = th_get(tl, cpu, ev, now, false);
+		t = th_get(tl, cpu, ev, now, false, false);
 		if (!t)
 			return;
 		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
@@ -662,7 +681,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			set_state(tl, t, now, TL_RUNQ, t->cpu);
 		return;
 	case MKM_EV_FORK:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		i = t - tl->th;
@@ -690,20 +709,20 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			do_exec(tl, ev, now);
 			cpu->cache_tid = 0;
 		}
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		ensure_running(tl, t, now, c);
 		return;
 	case MKM_EV_EXIT:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		t->exited = 1;
 		ensure_running(tl, t, now, c);
 		return;
 	case MKM_EV_REAP:
-		t = th_get(tl, cpu, ev, now, false);
+		t = th_get(tl, cpu, ev, now, false, true);
 		if (!t)
 			return;
 		if (t->state != TL_ZOMBIE) {
@@ -714,7 +733,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		cpu->cache_tid = 0;
 		return;
 	case MKM_EV_DETACH:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		tl_thread_end(tl, t, now, TL_DETACHED);
@@ -749,7 +768,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		return;
 	case MKM_EV_SYSCALL_ENTRY:
 	case MKM_EV_SYSCALL_EXIT:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		t->sys = type == MKM_EV_SYSCALL_ENTRY ? SYS_IN : SYS_USER;
@@ -762,7 +781,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 					  CPU_NONE :
 					  cpu_arg(tl, ev->arg1, c);
 
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		i = t - tl->th;
@@ -778,7 +797,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		return;
 	}
 	case MKM_EV_NAME:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		memcpy(t->name + (ev->flags ? 8 : 0), &ev->arg0, 4);
