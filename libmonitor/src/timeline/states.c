@@ -11,10 +11,11 @@
  * zombies; each one's next state-fixing event ends its UNKNOWN interval.
  *
  * Hot path. Records of the thread that last had one on the same CPU skip
- * the tid map (a per-CPU cache, forgotten on every CPU when a timeline
- * ends or changes tid); the open interval's start and slot are
- * kept in the thread, so a transition touches the thread and one 12-byte
- * slot. A transition at the very instant the open interval began rewrites
+ * the tid map (a per-CPU cache of its entry, which records about other
+ * threads, wakeups and migrations, leave in place; forgotten on every CPU
+ * when a timeline ends or changes tid, or the thread table moves); the
+ * open interval's start and slot are kept in the thread, so a transition
+ * touches the thread and one 12-byte slot. A transition at the very instant the open interval began rewrites
  * that interval instead of leaving one of zero length.
  *
  * Flutter (MKM 3.2): a thread switched out to the idle task and switched
@@ -173,7 +174,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 	tl->cpus[c].events--; /* merge counted it: not an event */
 	tl->cpus[c].out = NO_THREAD;
 	tl->cpus[c].cur = NO_THREAD;
-	tl->cpus[c].cache_tid = 0;
+	tl_cache_forget(&tl->cpus[c]);
 	tl->cpus[c].nr_irq = 0;
 	for (i = 0; i < tl->nr_th; i++) {
 		struct tl_th *t = &tl->th[i];
@@ -363,7 +364,7 @@ static inline int64_t cached_lookup(const struct tl *tl,
 				    const struct tl_cpu *cpu, uint32_t tid)
 {
 	if (tid && cpu->cache_tid == tid)
-		return cpu->cache_th;
+		return cpu->cache_t - tl->th;
 	return tl_thread_lookup(tl, tid);
 }
 
@@ -437,10 +438,10 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 {
 	int64_t i;
 
+	if (likely(cpu->cache_tid == ev->tid))
+		return cpu->cache_t; /* NULL for tid 0 when none: no thread */
 	if (unlikely(!ev->tid))
 		return NULL;
-	if (likely(cpu->cache_tid == ev->tid))
-		return &tl->th[cpu->cache_th];
 	i = tl_thread_lookup(tl, ev->tid);
 	if (i == NO_THREAD) {
 		if (!create)
@@ -453,7 +454,7 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	}
 	if (remember) {
 		cpu->cache_tid = ev->tid;
-		cpu->cache_th = i;
+		cpu->cache_t = &tl->th[i];
 	}
 	return &tl->th[i];
 }
@@ -593,7 +594,7 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 	/* Not cached while anonymous: its next record names it. */
 	if (likely(!tl->th[i].anonymous)) {
 		cpu->cache_tid = ev->arg1;
-		cpu->cache_th = i;
+		cpu->cache_t = &tl->th[i];
 	}
 	return &tl->th[i];
 }
@@ -707,7 +708,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 	case MKM_EV_EXEC:
 		if (ev->arg0 != ev->tid) {
 			do_exec(tl, ev, now);
-			cpu->cache_tid = 0;
+			tl_cache_forget(cpu);
 		}
 		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
@@ -730,14 +731,14 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			set_state(tl, t, now, TL_ZOMBIE, t->cpu);
 		}
 		tl_thread_end(tl, t, now, TL_REAPED);
-		cpu->cache_tid = 0;
+		tl_cache_forget(cpu);
 		return;
 	case MKM_EV_DETACH:
 		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		tl_thread_end(tl, t, now, TL_DETACHED);
-		cpu->cache_tid = 0;
+		tl_cache_forget(cpu);
 		return;
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_SOFTIRQ_ENTRY:

@@ -105,6 +105,7 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 			return -ENOMEM;
 		tl->th = n;
 		tl->cap_th = cap;
+		tl_forget_cached(tl); /* the CPUs' cached entries moved */
 	}
 	i = (int64_t)tl->nr_th;
 	/* tid 0 (an idle thread) is no key: tl_idle_get() finds those. */

@@ -47,7 +47,6 @@ int tl_cpus_grow(struct tl *tl, unsigned int n)
 	for (i = tl->nr_cpus; i < cap; i++) {
 		c[i].cur = NO_THREAD;
 		c[i].out = NO_THREAD;
-		c[i].cache_th = NO_THREAD;
 		c[i].idle = NO_THREAD;
 	}
 	tl->cpus = c;

@@ -107,7 +107,7 @@ struct tl_cpu {
 	int64_t cur; /* monitored thread running here, or -1 */
 	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
 	uint32_t cache_tid; /* last thread looked up here, 0: none */
-	int64_t cache_th;
+	struct tl_th *cache_t; /* its entry; NULL when none */
 	uint64_t events, lost, switches, flutters;
 	uint64_t first_time, last_done;
 	int64_t idle; /* this CPU's idle thread (TL_IDLE), or -1 */
@@ -253,17 +253,24 @@ static inline int64_t tl_map_get(const struct tl *tl, uint32_t tid)
 
 MON_HIDDEN int tl_map_set(struct tl *tl, uint32_t tid, int64_t th);
 
+/* Forget cpu's cached lookup. */
+static inline void tl_cache_forget(struct tl_cpu *cpu)
+{
+	cpu->cache_tid = 0;
+	cpu->cache_t = NULL;
+}
+
 /*
- * A tid's live thread changed (an end, an exec): every CPU's cached
- * lookup is forgotten here, so that the lookup, once per record, only
- * compares the tid.
+ * A tid's live thread changed (an end, an exec), or the thread table
+ * moved: every CPU's cached lookup is forgotten here, so that the lookup,
+ * once per record, only compares the tid and takes the entry.
  */
 static inline void tl_forget_cached(struct tl *tl)
 {
 	unsigned int k;
 
 	for (k = 0; k < tl->nr_seen; k++)
-		tl->cpus[tl->seen[k]].cache_tid = 0;
+		tl_cache_forget(&tl->cpus[tl->seen[k]]);
 }
 
 /* The live thread with this tid, or NO_THREAD. */
