@@ -1020,6 +1020,8 @@ static void test_state_and_event_names(void **state)
 		/* On a CPU exactly in the running and interrupted groups. */
 		assert_int_equal(d->on_cpu, d->group == TL_GROUP_RUN ||
 						    d->group == TL_GROUP_INTR);
+		/* states.c takes them as a range. */
+		assert_int_equal(d->on_cpu, s >= TL_RUN && s <= TL_INTERRUPTED);
 		for (k = 0; k < s; k++)
 			assert_string_not_equal(d->name, tl_state_name(k));
 	}
