@@ -65,6 +65,7 @@ struct tl_th {
 	size_t nr_iv;
 	size_t cap_iv; /* entries allocated over all blocks */
 	struct tl_iv *last; /* the open (last) interval, NULL if none */
+	struct tl_iv *slot_end; /* the end of last's block, NULL if none */
 	uint64_t since; /* last->start, kept here: no load from the blocks */
 	struct tl_iv **blocks;
 	size_t nr_blocks;
@@ -195,11 +196,13 @@ static inline __attribute__((always_inline)) int
 tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	     unsigned int cpu)
 {
+	/* As integers: last is NULL before the first interval. */
+	uintptr_t next = (uintptr_t)t->last + sizeof(struct tl_iv);
 	struct tl_iv *iv;
 
 	/* Within a block, the next slot follows the open interval. */
-	if (likely(t->nr_iv < t->cap_iv && (t->nr_iv & (TL_BLOCK_LEN - 1)))) {
-		iv = t->last + 1;
+	if (likely(next < (uintptr_t)t->slot_end)) {
+		iv = (struct tl_iv *)next;
 	} else {
 		iv = tl_iv_slot_slow(tl, t);
 		if (!iv)
