@@ -199,6 +199,29 @@ static void test_tl_feed_syscalls_refine_run_and_sleep(void **state)
 	tl_destroy(tl);
 }
 
+/* A time of UINT64_MAX, the reorder queue's end mark, is taken as the
+ * instant before it, an anomaly, also at the end of a run of records. */
+static void test_tl_feed_time_max_clamped(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_SYSCALL_ENTRY, T, 0, 0, 0);
+	evs_add(&s, UINT64_MAX, 0, MKM_EV_SYSCALL_EXIT, T, 0, 0, 0);
+	evs_add(&s, UINT64_MAX, 0, MKM_EV_SYSCALL_ENTRY, T, 0, 0, 0);
+	tl = build(&s, MKM_CLASS_ALL, 1);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.events, 4);
+	assert_int_equal(st.anomalies, 2);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 },
+	       { 200, UINT64_MAX - 1, TL_RUN_SYS, 0 },
+	       { UINT64_MAX - 1, UINT64_MAX - 1, TL_RUN_SYS, 0 });
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_syscalls_off_plain_run(void **state)
 {
 	struct evs s = { 0 };
@@ -1525,6 +1548,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_irq_nesting),
 		cmocka_unit_test(test_tl_feed_irq_exit_unmatched),
 		cmocka_unit_test(test_tl_feed_syscalls_refine_run_and_sleep),
+		cmocka_unit_test(test_tl_feed_time_max_clamped),
 		cmocka_unit_test(test_tl_feed_syscalls_off_plain_run),
 		cmocka_unit_test(test_tl_feed_switch_in_wait),
 		cmocka_unit_test(test_tl_feed_migration),

@@ -285,15 +285,26 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 	q = cpu->q + cpu->tail;
 	for (j = 0; j < n; j++) {
 		const struct mkm_event *e = &ev[j];
+		uint64_t t = e->time_ns;
 
-		/* One branch: time in [last, UINT64_MAX) as one compare. */
-		if ((e->cpu != c) | (e->seq != seq) |
-		    (e->time_ns - last >= UINT64_MAX - last) |
+		/* One branch; a time of UINT64_MAX is seen after the loop. */
+		if ((e->cpu != c) | (e->seq != seq) | (t < last) |
 		    (e->type == MKM_EV_LOST))
 			break;
 		q[j] = *e;
-		last = e->time_ns;
+		last = t;
 		seq++;
+	}
+	/*
+	 * Records stamped UINT64_MAX, the sentinel's time, can only end a run
+	 * in order: they are left to feed_one(), which clamps them.
+	 */
+	if (unlikely(last == UINT64_MAX)) {
+		while (j && ev[j - 1].time_ns == UINT64_MAX) {
+			j--;
+			seq--;
+		}
+		last = j ? ev[j - 1].time_ns : cpu->last_time;
 	}
 	if (!j)
 		return 0;
