@@ -75,13 +75,9 @@ set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
 
 /* ---- the state machine ------------------------------------------------ */
 
-static unsigned int run_state(const struct tl *tl, const struct tl_th *t)
+static unsigned int run_state(const struct tl_th *t)
 {
-	if (t->irq_depth)
-		return TL_INTERRUPTED;
-	if (!tl->syscalls || t->sys == SYS_UNKNOWN)
-		return TL_RUN;
-	return t->sys == SYS_IN ? TL_RUN_SYS : TL_RUN_USER;
+	return t->irq_depth ? TL_INTERRUPTED : t->run;
 }
 
 static bool sys_is_futex(uint32_t nr)
@@ -128,14 +124,13 @@ static bool sys_is_poll(uint32_t nr)
 }
 
 /* The state a thread is in after leaving its CPU in kernel state ts. */
-static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
-				uint32_t ts)
+static unsigned int state_after(const struct tl_th *t, uint32_t ts)
 {
 	switch (ts) {
 	case MKM_TS_RUNNING:
 		return TL_RUNQ;
 	case MKM_TS_INTERRUPTIBLE:
-		if (tl->syscalls && t->sys == SYS_IN) {
+		if (t->run == TL_RUN_SYS) {
 			if (sys_is_futex(t->sysnr))
 				return TL_FUTEX_SLEEP;
 			if (sys_is_poll(t->sysnr))
@@ -168,7 +163,7 @@ ensure_running(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int c)
 	}
 	t->cpu = (uint16_t)c;
 	tl->cpus[c].cur = t - tl->th;
-	return set_state(tl, t, now, run_state(tl, t), c);
+	return set_state(tl, t, now, run_state(t), c);
 }
 
 static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
@@ -188,7 +183,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 		if (state_on_cpu(t->state) && t->ivcpu != c)
 			continue;
 		t->irq_depth = 0;
-		t->sys = SYS_UNKNOWN;
+		t->run = TL_RUN;
 		if (tl->cpus[t->cpu].cur == (int64_t)i)
 			tl->cpus[t->cpu].cur = NO_THREAD;
 		set_state(tl, t, now, TL_UNKNOWN, t->cpu);
@@ -536,7 +531,7 @@ switch_in(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t,
 	cpu->cur = i;
 	if (ev->arg0)
 		runnable_since(tl, t, ev, now);
-	set_state(tl, t, now, run_state(tl, t), c);
+	set_state(tl, t, now, run_state(t), c);
 }
 
 /*
@@ -566,7 +561,7 @@ switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
 	if (ts == MKM_TS_DEAD)
 		tl_thread_end(tl, t, now, TL_REAPED);
 	else
-		set_state(tl, t, now, state_after(tl, t, ts), c);
+		set_state(tl, t, now, state_after(t, ts), c);
 	if (tl->idle && next == 0)
 		idle_run(tl, c, now);
 }
@@ -769,17 +764,19 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			tl->stats.anomalies++;
 		}
 		ensure_running(tl, t, now, c);
-		set_state(tl, t, now, run_state(tl, t), c);
+		set_state(tl, t, now, run_state(t), c);
 		return;
 	case MKM_EV_SYSCALL_ENTRY:
 	case MKM_EV_SYSCALL_EXIT:
 		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
-		t->sys = type == MKM_EV_SYSCALL_ENTRY ? SYS_IN : SYS_USER;
+		if (tl->syscalls)
+			t->run = type == MKM_EV_SYSCALL_ENTRY ? TL_RUN_SYS :
+								TL_RUN_USER;
 		t->sysnr = ev->arg0;
 		ensure_running(tl, t, now, c);
-		set_state(tl, t, now, run_state(tl, t), c);
+		set_state(tl, t, now, run_state(t), c);
 		return;
 	case MKM_EV_ATTACH: {
 		unsigned int on = ev->arg1 == CPU_NONE ?
@@ -794,10 +791,10 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		if (ev->arg0 == MKM_TS_RUNNING && on != CPU_NONE) {
 			t->cpu = (uint16_t)on;
 			tl->cpus[on].cur = i;
-			set_state(tl, t, now, run_state(tl, t), on);
+			set_state(tl, t, now, run_state(t), on);
 			return;
 		}
-		ns = state_after(tl, t, ev->arg0);
+		ns = state_after(t, ev->arg0);
 		set_state(tl, t, now, ns, t->cpu);
 		return;
 	}

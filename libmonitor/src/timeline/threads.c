@@ -120,6 +120,7 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 	t->cpu = (uint16_t)cpu;
 	t->ivcpu = (uint16_t)cpu;
 	t->state = TL_UNKNOWN;
+	t->run = TL_RUN;
 	t->idle_cpu = -1;
 	tl->nr_th++;
 	tl->stats.threads = tl->nr_th;

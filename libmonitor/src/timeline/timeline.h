@@ -41,12 +41,6 @@ struct __attribute__((packed, aligned(4))) tl_iv {
 
 _Static_assert(sizeof(struct tl_iv) == 12, "tl_iv is 12 bytes");
 
-enum tl_sys {
-	SYS_UNKNOWN = 0, /* no syscall events yet, or lost */
-	SYS_USER,
-	SYS_IN,
-};
-
 struct tl_th {
 	uint32_t tid;
 	uint32_t unique_id;
@@ -56,7 +50,12 @@ struct tl_th {
 	uint8_t state; /* of the open interval */
 	uint8_t ended; /* enum tl_end */
 	uint8_t irq_depth;
-	uint8_t sys; /* enum tl_sys */
+	/*
+	 * Its state on a CPU out of interrupts: TL_RUN_SYS or TL_RUN_USER as
+	 * the last syscall record said (when the stream has them), TL_RUN
+	 * before one or after a gap. Kept, not worked out, at each record.
+	 */
+	uint8_t run;
 	uint8_t anonymous; /* made by a SWITCH: unique_id not known yet */
 	uint16_t ivcpu; /* cpu of the open interval */
 	uint16_t cpu; /* last known cpu */
