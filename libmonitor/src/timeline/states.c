@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "timeline/timeline.h"
@@ -191,48 +190,14 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 }
 
 /*
- * From this size on, an array that push() grows is placed on huge-page
- * boundaries and offered to transparent huge pages: the interrupt list of
- * a long trace reaches hundreds of MB, written once in order, and a fault
- * per 4 KiB page of it cost more than the state machine (half the
- * rebuild's page faults, bench-lib). realloc() would keep it where a
- * 2 MiB page does not fit, at the unaligned ends of its mapping.
- */
-#define PUSH_HUGE_BYTES (2u << 20)
-
-/* push()'s rare path: double *arr; NULL when out of memory. */
-static __attribute__((noinline)) void *push_grow(void **arr, size_t *cap,
-						 size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 16, bytes = c * size;
-	void *p;
-
-	if (bytes < PUSH_HUGE_BYTES) {
-		p = realloc(*arr, bytes);
-	} else {
-		bytes = (bytes + PUSH_HUGE_BYTES - 1) & ~(PUSH_HUGE_BYTES - 1);
-		p = aligned_alloc(PUSH_HUGE_BYTES, bytes);
-		if (p) {
-			madvise(p, bytes, MADV_HUGEPAGE); /* a hint only */
-			memcpy(p, *arr, *cap * size);
-			free(*arr);
-		}
-	}
-	if (!p)
-		return NULL;
-	*arr = p;
-	*cap = c;
-	return p;
-}
-
-/*
- * Room for one more entry of @size bytes in *arr (n used, *cap held).
- * Inlined: every interrupt handler's exit stores one.
+ * Room for one more entry of @size bytes in the list *arr (n used, *cap
+ * held; arrays.c grows it). Inlined: every interrupt handler's exit
+ * stores one.
  */
 static inline __attribute__((always_inline)) void *
 push(void **arr, size_t n, size_t *cap, size_t size)
 {
-	if (unlikely(n == *cap) && !push_grow(arr, cap, size))
+	if (unlikely(n == *cap) && !tl_array_grow(arr, cap, size))
 		return NULL;
 	return (char *)*arr + n * size;
 }

@@ -116,10 +116,10 @@ void tl_destroy(struct tl *tl)
 	free(tl->procs);
 	mon_u32map_free(&tl->proc_map);
 	mon_u32map_free(&tl->hints);
-	free(tl->marks);
-	free(tl->flutters);
-	free(tl->wakes);
-	free(tl->irqs);
+	tl_array_free(tl->marks, tl->cap_marks, sizeof(*tl->marks));
+	tl_array_free(tl->flutters, tl->cap_flutters, sizeof(*tl->flutters));
+	tl_array_free(tl->wakes, tl->cap_wakes, sizeof(*tl->wakes));
+	tl_array_free(tl->irqs, tl->cap_irqs, sizeof(*tl->irqs));
 	free(tl);
 }
 

@@ -8,6 +8,7 @@
  *   intervals.c  where each thread's intervals are stored
  *   states.c     the state machine: one record in, state transitions out
  *   merge.c      per-CPU reorder queues merged in time order
+ *   arrays.c     the lists of handler runs, wakes, marks and flutters
  *   process.c    the threads' processes (thread groups)
  */
 #ifndef MON_TIMELINE_INTERNAL_H
@@ -223,6 +224,14 @@ tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	tl->stats.intervals++;
 	return 0;
 }
+
+/*
+ * A list's room doubled (*cap entries of size bytes at *arr, 16 at first):
+ * *arr, or NULL when out of memory (the list is kept). Free it with
+ * tl_array_free(): a large one is a mapping of its own.
+ */
+MON_HIDDEN void *tl_array_grow(void **arr, size_t *cap, size_t size);
+MON_HIDDEN void tl_array_free(void *arr, size_t cap, size_t size);
 
 /* Room for CPUs [0, n). */
 MON_HIDDEN int tl_cpus_grow(struct tl *tl, unsigned int n);
