@@ -333,9 +333,9 @@ static inline int64_t cached_lookup(const struct tl *tl,
 }
 
 /* Who woke whom: the edges mon_critical_path() walks back. */
-static void add_wake(struct tl *tl, const struct tl_cpu *cpu,
-		     const struct mkm_event *ev, size_t th, unsigned int on,
-		     uint64_t now)
+static inline void add_wake(struct tl *tl, const struct tl_cpu *cpu,
+			    const struct mkm_event *ev, size_t th,
+			    unsigned int on, uint64_t now)
 {
 	struct tl_wake *w = push((void **)&tl->wakes, tl->nr_wakes,
 				 &tl->cap_wakes, sizeof(*w));
