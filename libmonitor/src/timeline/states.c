@@ -564,22 +564,17 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 }
 
 /*
- * Process one record of CPU cpu (the record's), in merged time order: one
+ * Process one record of CPU cpu (the record's) at now (its time, or the
+ * time processed so far when it is late), in merged time order: one
  * switch on its type.
  */
 static inline __attribute__((always_inline)) void
-apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
+apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
+      uint64_t now)
 {
 	unsigned int c = ev->cpu, type = ev->type, ns;
-	uint64_t now = ev->time_ns;
 	struct tl_th *t;
 	int64_t i;
-
-	if (unlikely(now < tl->now)) {
-		tl->stats.late++;
-		now = tl->now;
-	}
-	tl->now = now;
 
 	switch (type) {
 	case MKM_EV_LOST:
@@ -775,7 +770,14 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 
 void tl_apply(struct tl *tl, const struct mkm_event *ev)
 {
-	apply(tl, &tl->cpus[ev->cpu], ev);
+	uint64_t now = ev->time_ns;
+
+	if (unlikely(now < tl->now)) {
+		tl->stats.late++;
+		now = tl->now;
+	}
+	tl->now = now;
+	apply(tl, &tl->cpus[ev->cpu], ev, now);
 }
 
 /*
@@ -816,15 +818,30 @@ merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
 {
 	unsigned int b = earliest(src, width);
 
-	while (src[b].t <= lim) {
+	/*
+	 * Merged, the records come in time order: only the first ones can
+	 * be older than the time processed so far (late: a CPU heard of
+	 * late), and tl_apply() sees to them. None after need the check.
+	 */
+	while (src[b].t < tl->now && src[b].t <= lim) {
 		const struct mkm_event *p = src[b].p;
-		struct tl_cpu *cpu = src[b].cpu;
 
 		src[b].p = p + 1;
 		src[b].t = p[1].time_ns;
 		b = earliest(src, width);
+		tl_apply(tl, p);
+	}
+	while (src[b].t <= lim) {
+		const struct mkm_event *p = src[b].p;
+		struct tl_cpu *cpu = src[b].cpu;
+		uint64_t now = src[b].t;
+
+		src[b].p = p + 1;
+		src[b].t = p[1].time_ns;
+		b = earliest(src, width);
+		tl->now = now;
 		/* The queue's CPU is the record's: no index to scale. */
-		apply(tl, cpu, p);
+		apply(tl, cpu, p, now);
 	}
 }
 
