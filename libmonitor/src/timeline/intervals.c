@@ -98,6 +98,7 @@ struct tl_iv *tl_iv_slot_slow(struct tl *tl, struct tl_th *t)
 	if (tl->streaming && t->nr_iv) {
 		/* The closed interval went to the callback: reuse its slot. */
 		t->nr_iv--;
+		tl->iv_reused++;
 		return t->last;
 	}
 	if (t->nr_iv == t->cap_iv && iv_grow(tl, t))

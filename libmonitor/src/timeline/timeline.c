@@ -297,9 +297,15 @@ int64_t tl_interval_at(const struct tl *tl, size_t th, uint64_t t_ns)
 
 int tl_stats(const struct tl *tl, struct tl_stats *out)
 {
+	size_t i;
+
 	if (!tl || !out)
 		return -EINVAL;
 	*out = tl->stats;
+	/* Each append counted once, by its thread: not again in the hot path. */
+	out->intervals = tl->iv_reused;
+	for (i = 0; i < tl->nr_th; i++)
+		out->intervals += tl->th[i].nr_iv;
 	out->now_ns = tl->now;
 	out->threads = tl->nr_th;
 	out->pending = tl->pending;

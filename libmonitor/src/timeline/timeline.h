@@ -171,7 +171,8 @@ struct tl {
 	uint64_t now;
 	size_t nr_anonymous; /* threads a SWITCH made, unique_id not known */
 	size_t pending;
-	struct tl_stats stats;
+	struct tl_stats stats; /* intervals: see tl_stats() */
+	uint64_t iv_reused; /* TL_STREAMING: intervals whose slot was reused */
 	tl_interval_cb cb;
 	void *cb_arg;
 	bool streaming; /* TL_STREAMING: one stored interval a thread */
@@ -220,8 +221,7 @@ tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	 */
 	__builtin_prefetch(iv + 8, 1);
 	t->since = start;
-	t->nr_iv++;
-	tl->stats.intervals++;
+	t->nr_iv++; /* tl_stats() adds them up: no count of all here */
 	return 0;
 }
 
