@@ -64,7 +64,7 @@ set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
 			return 0;
 		}
 		if (unlikely(tl->cb != NULL))
-			tl_iv_report(tl, (size_t)(t - tl->th), last, now);
+			tl_iv_report(tl, (size_t)t->index, last, now);
 	} else {
 		t->state = (uint8_t)state;
 		t->ivcpu = (uint16_t)cpu;
@@ -161,7 +161,7 @@ ensure_running(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int c)
 		tl->stats.anomalies++;
 	}
 	t->cpu = (uint16_t)c;
-	tl->cpus[c].cur = t - tl->th;
+	tl->cpus[c].cur = t->index;
 	return set_state(tl, t, now, run_state(t), c);
 }
 
@@ -328,7 +328,7 @@ static inline int64_t cached_lookup(const struct tl *tl,
 				    const struct tl_cpu *cpu, uint32_t tid)
 {
 	if (tid && cpu->cache_tid == tid)
-		return cpu->cache_t - tl->th;
+		return cpu->cache_t->index;
 	return tl_thread_lookup(tl, tid);
 }
 
@@ -463,7 +463,7 @@ switch_in(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t,
 	  const struct mkm_event *ev, uint64_t now, uint32_t prev)
 {
 	unsigned int c = ev->cpu;
-	int64_t i = t - tl->th;
+	int64_t i = t->index;
 
 	if (cpu->out == i && prev == 0) {
 		struct tl_flutter *f = push((void **)&tl->flutters,
@@ -507,7 +507,7 @@ static inline __attribute__((always_inline)) void
 switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
 	   uint64_t now, uint32_t ts, uint32_t next)
 {
-	int64_t i = t - tl->th;
+	int64_t i = t->index;
 
 	if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
 		t->anomalies++;
@@ -611,7 +611,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 		t = th_get(tl, cpu, ev, now, true, false);
 		if (!t)
 			return;
-		i = t - tl->th;
+		i = t->index;
 		if (type == MKM_EV_WAKEUP_NEW && t->parent == NO_THREAD) {
 			int64_t p = cached_lookup(tl, cpu, ev->arg1);
 
@@ -644,7 +644,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
-		i = t - tl->th;
+		i = t->index;
 		ensure_running(tl, t, now, c);
 		if (ev->flags & MKM_EVF_INHERITED && ev->arg0) {
 			int64_t ch = tl_thread_lookup(tl, ev->arg0);
@@ -704,7 +704,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 		t = irq_th_get(tl, cpu, ev, now);
 		if (!t)
 			return;
-		irq_enter(tl, cpu, ev, t - tl->th, now);
+		irq_enter(tl, cpu, ev, t->index, now);
 		ensure_running(tl, t, now, c);
 		if (t->irq_depth < UINT8_MAX)
 			t->irq_depth++;
@@ -746,7 +746,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
-		i = t - tl->th;
+		i = t->index;
 		t->irq_depth = 0;
 		if (ev->arg0 == MKM_TS_RUNNING && on != CPU_NONE) {
 			t->cpu = (uint16_t)on;

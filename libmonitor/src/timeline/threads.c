@@ -66,7 +66,7 @@ int tl_map_set(struct tl *tl, uint32_t tid, int64_t th)
 void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 		   enum tl_end how)
 {
-	size_t th = (size_t)(t - tl->th);
+	size_t th = (size_t)t->index;
 	unsigned int k;
 
 	if (t->ended)
@@ -113,6 +113,7 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 		return -ENOMEM;
 	t = &tl->th[i];
 	memset(t, 0, sizeof(*t));
+	t->index = i;
 	t->tid = tid;
 	t->unique_id = unique_id;
 	t->parent = NO_THREAD;
