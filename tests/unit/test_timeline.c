@@ -199,6 +199,29 @@ static void test_tl_feed_syscalls_refine_run_and_sleep(void **state)
 	tl_destroy(tl);
 }
 
+/* A time of UINT64_MAX, the reorder queue's end mark, is taken as the
+ * instant before it, an anomaly, also at the end of a run of records. */
+static void test_tl_feed_time_max_clamped(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_SYSCALL_ENTRY, T, 0, 0, 0);
+	evs_add(&s, UINT64_MAX, 0, MKM_EV_SYSCALL_EXIT, T, 0, 0, 0);
+	evs_add(&s, UINT64_MAX, 0, MKM_EV_SYSCALL_ENTRY, T, 0, 0, 0);
+	tl = build(&s, MKM_CLASS_ALL, 1);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.events, 4);
+	assert_int_equal(st.anomalies, 2);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 },
+	       { 200, UINT64_MAX - 1, TL_RUN_SYS, 0 },
+	       { UINT64_MAX - 1, UINT64_MAX - 1, TL_RUN_SYS, 0 });
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_syscalls_off_plain_run(void **state)
 {
 	struct evs s = { 0 };
@@ -1020,6 +1043,8 @@ static void test_state_and_event_names(void **state)
 		/* On a CPU exactly in the running and interrupted groups. */
 		assert_int_equal(d->on_cpu, d->group == TL_GROUP_RUN ||
 						    d->group == TL_GROUP_INTR);
+		/* states.c takes them as a range. */
+		assert_int_equal(d->on_cpu, s >= TL_RUN && s <= TL_INTERRUPTED);
 		for (k = 0; k < s; k++)
 			assert_string_not_equal(d->name, tl_state_name(k));
 	}
@@ -1489,17 +1514,41 @@ static void test_tl_switch_next_unseen(void **state)
 	tl_destroy(tl);
 }
 
+/* The same, switched to again on another CPU before a record of its own
+ * (its switch-out lost): its first record there still names it. */
+static void test_tl_switch_next_unseen_named_on_other_cpu(void **state)
+{
+	struct evs s;
+	struct tl *tl;
+	struct tl_thread t;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ATTACH(&s, 100, 0, 1, MKM_TS_RUNNING, 0);
+	ATTACH(&s, 100, 1, 4, MKM_TS_RUNNING, 1);
+	evs_switch(&s, true, 200, 0, 1, MKM_TS_INTERRUPTIBLE, 0, 2, 0, 0);
+	evs_add(&s, 250, 0, MKM_EV_LOST, 0, 1, 0, 0);
+	evs_switch(&s, true, 300, 1, 4, MKM_TS_INTERRUPTIBLE, 0, 2, 0, 0);
+	evs_add(&s, 350, 1, MKM_EV_SYSCALL_ENTRY, 2, 0, 0, 0);
+	tl = build(&s, MKM_CLASS_DEFAULT, 2);
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 2), &t), 0);
+	assert_int_equal(t.unique_id, 1002);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tl_feed_sleep_wakeup_flutter),
 		cmocka_unit_test(test_tl_switch_same_as_pairs),
 		cmocka_unit_test(test_tl_switch_next_unseen),
+		cmocka_unit_test(test_tl_switch_next_unseen_named_on_other_cpu),
 		cmocka_unit_test(test_tl_feed_every_switch_out_state),
 		cmocka_unit_test(test_tl_feed_attach_states),
 		cmocka_unit_test(test_tl_feed_irq_nesting),
 		cmocka_unit_test(test_tl_feed_irq_exit_unmatched),
 		cmocka_unit_test(test_tl_feed_syscalls_refine_run_and_sleep),
+		cmocka_unit_test(test_tl_feed_time_max_clamped),
 		cmocka_unit_test(test_tl_feed_syscalls_off_plain_run),
 		cmocka_unit_test(test_tl_feed_switch_in_wait),
 		cmocka_unit_test(test_tl_feed_migration),

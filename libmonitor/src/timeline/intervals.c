@@ -93,14 +93,21 @@ static int iv_grow(struct tl *tl, struct tl_th *t)
 
 struct tl_iv *tl_iv_slot_slow(struct tl *tl, struct tl_th *t)
 {
+	struct tl_iv *iv;
+
 	if (tl->streaming && t->nr_iv) {
 		/* The closed interval went to the callback: reuse its slot. */
 		t->nr_iv--;
+		tl->iv_reused++;
 		return t->last;
 	}
 	if (t->nr_iv == t->cap_iv && iv_grow(tl, t))
 		return NULL;
-	return tl_iv_at(t, t->nr_iv);
+	iv = tl_iv_at(t, t->nr_iv);
+	/* Block 0 holds cap_iv until it is full size. */
+	t->slot_end = t->blocks[t->nr_iv >> TL_BLOCK_SHIFT] +
+		      (t->cap_iv < TL_BLOCK_LEN ? t->cap_iv : TL_BLOCK_LEN);
+	return iv;
 }
 
 uint64_t tl_iv_end(const struct tl *tl, const struct tl_th *t, size_t i)

@@ -265,10 +265,11 @@ static int feed_one(struct tl *tl, const struct mkm_event *ev)
 static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 {
 	unsigned int c = ev->cpu;
+	const struct mkm_event *e;
 	struct tl_cpu *cpu;
 	struct mkm_event *q;
+	uint32_t seq, seq0, end;
 	uint64_t last;
-	uint32_t seq;
 	size_t j;
 
 	if (c >= tl->max_cpu)
@@ -281,19 +282,31 @@ static size_t feed_run(struct tl *tl, const struct mkm_event *ev, size_t n)
 	if (!cpu->seq.valid || queue_reserve(cpu, n))
 		return 0;
 	last = cpu->last_time;
-	seq = cpu->seq.next;
+	seq = seq0 = cpu->seq.next;
+	e = ev;
 	q = cpu->q + cpu->tail;
-	for (j = 0; j < n; j++) {
-		const struct mkm_event *e = &ev[j];
+	/* The run's expected seq numbers count the records too. */
+	for (end = seq0 + (uint32_t)n; seq != end; seq++, e++, q++) {
+		uint64_t t = e->time_ns;
 
-		/* One branch: time in [last, UINT64_MAX) as one compare. */
-		if ((e->cpu != c) | (e->seq != seq) |
-		    (e->time_ns - last >= UINT64_MAX - last) |
+		/* One branch; a time of UINT64_MAX is seen after the loop. */
+		if ((e->cpu != c) | (e->seq != seq) | (t < last) |
 		    (e->type == MKM_EV_LOST))
 			break;
-		q[j] = *e;
-		last = e->time_ns;
-		seq++;
+		*q = *e;
+		last = t;
+	}
+	j = seq - seq0;
+	/*
+	 * Records stamped UINT64_MAX, the sentinel's time, can only end a run
+	 * in order: they are left to feed_one(), which clamps them.
+	 */
+	if (unlikely(last == UINT64_MAX)) {
+		while (j && ev[j - 1].time_ns == UINT64_MAX) {
+			j--;
+			seq--;
+		}
+		last = j ? ev[j - 1].time_ns : cpu->last_time;
 	}
 	if (!j)
 		return 0;

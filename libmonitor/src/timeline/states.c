@@ -11,10 +11,11 @@
  * zombies; each one's next state-fixing event ends its UNKNOWN interval.
  *
  * Hot path. Records of the thread that last had one on the same CPU skip
- * the tid map (a per-CPU cache, forgotten on every CPU when a timeline
- * ends or changes tid); the open interval's start and slot are
- * kept in the thread, so a transition touches the thread and one 12-byte
- * slot. A transition at the very instant the open interval began rewrites
+ * the tid map (a per-CPU cache of its entry, which records about other
+ * threads, wakeups and migrations, leave in place; forgotten on every CPU
+ * when a timeline ends or changes tid, or the thread table moves); the
+ * open interval's start and slot are kept in the thread, so a transition
+ * touches the thread and one 12-byte slot. A transition at the very instant the open interval began rewrites
  * that interval instead of leaving one of zero length.
  *
  * Flutter (MKM 3.2): a thread switched out to the idle task and switched
@@ -26,16 +27,19 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "timeline/timeline.h"
 
 #define CPU_NONE 0xffffffffu
 
-static bool state_on_cpu(unsigned int s)
+/*
+ * mon_states[s].on_cpu, as the range of states it holds (test_timeline
+ * checks that they agree): one compare, where the table costs a load.
+ */
+static inline bool state_on_cpu(unsigned int s)
 {
-	return mon_states[s].on_cpu;
+	return s - TL_RUN <= TL_INTERRUPTED - TL_RUN;
 }
 
 /*
@@ -60,7 +64,7 @@ set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
 			return 0;
 		}
 		if (unlikely(tl->cb != NULL))
-			tl_iv_report(tl, (size_t)(t - tl->th), last, now);
+			tl_iv_report(tl, (size_t)t->index, last, now);
 	} else {
 		t->state = (uint8_t)state;
 		t->ivcpu = (uint16_t)cpu;
@@ -70,13 +74,9 @@ set_state(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int state,
 
 /* ---- the state machine ------------------------------------------------ */
 
-static unsigned int run_state(const struct tl *tl, const struct tl_th *t)
+static unsigned int run_state(const struct tl_th *t)
 {
-	if (t->irq_depth)
-		return TL_INTERRUPTED;
-	if (!tl->syscalls || t->sys == SYS_UNKNOWN)
-		return TL_RUN;
-	return t->sys == SYS_IN ? TL_RUN_SYS : TL_RUN_USER;
+	return t->irq_depth ? TL_INTERRUPTED : t->run;
 }
 
 static bool sys_is_futex(uint32_t nr)
@@ -122,33 +122,32 @@ static bool sys_is_poll(uint32_t nr)
 	return false;
 }
 
-/* The state a thread is in after leaving its CPU in kernel state ts. */
-static unsigned int state_after(const struct tl *tl, const struct tl_th *t,
-				uint32_t ts)
+/*
+ * The state a thread is in after leaving its CPU in kernel state ts. A
+ * table: a switch on ts jumped through one, by an indirect branch that
+ * mispredicted half the time.
+ */
+static inline unsigned int state_after(const struct tl_th *t, uint32_t ts)
 {
-	switch (ts) {
-	case MKM_TS_RUNNING:
-		return TL_RUNQ;
-	case MKM_TS_INTERRUPTIBLE:
-		if (tl->syscalls && t->sys == SYS_IN) {
-			if (sys_is_futex(t->sysnr))
-				return TL_FUTEX_SLEEP;
-			if (sys_is_poll(t->sysnr))
-				return TL_POLL_SLEEP;
-		}
-		return TL_SLEEP;
-	case MKM_TS_UNINTERRUPTIBLE:
-		return TL_DISK;
-	case MKM_TS_STOPPED:
-	case MKM_TS_TRACED:
-		return TL_STOPPED;
-	case MKM_TS_DEAD: /* released at exit (ATTACH of a dying thread) */
-	case MKM_TS_ZOMBIE: /* waits for its parent's wait() */
-		return TL_ZOMBIE;
-	case MKM_TS_PARKED:
-		return TL_SLEEP;
+	static const uint8_t after[] = {
+		[MKM_TS_RUNNING] = TL_RUNQ,
+		[MKM_TS_INTERRUPTIBLE] = TL_SLEEP,
+		[MKM_TS_UNINTERRUPTIBLE] = TL_DISK,
+		[MKM_TS_STOPPED] = TL_STOPPED,
+		[MKM_TS_TRACED] = TL_STOPPED,
+		/* Released at exit (ATTACH of a dying thread). */
+		[MKM_TS_DEAD] = TL_ZOMBIE,
+		[MKM_TS_PARKED] = TL_SLEEP,
+		[MKM_TS_ZOMBIE] = TL_ZOMBIE, /* waits for its parent's wait() */
+	};
+
+	if (ts == MKM_TS_INTERRUPTIBLE && t->run == TL_RUN_SYS) {
+		if (sys_is_futex(t->sysnr))
+			return TL_FUTEX_SLEEP;
+		if (sys_is_poll(t->sysnr))
+			return TL_POLL_SLEEP;
 	}
-	return TL_UNKNOWN;
+	return ts < ARRAY_SIZE(after) ? after[ts] : TL_UNKNOWN;
 }
 
 /* The event proves t is on CPU c now: make it so, counting a correction. */
@@ -162,8 +161,8 @@ ensure_running(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int c)
 		tl->stats.anomalies++;
 	}
 	t->cpu = (uint16_t)c;
-	tl->cpus[c].cur = t - tl->th;
-	return set_state(tl, t, now, run_state(tl, t), c);
+	tl->cpus[c].cur = t->index;
+	return set_state(tl, t, now, run_state(t), c);
 }
 
 static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
@@ -173,7 +172,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 	tl->cpus[c].events--; /* merge counted it: not an event */
 	tl->cpus[c].out = NO_THREAD;
 	tl->cpus[c].cur = NO_THREAD;
-	tl->cpus[c].cache_tid = 0;
+	tl_cache_forget(&tl->cpus[c]);
 	tl->cpus[c].nr_irq = 0;
 	for (i = 0; i < tl->nr_th; i++) {
 		struct tl_th *t = &tl->th[i];
@@ -183,7 +182,7 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 		if (state_on_cpu(t->state) && t->ivcpu != c)
 			continue;
 		t->irq_depth = 0;
-		t->sys = SYS_UNKNOWN;
+		t->run = TL_RUN;
 		if (tl->cpus[t->cpu].cur == (int64_t)i)
 			tl->cpus[t->cpu].cur = NO_THREAD;
 		set_state(tl, t, now, TL_UNKNOWN, t->cpu);
@@ -191,48 +190,14 @@ static void lost_gap(struct tl *tl, unsigned int c, uint64_t now)
 }
 
 /*
- * From this size on, an array that push() grows is placed on huge-page
- * boundaries and offered to transparent huge pages: the interrupt list of
- * a long trace reaches hundreds of MB, written once in order, and a fault
- * per 4 KiB page of it cost more than the state machine (half the
- * rebuild's page faults, bench-lib). realloc() would keep it where a
- * 2 MiB page does not fit, at the unaligned ends of its mapping.
- */
-#define PUSH_HUGE_BYTES (2u << 20)
-
-/* push()'s rare path: double *arr; NULL when out of memory. */
-static __attribute__((noinline)) void *push_grow(void **arr, size_t *cap,
-						 size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 16, bytes = c * size;
-	void *p;
-
-	if (bytes < PUSH_HUGE_BYTES) {
-		p = realloc(*arr, bytes);
-	} else {
-		bytes = (bytes + PUSH_HUGE_BYTES - 1) & ~(PUSH_HUGE_BYTES - 1);
-		p = aligned_alloc(PUSH_HUGE_BYTES, bytes);
-		if (p) {
-			madvise(p, bytes, MADV_HUGEPAGE); /* a hint only */
-			memcpy(p, *arr, *cap * size);
-			free(*arr);
-		}
-	}
-	if (!p)
-		return NULL;
-	*arr = p;
-	*cap = c;
-	return p;
-}
-
-/*
- * Room for one more entry of @size bytes in *arr (n used, *cap held).
- * Inlined: every interrupt handler's exit stores one.
+ * Room for one more entry of @size bytes in the list *arr (n used, *cap
+ * held; arrays.c grows it). Inlined: every interrupt handler's exit
+ * stores one.
  */
 static inline __attribute__((always_inline)) void *
 push(void **arr, size_t n, size_t *cap, size_t size)
 {
-	if (unlikely(n == *cap) && !push_grow(arr, cap, size))
+	if (unlikely(n == *cap) && !tl_array_grow(arr, cap, size))
 		return NULL;
 	return (char *)*arr + n * size;
 }
@@ -354,9 +319,23 @@ static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	m->cpu = ev->cpu;
 }
 
+/*
+ * The live thread with this tid, or NO_THREAD: the CPU's cached one (a
+ * waker is most often the thread whose records the CPU had last), else the
+ * map's.
+ */
+static inline int64_t cached_lookup(const struct tl *tl,
+				    const struct tl_cpu *cpu, uint32_t tid)
+{
+	if (tid && cpu->cache_tid == tid)
+		return cpu->cache_t->index;
+	return tl_thread_lookup(tl, tid);
+}
+
 /* Who woke whom: the edges mon_critical_path() walks back. */
-static void add_wake(struct tl *tl, const struct mkm_event *ev, size_t th,
-		     unsigned int cpu, uint64_t now)
+static inline void add_wake(struct tl *tl, const struct tl_cpu *cpu,
+			    const struct mkm_event *ev, size_t th,
+			    unsigned int on, uint64_t now)
 {
 	struct tl_wake *w = push((void **)&tl->wakes, tl->nr_wakes,
 				 &tl->cap_wakes, sizeof(*w));
@@ -367,9 +346,9 @@ static void add_wake(struct tl *tl, const struct mkm_event *ev, size_t th,
 	*w = (struct tl_wake){
 		.time_ns = now,
 		.thread = th,
-		.waker = ev->arg1 ? tl_thread_lookup(tl, ev->arg1) : NO_THREAD,
+		.waker = cached_lookup(tl, cpu, ev->arg1),
 		.waker_tid = ev->arg1,
-		.cpu = (uint16_t)cpu,
+		.cpu = (uint16_t)on,
 		.type = ev->type,
 		.flags = ev->flags,
 	};
@@ -412,18 +391,21 @@ name_anonymous(struct tl *tl, struct tl_th *t, const struct mkm_event *ev)
 
 /*
  * The thread an event is about: the per-CPU cache, else the tid map; a new
- * timeline for an unknown tid when create.
+ * timeline for an unknown tid when create. A thread looked up in the map
+ * becomes the CPU's cached one when remember: not for a record about
+ * another thread than the CPU's own (a wakeup, a migration), whose next
+ * record is most likely of the thread cached.
  */
 static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 				   const struct mkm_event *ev, uint64_t now,
-				   bool create)
+				   bool create, bool remember)
 {
 	int64_t i;
 
+	if (likely(cpu->cache_tid == ev->tid))
+		return cpu->cache_t; /* NULL for tid 0 when none: no thread */
 	if (unlikely(!ev->tid))
 		return NULL;
-	if (likely(cpu->cache_tid == ev->tid))
-		return &tl->th[cpu->cache_th];
 	i = tl_thread_lookup(tl, ev->tid);
 	if (i == NO_THREAD) {
 		if (!create)
@@ -434,8 +416,10 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	} else if (unlikely(tl->nr_anonymous)) {
 		name_anonymous(tl, &tl->th[i], ev);
 	}
-	cpu->cache_tid = ev->tid;
-	cpu->cache_th = i;
+	if (remember) {
+		cpu->cache_tid = ev->tid;
+		cpu->cache_t = &tl->th[i];
+	}
 	return &tl->th[i];
 }
 
@@ -447,7 +431,7 @@ irq_th_get(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 	int64_t i;
 
 	if (likely(ev->tid) || !tl->idle)
-		return th_get(tl, cpu, ev, now, true);
+		return th_get(tl, cpu, ev, now, true, true);
 	i = tl_idle_get(tl, ev->cpu, now);
 	return i < 0 ? NULL : &tl->th[i];
 }
@@ -479,7 +463,7 @@ switch_in(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t,
 	  const struct mkm_event *ev, uint64_t now, uint32_t prev)
 {
 	unsigned int c = ev->cpu;
-	int64_t i = t - tl->th;
+	int64_t i = t->index;
 
 	if (cpu->out == i && prev == 0) {
 		struct tl_flutter *f = push((void **)&tl->flutters,
@@ -512,7 +496,7 @@ switch_in(struct tl *tl, struct tl_cpu *cpu, struct tl_th *t,
 	cpu->cur = i;
 	if (ev->arg0)
 		runnable_since(tl, t, ev, now);
-	set_state(tl, t, now, run_state(tl, t), c);
+	set_state(tl, t, now, run_state(t), c);
 }
 
 /*
@@ -523,7 +507,7 @@ static inline __attribute__((always_inline)) void
 switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
 	   uint64_t now, uint32_t ts, uint32_t next)
 {
-	int64_t i = t - tl->th;
+	int64_t i = t->index;
 
 	if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
 		t->anomalies++;
@@ -542,7 +526,7 @@ switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
 	if (ts == MKM_TS_DEAD)
 		tl_thread_end(tl, t, now, TL_REAPED);
 	else
-		set_state(tl, t, now, state_after(tl, t, ts), c);
+		set_state(tl, t, now, state_after(t, ts), c);
 	if (tl->idle && next == 0)
 		idle_run(tl, c, now);
 }
@@ -571,28 +555,26 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 		tl->nr_anonymous++;
 		return &tl->th[i];
 	}
-	cpu->cache_tid = ev->arg1;
-	cpu->cache_th = i;
+	/* Not cached while anonymous: its next record names it. */
+	if (likely(!tl->th[i].anonymous)) {
+		cpu->cache_tid = ev->arg1;
+		cpu->cache_t = &tl->th[i];
+	}
 	return &tl->th[i];
 }
 
 /*
- * Process one record of CPU cpu (the record's), in merged time order: one
+ * Process one record of CPU cpu (the record's) at now (its time, or the
+ * time processed so far when it is late), in merged time order: one
  * switch on its type.
  */
 static inline __attribute__((always_inline)) void
-apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
+apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
+      uint64_t now)
 {
 	unsigned int c = ev->cpu, type = ev->type, ns;
-	uint64_t now = ev->time_ns;
 	struct tl_th *t;
 	int64_t i;
-
-	if (unlikely(now < tl->now)) {
-		tl->stats.late++;
-		now = tl->now;
-	}
-	tl->now = now;
 
 	switch (type) {
 	case MKM_EV_LOST:
@@ -605,18 +587,18 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		/* Before th_get(): making the idle thread may move tl->th. */
 		if (tl->idle && ev->arg1 == 0)
 			idle_leave(tl, c, now);
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (t)
 			switch_in(tl, cpu, t, ev, now, ev->arg1);
 		return;
 	case MKM_EV_SWITCH_OUT:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (t)
 			switch_out(tl, cpu, c, t, now, ev->arg0, ev->arg1);
 		return;
 	case MKM_EV_SWITCH:
 		/* SWITCH_OUT of prev, then SWITCH_IN of next (arg1). */
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (t)
 			switch_out(tl, cpu, c, t, now, MKM_EVF_STATE(ev->flags),
 				   ev->arg1);
@@ -626,12 +608,12 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		return;
 	case MKM_EV_WAKEUP:
 	case MKM_EV_WAKEUP_NEW:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, false);
 		if (!t)
 			return;
-		i = t - tl->th;
+		i = t->index;
 		if (type == MKM_EV_WAKEUP_NEW && t->parent == NO_THREAD) {
-			int64_t p = tl_thread_lookup(tl, ev->arg1);
+			int64_t p = cached_lookup(tl, cpu, ev->arg1);
 
 			if (p != i)
 				t->parent = p;
@@ -646,12 +628,12 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
 		set_state(tl, t, now, TL_RUNQ, t->cpu);
 		if (!tl->streaming)
-			add_wake(tl, ev, (size_t)i, t->cpu, now);
+			add_wake(tl, cpu, ev, (size_t)i, t->cpu, now);
 		return;
 	case MKM_EV_WAKING:
 		return;
 	case MKM_EV_MIGRATE:
-		t = th_get(tl, cpu, ev, now, false);
+		t = th_get(tl, cpu, ev, now, false, false);
 		if (!t)
 			return;
 		t->cpu = (uint16_t)cpu_arg(tl, ev->arg0, t->cpu);
@@ -659,10 +641,10 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			set_state(tl, t, now, TL_RUNQ, t->cpu);
 		return;
 	case MKM_EV_FORK:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
-		i = t - tl->th;
+		i = t->index;
 		ensure_running(tl, t, now, c);
 		if (ev->flags & MKM_EVF_INHERITED && ev->arg0) {
 			int64_t ch = tl_thread_lookup(tl, ev->arg0);
@@ -685,22 +667,22 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 	case MKM_EV_EXEC:
 		if (ev->arg0 != ev->tid) {
 			do_exec(tl, ev, now);
-			cpu->cache_tid = 0;
+			tl_cache_forget(cpu);
 		}
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		ensure_running(tl, t, now, c);
 		return;
 	case MKM_EV_EXIT:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		t->exited = 1;
 		ensure_running(tl, t, now, c);
 		return;
 	case MKM_EV_REAP:
-		t = th_get(tl, cpu, ev, now, false);
+		t = th_get(tl, cpu, ev, now, false, true);
 		if (!t)
 			return;
 		if (t->state != TL_ZOMBIE) {
@@ -708,21 +690,21 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			set_state(tl, t, now, TL_ZOMBIE, t->cpu);
 		}
 		tl_thread_end(tl, t, now, TL_REAPED);
-		cpu->cache_tid = 0;
+		tl_cache_forget(cpu);
 		return;
 	case MKM_EV_DETACH:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		tl_thread_end(tl, t, now, TL_DETACHED);
-		cpu->cache_tid = 0;
+		tl_cache_forget(cpu);
 		return;
 	case MKM_EV_IRQ_ENTRY:
 	case MKM_EV_SOFTIRQ_ENTRY:
 		t = irq_th_get(tl, cpu, ev, now);
 		if (!t)
 			return;
-		irq_enter(tl, cpu, ev, t - tl->th, now);
+		irq_enter(tl, cpu, ev, t->index, now);
 		ensure_running(tl, t, now, c);
 		if (t->irq_depth < UINT8_MAX)
 			t->irq_depth++;
@@ -742,40 +724,42 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 			tl->stats.anomalies++;
 		}
 		ensure_running(tl, t, now, c);
-		set_state(tl, t, now, run_state(tl, t), c);
+		set_state(tl, t, now, run_state(t), c);
 		return;
 	case MKM_EV_SYSCALL_ENTRY:
 	case MKM_EV_SYSCALL_EXIT:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
-		t->sys = type == MKM_EV_SYSCALL_ENTRY ? SYS_IN : SYS_USER;
+		if (tl->syscalls)
+			t->run = type == MKM_EV_SYSCALL_ENTRY ? TL_RUN_SYS :
+								TL_RUN_USER;
 		t->sysnr = ev->arg0;
 		ensure_running(tl, t, now, c);
-		set_state(tl, t, now, run_state(tl, t), c);
+		set_state(tl, t, now, run_state(t), c);
 		return;
 	case MKM_EV_ATTACH: {
 		unsigned int on = ev->arg1 == CPU_NONE ?
 					  CPU_NONE :
 					  cpu_arg(tl, ev->arg1, c);
 
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
-		i = t - tl->th;
+		i = t->index;
 		t->irq_depth = 0;
 		if (ev->arg0 == MKM_TS_RUNNING && on != CPU_NONE) {
 			t->cpu = (uint16_t)on;
 			tl->cpus[on].cur = i;
-			set_state(tl, t, now, run_state(tl, t), on);
+			set_state(tl, t, now, run_state(t), on);
 			return;
 		}
-		ns = state_after(tl, t, ev->arg0);
+		ns = state_after(t, ev->arg0);
 		set_state(tl, t, now, ns, t->cpu);
 		return;
 	}
 	case MKM_EV_NAME:
-		t = th_get(tl, cpu, ev, now, true);
+		t = th_get(tl, cpu, ev, now, true, true);
 		if (!t)
 			return;
 		memcpy(t->name + (ev->flags ? 8 : 0), &ev->arg0, 4);
@@ -786,7 +770,14 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev)
 
 void tl_apply(struct tl *tl, const struct mkm_event *ev)
 {
-	apply(tl, &tl->cpus[ev->cpu], ev);
+	uint64_t now = ev->time_ns;
+
+	if (unlikely(now < tl->now)) {
+		tl->stats.late++;
+		now = tl->now;
+	}
+	tl->now = now;
+	apply(tl, &tl->cpus[ev->cpu], ev, now);
 }
 
 /*
@@ -827,15 +818,30 @@ merge_small(struct tl *tl, struct tl_src *src, unsigned int width, uint64_t lim)
 {
 	unsigned int b = earliest(src, width);
 
-	while (src[b].t <= lim) {
+	/*
+	 * Merged, the records come in time order: only the first ones can
+	 * be older than the time processed so far (late: a CPU heard of
+	 * late), and tl_apply() sees to them. None after need the check.
+	 */
+	while (src[b].t < tl->now && src[b].t <= lim) {
 		const struct mkm_event *p = src[b].p;
-		struct tl_cpu *cpu = src[b].cpu;
 
 		src[b].p = p + 1;
 		src[b].t = p[1].time_ns;
 		b = earliest(src, width);
+		tl_apply(tl, p);
+	}
+	while (src[b].t <= lim) {
+		const struct mkm_event *p = src[b].p;
+		struct tl_cpu *cpu = src[b].cpu;
+		uint64_t now = src[b].t;
+
+		src[b].p = p + 1;
+		src[b].t = p[1].time_ns;
+		b = earliest(src, width);
+		tl->now = now;
 		/* The queue's CPU is the record's: no index to scale. */
-		apply(tl, cpu, p);
+		apply(tl, cpu, p, now);
 	}
 }
 

@@ -66,7 +66,7 @@ int tl_map_set(struct tl *tl, uint32_t tid, int64_t th)
 void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 		   enum tl_end how)
 {
-	size_t th = (size_t)(t - tl->th);
+	size_t th = (size_t)t->index;
 	unsigned int k;
 
 	if (t->ended)
@@ -105,6 +105,7 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 			return -ENOMEM;
 		tl->th = n;
 		tl->cap_th = cap;
+		tl_forget_cached(tl); /* the CPUs' cached entries moved */
 	}
 	i = (int64_t)tl->nr_th;
 	/* tid 0 (an idle thread) is no key: tl_idle_get() finds those. */
@@ -112,6 +113,7 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 		return -ENOMEM;
 	t = &tl->th[i];
 	memset(t, 0, sizeof(*t));
+	t->index = i;
 	t->tid = tid;
 	t->unique_id = unique_id;
 	t->parent = NO_THREAD;
@@ -119,6 +121,7 @@ int64_t tl_thread_new(struct tl *tl, uint32_t tid, uint32_t unique_id,
 	t->cpu = (uint16_t)cpu;
 	t->ivcpu = (uint16_t)cpu;
 	t->state = TL_UNKNOWN;
+	t->run = TL_RUN;
 	t->idle_cpu = -1;
 	tl->nr_th++;
 	tl->stats.threads = tl->nr_th;

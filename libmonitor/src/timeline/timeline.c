@@ -47,7 +47,6 @@ int tl_cpus_grow(struct tl *tl, unsigned int n)
 	for (i = tl->nr_cpus; i < cap; i++) {
 		c[i].cur = NO_THREAD;
 		c[i].out = NO_THREAD;
-		c[i].cache_th = NO_THREAD;
 		c[i].idle = NO_THREAD;
 	}
 	tl->cpus = c;
@@ -117,10 +116,10 @@ void tl_destroy(struct tl *tl)
 	free(tl->procs);
 	mon_u32map_free(&tl->proc_map);
 	mon_u32map_free(&tl->hints);
-	free(tl->marks);
-	free(tl->flutters);
-	free(tl->wakes);
-	free(tl->irqs);
+	tl_array_free(tl->marks, tl->cap_marks, sizeof(*tl->marks));
+	tl_array_free(tl->flutters, tl->cap_flutters, sizeof(*tl->flutters));
+	tl_array_free(tl->wakes, tl->cap_wakes, sizeof(*tl->wakes));
+	tl_array_free(tl->irqs, tl->cap_irqs, sizeof(*tl->irqs));
 	free(tl);
 }
 
@@ -298,9 +297,15 @@ int64_t tl_interval_at(const struct tl *tl, size_t th, uint64_t t_ns)
 
 int tl_stats(const struct tl *tl, struct tl_stats *out)
 {
+	size_t i;
+
 	if (!tl || !out)
 		return -EINVAL;
 	*out = tl->stats;
+	/* Each append counted once, by its thread: not again in the hot path. */
+	out->intervals = tl->iv_reused;
+	for (i = 0; i < tl->nr_th; i++)
+		out->intervals += tl->th[i].nr_iv;
 	out->now_ns = tl->now;
 	out->threads = tl->nr_th;
 	out->pending = tl->pending;

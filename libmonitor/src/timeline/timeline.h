@@ -8,6 +8,7 @@
  *   intervals.c  where each thread's intervals are stored
  *   states.c     the state machine: one record in, state transitions out
  *   merge.c      per-CPU reorder queues merged in time order
+ *   arrays.c     the lists of handler runs, wakes, marks and flutters
  *   process.c    the threads' processes (thread groups)
  */
 #ifndef MON_TIMELINE_INTERNAL_H
@@ -41,22 +42,22 @@ struct __attribute__((packed, aligned(4))) tl_iv {
 
 _Static_assert(sizeof(struct tl_iv) == 12, "tl_iv is 12 bytes");
 
-enum tl_sys {
-	SYS_UNKNOWN = 0, /* no syscall events yet, or lost */
-	SYS_USER,
-	SYS_IN,
-};
-
 struct tl_th {
 	uint32_t tid;
 	uint32_t unique_id;
+	int64_t index; /* in tl->th: kept, where t - tl->th divides */
 	int64_t parent;
 	uint64_t first; /* start of the first interval */
 	uint64_t end; /* when ended */
 	uint8_t state; /* of the open interval */
 	uint8_t ended; /* enum tl_end */
 	uint8_t irq_depth;
-	uint8_t sys; /* enum tl_sys */
+	/*
+	 * Its state on a CPU out of interrupts: TL_RUN_SYS or TL_RUN_USER as
+	 * the last syscall record said (when the stream has them), TL_RUN
+	 * before one or after a gap. Kept, not worked out, at each record.
+	 */
+	uint8_t run;
 	uint8_t anonymous; /* made by a SWITCH: unique_id not known yet */
 	uint16_t ivcpu; /* cpu of the open interval */
 	uint16_t cpu; /* last known cpu */
@@ -65,6 +66,7 @@ struct tl_th {
 	size_t nr_iv;
 	size_t cap_iv; /* entries allocated over all blocks */
 	struct tl_iv *last; /* the open (last) interval, NULL if none */
+	struct tl_iv *slot_end; /* the end of last's block, NULL if none */
 	uint64_t since; /* last->start, kept here: no load from the blocks */
 	struct tl_iv **blocks;
 	size_t nr_blocks;
@@ -107,7 +109,7 @@ struct tl_cpu {
 	int64_t cur; /* monitored thread running here, or -1 */
 	int64_t out; /* thread switched out to idle here, or -1 (flutter) */
 	uint32_t cache_tid; /* last thread looked up here, 0: none */
-	int64_t cache_th;
+	struct tl_th *cache_t; /* its entry; NULL when none */
 	uint64_t events, lost, switches, flutters;
 	uint64_t first_time, last_done;
 	int64_t idle; /* this CPU's idle thread (TL_IDLE), or -1 */
@@ -170,7 +172,8 @@ struct tl {
 	uint64_t now;
 	size_t nr_anonymous; /* threads a SWITCH made, unique_id not known */
 	size_t pending;
-	struct tl_stats stats;
+	struct tl_stats stats; /* intervals: see tl_stats() */
+	uint64_t iv_reused; /* TL_STREAMING: intervals whose slot was reused */
 	tl_interval_cb cb;
 	void *cb_arg;
 	bool streaming; /* TL_STREAMING: one stored interval a thread */
@@ -195,11 +198,13 @@ static inline __attribute__((always_inline)) int
 tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	     unsigned int cpu)
 {
+	/* As integers: last is NULL before the first interval. */
+	uintptr_t next = (uintptr_t)t->last + sizeof(struct tl_iv);
 	struct tl_iv *iv;
 
 	/* Within a block, the next slot follows the open interval. */
-	if (likely(t->nr_iv < t->cap_iv && (t->nr_iv & (TL_BLOCK_LEN - 1)))) {
-		iv = t->last + 1;
+	if (likely(next < (uintptr_t)t->slot_end)) {
+		iv = (struct tl_iv *)next;
 	} else {
 		iv = tl_iv_slot_slow(tl, t);
 		if (!iv)
@@ -217,10 +222,17 @@ tl_iv_append(struct tl *tl, struct tl_th *t, uint64_t start, unsigned int state,
 	 */
 	__builtin_prefetch(iv + 8, 1);
 	t->since = start;
-	t->nr_iv++;
-	tl->stats.intervals++;
+	t->nr_iv++; /* tl_stats() adds them up: no count of all here */
 	return 0;
 }
+
+/*
+ * A list's room doubled (*cap entries of size bytes at *arr, 16 at first):
+ * *arr, or NULL when out of memory (the list is kept). Free it with
+ * tl_array_free(): a large one is a mapping of its own.
+ */
+MON_HIDDEN void *tl_array_grow(void **arr, size_t *cap, size_t size);
+MON_HIDDEN void tl_array_free(void *arr, size_t cap, size_t size);
 
 /* Room for CPUs [0, n). */
 MON_HIDDEN int tl_cpus_grow(struct tl *tl, unsigned int n);
@@ -253,17 +265,24 @@ static inline int64_t tl_map_get(const struct tl *tl, uint32_t tid)
 
 MON_HIDDEN int tl_map_set(struct tl *tl, uint32_t tid, int64_t th);
 
+/* Forget cpu's cached lookup. */
+static inline void tl_cache_forget(struct tl_cpu *cpu)
+{
+	cpu->cache_tid = 0;
+	cpu->cache_t = NULL;
+}
+
 /*
- * A tid's live thread changed (an end, an exec): every CPU's cached
- * lookup is forgotten here, so that the lookup, once per record, only
- * compares the tid.
+ * A tid's live thread changed (an end, an exec), or the thread table
+ * moved: every CPU's cached lookup is forgotten here, so that the lookup,
+ * once per record, only compares the tid and takes the entry.
  */
 static inline void tl_forget_cached(struct tl *tl)
 {
 	unsigned int k;
 
 	for (k = 0; k < tl->nr_seen; k++)
-		tl->cpus[tl->seen[k]].cache_tid = 0;
+		tl_cache_forget(&tl->cpus[tl->seen[k]]);
 }
 
 /* The live thread with this tid, or NO_THREAD. */
