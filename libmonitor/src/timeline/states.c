@@ -15,8 +15,9 @@
  * threads, wakeups and migrations, leave in place; forgotten on every CPU
  * when a timeline ends or changes tid, or the thread table moves); the
  * open interval's start and slot are kept in the thread, so a transition
- * touches the thread and one 12-byte slot. A transition at the very instant the open interval began rewrites
- * that interval instead of leaving one of zero length.
+ * touches the thread and one 12-byte slot. A transition at the very
+ * instant the open interval began rewrites that interval instead of
+ * leaving one of zero length.
  *
  * Flutter (MKM 3.2): a thread switched out to the idle task and switched
  * back in from the idle task on the same CPU with no monitored thread in

@@ -302,7 +302,7 @@ int tl_stats(const struct tl *tl, struct tl_stats *out)
 	if (!tl || !out)
 		return -EINVAL;
 	*out = tl->stats;
-	/* Each append counted once, by its thread: not again in the hot path. */
+	/* Counted by each thread: the hot path does not count them again. */
 	out->intervals = tl->iv_reused;
 	for (i = 0; i < tl->nr_th; i++)
 		out->intervals += tl->th[i].nr_iv;

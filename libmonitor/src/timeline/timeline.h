@@ -45,7 +45,7 @@ _Static_assert(sizeof(struct tl_iv) == 12, "tl_iv is 12 bytes");
 struct tl_th {
 	uint32_t tid;
 	uint32_t unique_id;
-	int64_t index; /* in tl->th: kept, where t - tl->th divides */
+	int64_t index; /* its place in tl->th: t - tl->th costs a division */
 	int64_t parent;
 	uint64_t first; /* start of the first interval */
 	uint64_t end; /* when ended */
