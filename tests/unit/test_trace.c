@@ -599,6 +599,48 @@ static void test_trace_replay_keeps_valid_prefix(void **state)
 	drop(&f);
 }
 
+/*
+ * Batches go out from the caller's memory: a small one is buffered, the
+ * next large one completes its chunk and the rest of it goes out in
+ * chunks of its own, up to WRITER_BATCH records each (issue 23, item 2:
+ * the writer used to copy the tail of every batch); the records come
+ * back in order, each once.
+ */
+static void test_trace_writer_batches_in_place(void **state)
+{
+	static struct mkm_event ev[7000];
+	size_t want[] = { 2048, 2048, 1904, 1000 }, nr = 0, seen = 0;
+	struct trace_reader *r;
+	struct trace_writer *w;
+	struct trace_chunk c;
+	struct file f;
+
+	(void)state;
+	tmp_path(&f);
+	fill(ev, 7000, 1000);
+	assert_int_equal(trace_writer_open(&w, f.path, &info), 0);
+	assert_int_equal(trace_writer_events(w, ev, 1000), 0);
+	assert_int_equal(trace_writer_events(w, ev + 1000, 5000), 0);
+	assert_int_equal(trace_writer_events(w, ev + 6000, 1000), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f.path), 0);
+	while (trace_reader_next(r, &c) == 1) {
+		if (c.type != TRACE_CHUNK_EVENTS)
+			continue;
+		/* The last 1000 were buffered, written at the close. */
+		assert_true(nr < 4);
+		assert_int_equal(c.nr_events, want[nr]);
+		for (size_t i = 0; i < c.nr_events; i++)
+			assert_int_equal(c.events[i].arg0, seen + i);
+		seen += c.nr_events;
+		nr++;
+	}
+	assert_int_equal(nr, 4);
+	assert_int_equal(seen, 7000);
+	trace_reader_close(r);
+	drop(&f);
+}
+
 static void test_trace_writer_errors(void **state)
 {
 	struct trace_writer *w;
@@ -1124,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_trace_reader_crash_loses_only_unflushed),
 		cmocka_unit_test(test_trace_replay_matches_direct),
 		cmocka_unit_test(test_trace_replay_keeps_valid_prefix),
+		cmocka_unit_test(test_trace_writer_batches_in_place),
 		cmocka_unit_test(test_trace_writer_errors),
 		cmocka_unit_test(test_trace_reader_skips_newer_minor),
 		cmocka_unit_test(test_trace_reader_malformed_payloads),

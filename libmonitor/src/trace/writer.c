@@ -2,8 +2,9 @@
 /*
  * writer.c - writes a .mkm trace. Every chunk goes out with one writev(),
  * so a crash leaves at most one partial chunk at the end and loses at most
- * the records still buffered. Records come in batches: whole chunks of
- * them are written from the caller's memory, the rest is buffered.
+ * the records still buffered. Records come in batches: they are written
+ * from the caller's memory, and only a batch too small to complete a
+ * chunk is buffered.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,27 +52,36 @@ static int write_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-static int write_chunk(struct trace_writer *w, uint32_t type,
-		       const void *payload, size_t len)
+/* A chunk whose payload is @a then @b (either may be empty). */
+static int write_chunk2(struct trace_writer *w, uint32_t type, const void *a,
+			size_t alen, const void *b, size_t blen)
 {
 	uint8_t hdr[CHUNK_HDR_SIZE];
-	struct iovec iov[2] = {
-		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
-		{ .iov_base = (void *)payload, .iov_len = len },
-	};
+	struct iovec iov[3] = { { .iov_base = hdr, .iov_len = sizeof(hdr) } };
+	int n = 1;
 
 	if (w->err)
 		return w->err;
-	if (len > CHUNK_MAX)
+	if (alen + blen > CHUNK_MAX)
 		return -EINVAL;
+	if (alen)
+		iov[n++] = (struct iovec){ (void *)a, alen };
+	if (blen)
+		iov[n++] = (struct iovec){ (void *)b, blen };
 	put32(hdr, type);
-	put32(hdr + 4, (uint32_t)len);
+	put32(hdr + 4, (uint32_t)(alen + blen));
 	put32(hdr + 8, w->index);
-	put32(hdr + 12, chunk_crc(hdr, payload, len));
-	w->err = write_all(w->fd, iov, len ? 2 : 1);
+	put32(hdr + 12, mon_crc32c(chunk_crc(hdr, a, alen), b, blen));
+	w->err = write_all(w->fd, iov, n);
 	if (!w->err)
 		w->index++;
 	return w->err;
+}
+
+static int write_chunk(struct trace_writer *w, uint32_t type,
+		       const void *payload, size_t len)
+{
+	return write_chunk2(w, type, payload, len, NULL, 0);
 }
 
 static size_t tlv(uint8_t *p, uint16_t tag, const void *v, size_t len)
@@ -168,7 +178,8 @@ err_free:
 	return err;
 }
 
-/* An EVENTS chunk of @n records at @ev, then the horizon if it moved. */
+/* An EVENTS chunk of the buffered records and @n more at @ev, then the
+ * horizon if it moved; the buffer is then empty. */
 static int write_events(struct trace_writer *w, const struct mkm_event *ev,
 			size_t n)
 {
@@ -176,11 +187,13 @@ static int write_events(struct trace_writer *w, const struct mkm_event *ev,
 
 	if (w->err)
 		return w->err;
-	if (n) {
-		err = write_chunk(w, TRACE_CHUNK_EVENTS, ev, n * sizeof(*ev));
+	if (w->nbuf + n) {
+		err = write_chunk2(w, TRACE_CHUNK_EVENTS, w->buf,
+				   w->nbuf * sizeof(*ev), ev, n * sizeof(*ev));
 		if (err)
 			return err;
-		w->events += n;
+		w->events += w->nbuf + n;
+		w->nbuf = 0;
 	}
 	if (w->horizon > w->horizon_written) {
 		err = write_chunk(w, TRACE_CHUNK_HORIZON, &w->horizon,
@@ -194,11 +207,7 @@ static int write_events(struct trace_writer *w, const struct mkm_event *ev,
 
 static int flush_events(struct trace_writer *w)
 {
-	int err = write_events(w, w->buf, w->nbuf);
-
-	if (!err)
-		w->nbuf = 0;
-	return err;
+	return write_events(w, NULL, 0);
 }
 
 int trace_writer_events(struct trace_writer *w, const struct mkm_event *ev,
@@ -210,32 +219,26 @@ int trace_writer_events(struct trace_writer *w, const struct mkm_event *ev,
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	while (n) {
+	/* Only a batch too small to complete a chunk is buffered: the
+	 * recorder's batches go out from where they are, the buffered
+	 * records ahead of them in the first chunk and the rest of the
+	 * batch in chunks of its own (copying every record was as much work
+	 * as writing it out: issue 23, item 2). */
+	for (bool wrote = false; n; wrote = true) {
 		size_t k = WRITER_BATCH - w->nbuf;
 
-		/* A whole chunk with nothing buffered goes out from the
-		 * caller's records: no copy (the recorder's batches are
-		 * two chunks long). */
-		if (!w->nbuf && n >= WRITER_BATCH) {
-			err = write_events(w, ev, WRITER_BATCH);
-			if (err)
-				return err;
-			ev += WRITER_BATCH;
-			n -= WRITER_BATCH;
-			continue;
+		if (!wrote && k > n) {
+			memcpy(w->buf + w->nbuf, ev, n * sizeof(*ev));
+			w->nbuf += n;
+			break;
 		}
-
 		if (k > n)
 			k = n;
-		memcpy(w->buf + w->nbuf, ev, k * sizeof(*ev));
-		w->nbuf += k;
+		err = write_events(w, ev, k);
+		if (err)
+			return err;
 		ev += k;
 		n -= k;
-		if (w->nbuf == WRITER_BATCH) {
-			err = flush_events(w);
-			if (err)
-				return err;
-		}
 	}
 	return 0;
 }
