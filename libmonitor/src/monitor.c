@@ -191,13 +191,24 @@ int monitor_suspend(struct monitor *mon)
 int monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
 		 size_t *n)
 {
+	bool lost;
+
+	return mon_monitor_read(mon, buf, max, n, &lost);
+}
+
+int mon_monitor_read(struct monitor *mon, struct mkm_event *buf, size_t max,
+		     size_t *n, bool *lost)
+{
 	ssize_t r;
 
-	if (!mon || !buf || !n || !max)
+	if (!mon || !buf || !n || !max || !lost)
 		return -EINVAL;
 	*n = 0;
+	*lost = false;
 	if (mon->map)
-		return mon_ring_map_read(mon->map, buf, max, !mon->resumed, n);
+		return mon_ring_map_read(mon->map, buf, max, !mon->resumed, n,
+					 lost);
+	*lost = true; /* read() does not say */
 	if (max > SSIZE_MAX / sizeof(*buf))
 		max = SSIZE_MAX / sizeof(*buf);
 	do {

@@ -170,7 +170,7 @@ static bool ring_map_pending(const struct mapped_ring *c, bool quiescent)
 }
 
 int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf, size_t max,
-		      bool quiescent, size_t *n)
+		      bool quiescent, size_t *n, bool *lost)
 {
 	size_t done = 0;
 
@@ -196,6 +196,8 @@ int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf, size_t max,
 		done += ring_peek(r, &cur, buf + done,
 				  room > UINT32_MAX ? UINT32_MAX : (u32)room,
 				  quiescent, (u16)cpu, &c->clk);
+		/* Drops are told by LOST records only. */
+		*lost |= cur.read_lost != c->rd->read_lost;
 		ring_consume(c->rd, &cur);
 	}
 	m->next = (m->next + 1) % m->nr_cpus;

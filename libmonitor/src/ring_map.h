@@ -30,8 +30,11 @@ MON_HIDDEN int mon_ring_map_resumed(struct mon_ring_map *m);
  * Drains up to max records into buf, as read() would: each CPU's in order,
  * LOST records in-band, cpu filled in, times on CLOCK_MONOTONIC. quiescent:
  * the monitor is suspended, so drops after the last record are told too.
+ * *lost: whether a LOST record is among them (the caller's scan for them
+ * is then needed; never cleared).
  */
 MON_HIDDEN int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf,
-				 size_t max, bool quiescent, size_t *n);
+				 size_t max, bool quiescent, size_t *n,
+				 bool *lost);
 
 #endif /* MON_RING_MAP_H */

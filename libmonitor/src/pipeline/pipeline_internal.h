@@ -13,6 +13,10 @@
 /* The configuration the kernel last confirmed for @mon (monitor.c). */
 MON_HIDDEN void mon_monitor_config(const struct monitor *mon,
 				   struct monitor_config *cfg);
+/* monitor_read(), saying whether LOST records may be among those read:
+ * the live source then needs no scan for them (monitor.c). */
+MON_HIDDEN int mon_monitor_read(struct monitor *mon, struct mkm_event *buf,
+				size_t max, size_t *n, bool *lost);
 
 /* The private data of @src if it was made with @ops, else NULL. */
 MON_HIDDEN void *mon_source_priv(const struct mon_source *src,

@@ -187,6 +187,7 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 		struct item *it;
 		size_t i, nr_lost;
 		uint64_t lost;
+		bool any_lost;
 		int ret;
 
 		if (may_wait)
@@ -194,8 +195,8 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 		it = events_item(l);
 		if (!it)
 			return -ENOMEM;
-		ret = monitor_read(l->mon, it->ev, l->cfg.batch_records,
-				   &it->n);
+		ret = mon_monitor_read(l->mon, it->ev, l->cfg.batch_records,
+				       &it->n, &any_lost);
 		atomic_fetch_add(&l->reads, 1);
 		if (!ret && it->n && !any) {
 			any = true;
@@ -214,10 +215,11 @@ static int drain(struct live *l, uint64_t horizon, bool may_wait)
 			return 0;
 		}
 		/* Counted here, published once a batch: an atomic add per
-		 * record was a locked instruction per record. */
+		 * record was a locked instruction per record; and looked
+		 * for only where the rings told drops. */
 		lost = 0;
 		nr_lost = 0;
-		for (i = 0; i < it->n; i++)
+		for (i = 0; any_lost && i < it->n; i++)
 			if (unlikely(it->ev[i].type == MKM_EV_LOST)) {
 				lost += it->ev[i].arg0;
 				nr_lost++;
