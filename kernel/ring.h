@@ -309,14 +309,23 @@ static inline u32 ring_peek_run(const struct mkm_ring *r, struct ring_cursor *c,
 	const u64 mask = r->mask;
 	u64 pos = c->tail, last = c->last_ts;
 
-	for (; out != end; out++, pos++) {
+	/* At most two runs, to the ring's end and from its start: no mask
+	 * and index per record. */
+	while (out != end) {
 		const struct mkm_event *ev = &ring_ev[pos & mask];
-		u64 t = ring_clock_line_map(&line, ev->time_ns);
+		u64 run = mask + 1 - (pos & mask);
+		struct mkm_event *stop = (u64)(end - out) > run ? out + run :
+								  end;
 
-		*out = *ev;
-		out->cpu = cpu;
-		last = t > last ? t : last;
-		out->time_ns = last;
+		pos += (u64)(stop - out);
+		for (; out != stop; out++, ev++) {
+			u64 t = ring_clock_line_map(&line, ev->time_ns);
+
+			*out = *ev;
+			out->cpu = cpu;
+			last = t > last ? t : last;
+			out->time_ns = last;
+		}
 	}
 	if (n) {
 		c->next_seq = ring_ev[(pos - 1) & mask].seq + 1;
