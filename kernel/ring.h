@@ -309,8 +309,10 @@ static inline u32 ring_peek_run(const struct mkm_ring *r, struct ring_cursor *c,
 	const u64 mask = r->mask;
 	u64 pos = c->tail, last = c->last_ts;
 
-	/* At most two runs, to the ring's end and from its start: no mask
-	 * and index per record. */
+	/*
+	 * At most two runs, to the ring's end and from its start: no mask
+	 * and index per record.
+	 */
 	while (out != end) {
 		const struct mkm_event *ev = &ring_ev[pos & mask];
 		u64 run = mask + 1 - (pos & mask);
