@@ -4,6 +4,8 @@
 #
 #   make bench-profile [BENCH_CONFIGS=base,loaded] [BENCH_PROFILE_ROUNDS=5000]
 #                      [BENCH_PROFILE_RUNS=2] [BENCH_PROFILE_DIFF=base,loaded]
+#   make bench-profile-recorder [BENCH_PROFILE_ROUNDS=20000]: mkm record's
+#                      own instructions a recorded event (recorder.sh)
 
 PROF_PLUGIN := $(BUILD)/bench/prof/tbprof.so
 BENCH_PROFILE_ROUNDS ?= 5000
@@ -11,7 +13,7 @@ BENCH_PROFILE_RUNS ?= 2
 BENCH_PROFILE_DIFF ?= base,loaded
 PROF_COMMA := ,
 
-.PHONY: bench-profile
+.PHONY: bench-profile bench-profile-recorder
 
 $(PROF_PLUGIN): bench/prof/tbprof.c
 	$(quiet) CC $@
@@ -25,3 +27,12 @@ bench-profile: $(BENCH_IMAGE) $(PROF_PLUGIN)
 		bench/vm.sh switch -n $(BENCH_PROFILE_ROUNDS) -r $(BENCH_PROFILE_RUNS) \
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
 	$(Q)bench/prof/profile.sh $(BUILD)/bench/switch $(subst $(PROF_COMMA), ,$(BENCH_PROFILE_DIFF))
+
+# The guest's window marker: static, as run.sh -f adds the file alone.
+$(BUILD)/bench/prof/mark: bench/prof/mark.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -static $(WARNINGS) -o $@ $<
+
+bench-profile-recorder: $(BUILD)/bench/compensation/initramfs.cpio.gz $(PROF_PLUGIN) $(BUILD)/bench/prof/mark
+	$(Q)BUILD=$(BUILD) bench/prof/recorder.sh $(if $(filter command line,$(origin BENCH_PROFILE_ROUNDS)),$(BENCH_PROFILE_ROUNDS))

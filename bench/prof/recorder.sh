@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# recorder.sh - where mkm record's own instructions go, per function, kernel
+# and user space (issue 23, item 2: the recorder's CPU a recorded event).
+#
+#   bench/prof/recorder.sh [ROUNDS]
+#
+# One boot of bench-compensation's image (one vCPU, -icount) with tbprof:
+# cb_pingpong -r ROUNDS (default 20000) unmonitored, then under mkm record
+# writing to the guest's tmpfs, then writing to /dev/null (the kernel's
+# write of the trace apart). Address space layout
+# randomisation is off in the guest, so mkm's addresses are its file's:
+# recorder.py names them with the host's binary (the same file) and
+# prints, per recorded event, what each recording added over the
+# unmonitored run. Its calibration is left out (--no-calibrate): mkm
+# record's report counts from the resume on.
+# Environment: BUILD, CB_IMAGE, and CB_BUFFER (mkm record --buffer-size).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+rounds=${1:-20000}
+dir=$build/bench/prof/recorder
+rm -rf "$dir"
+mkdir -p "$dir/out"
+
+rec="mkm record --no-calibrate --buffer-size ${CB_BUFFER:-64M}"
+# Each run twice, at ROUNDS and at twice as many: the difference is what
+# the extra rounds cost, the recording's setup (its rings, the command's
+# start) cancelling out.
+{
+	echo "set -e"
+	echo "echo 0 >/proc/sys/kernel/randomize_va_space"
+	echo "cd /tmp"
+	echo "cb_pingpong -r 2000 -o /tmp/warm >/dev/null"
+	for r in $rounds $((2 * rounds)); do
+		echo "mark open; cb_pingpong -r $r -o /tmp/t >/dev/null; mark close"
+	done
+	for out in tmpfs null; do
+		file=/tmp/p.mkm
+		[ $out = tmpfs ] || file=/dev/null
+		for r in $rounds $((2 * rounds)); do
+			echo "mark open"
+			echo "$rec -o $file -- sh -c 'cat /proc/\$PPID/maps >/out/maps; exec cb_pingpong -r $r -o /tmp/t' >/dev/null 2>>/out/$out.txt"
+			echo "mark close"
+			echo "rm -f /tmp/p.mkm"
+		done
+	done
+	echo "cat /proc/kallsyms >/out/kallsyms"
+} >"$dir/guest.sh"
+flock /tmp/mkm-vm.lock "$top/tests/vm/run.sh" -s 1 \
+	-i "${CB_IMAGE:-$build/bench/compensation/initramfs.cpio.gz}" \
+	-f "$build/bench/prof/mark:/bin/mark" -c "$dir/guest.sh" \
+	-o "$dir/out" -l "$dir/log" -t 1200 \
+	-- -icount shift=1,sleep=on \
+	-plugin "$build/bench/prof/tbprof.so,out=$dir/out/window"
+python3 "$top/bench/prof/recorder.py" --mkm "$build/tools/mkm" "$dir/out"
