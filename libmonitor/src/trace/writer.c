@@ -65,9 +65,11 @@ static int write_chunk2(struct trace_writer *w, uint32_t type, const void *a,
 	if (alen + blen > CHUNK_MAX)
 		return -EINVAL;
 	if (alen)
-		iov[n++] = (struct iovec){ (void *)a, alen };
+		iov[n++] = (struct iovec){ .iov_base = (void *)a,
+					   .iov_len = alen };
 	if (blen)
-		iov[n++] = (struct iovec){ (void *)b, blen };
+		iov[n++] = (struct iovec){ .iov_base = (void *)b,
+					   .iov_len = blen };
 	put32(hdr, type);
 	put32(hdr + 4, (uint32_t)(alen + blen));
 	put32(hdr + 8, w->index);
