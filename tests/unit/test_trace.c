@@ -613,7 +613,7 @@ static void test_trace_writer_batches_in_place(void **state)
 	struct trace_reader *r;
 	struct trace_writer *w;
 	struct trace_chunk c;
-	struct file f;
+	struct file f = { 0 }; /* drop() frees its data: none here */
 
 	(void)state;
 	tmp_path(&f);
