@@ -222,6 +222,37 @@ static void test_tl_feed_time_max_clamped(void **state)
 	tl_destroy(tl);
 }
 
+/*
+ * A CPU's seq numbers wrap from UINT32_MAX to 0 in one batch: nothing is
+ * lost, every record counts (the feed's run, which checks seq and CPU as
+ * one integer, ends at the wrap and takes up again after it).
+ */
+static void test_tl_feed_seq_wraps(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_stats st;
+	struct tl *tl;
+
+	(void)state;
+	s.seq[0] = UINT32_MAX - 1;
+	ATTACH(&s, 100, 0, T, MKM_TS_RUNNING, 0);
+	evs_add(&s, 200, 0, MKM_EV_SYSCALL_ENTRY, T, 0, 0, 0);
+	evs_add(&s, 300, 0, MKM_EV_SYSCALL_EXIT, T, 0, 0, 0);
+	evs_add(&s, 400, 0, MKM_EV_SYSCALL_ENTRY, T, 0, 0, 0);
+	evs_add(&s, 500, 0, MKM_EV_SYSCALL_EXIT, T, 0, 0, 0);
+	assert_int_equal(s.ev[2].seq, 0);
+	tl = build(&s, MKM_CLASS_ALL, 1);
+	assert_int_equal(tl_stats(tl, &st), 0);
+	assert_int_equal(st.events, 5);
+	assert_int_equal(st.seq_gaps, 0);
+	assert_int_equal(st.lost, 0);
+	assert_int_equal(st.anomalies, 0);
+	EXPECT(tl, T, { 100, 200, TL_RUN, 0 }, { 200, 300, TL_RUN_SYS, 0 },
+	       { 300, 400, TL_RUN_USER, 0 }, { 400, 500, TL_RUN_SYS, 0 },
+	       { 500, 500, TL_RUN_USER, 0 });
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_syscalls_off_plain_run(void **state)
 {
 	struct evs s = { 0 };
@@ -1549,6 +1580,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_irq_exit_unmatched),
 		cmocka_unit_test(test_tl_feed_syscalls_refine_run_and_sleep),
 		cmocka_unit_test(test_tl_feed_time_max_clamped),
+		cmocka_unit_test(test_tl_feed_seq_wraps),
 		cmocka_unit_test(test_tl_feed_syscalls_off_plain_run),
 		cmocka_unit_test(test_tl_feed_switch_in_wait),
 		cmocka_unit_test(test_tl_feed_migration),
