@@ -87,7 +87,8 @@ def main():
     unmon = w[2].copy()
     unmon.subtract(w[1])
     for first, what in ((3, "tmpfs"), (5, "null")):
-        reports = open("%s/%s.txt" % (d, what)).read()
+        with open("%s/%s.txt" % (d, what)) as f:
+            reports = f.read()
         ev = [int(x) for x in re.findall(r"recorder: [0-9.]+ ms CPU for "
                                          r"([0-9]+) events", reports)]
         if len(ev) != 2 or ev[1] <= ev[0]:
