@@ -73,6 +73,27 @@ MON_API void mon_sample_stats(const double *x, size_t n,
 #define MON_CALIBRATE_RETRY_FACTOR 4
 
 /*
+ * A trial that something else on the machine held up (an interrupt storm,
+ * another task's time slice: under -icount, one trial in a few hundred
+ * took 0.4 to 4 ms more than its peers) is not the monitor's cost. It is
+ * set aside when it lies farther from the trials' median than both
+ * MON_CALIBRATE_DISTURBED_MADS robust standard deviations (1.4826 x the
+ * median absolute deviation) and MON_CALIBRATE_NOISY_CV x the median; at
+ * most one trial in MON_CALIBRATE_DISTURBED_SHARE is, and none when more
+ * lie that far: then the noise is the machine's, and the verdict says so.
+ */
+#define MON_CALIBRATE_DISTURBED_MADS 5
+#define MON_CALIBRATE_DISTURBED_SHARE 4
+
+/*
+ * mon_trials_undisturbed - copy into @kept the trials of @x[0 .. @n-1]
+ * that are not set aside as disturbed (above), in their order
+ *
+ * Return: how many were kept (@n when none was set aside).
+ */
+MON_API size_t mon_trials_undisturbed(const double *x, size_t n, double *kept);
+
+/*
  * mon_cost_judge - the verdict on a figure from its trials' statistics
  *
  * Return: 0 (a cost), or MON_COST_NEGATIVE, _SPANS_ZERO, _NOISY and

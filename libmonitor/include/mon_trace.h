@@ -139,6 +139,11 @@ enum mon_cost_kind {
  * the two it stands for. Compensation charges it accordingly.
  */
 #define MON_COST_PER_SWITCH (1u << 6)
+/*
+ * Trials the others showed disturbed (mon_calibrate.h) were set aside:
+ * the statistics and `samples` are those of the trials kept.
+ */
+#define MON_COST_SET_ASIDE (1u << 7)
 #define MON_COST_NOT_A_COST                                         \
 	(MON_COST_NEGATIVE | MON_COST_SPANS_ZERO | MON_COST_NOISY | \
 	 MON_COST_FEW_TRIALS)

@@ -608,11 +608,12 @@ static void json_calibration(const struct mon_calibration *cal)
 			unsigned int v = mon_cost_verdict(c);
 			char words[64];
 
-			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s,\"verdict\":\"%s\"}",
+			printf(",\"%s\":{\"mean_ns\":%.3f,\"stddev_ns\":%.3f,\"ci99_ns\":%.3f,\"trials\":%u,\"measured\":%s,\"set_aside\":%s,\"verdict\":\"%s\"}",
 			       mon_cost_name(k), (double)c->mean_ps / 1000,
 			       (double)c->stddev_ps / 1000,
 			       (double)c->ci99_ps / 1000, c->samples,
 			       c->flags & MON_COST_MEASURED ? "true" : "false",
+			       c->flags & MON_COST_SET_ASIDE ? "true" : "false",
 			       mon_cost_verdict_str(v, words, sizeof(words)));
 		}
 		printf("}");

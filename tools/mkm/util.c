@@ -414,7 +414,7 @@ void print_calibration(const struct mon_calibration *cal)
 			double m = (double)c->mean_ps / 1000,
 			       ci = (double)c->ci99_ps / 1000;
 			unsigned int v = mon_cost_verdict(c);
-			char words[64];
+			char words[96];
 
 			if (v)
 				snprintf(words, sizeof(words), "NOT A COST: ");
@@ -424,6 +424,11 @@ void print_calibration(const struct mon_calibration *cal)
 				mon_cost_verdict_str(v, words + strlen(words),
 						     sizeof(words) -
 							     strlen(words));
+			if (c->flags & MON_COST_SET_ASIDE)
+				snprintf(words + strlen(words),
+					 sizeof(words) - strlen(words),
+					 "%sdisturbed trials set aside",
+					 words[0] ? "; " : "");
 			if (!(c->flags & MON_COST_MEASURED)) {
 				printf("%4u %-9s %12.1f %12s %8s %22s  %s\n",
 				       cal->cpu[i].cpu, mon_cost_name(k), m, "",

@@ -122,7 +122,8 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 				.stddev_ps = from->stddev_ps,
 				.ci99_ps = from->ci99_ps,
 				.flags = from->flags & ~(MON_COST_MEASURED |
-							 MON_COST_PER_SWITCH),
+							 MON_COST_PER_SWITCH |
+							 MON_COST_SET_ASIDE),
 			};
 	}
 	return 0;

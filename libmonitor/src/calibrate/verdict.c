@@ -135,12 +135,55 @@ int mon_calibration_judge(const struct mon_calibration *c, char *why,
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @v[0 .. @n-1], which it sorts. */
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+size_t mon_trials_undisturbed(const double *x, size_t n, double *kept)
+{
+	size_t i, far = 0, k = 0;
+	double *dev, med, limit;
+
+	if (n)
+		memcpy(kept, x, n * sizeof(*x));
+	if (n < MON_CALIBRATE_DISTURBED_SHARE)
+		return n; /* too few to tell which one is odd */
+	dev = malloc(n * sizeof(*dev));
+	if (!dev)
+		return n; /* nothing set aside: the verdict stays strict */
+	memcpy(dev, x, n * sizeof(*x));
+	med = median_of(dev, n);
+	for (i = 0; i < n; i++)
+		dev[i] = fabs(x[i] - med);
+	limit = fmax(MON_CALIBRATE_DISTURBED_MADS * 1.4826 * median_of(dev, n),
+		     MON_CALIBRATE_NOISY_CV * fabs(med));
+	free(dev);
+	for (i = 0; i < n; i++)
+		far += fabs(x[i] - med) > limit;
+	if (!far || far > n / MON_CALIBRATE_DISTURBED_SHARE)
+		return n;
+	for (i = 0; i < n; i++)
+		if (!(fabs(x[i] - med) > limit))
+			kept[k++] = x[i];
+	return k;
+}
+
 int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
 	       unsigned long max_trials, uint64_t deadline_ns,
 	       struct trace_cost *out)
 {
 	struct mon_sample_stats s = { 0 };
-	double *cost = NULL;
+	double *cost = NULL, *kept = NULL;
 	unsigned long more = trials;
 	unsigned int v = 0;
 	size_t n = 0;
@@ -159,20 +202,28 @@ int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
 			break;
 		}
 		p = realloc(cost, (n + t.n) * sizeof(*cost));
+		if (p)
+			cost = p;
+		p = p ? realloc(kept, (n + t.n) * sizeof(*kept)) : NULL;
 		if (!p) {
 			mon_trials_free(&t);
 			ret = -ENOMEM;
 			break;
 		}
-		cost = p;
+		kept = p;
 		memcpy(cost + n, t.cost_ns, t.n * sizeof(*cost));
 		n += t.n;
 		mon_trials_free(&t);
-		mon_sample_stats(cost, n, &s);
+		mon_sample_stats(kept, mon_trials_undisturbed(cost, n, kept),
+				 &s);
 		v = mon_cost_judge(&s);
-		/* Doubling: the interval narrows by sqrt(2) a step. */
+		if (s.n < n)
+			v |= MON_COST_SET_ASIDE;
+		/* Doubling: the interval narrows by sqrt(2) a step, and a
+		 * trial disturbed among the first few is found odd. */
 		more = n;
-		if (!v || !more || n + more > max_trials ||
+		if (!(v & MON_COST_NOT_A_COST) || !more ||
+		    n + more > max_trials ||
 		    (deadline_ns && now_ns(CLOCK_MONOTONIC) >= deadline_ns))
 			break;
 	}
@@ -185,5 +236,6 @@ int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
 			.flags = MON_COST_MEASURED | MON_COST_JUDGED | v,
 		};
 	free(cost);
+	free(kept);
 	return ret;
 }

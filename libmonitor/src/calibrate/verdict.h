@@ -21,9 +21,11 @@ typedef int (*cal_measure_fn)(void *arg, unsigned long trials,
  * cal_figure - the figure of the trials @measure gives: @trials first,
  * then as many again (doubling the total) while the figure is not a cost
  * (mon_cost_judge()), the total stays within @max_trials and
- * CLOCK_MONOTONIC has not reached @deadline_ns (0: none); all trials
- * count. @out gets the mean, std dev, interval, trials and the verdict
- * (MON_COST_MEASURED | MON_COST_JUDGED | the verdict bits).
+ * CLOCK_MONOTONIC has not reached @deadline_ns (0: none). Every trial
+ * counts but those the others show disturbed (mon_trials_undisturbed()).
+ * @out gets the mean, std dev, interval and number of the trials kept,
+ * and the verdict (MON_COST_MEASURED | MON_COST_JUDGED | the verdict bits,
+ * and MON_COST_SET_ASIDE when a trial was).
  *
  * Return: 0, -ENOMEM or what @measure returned.
  */
