@@ -8,8 +8,9 @@
 #
 #   bench/kernels.sh [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME...
 #
-# LTTng's configurations are left out (lttng-modules 2.13 builds for 6.1
-# only); vm_switch skips them where the image has no lttng-sessiond. Each
+# LTTng's configurations run where an lttng-modules of Debian's builds for
+# the kernel (lttng_modules_deb below) with bookworm's lttng-tools 2.13;
+# vm_switch skips them where the image has no lttng-sessiond. Each
 # guest first sleeps BENCH_SETTLE seconds (default 60; free under -icount's
 # sleep=on): a fresh 7.2 guest's own work made its first runs cost up to
 # 12,000 instructions more per switch.
@@ -31,6 +32,26 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- 6.1 6.12 7.2
 
+cache=${MKM_CACHE:-$HOME/.cache/mkm}
+
+# The lttng-modules-dkms to build for kernel $1, or nothing: bookworm's
+# 2.13.9 (make deps put it in the cache) for 6.1; trixie's 2.13 for 6.12,
+# fetched once into the cache (bookworm-backports has none). 7.2 is left
+# out, not tried: it is newer than trixie's 2.13, and sid's 2.16 would want
+# its own lttng-tools, built against sid's libc.
+lttng_modules_deb() {
+	local d=$cache/peers/trixie
+	case $1 in
+	6.1 | 6.1-rt) compgen -G "$cache/peers/lttng-modules-dkms_*.deb" | sort | tail -n 1 ;;
+	6.12 | 6.12-rt)
+		if ! compgen -G "$d/lttng-modules-dkms_*.deb" >/dev/null; then
+			mkdir -p "$d" && chmod 777 "$d"
+			(cd "$d" && "$kernels" download trixie lttng-modules-dkms)
+		fi
+		compgen -G "$d/lttng-modules-dkms_*.deb" | sort | tail -n 1 ;;
+	esac
+}
+
 summary=$build/bench/kernels.tsv
 mkdir -p "$build/bench"
 : >"$summary"
@@ -43,9 +64,20 @@ for name in "$@"; do
 		{ cat "$dir/mkm/build.log" >&2; exit 1; }
 	"$kernels" build "$name" "$dir/floor" "$top/bench/floor" ||
 		{ cat "$dir/floor/build.log" >&2; exit 1; }
+	lttng=() deb=$(lttng_modules_deb "$name")
+	if [ -n "$deb" ]; then
+		make -s --no-print-directory -C "$top" BUILD="$dir" \
+			KDIR="$("$kernels" kdir "$name")" KVER="$release" \
+			LTTNG_MODULES_DEB="$deb" peers-lttng
+		mapfile -t lttng < <(make -s --no-print-directory -C "$top" \
+			BUILD="$dir" lttng-image-files)
+	else
+		echo "bench: no lttng-modules for $name: LTTng left out"
+	fi
 	"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
 		-f "$build/bench/vm_switch" -f "$dir/mkm/mkm.ko:/bench/mkm.ko" \
-		-f "$dir/floor/floor.ko:/bench/floor.ko" -f "${PERF:-/usr/bin/perf}:/usr/bin/perf"
+		-f "$dir/floor/floor.ko:/bench/floor.ko" -f "${PERF:-/usr/bin/perf}:/usr/bin/perf" \
+		"${lttng[@]}"
 	BUILD=$dir BENCH_IMAGE=$dir/initramfs.cpio.gz BENCH_SETTLE=${BENCH_SETTLE:-60} \
 		BENCH_VM_ARGS="-k $("$kernels" image "$name")" \
 		"$top/bench/vm.sh" switch -n "$rounds" -r "$runs" ${configs:+-c "$configs"}

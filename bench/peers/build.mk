@@ -29,11 +29,14 @@ PERF ?= /usr/bin/perf
 BPF_DIR := $(PEERS_DIR)/bpf
 BPF_SCHED := $(BPF_DIR)/bpf_sched
 # The guest kernel's own lists (make deps unpacked it): which modules are
-# built in, for depmod and the guest's modprobe.
+# built in, for depmod and the guest's modprobe. bench/kernels.sh's other
+# kernels have none: empty lists then, for without them depmod writes empty
+# indexes that libkmod, and so lttng-sessiond, refuses to load.
 GUEST_MODULES := $(CACHE)/linux-image-$(KVER)/lib/modules/$(KVER)
 
-.PHONY: peers
+.PHONY: peers peers-lttng lttng-image-files
 peers: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP) $(BPF_SCHED)
+peers-lttng: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
 
 peers-need-deb = $(if $(1),,$(error no $(2) in $(PEERS_DEBS): run make deps))
 
@@ -58,8 +61,10 @@ $(LTTNG_MODULES_STAMP): $(LTTNG_MODULES_DEB) $(LTTNG_PATCHES)
 	$(Q)find $(PEERS_DIR)/lttng-modules -name '*.ko' \
 		-exec install -m 0644 -t $(PEERS_MODULES)/$(KVER)/extra {} +
 	$(Q)strip --strip-debug $(PEERS_MODULES)/$(KVER)/extra/*.ko
-	$(Q)cp $(GUEST_MODULES)/modules.builtin $(GUEST_MODULES)/modules.builtin.modinfo \
-		$(PEERS_MODULES)/$(KVER)/
+	$(Q)for f in modules.builtin modules.builtin.modinfo; do \
+		if test -f $(GUEST_MODULES)/$$f; then \
+		cp $(GUEST_MODULES)/$$f $(PEERS_MODULES)/$(KVER)/ || exit 1; \
+		else : >$(PEERS_MODULES)/$(KVER)/$$f; fi; done
 	$(Q)ls $(PEERS_MODULES)/$(KVER)/extra | sed 's,^,extra/,' >$(PEERS_MODULES)/$(KVER)/modules.order
 	$(Q)depmod -b $(abspath $(PEERS_DIR)/modules) $(KVER)
 	$(Q)touch $@
@@ -104,10 +109,15 @@ $(BPF_SCHED): bench/peers/bpf_sched.c bench/peers/bpf_sched.h \
 # What the bench image adds (bench/build.mk): perf, lttng, lttng-sessiond and
 # lttng-consumerd where the session daemon looks for it, the session schema
 # it validates against, the modules, the eBPF peer and bpftrace.
-PEERS_IMAGE_FILES := $(PERF):/usr/bin/perf \
-	$(LTTNG_TOOLS)/usr/bin/lttng:/usr/bin/lttng \
+LTTNG_IMAGE_FILES := $(LTTNG_TOOLS)/usr/bin/lttng:/usr/bin/lttng \
 	$(LTTNG_TOOLS)/usr/bin/lttng-sessiond:/usr/bin/lttng-sessiond \
 	$(LTTNG_TOOLS)$(LTTNG_LIBEXEC)/lttng-consumerd:$(LTTNG_LIBEXEC)/lttng-consumerd \
 	/usr/share/xml/lttng/session.xsd:/usr/share/xml/lttng/session.xsd \
-	$(PEERS_MODULES):/lib/modules \
+	$(PEERS_MODULES):/lib/modules
+PEERS_IMAGE_FILES := $(PERF):/usr/bin/perf $(LTTNG_IMAGE_FILES) \
 	$(BPF_SCHED):/usr/bin/bpf_sched $(BPFTRACE):/usr/bin/bpftrace
+
+# For bench/kernels.sh, which builds LTTng for each kernel (BUILD, KDIR, KVER
+# and LTTNG_MODULES_DEB given) into an image of its own: the files to add.
+lttng-image-files:
+	@printf -- '-f\n%s\n' $(LTTNG_IMAGE_FILES)
