@@ -74,8 +74,9 @@ MON_API void mon_sample_stats(const double *x, size_t n,
 
 /*
  * A trial that something else on the machine held up (an interrupt storm,
- * another task's time slice: under -icount, one trial in a few hundred
- * took 0.4 to 4 ms more than its peers) is not the monitor's cost. It is
+ * another task's time slice: in bench-compensation's -icount guests,
+ * about one trial in a hundred took 0.7 to 4 ms more than its peers) is
+ * not the monitor's cost. It is
  * set aside when it lies farther from the trials' median than both
  * MON_CALIBRATE_DISTURBED_MADS robust standard deviations (1.4826 x the
  * median absolute deviation) and MON_CALIBRATE_NOISY_CV x the median; at
