@@ -318,7 +318,12 @@ static void test_noise_finds_the_intruder(void **state)
 	 * being its start or a wakeup from any of its sleeps (the kernel's
 	 * count of those: it has one more than the workload's own count of
 	 * its naps when it also slept outside them, as in a check-vm run
-	 * beside a CPU hog: 205 bursts, 201 naps, 202 sleeps, 2 preemptions).
+	 * beside a CPU hog: 205 bursts, 201 naps, 202 sleeps, 2 preemptions);
+	 * and one more for its exit, which runs after it read the kernel's
+	 * counts and may still switch (a sleep on a lock that glibc's thread
+	 * exit takes, or a preemption) while the exiting spinner waits. Seen
+	 * once, in check-kernels' 6.1 boot: 201 bursts, 199 naps, 199 sleeps,
+	 * 0 preemptions (the cause is this reading, not proven).
 	 */
 	assert_ptr_equal(s, &r.sources[0]);
 	assert_true((s->period.period_ns > 8500000 &&
@@ -328,7 +333,8 @@ static void test_noise_finds_the_intruder(void **state)
 	assert_true(s->period.regular >= NOISE_PERIODIC ||
 		    fabs(s->period.regular - intruder_regular) <= 0.15);
 	assert_true(s->count * 10 >= (uint64_t)sleeps * 8);
-	assert_true(s->count <= (uint64_t)(activations + intruder_preempted));
+	assert_true(s->count <=
+		    (uint64_t)(activations + intruder_preempted + 1));
 	assert_true((s->taken_ns > s->count * 800000 &&
 		     s->taken_ns < s->count * 3000000) ||
 		    ((long long)s->taken_ns <= intruder_cpu_ns + 5000000 &&
