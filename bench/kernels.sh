@@ -38,12 +38,13 @@ cache=${MKM_CACHE:-$HOME/.cache/mkm}
 # 2.13.9 (make deps put it in the cache) for 6.1; trixie's 2.13 for 6.12,
 # fetched once into the cache (bookworm-backports has none). 7.2 is left
 # out, not tried: it is newer than trixie's 2.13, and sid's 2.16 would want
-# its own lttng-tools, built against sid's libc.
+# its own lttng-tools, built against sid's libc. The PREEMPT_RT twins were
+# not tried either.
 lttng_modules_deb() {
 	local d=$cache/peers/trixie
 	case $1 in
-	6.1 | 6.1-rt) compgen -G "$cache/peers/lttng-modules-dkms_*.deb" | sort | tail -n 1 ;;
-	6.12 | 6.12-rt)
+	6.1) compgen -G "$cache/peers/lttng-modules-dkms_*.deb" | sort | tail -n 1 ;;
+	6.12)
 		if ! compgen -G "$d/lttng-modules-dkms_*.deb" >/dev/null; then
 			mkdir -p "$d" && chmod 777 "$d"
 			(cd "$d" && "$kernels" download trixie lttng-modules-dkms)
