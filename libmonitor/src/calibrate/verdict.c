@@ -201,19 +201,18 @@ int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
 				ret = 0;
 			break;
 		}
-		p = realloc(cost, (n + t.n) * sizeof(*cost));
-		if (p)
-			cost = p;
-		p = p ? realloc(kept, (n + t.n) * sizeof(*kept)) : NULL;
+		/* The trials, then room for those kept. */
+		p = realloc(cost, 2 * (n + t.n) * sizeof(*cost));
 		if (!p) {
 			mon_trials_free(&t);
 			ret = -ENOMEM;
 			break;
 		}
-		kept = p;
+		cost = p;
 		memcpy(cost + n, t.cost_ns, t.n * sizeof(*cost));
 		n += t.n;
 		mon_trials_free(&t);
+		kept = cost + n;
 		mon_sample_stats(kept, mon_trials_undisturbed(cost, n, kept),
 				 &s);
 		v = mon_cost_judge(&s);
@@ -236,6 +235,5 @@ int cal_figure(cal_measure_fn measure, void *arg, unsigned long trials,
 			.flags = MON_COST_MEASURED | MON_COST_JUDGED | v,
 		};
 	free(cost);
-	free(kept);
 	return ret;
 }
