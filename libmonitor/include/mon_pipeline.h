@@ -413,7 +413,16 @@ MON_API int mon_stage_compensate(struct mon_stage **stp,
  *    runnable since before it slept; compensation takes the sleep and the
  *    run after it out), where that waker, once it ran, took longer to wake
  *    it than the timer had: the timer would have expired unmonitored too;
- *    what was taken out is at stake.
+ *    what was taken out is at stake;
+ *  - a wakeup that did not preempt its waker, which then ran on until the
+ *    scheduler's tick ended its run (the wakee switched in from it, the
+ *    waker preempted, more than MON_COMPENSATE_PREEMPT_GRAN_NS later):
+ *    which tick ends such a run depends on where the wakeup fell between
+ *    ticks, and the monitor's delay on the CPU since the last such run
+ *    ended on a tick (or since the CPU was idle), c, moved it: the run
+ *    may have ended a tick sooner or later with a chance of about c /
+ *    MON_COMPENSATE_TICK_NS, and the wakee's wait, weighted by it, is at
+ *    stake for the wakee and the waker alike.
  * A thread is unsure when what is at stake is of the order of what
  * compensation moved its records by (at least MON_COMPENSATE_UNSURE_SHIFT
  * of its largest shift), and at least MON_COMPENSATE_UNSURE_LIFE of its
@@ -422,6 +431,8 @@ MON_API int mon_stage_compensate(struct mon_stage **stp,
 #define MON_COMPENSATE_PREEMPT_GRAN_NS \
 	1000000.0 /* CFS's smallest wakeup
 							granularity (1 ms) */
+/* The tick of Debian's kernels (HZ=250); a shorter one makes flips likelier. */
+#define MON_COMPENSATE_TICK_NS 4000000.0
 #define MON_COMPENSATE_UNSURE_SHIFT 0.5
 #define MON_COMPENSATE_UNSURE_LIFE 0.005
 
@@ -440,6 +451,8 @@ struct mon_comp_doubt {
 	uint64_t timeouts; /* timed waits taken as the monitor's doing */
 	double timeout_ns; /* their sleeps and the runs after, taken out */
 	uint64_t timeouts_unproven; /* of those, the waker slower than the timer */
+	uint64_t tick_runs; /* waits behind a waker run on to the tick */
+	double tick_delay_ns; /* the monitor's delay that moved them, summed */
 };
 
 struct mon_compensate_opts {

@@ -677,6 +677,77 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
 }
 
 /*
+ * A waker that ran on to the tick (issue 23, item 3), twice. Thread 3 runs
+ * with five marks (500 us on CPU 0's chain) and sleeps; thread 2 takes the
+ * CPU, wakes thread 1 at 1.7 ms and runs on until it is preempted @wait
+ * later, thread 1 switching in from it. Thread 1 runs 0.1 ms and sleeps, 2
+ * wakes it again and runs on for @wait once more. With a 4 ms wait, longer
+ * than a wakeup granularity, the wakeups did not preempt and the tick
+ * ended 2's runs: the first wakeup fell 505 us later against the ticks
+ * than unmonitored (the CPU's delay since it started), the second 5 us
+ * (since the first such run ended, its anchor), and each wait
+ * times that over the 4 ms tick is at stake for both threads. A 0.5 ms
+ * wait is a wakeup that preempted, but late: not the tick's.
+ */
+static void tick_run_with(uint64_t wait, struct doubts *ds)
+{
+	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
+	struct evs s = { 0 };
+	struct out o;
+	int k;
+
+	memset(ds, 0, sizeof(*ds));
+	OUT(&s, 1000000, 0, 1, SLEEP, 3);
+	IN_WAIT(&s, 1000000, 0, 3, 1, 0);
+	for (k = 1; k <= 5; k++)
+		MARK(&s, 1000000 + 100000 * (uint64_t)k, 0, 3);
+	OUT(&s, 1600000, 0, 3, SLEEP, 2);
+	IN_WAIT(&s, 1600000, 0, 2, 3, 0);
+	evs_add(&s, 1700000, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	evs_add(&s, 1700000 + wait, 0, MKM_EV_SWITCH_OUT, 2, MKM_TS_RUNNING, 1,
+		MKM_EVF_PREEMPTED);
+	IN_WAIT(&s, 1700000 + wait, 0, 1, 2, wait);
+	OUT(&s, 1800000 + wait, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 1800000 + wait, 0, 2, 1, 100000);
+	evs_add(&s, 1900000 + wait, 0, MKM_EV_WAKEUP, 1, 0, 2, 0);
+	evs_add(&s, 1900000 + 2 * wait, 0, MKM_EV_SWITCH_OUT, 2, MKM_TS_RUNNING,
+		1, MKM_EVF_PREEMPTED);
+	IN_WAIT(&s, 1900000 + 2 * wait, 0, 1, 2, wait);
+	OUT(&s, 2000000 + 2 * wait, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	assert_int_equal(ds->n, 3);
+}
+
+static void test_compensate_doubt_waker_ran_to_tick(void **state)
+{
+	const struct mon_comp_doubt *d1, *d2;
+	struct doubts ds;
+
+	(void)state;
+	tick_run_with(4000000, &ds);
+	d1 = doubt_of(&ds, 1);
+	d2 = doubt_of(&ds, 2);
+	assert_int_equal(d1->tick_runs, 2);
+	assert_int_equal(d2->tick_runs, 2);
+	/* 505 us, then 5 us (two switches of two records at 1 us each, a
+	 * wakeup's 1 us; the marks before the first only): not the first
+	 * run's delay counted again for the second. */
+	assert_float_equal(d2->tick_delay_ns, 510000, 0.5);
+	assert_float_equal(d1->tick_delay_ns, d2->tick_delay_ns, 0);
+	/* wait = tick: the delay itself, and 2's preemptions' 1 us runs add
+	 * next to nothing. */
+	assert_float_equal(d2->at_stake_ns, d2->tick_delay_ns, 1000);
+	assert_true(d1->at_stake_ns >= d2->tick_delay_ns);
+	assert_true(d2->unsure);
+	assert_int_equal(doubt_of(&ds, 3)->tick_runs, 0);
+
+	tick_run_with(500000, &ds);
+	assert_int_equal(doubt_of(&ds, 1)->tick_runs, 0);
+	assert_int_equal(doubt_of(&ds, 2)->tick_runs, 0);
+}
+
+/*
  * A timed wait the monitor made expire (issue 23, item 3). Thread 1 is
  * woken by thread 2 at 900 and preempts it at 1000 (2 stays runnable).
  * At 2000 thread 1 sleeps on a timed wait and hands the CPU to the
@@ -1029,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_compensate_doubt_timer_wakeup),
 		cmocka_unit_test(test_compensate_doubt_wakeup_waits),
 		cmocka_unit_test(test_compensate_doubt_wait_without_wakeups),
+		cmocka_unit_test(test_compensate_doubt_waker_ran_to_tick),
 		cmocka_unit_test(test_compensate_timeout_caused),
 		cmocka_unit_test(test_compensate_timeout_unproven),
 		cmocka_unit_test(test_compensate_timeout_not_proven),

@@ -581,7 +581,7 @@ static void print_compensation(const struct report *r, const struct tl *raw)
 	for (th = 0; th < r->nr_threads; th++) {
 		const struct mon_comp_doubt *d;
 		struct tl_thread t;
-		char why[512];
+		char why[1024]; /* every reason (doubt_reason()) */
 
 		tl_thread(r->tl, th, &t);
 		d = doubt_of(&r->doubts, t.tid);

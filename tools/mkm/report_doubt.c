@@ -73,6 +73,12 @@ const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
 			"%llu of %llu timed waits taken as the monitor's had a waker slower than their timer (the timer may have expired unmonitored too); ",
 			(unsigned long long)d->timeouts_unproven,
 			(unsigned long long)d->timeouts);
+	if (d->tick_runs && n >= 0 && (size_t)n < len)
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"%llu times a waker ran on to the tick while the thread it woke waited, their wakeups moved %s in all against the ticks by the monitor (which tick ended a run may be the monitor's); ",
+			(unsigned long long)d->tick_runs,
+			mon_fmt_ns(a, sizeof(a), (uint64_t)d->tick_delay_ns));
 	if (n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 "%s at stake against %s compensated, in a life of %s",
@@ -93,7 +99,7 @@ void doubts_json(const struct doubts *ds)
 
 		if (!(d->at_stake_ns > 0) && !d->timeouts)
 			continue;
-		printf("%s{\"tid\":%u,\"unsure\":%s,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"wakeups\":%llu,\"wakeup_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f,\"life_ns\":%llu,\"timeouts\":%llu,\"timeout_ns\":%.0f,\"timeouts_unproven\":%llu}",
+		printf("%s{\"tid\":%u,\"unsure\":%s,\"preemptions\":%llu,\"preempt_cost_ns\":%.0f,\"wakeups\":%llu,\"wakeup_cost_ns\":%.0f,\"timer_wakeups\":%llu,\"timer_delay_ns\":%.0f,\"at_stake_ns\":%.0f,\"shift_ns\":%.0f,\"life_ns\":%llu,\"timeouts\":%llu,\"timeout_ns\":%.0f,\"timeouts_unproven\":%llu,\"tick_runs\":%llu,\"tick_delay_ns\":%.0f}",
 		       sep, d->tid, d->unsure ? "true" : "false",
 		       (unsigned long long)d->preemptions, d->preempt_cost_ns,
 		       (unsigned long long)d->wakeups, d->wakeup_cost_ns,
@@ -101,7 +107,8 @@ void doubts_json(const struct doubts *ds)
 		       d->at_stake_ns, d->shift_ns,
 		       (unsigned long long)d->life_ns,
 		       (unsigned long long)d->timeouts, d->timeout_ns,
-		       (unsigned long long)d->timeouts_unproven);
+		       (unsigned long long)d->timeouts_unproven,
+		       (unsigned long long)d->tick_runs, d->tick_delay_ns);
 		sep = ",";
 	}
 	printf("]");

@@ -78,6 +78,10 @@ struct cpu_state {
 	bool caused; /* the run now is the monitor's doing: time is delay */
 	uint32_t seq_shift; /* SWITCH records that went out as two */
 	bool per_switch; /* the switch cost is per switch (MON_COST_PER_SWITCH) */
+	/* The last switch out: who, and whether preempted (runnable). */
+	uint32_t out_tid;
+	bool out_preempted;
+	double tick_anchor; /* the chain's delay when last on a tick (doubt) */
 	uint64_t chain_start;
 	struct step hist[HISTORY]; /* the chain's last steps, a ring */
 	unsigned int nr_hist, hist_head;
@@ -102,6 +106,7 @@ struct thread_state {
 	bool sleeping; /* switched out sleeping, not switched in since */
 	uint16_t out_cpu; /* where it last switched out */
 	uint64_t out_at, in_at; /* its last switch out, in (input times) */
+	uint64_t woke_at; /* its last wakeup by a thread (input time) */
 	bool timed_out; /* woken by a timeout the monitor caused, not run */
 	uint32_t check_waker; /* the waker the first such timeout blamed */
 	uint64_t check_len; /* that sleep's length, to check ... */
@@ -375,6 +380,8 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 	d = busy ? fmin(s->delay, (double)wait + ready_delay) : ready_delay;
 	if (th)
 		th->woken = false;
+	if (!busy) /* after idle, its wakeups fall anew between ticks */
+		s->tick_anchor = d;
 	chain_start(s, e->time_ns, d);
 	s->runner = e->tid;
 	/* A turn of its loop that a timeout the monitor caused began. */
@@ -462,6 +469,52 @@ static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
 }
 
 /*
+ * A wait behind a waker that ran on to the tick (mon_pipeline.h, struct
+ * mon_comp_doubt): whether @th, which slept, switches in at @e (one switch
+ * with its switch out) from its waker, preempted, more than a wakeup
+ * granularity after the wakeup, which therefore did not preempt it.
+ */
+static bool tick_run(const struct cpu_state *s, const struct thread_state *th,
+		     const struct mkm_event *e)
+{
+	return th && s->live && !th->runnable && th->waker == e->arg1 &&
+	       th->woke_at > th->out_at && s->out_preempted &&
+	       s->out_tid == e->arg1 &&
+	       (double)(e->time_ns - th->woke_at) >
+		       MON_COMPENSATE_PREEMPT_GRAN_NS;
+}
+
+/*
+ * The tick ended the waker's run in tick_run(); which tick depends on where
+ * the wakeup fell between ticks, moved by the monitor's delay on the CPU
+ * since the last such run ended (@before, the chain's delay before this
+ * switch, less the anchor). Both threads' at stake grow by the wait,
+ * weighted by the chance of a tick sooner or later; this run, ended on a
+ * tick, is the next one's anchor (@d, the chain's delay after it).
+ */
+static void doubt_tick(struct compensate *c, struct cpu_state *s,
+		       struct thread_state *th, const struct mkm_event *e,
+		       double before, double d)
+{
+	uint64_t wait = e->time_ns - th->woke_at;
+	double moved = fmax(before - s->tick_anchor, 0);
+	struct thread_state *k;
+	double stake;
+
+	s->tick_anchor = d;
+	stake = fmin(1, moved / MON_COMPENSATE_TICK_NS) * (double)wait;
+	th->doubt.tick_runs++;
+	th->doubt.tick_delay_ns += moved;
+	th->doubt.at_stake_ns += stake;
+	k = thread_find(c, e->arg1);
+	if (k && k != th) {
+		k->doubt.tick_runs++;
+		k->doubt.tick_delay_ns += moved;
+		k->doubt.at_stake_ns += stake;
+	}
+}
+
+/*
  * Whether @th, woken by an interrupt at @e (its timer: a timed wait that
  * expired), was woken so only because the monitor held up its waker, as
  * the order of events proves it: @th slept on this CPU and handed it
@@ -518,8 +571,8 @@ static void timeout_check(struct thread_state *th, const struct thread_state *k,
 static double delay_of(struct compensate *c, struct cpu_state *s,
 		       struct thread_state *th, const struct mkm_event *e)
 {
-	double d, charge = 1, caused = 0;
-	bool pair;
+	double d, charge = 1, caused = 0, before;
+	bool pair, tick;
 
 	advance(s, e->time_ns);
 	d = s->live ? s->delay : 0;
@@ -533,8 +586,12 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 		return d;
 	case MKM_EV_SWITCH_IN:
 		pair = same_switch(s, e);
+		before = d;
+		tick = pair && tick_run(s, th, e);
 		d = switch_in(c, s, th, e, pair);
 		doubt_switch_in(th, e);
+		if (tick)
+			doubt_tick(c, s, th, e, before, d);
 		if (pair && s->per_switch) /* its SWITCH_OUT paid for both */
 			charge = 0;
 		break;
@@ -551,6 +608,9 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 		s->runner = e->arg1;
 		s->runner_since = e->time_ns;
 		s->runner_delay = d;
+		s->out_tid = e->tid;
+		s->out_preempted = e->arg0 == MKM_TS_RUNNING &&
+				   (e->flags & MKM_EVF_PREEMPTED);
 		/* Not the monitor's cost in a run that was its doing. */
 		doubt_switch_out(th, e, d - caused);
 		if (th) {
@@ -585,6 +645,7 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 			th->wake_delay = d;
 			if (e->type != MKM_EV_WAKEUP_NEW) {
 				th->waker = e->arg1;
+				th->woke_at = e->time_ns;
 				timeout_check(th, thread_find(c, e->arg1), e,
 					      d);
 			}
