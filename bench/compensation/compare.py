@@ -223,12 +223,22 @@ def recorder_cpu(d, w):
     return round(float(m.group(1)) * 1e6) if m else None
 
 
-def mkm_json(mkm, trace):
-    r = subprocess.run([mkm, "report", "--json", trace], capture_output=True,
-                       text=True)
+def mkm_json(mkm, trace, *opts):
+    r = subprocess.run([mkm, "report", "--json", *opts, trace],
+                       capture_output=True, text=True)
     if r.returncode:
-        die(f"mkm report --json {trace}: {r.stderr.strip()}")
+        die(f"mkm report --json {' '.join(opts)} {trace}:"
+            f" {r.stderr.strip()}")
     return json.loads(r.stdout)
+
+
+def unsure_of(mkm, trace):
+    """The names of the threads whose compensated figures mkm report
+    --compensated leaves raw as unsure (issue 23, item 4), sorted."""
+    rep = mkm_json(mkm, trace, "--compensated")
+    names = {t["tid"]: t["name"] for t in rep["threads"]}
+    return sorted(names.get(d["tid"], "?") for d in rep.get("doubts", [])
+                  if d["unsure"])
 
 
 def has_replay(mkm):
@@ -497,13 +507,32 @@ def recorder_line(recs):
 
 def workload_boot(a, d, w, replay_ok):
     """The columns of workload @w in the boot of directory @d, and its
-    trace's events, switches and lost records."""
+    trace's events, switches and lost records; and the threads mkm was
+    unsure of (unsure_of())."""
     trace = os.path.join(d, f"{w}.mkm")
     raw = from_mkm(mkm_json(a.mkm, trace))
-    comp = from_mkm(mkm_json(a.mkm, replay(a.mkm, trace))) \
-        if replay_ok else None
+    comp, unsure = None, []
+    if replay_ok:
+        comp = from_mkm(mkm_json(a.mkm, replay(a.mkm, trace)))
+        unsure = unsure_of(a.mkm, trace)
     return {"unmon": ground_truth(d, w, "unmon"),
-            "mon": ground_truth(d, w, "mon"), "raw": raw, "comp": comp}
+            "mon": ground_truth(d, w, "mon"), "raw": raw,
+            "comp": comp}, unsure
+
+
+def unsure_line(unsure):
+    """What mkm said it was unsure of, from each boot's unsure_of() (issue
+    23, item 4: a failed row that mkm flagged is a limit it admits, one it
+    did not a confident wrong figure), or None if nothing in any boot."""
+    flagged = [u for u in unsure if u]
+    if not flagged:
+        return None
+    names = collections.Counter(n for u in flagged for n in set(u))
+    most = max(len(u) for u in flagged)
+    return (f"mkm report --compensated was unsure of up to {most}"
+            f" thread{'s' if most > 1 else ''} in {len(flagged)} of"
+            f" {len(unsure)} boots ("
+            + ", ".join(f"{n}" for n in sorted(names)) + ")")
 
 
 def main():
@@ -517,10 +546,12 @@ def main():
     rule = CHECK if a.check else CLAIM
     failures, all_rows, goal = [], [], []
     for w in a.workloads.split():
-        boots, dirs = [], []
+        boots, dirs, unsure = [], [], []
         for i, d in enumerate(a.dirs):
             try:
-                boots.append(workload_boot(a, d, w, replay_ok))
+                cols, names = workload_boot(a, d, w, replay_ok)
+                boots.append(cols)
+                unsure.append(names)
                 dirs.append(d)
             except Refused as e:
                 # No compensation without a calibration that is a cost:
@@ -550,6 +581,10 @@ def main():
             if rate >= RECORDER_MIN_RATE:
                 goal.append((w, per_event, at_rate))
         verdicts, row_failures = table(w, boots, info, rule)
+        said = unsure_line(unsure)
+        if said:
+            print(said + "\n")
+            row_failures = [f"{f}; {said}" for f in row_failures]
         all_rows += verdicts
         failures += row_failures
         if lost:

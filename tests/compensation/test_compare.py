@@ -167,5 +167,26 @@ class TestReplayRefused(unittest.TestCase):
                 compare.replay(fake, os.path.join(d, "x.mkm"))
 
 
+class TestUnsure(unittest.TestCase):
+    def test_unsure_threads_are_named(self):
+        # The threads mkm report --compensated leaves raw as unsure are
+        # named by the report's own thread list; a run with none says
+        # nothing, and the line counts the boots that had any.
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "mkm")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\n"
+                        "[ \"$3\" = --compensated ] || exit 1\n"
+                        "echo '{\"threads\":[{\"tid\":5,\"name\":\"a\"},"
+                        "{\"tid\":6,\"name\":\"b\"}],\"doubts\":["
+                        "{\"tid\":5,\"unsure\":false},"
+                        "{\"tid\":6,\"unsure\":true}]}'\n")
+            os.chmod(fake, stat.S_IRWXU)
+            self.assertEqual(compare.unsure_of(fake, "x.mkm"), ["b"])
+        self.assertIsNone(compare.unsure_line([[], []]))
+        line = compare.unsure_line([["b"], [], ["b", "c"]])
+        self.assertIn("up to 2 threads in 2 of 3 boots (b, c)", line)
+
+
 if __name__ == "__main__":
     unittest.main()
