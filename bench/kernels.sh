@@ -35,22 +35,37 @@ shift $((OPTIND - 1))
 cache=${MKM_CACHE:-$HOME/.cache/mkm}
 
 # The lttng-modules-dkms to build for kernel $1, or nothing: bookworm's
-# 2.13.9 (make deps put it in the cache) for 6.1; trixie's 2.13 for 6.12,
-# fetched once into the cache (bookworm-backports has none). 7.2 is left
-# out, not tried: it is newer than trixie's 2.13, and sid's 2.16 would want
-# its own lttng-tools, built against sid's libc. The PREEMPT_RT twins were
-# not tried either.
+# 2.13.9 (make deps put it in the cache) for 6.1; trixie's 2.13 for 6.12
+# and sid's 2.16 for 7.2, each fetched once into the cache
+# (bookworm-backports has none; trixie's does not build for 7.2). All run
+# with bookworm's lttng-tools 2.13: the modules' ABI is 2.x in both. The
+# PREEMPT_RT twins were not tried.
 lttng_modules_deb() {
-	local d=$cache/peers/trixie
+	local suite
 	case $1 in
-	6.1) compgen -G "$cache/peers/lttng-modules-dkms_*.deb" | sort | tail -n 1 ;;
-	6.12)
-		if ! compgen -G "$d/lttng-modules-dkms_*.deb" >/dev/null; then
-			mkdir -p "$d" && chmod 777 "$d"
-			(cd "$d" && "$kernels" download trixie lttng-modules-dkms)
-		fi
-		compgen -G "$d/lttng-modules-dkms_*.deb" | sort | tail -n 1 ;;
+	6.1) compgen -G "$cache/peers/lttng-modules-dkms_*.deb" | sort | tail -n 1; return ;;
+	6.12) suite=trixie ;;
+	7.2) suite=sid ;;
+	*) return ;;
 	esac
+	local d=$cache/peers/$suite
+	if ! compgen -G "$d/lttng-modules-dkms_*.deb" >/dev/null; then
+		mkdir -p "$d" && chmod 777 "$d"
+		(cd "$d" && "$kernels" download "$suite" lttng-modules-dkms)
+	fi
+	compgen -G "$d/lttng-modules-dkms_*.deb" | sort | tail -n 1
+}
+
+# What building lttng-modules for kernel $1 adds to make's arguments: its
+# build environment (sid's chroot, for the kernels sid's gcc builds) and
+# compiler, and no local patch for sid's 2.16 (the one patch is 2.13's).
+lttng_build_args() {
+	local peers=$build/bench/kernels/$2/bench/peers/lttng-modules
+	echo "LTTNG_RUN=$kernels run $1 $peers --"
+	if [ "$("$kernels" list | awk -v n="$1" '$1 == n { print $3 }')" = sid ]; then
+		echo "LTTNG_KBUILD_ARGS=CC=gcc-16 HOSTCC=gcc-16"
+		echo "LTTNG_PATCHES="
+	fi
 }
 
 summary=$build/bench/kernels.tsv
@@ -67,9 +82,10 @@ for name in "$@"; do
 		{ cat "$dir/floor/build.log" >&2; exit 1; }
 	lttng=() deb=$(lttng_modules_deb "$name")
 	if [ -n "$deb" ]; then
+		mapfile -t args < <(lttng_build_args "$name" "$release")
 		make -s --no-print-directory -C "$top" BUILD="$dir" \
 			KDIR="$("$kernels" kdir "$name")" KVER="$release" \
-			LTTNG_MODULES_DEB="$deb" peers-lttng
+			LTTNG_MODULES_DEB="$deb" "${args[@]}" peers-lttng
 		mapfile -t lttng < <(make -s --no-print-directory -C "$top" \
 			BUILD="$dir" lttng-image-files)
 	else

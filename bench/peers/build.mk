@@ -18,6 +18,11 @@ PEERS_DEBS := $(CACHE)/peers
 LTTNG_MODULES_DEB = $(lastword $(sort $(wildcard $(PEERS_DEBS)/lttng-modules-dkms_*.deb)))
 LTTNG_TOOLS_DEB = $(lastword $(sort $(wildcard $(PEERS_DEBS)/lttng-tools_*.deb)))
 LTTNG_PATCHES := $(sort $(wildcard bench/peers/lttng-modules-*.patch))
+# bench/kernels.sh builds lttng-modules for each kernel in that kernel's
+# build environment (tests/kernel/kernels.sh run: sid's chroot for the
+# kernels sid's gcc builds), with the compiler it names.
+LTTNG_RUN :=
+LTTNG_KBUILD_ARGS :=
 # The guest's module tree: LTTng's modules and their modules.dep, which
 # lttng-sessiond needs to modprobe them.
 PEERS_MODULES := $(PEERS_DIR)/modules/lib/modules
@@ -46,7 +51,7 @@ peers-need-deb = $(if $(1),,$(error no $(2) in $(PEERS_DEBS): run make deps))
 $(LTTNG_MODULES_STAMP): $(LTTNG_MODULES_DEB) $(LTTNG_PATCHES)
 	$(call peers-need-deb,$(LTTNG_MODULES_DEB),lttng-modules-dkms)
 	$(quiet) KBUILD $(PEERS_DIR)/lttng-modules
-	$(Q)test -d "$(KDIR)" || { echo "mkm: no kernel headers at $(KDIR): run make deps" >&2; exit 1; }
+	$(Q)test -n "$(LTTNG_RUN)" || test -d "$(KDIR)" || { echo "mkm: no kernel headers at $(KDIR): run make deps" >&2; exit 1; }
 	$(Q)rm -rf $(PEERS_DIR)/lttng-modules $(PEERS_DIR)/lttng-modules.deb $(PEERS_DIR)/modules
 	$(Q)mkdir -p $(PEERS_DIR)
 	$(Q)dpkg -x $(LTTNG_MODULES_DEB) $(PEERS_DIR)/lttng-modules.deb
@@ -54,7 +59,8 @@ $(LTTNG_MODULES_STAMP): $(LTTNG_MODULES_DEB) $(LTTNG_PATCHES)
 	$(Q)rm -rf $(PEERS_DIR)/lttng-modules.deb
 	$(Q)for p in $(LTTNG_PATCHES); do \
 		patch -s -p1 -d $(PEERS_DIR)/lttng-modules <$$p || exit 1; done
-	$(Q)$(MAKE) --no-print-directory -C $(PEERS_DIR)/lttng-modules KERNELDIR=$(KDIR) \
+	$(Q)$(LTTNG_RUN) $(MAKE) --no-print-directory -C $(abspath $(PEERS_DIR)/lttng-modules) \
+		KERNELDIR=$(KDIR) $(LTTNG_KBUILD_ARGS) \
 		modules >$(PEERS_DIR)/lttng-modules.log 2>&1 || \
 		{ tail -n 40 $(PEERS_DIR)/lttng-modules.log >&2; exit 1; }
 	$(Q)mkdir -p $(PEERS_MODULES)/$(KVER)/extra
