@@ -118,4 +118,16 @@ static __always_inline bool mkm_task_dumpable_sched(struct task_struct *task)
 #define MKM_TP_PROTO_SCHED_PROCESS_EXIT struct task_struct *p
 #endif
 
+/*
+ * The system's per-CPU workqueue, which schedule_work() uses. 6.17 named
+ * it system_percpu_wq (in some 6.17 stable releases, in all from 6.18),
+ * leaving system_wq a deprecated alias, which 7.2 warns about on first
+ * use ("enqueued on deprecated workqueue") and which is to go.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define mkm_percpu_wq system_percpu_wq
+#else
+#define mkm_percpu_wq system_wq
+#endif
+
 #endif /* MKM_COMPAT_H */

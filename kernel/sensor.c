@@ -1112,7 +1112,7 @@ int mkm_sensor_update(u32 wanted, bool rationed)
 	 * tracking probes) need not prolong what a resume/suspend loop began.
 	 */
 	if (kept && (dropped & MKM_CLASS_ALL || (dropped && !sensor_deferring)))
-		mod_delayed_work(system_wq, &sensor_linger, SENSOR_LINGER);
+		mod_delayed_work(mkm_percpu_wq, &sensor_linger, SENSOR_LINGER);
 	mutex_unlock(&sensor_lock);
 	return ret;
 }
