@@ -78,9 +78,7 @@ struct cpu_state {
 	bool caused; /* the run now is the monitor's doing: time is delay */
 	uint32_t seq_shift; /* SWITCH records that went out as two */
 	bool per_switch; /* the switch cost is per switch (MON_COST_PER_SWITCH) */
-	/* The last switch out: who, and whether preempted (runnable). */
-	uint32_t out_tid;
-	bool out_preempted;
+	bool out_preempted; /* the last switch out left its thread runnable */
 	double tick_anchor; /* the chain's delay when last on a tick (doubt) */
 	uint64_t chain_start;
 	struct step hist[HISTORY]; /* the chain's last steps, a ring */
@@ -477,9 +475,10 @@ static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
 static bool tick_run(const struct cpu_state *s, const struct thread_state *th,
 		     const struct mkm_event *e)
 {
-	return th && s->live && !th->runnable && th->waker == e->arg1 &&
-	       th->woke_at > th->out_at && s->out_preempted &&
-	       s->out_tid == e->arg1 &&
+	/* One switch: its SWITCH_OUT, at this instant, was arg1's. */
+	return th && s->live && e->arg1 && !th->runnable &&
+	       th->waker == e->arg1 && th->woke_at > th->out_at &&
+	       s->out_preempted &&
 	       (double)(e->time_ns - th->woke_at) >
 		       MON_COMPENSATE_PREEMPT_GRAN_NS;
 }
@@ -608,7 +607,6 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 		s->runner = e->arg1;
 		s->runner_since = e->time_ns;
 		s->runner_delay = d;
-		s->out_tid = e->tid;
 		s->out_preempted = e->arg0 == MKM_TS_RUNNING &&
 				   (e->flags & MKM_EVF_PREEMPTED);
 		/* Not the monitor's cost in a run that was its doing. */
