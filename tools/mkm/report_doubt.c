@@ -3,6 +3,7 @@
  * report_doubt.c - where compensation is unsure, per thread, as the
  * compensation stage reports it (mon_compensate_opts.doubt).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,6 +44,21 @@ const struct mon_comp_doubt *doubt_of(const struct doubts *ds, uint32_t tid)
 	return NULL;
 }
 
+/* Appends to buf (len bytes, *n used so far) what fits of the format. */
+__attribute__((format(printf, 4, 5))) static void
+append(char *buf, size_t len, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n < 0 || (size_t)*n >= len)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *n, len - (size_t)*n, fmt, ap);
+	va_end(ap);
+	*n = k < 0 ? k : *n + k;
+}
+
 const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
 {
 	char a[32], b[32], c[32];
@@ -50,41 +66,35 @@ const char *doubt_reason(const struct mon_comp_doubt *d, char *buf, size_t len)
 
 	buf[0] = '\0';
 	if (d->preemptions)
-		n = snprintf(
-			buf, len,
-			"preempted %llu times after %s of the monitor's cost in its runs (the scheduler's choice may be the monitor's); ",
-			(unsigned long long)d->preemptions,
-			mon_fmt_ns(a, sizeof(a), (uint64_t)d->preempt_cost_ns));
-	if (d->wakeups && n >= 0 && (size_t)n < len)
-		n += snprintf(
-			buf + n, len - (size_t)n,
-			"woken %llu times after %s of the monitor's cost in its and its wakers' runs (whether it preempted its waker may be the monitor's); ",
-			(unsigned long long)d->wakeups,
-			mon_fmt_ns(a, sizeof(a), (uint64_t)d->wakeup_cost_ns));
-	if (d->timer_wakeups && n >= 0 && (size_t)n < len)
-		n += snprintf(
-			buf + n, len - (size_t)n,
-			"woken %llu times by an interrupt while its CPU ran %s late (a timed wait may have expired because the monitor held up its waker); ",
-			(unsigned long long)d->timer_wakeups,
-			mon_fmt_ns(a, sizeof(a), (uint64_t)d->timer_delay_ns));
-	if (d->timeouts_unproven && n >= 0 && (size_t)n < len)
-		n += snprintf(
-			buf + n, len - (size_t)n,
-			"%llu of %llu timed waits taken as the monitor's had a waker slower than their timer (the timer may have expired unmonitored too); ",
-			(unsigned long long)d->timeouts_unproven,
-			(unsigned long long)d->timeouts);
-	if (d->tick_runs && n >= 0 && (size_t)n < len)
-		n += snprintf(
-			buf + n, len - (size_t)n,
-			"%llu times a waker ran on to the tick while the thread it woke waited, their wakeups moved %s in all against the ticks by the monitor (which tick ended a run may be the monitor's); ",
-			(unsigned long long)d->tick_runs,
-			mon_fmt_ns(a, sizeof(a), (uint64_t)d->tick_delay_ns));
-	if (n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n,
-			 "%s at stake against %s compensated, in a life of %s",
-			 mon_fmt_ns(a, sizeof(a), (uint64_t)d->at_stake_ns),
-			 mon_fmt_ns(b, sizeof(b), (uint64_t)d->shift_ns),
-			 mon_fmt_ns(c, sizeof(c), d->life_ns));
+		append(buf, len, &n,
+		       "preempted %llu times after %s of the monitor's cost in its runs (the scheduler's choice may be the monitor's); ",
+		       (unsigned long long)d->preemptions,
+		       mon_fmt_ns(a, sizeof(a), (uint64_t)d->preempt_cost_ns));
+	if (d->wakeups)
+		append(buf, len, &n,
+		       "woken %llu times after %s of the monitor's cost in its and its wakers' runs (whether it preempted its waker may be the monitor's); ",
+		       (unsigned long long)d->wakeups,
+		       mon_fmt_ns(a, sizeof(a), (uint64_t)d->wakeup_cost_ns));
+	if (d->timer_wakeups)
+		append(buf, len, &n,
+		       "woken %llu times by an interrupt while its CPU ran %s late (a timed wait may have expired because the monitor held up its waker); ",
+		       (unsigned long long)d->timer_wakeups,
+		       mon_fmt_ns(a, sizeof(a), (uint64_t)d->timer_delay_ns));
+	if (d->timeouts_unproven)
+		append(buf, len, &n,
+		       "%llu of %llu timed waits taken as the monitor's had a waker slower than their timer (the timer may have expired unmonitored too); ",
+		       (unsigned long long)d->timeouts_unproven,
+		       (unsigned long long)d->timeouts);
+	if (d->tick_runs)
+		append(buf, len, &n,
+		       "%llu times a waker ran on to the tick while the thread it woke waited, their wakeups moved %s in all against the ticks by the monitor (which tick ended a run may be the monitor's); ",
+		       (unsigned long long)d->tick_runs,
+		       mon_fmt_ns(a, sizeof(a), (uint64_t)d->tick_delay_ns));
+	append(buf, len, &n,
+	       "%s at stake against %s compensated, in a life of %s",
+	       mon_fmt_ns(a, sizeof(a), (uint64_t)d->at_stake_ns),
+	       mon_fmt_ns(b, sizeof(b), (uint64_t)d->shift_ns),
+	       mon_fmt_ns(c, sizeof(c), d->life_ns));
 	return buf;
 }
 
