@@ -445,7 +445,8 @@ struct mon_comp_doubt {
 	double preempt_cost_ns; /* the monitor's cost in those runs */
 	uint64_t wakeups; /* woken by a thread, monitor cost in the runs */
 	double wakeup_cost_ns; /* the monitor's cost in those runs */
-	uint64_t timer_wakeups; /* woken by an interrupt, the CPU delayed */
+	uint64_t timer_wakeups; /* woken by an interrupt, the CPU delayed (a
+				   thread a monitored thread woke before) */
 	double timer_delay_ns; /* the CPU's delay at those wakeups, summed */
 	double at_stake_ns; /* weighted wait after preemptions + that delay */
 	uint64_t timeouts; /* timed waits taken as the monitor's doing */

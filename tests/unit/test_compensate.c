@@ -564,23 +564,29 @@ static void test_compensate_doubt_blocked_is_sure(void **state)
 }
 
 /*
- * Thread 1 sleeps on a timer while thread 2 runs on CPU 0 with two marks
- * (202 us of delay on the CPU's chain by then); the timer's interrupt
- * wakes it onto idle CPU 1. Had the monitor not held up CPU 0, a wakeup
- * from thread 2 could have come first: 202 us at stake, as much as
- * compensation moves its wakeup by (CPU 0's delay then): unsure.
+ * Thread 1, which thread 2 woke once before (on CPU 1, then idle), sleeps
+ * on a timer while thread 2 runs on CPU 0 with two marks (202 us of delay
+ * on the CPU's chain by then); the timer's interrupt wakes it onto idle
+ * CPU 1. Had the monitor not held up CPU 0, a wakeup from thread 2 could
+ * have come first: 202 us at stake, as much as compensation moves its
+ * wakeup by (CPU 0's delay then): unsure. Without the earlier wakeup,
+ * thread 1 is a plain sleeper, whose timer nothing else could beat.
  */
-static void test_compensate_doubt_timer_wakeup(void **state)
+static void timer_wakeup(bool woken_before, struct doubts *ds)
 {
-	struct doubts ds;
 	struct mon_compensate_opts opts = { .doubt = collect_doubt,
-					    .arg = &ds };
-	const struct mon_comp_doubt *d1;
+					    .arg = ds };
 	struct evs s = { 0 };
 	struct out o;
 
-	(void)state;
-	memset(&ds, 0, sizeof(ds));
+	memset(ds, 0, sizeof(*ds));
+	if (woken_before) {
+		IN_WAIT(&s, 100000, 1, 2, 0, 0);
+		evs_add(&s, 110000, 1, MKM_EV_WAKEUP, 1, 1, 2, 0);
+		OUT(&s, 120000, 1, 2, SLEEP, 1);
+		IN_WAIT(&s, 120000, 1, 1, 2, 10000);
+		OUT(&s, 130000, 1, 1, SLEEP, 0);
+	}
 	OUT(&s, 1000000, 0, 1, SLEEP, 2);
 	IN_WAIT(&s, 1000000, 0, 2, 1, 0);
 	MARK(&s, 1100000, 0, 2);
@@ -591,6 +597,15 @@ static void test_compensate_doubt_timer_wakeup(void **state)
 	OUT(&s, 1500000, 0, 2, SLEEP, 0);
 	assert_int_equal(
 		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+}
+
+static void test_compensate_doubt_timer_wakeup(void **state)
+{
+	const struct mon_comp_doubt *d1;
+	struct doubts ds;
+
+	(void)state;
+	timer_wakeup(true, &ds);
 	d1 = doubt_of(&ds, 1);
 	assert_int_equal(d1->timer_wakeups, 1);
 	assert_float_equal(d1->timer_delay_ns, 202000, 0.5);
@@ -599,6 +614,20 @@ static void test_compensate_doubt_timer_wakeup(void **state)
 	assert_true(d1->unsure);
 	assert_int_equal(doubt_of(&ds, 2)->timer_wakeups, 0);
 	assert_false(doubt_of(&ds, 2)->unsure);
+}
+
+static void test_compensate_doubt_plain_sleep(void **state)
+{
+	struct doubts ds;
+
+	(void)state;
+	timer_wakeup(false, &ds);
+	for (size_t i = 0; i < ds.n; i++)
+		if (ds.d[i].tid == 1) {
+			assert_int_equal(ds.d[i].timer_wakeups, 0);
+			assert_float_equal(ds.d[i].at_stake_ns, 0, 0);
+			assert_false(ds.d[i].unsure);
+		}
 }
 
 /*
@@ -1098,6 +1127,7 @@ int main(void)
 		cmocka_unit_test(test_compensate_doubt_preempted_after_cost),
 		cmocka_unit_test(test_compensate_doubt_blocked_is_sure),
 		cmocka_unit_test(test_compensate_doubt_timer_wakeup),
+		cmocka_unit_test(test_compensate_doubt_plain_sleep),
 		cmocka_unit_test(test_compensate_doubt_wakeup_waits),
 		cmocka_unit_test(test_compensate_doubt_wait_without_wakeups),
 		cmocka_unit_test(test_compensate_doubt_waker_ran_to_tick),

@@ -664,9 +664,14 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 				th->doubt.timeout_ns += (double)len;
 			}
 			d = fmax(d, th->wake_delay);
-		} else if (th && e->type == MKM_EV_WAKEUP && d > 0) {
+		} else if (th && e->type == MKM_EV_WAKEUP && d > 0 &&
+			   th->waker && th->waker != th->tid &&
+			   thread_find(c, th->waker)) {
 			/* A timed wait may have expired because the monitor
-			 * held up its waker: by up to d. */
+			 * held up its waker: by up to d. Only a thread that a
+			 * monitored thread woke before waits on one: a plain
+			 * sleep (nanosleep) ends on its timer alone, and its
+			 * length is kept. */
 			th->doubt.timer_wakeups++;
 			th->doubt.timer_delay_ns += d;
 			th->doubt.at_stake_ns += d;
