@@ -80,6 +80,9 @@ JUDGE_FLOOR_NS = 1_000_000
 # the wakeup against run_delay from the enqueue: docs/accuracy.md), not of
 # overhead: compensation cannot be judged on it ("meas").
 MEAS_OFF = 1.0
+# A FAIL line names a raw/mon error at least this large (%): part of what
+# it reports is then measurement, not compensation.
+MEAS_NOTE = 0.1
 # make check-compensation's tolerances, from the figures of
 # docs/compensation.md: on the small run, compensated is within 1.5% where
 # raw is off by 3% or more (the ping-pong's elapsed time keeps +1%: the
@@ -441,7 +444,18 @@ def verdict(label, v, rule):
                   f" against raw {fmt_pct(pct(v['raw'], v['unmon']))}"
                   f" ({rule.name}"
                   + (f", unmonitored spread {spread:.2f}%" if spread else "")
-                  + ")")
+                  + ")" + measured_line(p))
+
+
+def measured_line(p):
+    """What a FAIL line adds where mkm's raw figure was off the monitored
+    run's kernel figure itself (raw/mon, @p %): that part is where the
+    kernel's accounting puts its boundaries against the switch tracepoint
+    (docs/accuracy.md), in ftrace's figures too, not compensation's."""
+    if p is None or abs(p) < MEAS_NOTE:
+        return ""
+    return (f"; of which {fmt_pct(p)} is mkm's measurement of the"
+            f" monitored run (raw/mon)")
 
 
 def fmt_ci(p):

@@ -73,6 +73,16 @@ class TestVerdict(unittest.TestCase):
         self.assertEqual(word, "FAIL")
         self.assertIn("+1.00%", why)
 
+    def test_verdict_names_the_measurement_error(self):
+        v = {"unmon": 1000 * MS, "mon": 1040 * MS, "raw": 1044 * MS,
+             "comp": 1007 * MS}
+        word, why = compare.verdict("run pp-peer", v, compare.CLAIM)
+        self.assertEqual(word, "FAIL")
+        self.assertIn("of which +0.38% is mkm's measurement", why)
+        v["raw"] = 1040 * MS
+        self.assertNotIn("measurement", compare.verdict(
+            "run pp-peer", v, compare.CLAIM)[1])
+
     def test_verdict_mon_limit_fails_the_row(self):
         v = {"unmon": 1000 * MS, "mon": 1040 * MS, "raw": 1045 * MS,
              "comp": 1000 * MS}
