@@ -10,6 +10,7 @@
 #define MON_CALIBRATE_WORKLOAD_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,9 +21,11 @@ struct pingpong {
 	pthread_t peer;
 	pid_t peer_tid, main_tid;
 	unsigned int cpu;
+	bool batched; /* the caller was made SCHED_BATCH: put back at stop */
 };
 
-/* Starts the peer; both it and the caller are pinned to @cpu. */
+/* Starts the peer; both it and the caller are pinned to @cpu, and
+ * SCHED_BATCH where they were SCHED_OTHER (no wakeup preempts). */
 MON_HIDDEN int pingpong_start(struct pingpong *pp, unsigned int cpu);
 /* Runs @rounds round trips; returns the elapsed CLOCK_MONOTONIC ns. */
 MON_HIDDEN uint64_t pingpong_run(struct pingpong *pp, unsigned long rounds);
