@@ -38,11 +38,11 @@ cache=${MKM_CACHE:-$HOME/.cache/mkm}
 # 2.13.9 (make deps put it in the cache) for 6.1; trixie's 2.13 for 6.12
 # and sid's 2.16 for 7.2, each fetched once into the cache
 # (bookworm-backports has none; trixie's does not build for 7.2). All run
-# with bookworm's lttng-tools 2.13: the modules' ABI is 2.x in both. The
-# PREEMPT_RT twins were not tried.
+# with bookworm's lttng-tools 2.13: the modules' ABI is 2.x in both. A
+# PREEMPT_RT twin takes its kernel's.
 lttng_modules_deb() {
 	local suite
-	case $1 in
+	case ${1%-rt} in
 	6.1) compgen -G "$cache/peers/lttng-modules-dkms_*.deb" | sort | tail -n 1; return ;;
 	6.12) suite=trixie ;;
 	7.2) suite=sid ;;
