@@ -8,7 +8,8 @@
  * the same work pinned to one CPU; the cost of one event is the time the
  * "on" trial took beyond the "off" one, divided by the events counted:
  *
- *   switch    two threads ping-pong a byte over pipes, monitored: resumed
+ *   switch    two threads ping-pong a byte over pipes (as SCHED_BATCH, so
+ *             that no wakeup preempts: every switch a sleep), monitored: resumed
  *             (records written) against suspended (the probes check and
  *             return; another monitor keeps them registered); per switch
  *             recorded, whatever its records (MON_COST_PER_SWITCH)
@@ -24,8 +25,8 @@
  * (one call for the current thread), and they take that figure, marked
  * estimated (no MON_COST_MEASURED flag). docs/compensation.md says more.
  *
- * The calibrating thread's CPU affinity is changed while it runs and put
- * back before it returns. Every function returns 0 or a negative errno.
+ * The calibrating thread's CPU affinity, and its policy where it is
+ * SCHED_OTHER, are changed while it runs and put back before it returns. Every function returns 0 or a negative errno.
  */
 /* First, outside the guard, so that any of the library's headers may be
  * included first (libmonitor.h includes them all). */
@@ -53,10 +54,9 @@ MON_API void mon_sample_stats(const double *x, size_t n,
 			      struct mon_sample_stats *out);
 
 /*
- * Short trials by default: a trial that spans many timer ticks charges the
- * ticks' work in the time it added to the events (under -icount, 3000
- * round trips gave a switch record 330 ns, 300 gave 246 ns, and 246 is
- * what compensates the ping-pong's run time: docs/compensation.md).
+ * Short trials by default, for a quick calibration: since the ping-pong runs
+ * as SCHED_BATCH, longer ones give the same figures (under -icount, 427 ns
+ * a switch from 3000 round trips, 424 from 300: docs/compensation.md).
  */
 #define MON_CALIBRATE_ROUNDS 300
 
