@@ -8,8 +8,8 @@
  * the same work pinned to one CPU; the cost of one event is the time the
  * "on" trial took beyond the "off" one, divided by the events counted:
  *
- *   switch    two threads ping-pong a byte over pipes (as SCHED_BATCH, so
- *             that no wakeup preempts: every switch a sleep), monitored: resumed
+ *   switch    two threads ping-pong a byte over pipes (SCHED_BATCH, so that
+ *             no wakeup preempts: every switch a sleep), monitored: resumed
  *             (records written) against suspended (the probes check and
  *             return; another monitor keeps them registered); per switch
  *             recorded, whatever its records (MON_COST_PER_SWITCH)
@@ -26,7 +26,8 @@
  * estimated (no MON_COST_MEASURED flag). docs/compensation.md says more.
  *
  * The calibrating thread's CPU affinity, and its policy where it is
- * SCHED_OTHER, are changed while it runs and put back before it returns. Every function returns 0 or a negative errno.
+ * SCHED_OTHER, are changed while it runs and put back before it returns.
+ * Every function returns 0 or a negative errno.
  */
 /* First, outside the guard, so that any of the library's headers may be
  * included first (libmonitor.h includes them all). */

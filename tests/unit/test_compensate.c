@@ -574,8 +574,7 @@ static void test_compensate_doubt_blocked_is_sure(void **state)
  */
 static void timer_wakeup(bool woken_before, struct doubts *ds)
 {
-	struct mon_compensate_opts opts = { .doubt = collect_doubt,
-					    .arg = ds };
+	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
 	struct evs s = { 0 };
 	struct out o;
 
