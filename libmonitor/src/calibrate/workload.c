@@ -40,6 +40,16 @@ static bool batch_self(void)
 	       !sched_setscheduler(0, SCHED_BATCH, &prm);
 }
 
+/* The caller back to SCHED_OTHER, if batch_self() moved it. */
+static void batch_end(struct pingpong *pp)
+{
+	struct sched_param prm = { 0 };
+
+	if (pp->batched)
+		sched_setscheduler(0, SCHED_OTHER, &prm);
+	pp->batched = false;
+}
+
 static void *peer_main(void *arg)
 {
 	struct pingpong *pp = arg;
@@ -90,8 +100,7 @@ int pingpong_start(struct pingpong *pp, unsigned int cpu)
 	return 0;
 err:
 	close_pipes(pp);
-	if (pp->batched)
-		sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){ 0 });
+	batch_end(pp);
 	return ret;
 }
 
@@ -115,8 +124,7 @@ void pingpong_stop(struct pingpong *pp)
 	if (write(pp->to_peer[1], &c, 1) == 1)
 		pthread_join(pp->peer, NULL);
 	close_pipes(pp);
-	if (pp->batched)
-		sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){ 0 });
+	batch_end(pp);
 }
 
 static uint64_t switches_of(pid_t tid)
