@@ -324,11 +324,19 @@ static __always_inline bool sensor_rtlock_wait(unsigned int state)
 	       unlikely(state == TASK_RTLOCK_WAIT);
 }
 
-/* The same, with the usual sleeps decided inline, on the switch path. */
+/*
+ * The same, with the usual sleeps decided inline, on the switch path. Since
+ * 6.1's freezer, futex waits (every contended pthread mutex and condition
+ * variable) and nanosleeps add TASK_FREEZABLE to their state: usual sleeps
+ * too, which the slow path would cost two dozen instructions more.
+ */
 static __always_inline u32 sensor_state(const struct task_struct *p,
 					unsigned int state)
 {
 	if (likely(state == TASK_INTERRUPTIBLE))
+		return MKM_TS_INTERRUPTIBLE;
+	state &= ~TASK_FREEZABLE;
+	if (state == TASK_INTERRUPTIBLE)
 		return MKM_TS_INTERRUPTIBLE;
 	if (state == TASK_UNINTERRUPTIBLE)
 		return MKM_TS_UNINTERRUPTIBLE;
