@@ -6,14 +6,18 @@
 #                      [BENCH_PROFILE_RUNS=2] [BENCH_PROFILE_DIFF=base,loaded]
 #   make bench-profile-recorder [BENCH_PROFILE_ROUNDS=20000]: mkm record's
 #                      own instructions a recorded event (recorder.sh)
+#   make bench-profile-workloads [BENCH_PROFILE_WORKLOAD_ROUNDS=10000]
+#                      [BENCH_PROFILE_WORKLOADS='pingpong switch pipe futex']: the
+#                      monitor's instructions a switch in each (workloads.sh)
 
 PROF_PLUGIN := $(BUILD)/bench/prof/tbprof.so
 BENCH_PROFILE_ROUNDS ?= 5000
 BENCH_PROFILE_RUNS ?= 2
 BENCH_PROFILE_DIFF ?= base,loaded
+BENCH_PROFILE_WORKLOAD_ROUNDS ?= 10000
 PROF_COMMA := ,
 
-.PHONY: bench-profile bench-profile-recorder
+.PHONY: bench-profile bench-profile-recorder bench-profile-workloads
 
 $(PROF_PLUGIN): bench/prof/tbprof.c
 	$(quiet) CC $@
@@ -36,3 +40,6 @@ $(BUILD)/bench/prof/mark: bench/prof/mark.c
 
 bench-profile-recorder: $(BUILD)/bench/compensation/initramfs.cpio.gz $(PROF_PLUGIN) $(BUILD)/bench/prof/mark
 	$(Q)BUILD=$(BUILD) bench/prof/recorder.sh $(if $(filter command line,$(origin BENCH_PROFILE_ROUNDS)),$(BENCH_PROFILE_ROUNDS))
+
+bench-profile-workloads: $(BUILD)/bench/compensation/initramfs.cpio.gz $(PROF_PLUGIN) $(BUILD)/bench/prof/mark
+	$(Q)BUILD=$(BUILD) bench/prof/workloads.sh $(BENCH_PROFILE_WORKLOAD_ROUNDS) $(BENCH_PROFILE_WORKLOADS)

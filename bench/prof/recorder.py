@@ -13,39 +13,10 @@ from the host's binary (the guest runs that file, without address space
 randomisation), a shared library's by the library's name.
 """
 import argparse
-import bisect
-import collections
 import re
-import subprocess
 import sys
 
-
-def kernel_symbols(path):
-    syms = []
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if len(p) >= 3 and p[1] in "tTwW":
-                syms.append((int(p[0], 16), p[2]))
-    syms.sort()
-    return [a for a, _ in syms], [n for _, n in syms]
-
-
-def binary_symbols(path):
-    out = subprocess.run(["nm", "-n", path], capture_output=True, text=True,
-                         check=True).stdout
-    addrs, names = [], []
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 3 and p[1] in "tTwW":
-            addrs.append(int(p[0], 16))
-            names.append(p[2])
-    return addrs, names
-
-
-def lookup(addrs, names, a):
-    i = bisect.bisect_right(addrs, a) - 1
-    return names[i] if i >= 0 else "?"
+from symbols import binary_symbols, is_kernel, kernel_symbols, lookup, window
 
 
 def main():
@@ -66,7 +37,7 @@ def main():
     mkm_base = min(lo for lo, _, path in maps if path.endswith("/mkm"))
 
     def name(addr):
-        if addr >= 1 << 63:
+        if is_kernel(addr):
             return lookup(kaddr, kname, addr)
         for lo, hi, path in maps:
             if lo <= addr < hi:
@@ -75,15 +46,7 @@ def main():
                 return "[" + (path.rsplit("/", 1)[-1] or "anon") + "]"
         return "[other user]"
 
-    def window(n):
-        c = collections.Counter()
-        with open("%s/window.%d" % (d, n)) as f:
-            for line in f:
-                addr, insns, execs = line.split()
-                c[name(int(addr, 16))] += int(insns) * int(execs)
-        return c
-
-    w = {n: window(n) for n in range(1, 7)}
+    w = {n: window("%s/window.%d" % (d, n), name) for n in range(1, 7)}
     unmon = w[2].copy()
     unmon.subtract(w[1])
     for first, what in ((3, "tmpfs"), (5, "null")):
