@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# guest.sh - in the guest: run each workload unmonitored, then under
-# mkm record, with the kernel's ground truth of both runs, into /out.
+# guest.sh - in the guest: run each workload once unmeasured, then
+# unmonitored, then under mkm record, with the kernel's ground truth of
+# both measured runs, into /out.
 #
 # Environment (run.sh sets it): CB_WORKLOADS (pingpong mixed matmul
 # hackbench hackbench-threads, and the stress-ng stressors switch futex

@@ -54,8 +54,8 @@ mkdir -p "$dir"
 # runs of a workload are timed by the same rule whatever the host does.
 # delayacct: taskstats' run-queue delay (hackbench's ground truth).
 # Only one VM at a time on these machines: the lock is shared with the
-# other engineers' boots. Each boot runs every workload unmonitored then
-# monitored (guest.sh); the boots' spread is the unmonitored runs' own
+# other engineers' boots. Each boot runs every workload once unmeasured,
+# then unmonitored, then monitored (guest.sh); the boots' spread is the unmonitored runs' own
 # noise, which the verdicts take into account (compare.py).
 dirs=()
 for boot in $(seq 1 "$CB_BOOTS"); do
