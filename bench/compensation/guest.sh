@@ -66,7 +66,8 @@ for w in $CB_WORKLOADS; do
 	# it looks up): 2.6 ms more of stress-ng's run time. Run once,
 	# unmeasured, so that the unmonitored run is not always the first.
 	sleep 0.2
-	$(command_of "$w" warm) >/dev/null
+	cmd=$(command_of "$w" warm)
+	$cmd >/dev/null
 	rm -f "/out/$w.warm.truth"
 	for run in unmon mon; do
 		cmd=$(command_of "$w" "$run")

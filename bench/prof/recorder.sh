@@ -49,10 +49,5 @@ rec="mkm record --no-calibrate --buffer-size ${CB_BUFFER:-64M}"
 	done
 	echo "cat /proc/kallsyms >/out/kallsyms"
 } >"$dir/guest.sh"
-flock /tmp/mkm-vm.lock "$top/tests/vm/run.sh" -s 1 \
-	-i "${CB_IMAGE:-$build/bench/compensation/initramfs.cpio.gz}" \
-	-f "$build/bench/prof/mark:/bin/mark" -c "$dir/guest.sh" \
-	-o "$dir/out" -l "$dir/log" -t 1200 \
-	-- -icount shift=1,sleep=on \
-	-plugin "$build/bench/prof/tbprof.so,out=$dir/out/window"
+BUILD=$build "$top/bench/prof/windows.sh" "$dir"
 python3 "$top/bench/prof/recorder.py" --mkm "$build/tools/mkm" "$dir/out"

@@ -64,10 +64,6 @@ command_of() {
 	done
 	echo "cat /proc/kallsyms >/out/kallsyms"
 } >"$dir/guest.sh"
-flock /tmp/mkm-vm.lock "$top/tests/vm/run.sh" -s 1 \
-	-i "${CB_IMAGE:-$build/bench/compensation/initramfs.cpio.gz}" \
-	-f "$build/bench/prof/mark:/bin/mark" -c "$dir/guest.sh" \
-	-o "$dir/out" -l "$dir/log" -t 1200 \
-	-- -icount shift=1,sleep=on \
-	-plugin "$build/bench/prof/tbprof.so,out=$dir/out/window"
+BUILD=$build "$top/bench/prof/windows.sh" "$dir"
+# shellcheck disable=SC2086 # the workloads are a list
 python3 "$top/bench/prof/workloads.py" "$dir/out" $workloads
