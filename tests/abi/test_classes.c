@@ -6,6 +6,7 @@
 #include "abi.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -281,6 +282,92 @@ static void test_configure_classes_irq_records_softirqs(void **state)
 	abi_trace_free(&t);
 }
 
+/*
+ * Since 6.1's freezer, a futex wait (a contended pthread mutex, a condition
+ * variable) and a nanosleep sleep in TASK_INTERRUPTIBLE | TASK_FREEZABLE:
+ * interruptible sleeps, S in /proc, which the sensor's fast path for the
+ * usual sleeps must report as such.
+ */
+struct waiter {
+	int go[2], ready[2];
+	pid_t tid;
+	uint32_t word;
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	char c;
+
+	w->tid = abi_gettid();
+	if (write(w->ready[1], "r", 1) != 1 || read(w->go[0], &c, 1) != 1)
+		return NULL;
+	usleep(1000);
+	while (!__atomic_load_n(&w->word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &w->word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL,
+			0);
+	usleep(1000);
+	return NULL;
+}
+
+static void test_sched_futex_wait_and_nanosleep_interruptible(void **state)
+{
+	struct waiter w = { 0 };
+	struct abi_trace t = { 0 };
+	size_t sleeps = 0, exits = 0;
+	pthread_t th;
+	char c;
+	(void)state;
+
+	ABI_OK(pipe(w.go));
+	ABI_OK(pipe(w.ready));
+	ABI_OK(pthread_create(&th, NULL, waiter_main, &w));
+	ABI_EQ(read(w.ready[0], &c, 1), 1);
+	abi_wait_blocked(w.tid);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, MKM_CLASS_SCHED, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, w.tid, 14));
+	ABI_EQ(write(w.go[1], "g", 1), 1);
+	abi_wait_blocked(w.tid); /* past its first nanosleep, in the futex */
+	ABI_EQ(abi_task_state(w.tid), 'S');
+	__atomic_store_n(&w.word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &w.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	ABI_OK(pthread_join(th, NULL));
+	abi_suspend(fd);
+	abi_drain(fd, &t);
+	ABI_OK(close(fd));
+	for (size_t i = 0; i < t.n; i++) {
+		const struct mkm_event *e = &t.ev[i];
+
+		if (e->tid != (uint32_t)w.tid || e->type != MKM_EV_SWITCH_OUT ||
+		    (e->flags & MKM_EVF_PREEMPTED))
+			continue;
+		/* PREEMPT_RT: the futex hash bucket's lock is an rtmutex. */
+		if (e->flags & MKM_EVF_LOCK_WAIT) {
+			assert_true(abi_kernel_is_rt());
+			continue;
+		}
+		/* Its exit. */
+		if (e->arg0 == MKM_TS_DEAD || e->arg0 == MKM_TS_ZOMBIE) {
+			exits++;
+			continue;
+		}
+		if (e->arg0 != MKM_TS_INTERRUPTIBLE)
+			fail_msg("event %zu: SWITCH_OUT state %u, expected %u",
+				 i, e->arg0, MKM_TS_INTERRUPTIBLE);
+		sleeps++;
+	}
+	/* Two nanosleeps and the futex wait, each a switch out at least. */
+	assert_true(sleeps >= 3);
+	assert_true(exits <= 1);
+	abi_trace_free(&t);
+	for (int i = 0; i < 2; i++) {
+		close(w.go[i]);
+		close(w.ready[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -292,6 +379,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_configure_classes_zero_is_default),
 		ABI_TEST(test_name_on_rename),
 		ABI_TEST(test_configure_classes_irq_records_softirqs),
+		ABI_TEST(test_sched_futex_wait_and_nanosleep_interruptible),
 	};
 	return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
 }
