@@ -17,16 +17,54 @@ struct life {
 	int go[2], ready[2];
 	pid_t tid;
 	const char *rename;
+	uint32_t futex; /* waiter_main() waits until it is not 0 */
 };
+
+/* In the thread: says it is ready, then waits to be monitored. */
+static bool life_begin(struct life *l)
+{
+	char c;
+
+	l->tid = abi_gettid();
+	return write(l->ready[1], "r", 1) == 1 && read(l->go[0], &c, 1) == 1;
+}
+
+/*
+ * Starts fn(l) in *th, monitored from its start by the monitor returned,
+ * resumed with classes.
+ */
+static int life_start(struct life *l, void *(*fn)(void *), uint32_t classes,
+		      pthread_t *th)
+{
+	char c;
+
+	ABI_OK(pipe(l->go));
+	ABI_OK(pipe(l->ready));
+	ABI_OK(pthread_create(th, NULL, fn, l));
+	ABI_EQ(read(l->ready[0], &c, 1), 1);
+	abi_wait_blocked(l->tid);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, classes, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, l->tid, 12));
+	ABI_EQ(write(l->go[1], "g", 1), 1);
+	return fd;
+}
+
+static void life_end(struct life *l)
+{
+	for (int i = 0; i < 2; i++) {
+		close(l->go[i]);
+		close(l->ready[i]);
+	}
+}
 
 /* Sleeps, makes a few syscalls, maybe renames itself, and exits. */
 static void *life_main(void *arg)
 {
 	struct life *l = arg;
-	char c;
 
-	l->tid = abi_gettid();
-	if (write(l->ready[1], "r", 1) != 1 || read(l->go[0], &c, 1) != 1)
+	if (!life_begin(l))
 		return NULL;
 	for (int i = 0; i < SLEEPS; i++)
 		usleep(1000);
@@ -43,18 +81,8 @@ static pid_t run_life(uint32_t classes, const char *rename, struct abi_trace *t)
 {
 	struct life l = { .rename = rename };
 	pthread_t th;
-	char c;
+	int fd = life_start(&l, life_main, classes, &th);
 
-	ABI_OK(pipe(l.go));
-	ABI_OK(pipe(l.ready));
-	ABI_OK(pthread_create(&th, NULL, life_main, &l));
-	ABI_EQ(read(l.ready[0], &c, 1), 1);
-	abi_wait_blocked(l.tid);
-	int fd = abi_open();
-	abi_configure(fd, 1u << 20, classes, 0, NULL);
-	abi_resume(fd);
-	ABI_OK(abi_monitor(fd, l.tid, 12));
-	ABI_EQ(write(l.go[1], "g", 1), 1);
 	ABI_OK(pthread_join(th, NULL));
 	if (!classes || (classes & MKM_CLASS_LIFECYCLE))
 		abi_wait_event(fd, t, l.tid, MKM_EV_REAP);
@@ -64,10 +92,7 @@ static pid_t run_life(uint32_t classes, const char *rename, struct abi_trace *t)
 	abi_drain(fd, t);
 	abi_sort_by_time(t);
 	ABI_OK(close(fd));
-	for (int i = 0; i < 2; i++) {
-		close(l.go[i]);
-		close(l.ready[i]);
-	}
+	life_end(&l);
 	return l.tid;
 }
 
@@ -282,57 +307,40 @@ static void test_configure_classes_irq_records_softirqs(void **state)
 	abi_trace_free(&t);
 }
 
+/* Nanosleeps, waits in FUTEX_WAIT until woken, nanosleeps and exits. */
+static void *waiter_main(void *arg)
+{
+	struct life *l = arg;
+
+	if (!life_begin(l))
+		return NULL;
+	usleep(1000);
+	while (!__atomic_load_n(&l->futex, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &l->futex, FUTEX_WAIT_PRIVATE, 0, NULL, NULL,
+			0);
+	usleep(1000);
+	return NULL;
+}
+
 /*
  * Since 6.1's freezer, a futex wait (a contended pthread mutex, a condition
  * variable) and a nanosleep sleep in TASK_INTERRUPTIBLE | TASK_FREEZABLE:
  * interruptible sleeps, S in /proc, which the sensor's fast path for the
  * usual sleeps must report as such.
  */
-struct waiter {
-	int go[2], ready[2];
-	pid_t tid;
-	uint32_t word;
-};
-
-static void *waiter_main(void *arg)
-{
-	struct waiter *w = arg;
-	char c;
-
-	w->tid = abi_gettid();
-	if (write(w->ready[1], "r", 1) != 1 || read(w->go[0], &c, 1) != 1)
-		return NULL;
-	usleep(1000);
-	while (!__atomic_load_n(&w->word, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &w->word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL,
-			0);
-	usleep(1000);
-	return NULL;
-}
-
 static void test_sched_futex_wait_and_nanosleep_interruptible(void **state)
 {
-	struct waiter w = { 0 };
+	struct life w = { 0 };
 	struct abi_trace t = { 0 };
 	size_t sleeps = 0, exits = 0;
 	pthread_t th;
-	char c;
 	(void)state;
 
-	ABI_OK(pipe(w.go));
-	ABI_OK(pipe(w.ready));
-	ABI_OK(pthread_create(&th, NULL, waiter_main, &w));
-	ABI_EQ(read(w.ready[0], &c, 1), 1);
-	abi_wait_blocked(w.tid);
-	int fd = abi_open();
-	abi_configure(fd, 1u << 20, MKM_CLASS_SCHED, 0, NULL);
-	abi_resume(fd);
-	ABI_OK(abi_monitor(fd, w.tid, 14));
-	ABI_EQ(write(w.go[1], "g", 1), 1);
+	int fd = life_start(&w, waiter_main, MKM_CLASS_SCHED, &th);
 	abi_wait_blocked(w.tid); /* past its first nanosleep, in the futex */
 	ABI_EQ(abi_task_state(w.tid), 'S');
-	__atomic_store_n(&w.word, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &w.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	__atomic_store_n(&w.futex, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &w.futex, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	ABI_OK(pthread_join(th, NULL));
 	abi_suspend(fd);
 	abi_drain(fd, &t);
@@ -362,10 +370,7 @@ static void test_sched_futex_wait_and_nanosleep_interruptible(void **state)
 	assert_true(sleeps >= 3);
 	assert_true(exits <= 1);
 	abi_trace_free(&t);
-	for (int i = 0; i < 2; i++) {
-		close(w.go[i]);
-		close(w.ready[i]);
-	}
+	life_end(&w);
 }
 
 int main(int argc, char **argv)
