@@ -61,10 +61,10 @@ command_of() {
 }
 
 for w in $CB_WORKLOADS; do
-	# A program's first run in a boot pays for what the kernel builds
-	# once (the dentries and inodes of the files, /proc and /sys entries
-	# it looks up): 2.6 ms more of stress-ng's run time. Run once,
-	# unmeasured, so that the unmonitored run is not always the first.
+	# A program's first run in a boot pays for what the kernel then
+	# keeps (which caches was not looked into): 2.1 to 2.8 ms more of
+	# stress-ng's run time. Run once, unmeasured, so that the
+	# unmonitored run is not always the first.
 	sleep 0.2
 	cmd=$(command_of "$w" warm)
 	$cmd >/dev/null
