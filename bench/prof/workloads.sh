@@ -7,14 +7,15 @@
 #
 #   bench/prof/workloads.sh [ROUNDS [WORKLOAD...]]
 #
-# One boot of bench-compensation's image (one vCPU, -icount) with tbprof.
-# Each workload (pingpong, and stress-ng's switch, pipe and futex
-# stressors by default) runs unmonitored, then under mkm record writing to /dev/null
-# (the kernel's write of the trace is bench-profile-recorder's), each at
-# ROUNDS (default 10000) and twice as many operations, so that the
-# command's start and the recording's setup cancel out. cb_taskstats
-# counts the workload's switches. workloads.py prints, per workload, the
-# instructions the monitor added per extra context switch, per function.
+# One boot of bench-compensation's image (one vCPU, -icount) with tbprof
+# (windows.sh). Each workload (pingpong, and stress-ng's switch, pipe and
+# futex stressors by default) runs unmonitored, then under mkm record
+# writing to /dev/null (the kernel's write of the trace is
+# bench-profile-recorder's), each at ROUNDS (default 10000) and twice as
+# many operations, so that the command's start and the recording's setup
+# cancel out. cb_taskstats counts the workload's switches. workloads.py
+# prints, per workload, the instructions the monitor added per extra
+# context switch, per function.
 # Environment: BUILD, CB_IMAGE.
 set -euo pipefail
 
