@@ -51,7 +51,7 @@ $(CB_DIR)/cb_taskstats: bench/compensation/taskstats.c
 $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 		bench/compensation/build.mk \
 		$(CB_PROGS) $(BUILD)/examples/matmul bench/compensation/guest.sh \
-		tests/compensation/calibrate_vm.sh
+		bench/compensation/listen.sh tests/compensation/calibrate_vm.sh
 	$(quiet) CPIO $@
 	$(Q)test -x $(CB_HACKBENCH) || { echo "no $(CB_HACKBENCH): make deps installs rt-tests" >&2; exit 1; }
 	$(Q)test -x $(CB_STRESS_NG) || { echo "no $(CB_STRESS_NG): make deps installs stress-ng" >&2; exit 1; }
@@ -61,6 +61,7 @@ $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 		-f $(CB_HACKBENCH):/bin/hackbench \
 		-f $(CB_STRESS_NG):/bin/stress-ng \
 		-f bench/compensation/guest.sh:/bench/guest.sh \
+		-f bench/compensation/listen.sh:/bench/listen.sh \
 		-f tests/compensation/calibrate_vm.sh:/bench/calibrate_vm.sh
 
 CB_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)

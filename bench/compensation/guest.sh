@@ -18,20 +18,8 @@
 #   W.mkm       the monitored run's trace
 set -eu
 
-# Starts the taskstats listener for run $1 and waits until it listens.
-listen() {
-	rm -f /tmp/ready
-	cb_taskstats -o "/out/$1.tasks" >/tmp/ready &
-	listener=$!
-	while ! grep -q ready /tmp/ready 2>/dev/null; do
-		sleep 0.01
-	done
-}
-
-unlisten() {
-	kill -TERM "$listener"
-	wait "$listener"
-}
+# listen RUN, unlisten: the taskstats listener for run RUN.
+. /bench/listen.sh
 
 # The operation count of stress-ng stressor $1 (CB_SNG_OPS, a list of
 # stressor=count).

@@ -46,9 +46,7 @@ command_of() {
 	# window and none in the next.
 	echo "echo never >/sys/kernel/mm/transparent_hugepage/enabled"
 	echo "cd /tmp"
-	echo "listen() { rm -f /tmp/ready; cb_taskstats -o /out/\$1.tasks >/tmp/ready & listener=\$!;" \
-		"while ! grep -q ready /tmp/ready 2>/dev/null; do sleep 0.01; done; }"
-	echo "unlisten() { kill -TERM \$listener; wait \$listener; }"
+	echo ". /bench/listen.sh"
 	n=0
 	for w in $workloads; do
 		echo "$(command_of "$w" 1000) >/dev/null"
