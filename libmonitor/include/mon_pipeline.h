@@ -357,6 +357,18 @@ MON_API int mon_sink_timeline(struct mon_sink **skp, struct tl *tl);
 MON_API int mon_sink_trace(struct mon_sink **skp, const char *path,
 			   const struct trace_info *info);
 
+/*
+ * mon_sink_trace_flags - mon_sink_trace() with trace_writer_open_flags()'s
+ * @flags (TRACE_WRITE_DIRECT: what a recorder uses)
+ */
+MON_API int mon_sink_trace_flags(struct mon_sink **skp, const char *path,
+				 const struct trace_info *info,
+				 unsigned int flags);
+
+/* mon_sink_trace_direct - does @sk's file go (did it go, once finished)
+ * out with O_DIRECT? */
+MON_API bool mon_sink_trace_direct(const struct mon_sink *sk);
+
 struct mon_calibration;
 
 /*

@@ -26,7 +26,7 @@ extern "C" {
  * the file; this library reads both majors.
  */
 #define TRACE_MAJOR_SWITCH 2
-#define TRACE_MINOR 3
+#define TRACE_MINOR 4
 
 /* trace_info.trace_flags */
 #define TRACE_F_COMPENSATED \
@@ -184,6 +184,7 @@ enum trace_chunk_type {
 	TRACE_CHUNK_CLOCK_SYNC = 8, /* since 1.2 */
 	TRACE_CHUNK_NODES = 9, /* since 1.2 */
 	TRACE_CHUNK_PROCESSES = 10, /* since 1.3 */
+	TRACE_CHUNK_PAD = 11, /* since 1.4: zeros (direct I/O's alignment) */
 };
 
 /*
@@ -328,6 +329,28 @@ struct trace_reader;
  */
 MON_API int trace_writer_open(struct trace_writer **wp, const char *path,
 			      const struct trace_info *info);
+
+/*
+ * Write the file with O_DIRECT where its file system gives the alignment
+ * (STATX_DIOALIGN: ext4, xfs, ... since Linux 6.1), else as usual: the
+ * records are neither copied into the page cache nor cleared pages for,
+ * which is most of a recorder's CPU. Each write is padded to the
+ * alignment with a PAD chunk (at most a block a write); a batch of
+ * records in memory aligned as statx says goes out from there.
+ */
+#define TRACE_WRITE_DIRECT (1u << 0)
+
+/*
+ * trace_writer_open_flags - trace_writer_open() with TRACE_WRITE_* @flags
+ *
+ * Return: as trace_writer_open(); -EINVAL for an unknown flag.
+ */
+MON_API int trace_writer_open_flags(struct trace_writer **wp, const char *path,
+				    const struct trace_info *info,
+				    unsigned int flags);
+
+/* trace_writer_direct - is @w writing with O_DIRECT (still)? */
+MON_API bool trace_writer_direct(const struct trace_writer *w);
 
 /*
  * trace_writer_events - append records as monitor_read() returned them

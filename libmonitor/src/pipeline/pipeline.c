@@ -125,6 +125,11 @@ void *mon_stage_priv(const struct mon_stage *st,
 	return st && st->ops == ops ? st->priv : NULL;
 }
 
+void *mon_sink_priv(const struct mon_sink *sk, const struct mon_sink_ops *ops)
+{
+	return sk && sk->ops == ops ? sk->priv : NULL;
+}
+
 void *mon_source_priv(const struct mon_source *src,
 		      const struct mon_source_ops *ops)
 {

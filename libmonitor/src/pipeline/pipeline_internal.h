@@ -24,6 +24,9 @@ MON_HIDDEN void *mon_source_priv(const struct mon_source *src,
 /* The same for a stage. */
 MON_HIDDEN void *mon_stage_priv(const struct mon_stage *st,
 				const struct mon_stage_ops *ops);
+/* The same for a sink. */
+MON_HIDDEN void *mon_sink_priv(const struct mon_sink *sk,
+			       const struct mon_sink_ops *ops);
 
 /*
  * Renumbering. A stage that drops or mixes records leaves holes or

@@ -16,6 +16,7 @@
 struct trace_sink {
 	struct trace_writer *w; /* NULL once closed */
 	uint64_t flushed_ns; /* CLOCK_MONOTONIC of the last flush */
+	bool direct; /* the writer wrote with O_DIRECT to the end */
 };
 
 /* Called at each horizon: the live source sends one at least every
@@ -69,7 +70,10 @@ static int trace_consume(void *priv, const struct mon_msg *msg)
 static int trace_finish(void *priv)
 {
 	struct trace_sink *ts = priv;
-	int ret = trace_writer_close(ts->w);
+	int ret;
+
+	ts->direct = trace_writer_direct(ts->w);
+	ret = trace_writer_close(ts->w);
 
 	ts->w = NULL;
 	return ret;
@@ -83,6 +87,15 @@ static void trace_destroy(void *priv)
 	free(ts);
 }
 
+static const struct mon_sink_ops trace_ops;
+
+bool mon_sink_trace_direct(const struct mon_sink *sk)
+{
+	const struct trace_sink *ts = mon_sink_priv(sk, &trace_ops);
+
+	return ts && (ts->w ? trace_writer_direct(ts->w) : ts->direct);
+}
+
 static const struct mon_sink_ops trace_ops = {
 	.name = "trace",
 	.consume = trace_consume,
@@ -93,6 +106,12 @@ static const struct mon_sink_ops trace_ops = {
 int mon_sink_trace(struct mon_sink **skp, const char *path,
 		   const struct trace_info *info)
 {
+	return mon_sink_trace_flags(skp, path, info, 0);
+}
+
+int mon_sink_trace_flags(struct mon_sink **skp, const char *path,
+			 const struct trace_info *info, unsigned int flags)
+{
 	struct trace_sink *ts;
 	int ret;
 
@@ -101,7 +120,7 @@ int mon_sink_trace(struct mon_sink **skp, const char *path,
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
 		return -ENOMEM;
-	ret = trace_writer_open(&ts->w, path, info);
+	ret = trace_writer_open_flags(&ts->w, path, info, flags);
 	if (!ret)
 		ret = mon_sink_new(skp, &trace_ops, ts);
 	if (ret) {

@@ -245,6 +245,7 @@ static const char *const chunk_names[] = {
 	[TRACE_CHUNK_CLOCK_SYNC] = "CLOCK_SYNC",
 	[TRACE_CHUNK_NODES] = "NODES",
 	[TRACE_CHUNK_PROCESSES] = "PROCESSES",
+	[TRACE_CHUNK_PAD] = "PAD",
 };
 
 static const char *chunk_name(uint32_t type)
