@@ -422,10 +422,12 @@ static void open_pipeline(struct recorder *rec, const char *out,
 	info = *mon_source_info(src);
 	add_own_tid(&info, gettid());
 	add_own_tid(&info, rec->runner_tid);
-	ret = mon_sink_trace(&sink, out, &info);
+	ret = mon_sink_trace_flags(&sink, out, &info,
+				   rec->buffered_io ? 0 : TRACE_WRITE_DIRECT);
 	if (ret)
 		die("-o %s: cannot write the trace: %s", out, strerror(-ret));
 	ret = mon_pipeline_add_sink(rec->p, sink);
+	rec->sink = sink;
 	if (!ret && extra)
 		ret = mon_pipeline_add_sink(rec->p, extra);
 	if (ret)
@@ -480,6 +482,9 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 	case 'S':
 		rec->system = true;
 		rec->cfg.flags |= MKM_CONFIG_SYSTEM;
+		return true;
+	case 'D':
+		rec->buffered_io = true;
 		return true;
 	case 'N':
 		rec->no_calibrate = true;
@@ -797,7 +802,7 @@ int recorder_finish(struct recorder *rec)
 	if (!mon_source_live_stats(mon_pipeline_source(rec->p), &st) &&
 	    st.events)
 		fprintf(stderr,
-			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each, %.0f%% in the kernel; %llu drains, %llu reads, %llu batches, %llu wake-ups)\n",
+			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each, %.0f%% in the kernel; %llu drains, %llu reads, %llu batches, %llu wake-ups; %s)\n",
 			(rec->user_ns + rec->sys_ns) / 1e6,
 			(unsigned long long)st.events,
 			(rec->user_ns + rec->sys_ns) / (double)st.events,
@@ -808,7 +813,10 @@ int recorder_finish(struct recorder *rec)
 			(unsigned long long)st.drains,
 			(unsigned long long)st.reads,
 			(unsigned long long)st.batches,
-			(unsigned long long)st.signals);
+			(unsigned long long)st.signals,
+			mon_sink_trace_direct(rec->sink) ?
+				"written with O_DIRECT" :
+				"written through the page cache");
 	say_deferrals(rec);
 	if (meta->lost_by_stats)
 		say_loss(rec, events, meta->lost_by_stats);

@@ -34,11 +34,12 @@
 		{ "pid", required_argument, NULL, 'p' },         \
 		{ "all-cpus", no_argument, NULL, 'S' },          \
 		{ "no-calibrate", no_argument, NULL, 'N' },      \
+		{ "buffered-io", no_argument, NULL, 'D' },       \
 	{                                                        \
 		"calibration", required_argument, NULL, 'C'      \
 	}
 #define RECORDER_USAGE                                                    \
-	"[-o FILE] [--buffer-size N] [--events LIST]\n"                   \
+	"[-o FILE] [--buffer-size N] [--events LIST] [--buffered-io]\n"   \
 	"       [--no-calibrate | --calibration FILE] -- CMD [ARGS...]\n" \
 	"       ... [-o FILE] ... -t TID[,TID...] | -p PID\n"             \
 	"       ... [-o FILE] ... -a [-- CMD [ARGS...]]"
@@ -46,6 +47,7 @@
 struct recorder {
 	struct monitor_config cfg;
 	bool no_calibrate;
+	bool buffered_io; /* --buffered-io: no O_DIRECT (TRACE_WRITE_DIRECT) */
 	const char *cal_file; /* --calibration: reused, not measured */
 	struct mon_calibration cal; /* stored after INFO (hdr.nr_cpus 0:
 				       none) */
@@ -58,6 +60,7 @@ struct recorder {
 	char **cmd; /* the command, or NULL */
 	struct monitor *mon;
 	struct mon_pipeline *p;
+	struct mon_sink *sink; /* the file's, in p */
 	pthread_t runner;
 	pid_t runner_tid;
 	pthread_barrier_t go; /* the runner waits for the pipeline to be whole */

@@ -302,7 +302,7 @@ int cmd_view(int argc, char **argv)
 	recorder_release(&lv.rec);
 	if (recording_opts || (lv.rec.cal_file && !play))
 		die_usage(
-			"view: -o, -b, -e, -t, -p and --no-calibrate go with --live, --calibration with --live or --play");
+			"view: -o, -b, -e, -t, -p, --no-calibrate and --buffered-io go with --live, --calibration with --live or --play");
 	if (optind != argc - 1)
 		die_usage("view: give one trace file");
 	setlocale(LC_ALL, "");
