@@ -10,7 +10,8 @@
 #                             [CB_BOOTS=... CB_PP_ROUNDS=... CB_MX_ITER=...
 #                              CB_MM_SIZE=... CB_HB_LOOPS=...
 #                              CB_SNG_OPS='switch=N ...'
-#                              CB_WORKLOADS='pingpong mixed']
+#                              CB_WORKLOADS='pingpong mixed'
+#                              CB_DISK=0: traces to the guest's tmpfs]
 #   make check-compensation   ping-pong and mixed, small, 2 boots: fails
 #                             when mkm is off (make check runs it)
 
@@ -46,10 +47,15 @@ $(CB_DIR)/cb_taskstats: bench/compensation/taskstats.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
+# The reference kernel's virtio disk and ext4 modules (make deps fetches
+# them): the bench's traces go to a disk, as a user's do (CB_DISK, run.sh).
+CB_DISK_KO := $(wildcard $(addprefix $(CACHE)/linux-image-$(KVER)/lib/modules/$(KVER)/kernel/,\
+	$(shell cat bench/compensation/disk-modules)))
+
 # Its own image: the guest's init loads mkm.ko (no monitor until mkm record
 # runs), the mkm command, the workloads, the listener and the guest script.
 $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
-		bench/compensation/build.mk \
+		bench/compensation/build.mk bench/compensation/disk-modules $(CB_DISK_KO) \
 		$(CB_PROGS) $(BUILD)/examples/matmul bench/compensation/guest.sh \
 		bench/compensation/listen.sh tests/compensation/calibrate_vm.sh
 	$(quiet) CPIO $@
@@ -62,7 +68,9 @@ $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 		-f $(CB_STRESS_NG):/bin/stress-ng \
 		-f bench/compensation/guest.sh:/bench/guest.sh \
 		-f bench/compensation/listen.sh:/bench/listen.sh \
-		-f tests/compensation/calibrate_vm.sh:/bench/calibrate_vm.sh
+		-f tests/compensation/calibrate_vm.sh:/bench/calibrate_vm.sh \
+		-f bench/compensation/disk-modules:/lib/disk/order \
+		$(foreach m,$(CB_DISK_KO),-f $(m):/lib/disk/$(notdir $(m)))
 
 CB_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
 export CB_VM_ARGS

@@ -8,7 +8,8 @@
 # hackbench hackbench-threads, and the stress-ng stressors switch futex
 # pipe hdd cpu), CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
 # CB_HB_GROUPS, CB_HB_LOOPS, CB_SNG_OPS (stressor=ops ...), CB_BUFFER
-# (mkm record --buffer-size).
+# (mkm record --buffer-size), CB_DISK (1: the traces are written to the
+# virtio disk's ext4, then moved to /out after each run).
 #
 # Per workload W and run R (unmon, mon), in /out:
 #   W.R.time    cb_time: the workload process's fork-to-reap CLOCK_MONOTONIC
@@ -20,6 +21,22 @@ set -eu
 
 # listen RUN, unlisten: the taskstats listener for run RUN.
 . /bench/listen.sh
+
+# Where mkm record writes: the disk (run.sh made its file system), or
+# /out on the guest's tmpfs.
+traces=/out
+if [ "${CB_DISK:-0}" = 1 ]; then
+	while read -r m; do
+		[ -f "/lib/disk/${m##*/}" ] || {
+			echo "guest.sh: no ${m##*/} in the image: make deps fetches the disk's modules (or CB_DISK=0)" >&2
+			exit 1
+		}
+		insmod "/lib/disk/${m##*/}"
+	done </lib/disk/order
+	mkdir -p /disk
+	mount -t ext4 /dev/vda /disk
+	traces=/disk
+fi
 
 # The operation count of stress-ng stressor $1 (CB_SNG_OPS, a list of
 # stressor=count).
@@ -66,12 +83,13 @@ for w in $CB_WORKLOADS; do
 		if [ $run = unmon ]; then
 			cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
 		else
-			mkm record --buffer-size "$CB_BUFFER" -o "/out/$w.mkm" -- \
+			mkm record --buffer-size "$CB_BUFFER" -o "$traces/$w.mkm" -- \
 				cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout" \
 				2>"/out/$w.$run.stderr" || { cat "/out/$w.$run.stderr" >&2; exit 1; }
 			cat "/out/$w.$run.stderr" >&2
 		fi
 		unlisten
 	done
+	[ $traces = /out ] || mv "$traces/$w.mkm" /out/
 done
 echo "cb: done"

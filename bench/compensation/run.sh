@@ -12,7 +12,11 @@
 # compare.py --check fails the run when mkm is off by more than the
 # tolerances (make check-compensation).
 # Environment: BUILD, CB_IMAGE, MKM (the host's mkm command), CB_VM_ARGS
-# (more tests/vm/run.sh options), and the sizes below.
+# (more tests/vm/run.sh options), the sizes below, and CB_DISK: 1 (the
+# bench's default), each boot's traces go to an ext4 file system on a
+# virtio disk, as a user's would, written with O_DIRECT (the trace
+# writer's TRACE_WRITE_DIRECT); 0 (the check's), to the guest's tmpfs,
+# through the page cache.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,7 +34,7 @@ bench)
 	: "${CB_MM_SIZE:=300}" "${CB_MM_THREADS:=4}"
 	: "${CB_HB_GROUPS:=4}" "${CB_HB_LOOPS:=110}"
 	: "${CB_SNG_OPS:=switch=40000 futex=20000 pipe=100000 hdd=2000 cpu=300}"
-	: "${CB_BOOTS:=5}"
+	: "${CB_BOOTS:=5}" "${CB_DISK:=1}"
 	timeout=3600 check=
 	;;
 check)
@@ -39,7 +43,7 @@ check)
 	: "${CB_MM_SIZE:=100}" "${CB_MM_THREADS:=4}"
 	: "${CB_HB_GROUPS:=4}" "${CB_HB_LOOPS:=10}"
 	: "${CB_SNG_OPS:=switch=10000 futex=5000 pipe=20000 hdd=500 cpu=60}"
-	: "${CB_BOOTS:=2}"
+	: "${CB_BOOTS:=2}" "${CB_DISK:=0}"
 	timeout=600 check=--check
 	;;
 *) echo "usage: $0 bench|check" >&2; exit 2 ;;
@@ -65,7 +69,7 @@ for boot in $(seq 1 "$CB_BOOTS"); do
 		echo "set -e"
 		for v in CB_WORKLOADS CB_PP_ROUNDS CB_MX_ITER CB_MM_SIZE \
 			CB_MM_THREADS CB_HB_GROUPS CB_HB_LOOPS CB_SNG_OPS \
-			CB_BUFFER; do
+			CB_BUFFER CB_DISK; do
 			echo "export $v='${!v}'"
 		done
 		echo "sh /bench/guest.sh"
@@ -75,12 +79,20 @@ for boot in $(seq 1 "$CB_BOOTS"); do
 		[ -z "$check" ] || [ "$boot" != 1 ] ||
 			echo "sh /bench/calibrate_vm.sh"
 	} >"$out.cmd"
+	disk=()
+	if [ "$CB_DISK" = 1 ]; then
+		# A fresh, sparse file system each boot; QEMU's DMA into it is
+		# not the guest's instructions, as a disk's is not a CPU's.
+		mke2fs -q -F -t ext4 -L cbtrace "$out.disk" 1G
+		disk=(-drive "file=$out.disk,if=virtio,format=raw,cache=unsafe")
+	fi
 	start=$(date +%s)
 	# shellcheck disable=SC2086 # CB_VM_ARGS is a list of options
 	flock /tmp/mkm-vm.lock "$top/tests/vm/run.sh" -s 1 \
 		-i "${CB_IMAGE:-$build/bench/compensation/initramfs.cpio.gz}" \
 		-c "$out.cmd" -o "$out" -l "$out.log" -t $timeout -a delayacct \
-		${CB_VM_ARGS:-} -- -icount shift=1,sleep=on
+		${CB_VM_ARGS:-} -- -icount shift=1,sleep=on "${disk[@]}"
+	rm -f "$out.disk"
 	echo "cb: boot $boot of $CB_BOOTS took $(($(date +%s) - start)) s on the host (lock wait included)"
 	dirs+=("$out")
 done

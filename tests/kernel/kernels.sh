@@ -137,10 +137,14 @@ dl_dir() {
 # The e1000 driver check-cluster's guests load (tests/slurm/cluster.sh),
 # of the reference kernel, in its image's folder.
 E1000=kernel/drivers/net/ethernet/intel/e1000/e1000.ko
+# The virtio disk and ext4 that bench-compensation writes its traces to
+# (the trace writer's direct I/O), in the order they load.
+mapfile -t DISK_MODULES <"$top/bench/compensation/disk-modules"
 # What the reference image gives besides its kernel: check-cluster's
-# network driver, and the lists of built-in modules that bench-vm's LTTng
-# modules are installed beside (depmod, the guest's modprobe).
-REFERENCE_FILES=("$E1000" modules.builtin modules.builtin.modinfo)
+# network driver, bench-compensation's disk, and the lists of built-in
+# modules that bench-vm's LTTng modules are installed beside (depmod, the
+# guest's modprobe).
+REFERENCE_FILES=("$E1000" "${DISK_MODULES[@]/#/kernel/}" modules.builtin modules.builtin.modinfo)
 
 # The image: its vmlinuz (boot/ up to 7.1, usr/lib/modules/RELEASE/ from
 # 7.2), and the ELF vmlinux taken out of it (QEMU boots that directly,
