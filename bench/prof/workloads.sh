@@ -9,7 +9,7 @@
 #
 # One boot of bench-compensation's image (one vCPU, -icount) with tbprof
 # (windows.sh). Each workload (pingpong, and stress-ng's switch, pipe and
-# futex stressors by default) runs unmonitored, then under mkm record
+# futex stressors by default; hackbench too) runs unmonitored, then under mkm record
 # writing to /dev/null (the kernel's write of the trace is
 # bench-profile-recorder's), each at ROUNDS (default 10000) and twice as
 # many operations, so that the command's start and the recording's setup
@@ -33,6 +33,8 @@ command_of() {
 	case $1 in
 	pingpong) echo "cb_pingpong -r $2 -o /tmp/truth" ;;
 	switch | pipe | futex) echo "stress-ng -q --$1 1 --$1-ops $2" ;;
+	# 160 processes: ROUNDS/250 loops, 40 at the default.
+	hackbench) echo "hackbench -g 4 -l $(($2 / 250))" ;;
 	*) echo "workloads.sh: unknown workload $1" >&2; exit 1 ;;
 	esac
 }
