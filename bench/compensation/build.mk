@@ -14,6 +14,7 @@
 #                              CB_DISK=0: traces to the guest's tmpfs]
 #   make check-compensation   ping-pong and mixed, small, 2 boots: fails
 #                             when mkm is off (make check runs it)
+# Both record to an ext4 file system on a virtio disk (CB_DISK=1).
 
 CB_DIR := $(BUILD)/bench/compensation
 CB_PROGS := $(addprefix $(CB_DIR)/,cb_pingpong cb_mixed cb_time cb_taskstats)

@@ -13,10 +13,10 @@
 # tolerances (make check-compensation).
 # Environment: BUILD, CB_IMAGE, MKM (the host's mkm command), CB_VM_ARGS
 # (more tests/vm/run.sh options), the sizes below, and CB_DISK: 1 (the
-# bench's default), each boot's traces go to an ext4 file system on a
-# virtio disk, as a user's would, written with O_DIRECT (the trace
-# writer's TRACE_WRITE_DIRECT); 0 (the check's), to the guest's tmpfs,
-# through the page cache.
+# default), each boot's traces go to an ext4 file system on a virtio
+# disk, as a user's would, written with O_DIRECT (the trace writer's
+# TRACE_WRITE_DIRECT), which needs the reference kernel's modules; 0, to
+# the guest's tmpfs, through the page cache.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,7 +43,7 @@ check)
 	: "${CB_MM_SIZE:=100}" "${CB_MM_THREADS:=4}"
 	: "${CB_HB_GROUPS:=4}" "${CB_HB_LOOPS:=10}"
 	: "${CB_SNG_OPS:=switch=10000 futex=5000 pipe=20000 hdd=500 cpu=60}"
-	: "${CB_BOOTS:=2}" "${CB_DISK:=0}"
+	: "${CB_BOOTS:=2}" "${CB_DISK:=1}"
 	timeout=600 check=--check
 	;;
 *) echo "usage: $0 bench|check" >&2; exit 2 ;;
