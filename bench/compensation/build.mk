@@ -58,7 +58,8 @@ CB_DISK_KO := $(wildcard $(addprefix $(CACHE)/linux-image-$(KVER)/lib/modules/$(
 $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 		bench/compensation/build.mk bench/compensation/disk-modules $(CB_DISK_KO) \
 		$(CB_PROGS) $(BUILD)/examples/matmul bench/compensation/guest.sh \
-		bench/compensation/listen.sh tests/compensation/calibrate_vm.sh
+		bench/compensation/listen.sh bench/compensation/disk.sh \
+		tests/compensation/calibrate_vm.sh
 	$(quiet) CPIO $@
 	$(Q)test -x $(CB_HACKBENCH) || { echo "no $(CB_HACKBENCH): make deps installs rt-tests" >&2; exit 1; }
 	$(Q)test -x $(CB_STRESS_NG) || { echo "no $(CB_STRESS_NG): make deps installs stress-ng" >&2; exit 1; }
@@ -69,6 +70,7 @@ $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 		-f $(CB_STRESS_NG):/bin/stress-ng \
 		-f bench/compensation/guest.sh:/bench/guest.sh \
 		-f bench/compensation/listen.sh:/bench/listen.sh \
+		-f bench/compensation/disk.sh:/bench/disk.sh \
 		-f tests/compensation/calibrate_vm.sh:/bench/calibrate_vm.sh \
 		-f bench/compensation/disk-modules:/lib/disk/order \
 		$(foreach m,$(CB_DISK_KO),-f $(m):/lib/disk/$(notdir $(m)))

@@ -22,19 +22,14 @@ set -eu
 # listen RUN, unlisten: the taskstats listener for run RUN.
 . /bench/listen.sh
 
+# mount_disk DIR: the virtio disk's ext4 on DIR.
+. /bench/disk.sh
+
 # Where mkm record writes: the disk (run.sh made its file system), or
 # /out on the guest's tmpfs.
 traces=/out
 if [ "${CB_DISK:-0}" = 1 ]; then
-	while read -r m; do
-		[ -f "/lib/disk/${m##*/}" ] || {
-			echo "guest.sh: no ${m##*/} in the image: make deps fetches the disk's modules (or CB_DISK=0)" >&2
-			exit 1
-		}
-		insmod "/lib/disk/${m##*/}"
-	done </lib/disk/order
-	mkdir -p /disk
-	mount -t ext4 /dev/vda /disk
+	mount_disk /disk
 	traces=/disk
 fi
 

@@ -4,7 +4,8 @@
 recorded event.
 
 Windows 1 and 2 are the unmonitored ping-pong at R and 2R rounds, 3 and 4
-the same under mkm record to the tmpfs, 5 and 6 to /dev/null. For each
+the same under mkm record to the tmpfs, 5 and 6 to /dev/null, 7 and 8 to
+an ext4 file system on a virtio disk (with direct I/O). For each
 recording, what its extra R rounds added over the unmonitored run's extra
 R rounds, divided by the extra events it recorded: the monitor's whole
 cost a recorded event (the sensor's and the recorder's), its setup
@@ -46,10 +47,10 @@ def main():
                 return "[" + (path.rsplit("/", 1)[-1] or "anon") + "]"
         return "[other user]"
 
-    w = {n: window("%s/window.%d" % (d, n), name) for n in range(1, 7)}
+    w = {n: window("%s/window.%d" % (d, n), name) for n in range(1, 9)}
     unmon = w[2].copy()
     unmon.subtract(w[1])
-    for first, what in ((3, "tmpfs"), (5, "null")):
+    for first, what in ((3, "tmpfs"), (5, "null"), (7, "disk")):
         with open("%s/%s.txt" % (d, what)) as f:
             reports = f.read()
         ev = [int(x) for x in re.findall(r"recorder: [0-9.]+ ms CPU for "
@@ -61,7 +62,8 @@ def main():
         per.subtract(w[first])
         per.subtract(unmon)
         events = ev[1] - ev[0]
-        where = "the guest's tmpfs" if what == "tmpfs" else "/dev/null"
+        where = {"tmpfs": "the guest's tmpfs", "null": "/dev/null",
+                 "disk": "an ext4 virtio disk"}[what]
         print("mkm record to %s: %d more events; its reports:" %
               (where, events))
         for line in reports.splitlines():

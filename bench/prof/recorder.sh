@@ -8,7 +8,8 @@
 # One boot of bench-compensation's image (one vCPU, -icount) with tbprof:
 # cb_pingpong -r ROUNDS (default 20000) unmonitored, then under mkm record
 # writing to the guest's tmpfs, then writing to /dev/null (the kernel's
-# write of the trace apart). Address space layout
+# write of the trace apart), then to an ext4 file system on a virtio disk,
+# with direct I/O (as bench-compensation records). Address space layout
 # randomisation is off in the guest, so mkm's addresses are its file's:
 # recorder.py names them with the host's binary (the same file) and
 # prints, per recorded event, what each recording added over the
@@ -37,17 +38,23 @@ rec="mkm record --no-calibrate --buffer-size ${CB_BUFFER:-64M}"
 	for r in $rounds $((2 * rounds)); do
 		echo "mark open; cb_pingpong -r $r -o /tmp/t >/dev/null; mark close"
 	done
-	for out in tmpfs null; do
-		file=/tmp/p.mkm
-		[ $out = tmpfs ] || file=/dev/null
+	for out in tmpfs null disk; do
+		case $out in
+		tmpfs) file=/tmp/p.mkm ;;
+		null) file=/dev/null ;;
+		disk) file=/disk/p.mkm; echo ". /bench/disk.sh; mount_disk /disk" ;;
+		esac
 		for r in $rounds $((2 * rounds)); do
 			echo "mark open"
 			echo "$rec -o $file -- sh -c 'cat /proc/\$PPID/maps >/out/maps; exec cb_pingpong -r $r -o /tmp/t' >/dev/null 2>>/out/$out.txt"
 			echo "mark close"
-			echo "rm -f /tmp/p.mkm"
+			[ $out = null ] || echo "rm -f $file"
 		done
 	done
 	echo "cat /proc/kallsyms >/out/kallsyms"
 } >"$dir/guest.sh"
-BUILD=$build "$top/bench/prof/windows.sh" "$dir"
+mke2fs -q -F -t ext4 "$dir/disk" 1G
+BUILD=$build "$top/bench/prof/windows.sh" "$dir" \
+	-drive "file=$dir/disk,if=virtio,format=raw,cache=unsafe"
+rm -f "$dir/disk"
 python3 "$top/bench/prof/recorder.py" --mkm "$build/tools/mkm" "$dir/out"

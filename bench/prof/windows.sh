@@ -6,7 +6,7 @@
 # them, the boot's log in DIR/log. recorder.sh and workloads.sh write the
 # guest script.
 #
-#   bench/prof/windows.sh DIR
+#   bench/prof/windows.sh DIR [QEMU-ARG...]
 #
 # Environment: BUILD, CB_IMAGE.
 set -euo pipefail
@@ -14,11 +14,12 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 case $build in /*) ;; *) build=$top/$build ;; esac
-dir=${1:?usage: $0 DIR}
+dir=${1:?usage: $0 DIR [QEMU-ARG...]}
+shift
 
 flock /tmp/mkm-vm.lock "$top/tests/vm/run.sh" -s 1 \
 	-i "${CB_IMAGE:-$build/bench/compensation/initramfs.cpio.gz}" \
 	-f "$build/bench/prof/mark:/bin/mark" -c "$dir/guest.sh" \
 	-o "$dir/out" -l "$dir/log" -t 1200 \
 	-- -icount shift=1,sleep=on \
-	-plugin "$build/bench/prof/tbprof.so,out=$dir/out/window"
+	-plugin "$build/bench/prof/tbprof.so,out=$dir/out/window" "$@"
