@@ -2,7 +2,7 @@
 # disk.sh - sourced in the guest (guest.sh, bench/prof/recorder.sh):
 # mount_disk DIR loads the reference kernel's virtio and ext4 modules
 # (/lib/disk, in the order of disk-modules) and mounts the virtio disk
-# run.sh made (an ext4 image) on DIR.
+# that run.sh or bench/prof/recorder.sh attached (an ext4 image) on DIR.
 
 mount_disk() {
 	while read -r m; do
