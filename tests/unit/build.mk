@@ -15,6 +15,8 @@ TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
 TU_LIBS := -lcmocka -lm -pthread
 # test_monitor replaces the system calls under the MKM calls.
 TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close,--wrap=mmap
+# test_trace fails the trace writer's writes.
+TU_WRAP_test_trace := -Wl,--wrap=writev
 
 UNIT_TESTS += $(LIBMON_TEST_BINS)
 $(TU_DIR)/test_cluster $(TU_DIR)/san/test_cluster: tests/unit/synjob.h

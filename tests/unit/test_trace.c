@@ -4,10 +4,12 @@
  * every truncation and a corruption of a real file, which must give a
  * clear error at the right offset with everything before it readable.
  */
+#define _GNU_SOURCE /* statx */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "evstream.h"
@@ -47,6 +49,38 @@ static void drop(struct file *f)
 {
 	unlink(f->path);
 	free(f->data);
+}
+
+/*
+ * The writer's writev() (tests/unit/build.mk wraps it): the n-th call
+ * from now fails as a file system may fail a direct write it let open,
+ * with EINVAL, or short (its first block alone, writev_block bytes).
+ */
+enum writev_fault { WRITEV_OK, WRITEV_EINVAL, WRITEV_SHORT };
+static enum writev_fault writev_fault;
+static int writev_countdown;
+static size_t writev_block;
+
+ssize_t __real_writev(int fd, const struct iovec *iov, int n);
+ssize_t __wrap_writev(int fd, const struct iovec *iov, int n);
+
+ssize_t __wrap_writev(int fd, const struct iovec *iov, int n)
+{
+	enum writev_fault f = writev_fault;
+	struct iovec block;
+
+	if (f == WRITEV_OK || --writev_countdown > 0)
+		return __real_writev(fd, iov, n);
+	writev_fault = WRITEV_OK;
+	if (f == WRITEV_EINVAL) {
+		errno = EINVAL;
+		return -1;
+	}
+	while (n > 1 && !iov->iov_len) /* out may be empty, the batch not */
+		iov++, n--;
+	assert_true(iov->iov_len >= writev_block);
+	block = (struct iovec){ iov->iov_base, writev_block };
+	return __real_writev(fd, &block, 1);
 }
 
 static void fill(struct mkm_event *ev, size_t n, uint64_t t0)
@@ -1080,9 +1114,10 @@ static void test_mon_crc32c_known_value(void **state)
  * each write padded to it, batches in aligned memory written from there
  * and the others buffered; elsewhere (tmpfs) as usual. Either way every
  * record, the horizon and the threads read back in order, and END counts
- * them (the reader checks it).
+ * them (the reader checks it). With @fault, the third write fails (see
+ * __wrap_writev): direct I/O is off from there on and nothing is lost.
  */
-static void direct_roundtrip(const char *dir)
+static void direct_roundtrip(const char *dir, enum writev_fault fault)
 {
 	static const struct {
 		size_t n, skew; /* records, and bytes off the page */
@@ -1117,6 +1152,19 @@ static void direct_roundtrip(const char *dir)
 						 TRACE_WRITE_DIRECT),
 			 0);
 	direct = trace_writer_direct(w);
+	if (fault && !direct) {
+		print_message("%s: no direct I/O to fail: skipped\n", dir);
+		goto skipped;
+	}
+	if (fault) {
+		struct statx sx;
+
+		assert_int_equal(
+			statx(AT_FDCWD, f.path, 0, STATX_DIOALIGN, &sx), 0);
+		writev_block = sx.stx_dio_offset_align;
+	}
+	writev_fault = fault;
+	writev_countdown = 3;
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		struct mkm_event *ev = (void *)((char *)page + calls[i].skew);
 
@@ -1131,7 +1179,8 @@ static void direct_roundtrip(const char *dir)
 		if (i == 5)
 			assert_int_equal(trace_writer_flush(w, 1), 0);
 	}
-	assert_int_equal(trace_writer_direct(w), direct);
+	assert_int_equal(writev_fault, WRITEV_OK); /* it did fail */
+	assert_int_equal(trace_writer_direct(w), direct && !fault);
 	assert_int_equal(trace_writer_close(w), 0);
 
 	assert_int_equal(stat(f.path, &st), 0);
@@ -1150,16 +1199,25 @@ static void direct_roundtrip(const char *dir)
 	assert_string_equal(trace_reader_error(r, NULL), "");
 	assert_int_equal(events, at);
 	assert_int_equal(threads, 1);
-	if (direct) { /* every write ended on a block, the last with END */
+	if (fault) { /* padded up to the failed write, not after */
+		assert_true(pads > 0);
+	} else if (direct) { /* every write ended on a block, END too */
 		assert_true(pads > 0);
 		assert_int_equal(st.st_size % 512, 0);
 	} else {
 		assert_int_equal(pads, 0);
 	}
-	print_message("%s: %s, %zu PAD chunks, %lld bytes\n", dir,
-		      direct ? "O_DIRECT" : "buffered", pads,
-		      (long long)st.st_size);
+	print_message("%s: %s%s, %zu PAD chunks, %lld bytes\n", dir,
+		      direct ? "O_DIRECT" : "buffered",
+		      fault == WRITEV_EINVAL ? ", then EINVAL" :
+		      fault == WRITEV_SHORT  ? ", then a short write" :
+					       "",
+		      pads, (long long)st.st_size);
 	trace_reader_close(r);
+	goto done;
+skipped:
+	assert_int_equal(trace_writer_close(w), 0);
+done:
 	free(all);
 	free(page);
 	drop(&f);
@@ -1168,8 +1226,17 @@ static void direct_roundtrip(const char *dir)
 static void test_trace_writer_direct_io(void **state)
 {
 	(void)state;
-	direct_roundtrip("/tmp");
-	direct_roundtrip("/dev/shm");
+	direct_roundtrip("/tmp", WRITEV_OK);
+	direct_roundtrip("/dev/shm", WRITEV_OK);
+}
+
+/* A direct write refused after the file opened with O_DIRECT (EINVAL, or
+ * short): the writer goes on through the page cache, every record kept. */
+static void test_trace_writer_direct_io_refused(void **state)
+{
+	(void)state;
+	direct_roundtrip("/tmp", WRITEV_EINVAL);
+	direct_roundtrip("/tmp", WRITEV_SHORT);
 }
 
 static void test_trace_writer_batches_any_size(void **state)
@@ -1275,6 +1342,7 @@ int main(void)
 		cmocka_unit_test(test_mon_crc32c_hard_matches_table),
 		cmocka_unit_test(test_trace_writer_batches_any_size),
 		cmocka_unit_test(test_trace_writer_direct_io),
+		cmocka_unit_test(test_trace_writer_direct_io_refused),
 	};
 
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
