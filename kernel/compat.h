@@ -26,9 +26,19 @@
 #include <linux/sched/task.h>
 #include <linux/version.h>
 
-#if __has_include("linux/sched/exec_state.h")
+/*
+ * 7.2: dumpability moved from mm->flags to task->exec_state, under RCU.
+ * Debian 12's sparse (make style, on 6.1's headers) has no __has_include:
+ * it checks the older branch.
+ */
+#ifdef __CHECKER__
+#define MKM_HAVE_EXEC_STATE 0
+#include <linux/sched/coredump.h>
+#elif __has_include("linux/sched/exec_state.h")
+#define MKM_HAVE_EXEC_STATE 1
 #include <linux/sched/exec_state.h>
 #else
+#define MKM_HAVE_EXEC_STATE 0
 #include <linux/sched/coredump.h>
 #endif
 
@@ -59,8 +69,7 @@
  * sleep on PREEMPT_RT) and for any task on 7.2 on; else it takes
  * task_lock(), a sleeping lock on PREEMPT_RT.
  */
-#if __has_include("linux/sched/exec_state.h")
-/* 7.2: dumpability moved from mm->flags to task->exec_state, under RCU. */
+#if MKM_HAVE_EXEC_STATE
 static inline bool mkm_task_dumpable(struct task_struct *task)
 {
 	const struct task_exec_state *es;
@@ -94,7 +103,7 @@ static inline bool mkm_task_dumpable(struct task_struct *task)
  * change), or a sibling's that shares its mm: either is seen at the
  * task's next switch.
  */
-#if __has_include("linux/sched/exec_state.h")
+#if MKM_HAVE_EXEC_STATE
 static __always_inline bool mkm_task_dumpable_sched(struct task_struct *task)
 {
 	return mkm_task_dumpable(task);
