@@ -23,6 +23,11 @@
  *   task_post_fork  thread_monitor() on each task, before it execs
  *   exit            the end exchange, the rest drained, the trace closed
  *
+ * Each trace is written with O_DIRECT where its file system allows, as
+ * mkm record's (a node-local disk; NFS and other shared file systems say
+ * no alignment and are written through the page cache);
+ * --mkm-buffered-io always goes through the page cache.
+ *
  * The clock exchange: node 0 is the reference; it listens on TCP (port
  * --mkm-port, or 40000 + (job * 31 + step) % 20000) and answers every
  * other node of the step, which connects to the step's first host. With
@@ -31,6 +36,7 @@
  * connection (mkm merge aligns linearly between consecutive exchanges).
  *
  * plugstack.conf:  optional mkm.so [output=TEMPLATE] [port=N] [sync=S]
+ *                  [buffered-io]
  *
  * A callback fails with FAIL, negative: slurmstepd tests spank_user()
  * and spank_task_post_fork() with < 0, so ESPANK_ERROR (positive) would
@@ -73,6 +79,7 @@ static struct {
 	char output[PATH_MAX];
 	unsigned int port;
 	uint64_t sync_ns; /* periodic exchanges' period (0: none) */
+	bool buffered_io; /* no O_DIRECT (TRACE_WRITE_DIRECT) */
 	/* In slurmstepd: */
 	struct monitor *mon;
 	bool mon_tried; /* monitor_create() called in init_post_opt, */
@@ -80,6 +87,7 @@ static struct {
 	struct mon_source *src;
 	struct mon_stage *sync;
 	struct mon_pipeline *p;
+	struct mon_sink *sink; /* the pipeline's: asked how it wrote */
 	pthread_t runner, server;
 	pthread_t *served; /* node 0: a thread per other node */
 	/* The other nodes, with --mkm-sync: the periodic exchanges' thread;
@@ -172,6 +180,15 @@ static int opt_sync(int val, const char *arg, int remote)
 	return ESPANK_SUCCESS;
 }
 
+static int opt_buffered_io(int val, const char *arg, int remote)
+{
+	(void)val;
+	(void)arg;
+	(void)remote;
+	mkm.buffered_io = true;
+	return ESPANK_SUCCESS;
+}
+
 static struct spank_option options[] = {
 	{ "mkm", "[events]",
 	  "Record the step's tasks with mkm on every node (events: "
@@ -189,6 +206,10 @@ static struct spank_option options[] = {
 	  "Also exchange clocks with node 0 every this many seconds "
 	  "(default: at the step's start and end only)",
 	  1, 0, opt_sync },
+	{ "mkm-buffered-io", NULL,
+	  "Write the traces through the page cache (default: with O_DIRECT "
+	  "where the file system allows)",
+	  0, 0, opt_buffered_io },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -211,9 +232,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			ret = opt_port(0, av[i] + 5, 0);
 		else if (!strncmp(av[i], "sync=", 5))
 			ret = opt_sync(0, av[i] + 5, 0);
+		else if (!strcmp(av[i], "buffered-io"))
+			ret = opt_buffered_io(0, NULL, 0);
 		else
 			slurm_error("mkm: plugstack.conf: unknown argument "
-				    "'%s' (output=TEMPLATE, port=N, sync=S)",
+				    "'%s' (output=TEMPLATE, port=N, sync=S, "
+				    "buffered-io)",
 				    av[i]);
 		if (ret != ESPANK_SUCCESS)
 			return FAIL;
@@ -576,7 +600,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (!ret)
 		ret = mon_pipeline_add_stage(mkm.p, mkm.sync);
 	if (!ret) {
-		ret = mon_sink_trace(&sink, mkm.path, &info);
+		ret = mon_sink_trace_flags(
+			&sink, mkm.path, &info,
+			mkm.buffered_io ? 0 : TRACE_WRITE_DIRECT);
 		if (ret) {
 			slurm_error("mkm: node %s: %s: %s (is the directory "
 				    "writable by the job's user?)",
@@ -584,6 +610,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 			goto err_destroy;
 		}
 		ret = mon_pipeline_add_sink(mkm.p, sink);
+		mkm.sink = ret ? NULL : sink; /* else destroyed */
 	}
 	if (!ret)
 		ret = start_clock(sp, reference);
@@ -665,9 +692,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 			    mon_pipeline_error(mkm.p, NULL));
 	else
 		slurm_info("mkm: node %s: wrote %s (%" PRIu64
-			   " events, %" PRIu64 " lost)",
-			   mkm.node, mkm.path, events, lost);
+			   " events, %" PRIu64 " lost, %s)",
+			   mkm.node, mkm.path, events, lost,
+			   mon_sink_trace_direct(mkm.sink) ?
+				   "with O_DIRECT" :
+				   "through the page cache");
 	mon_pipeline_destroy(mkm.p);
+	mkm.sink = NULL;
 	monitor_terminate(mkm.mon);
 	mkm.mon = NULL;
 	free(mkm.served);

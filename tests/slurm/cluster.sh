@@ -176,6 +176,19 @@ cat "$work"/n*.vm | grep '^  cluster:' | sed 's/^  //' || true
 ran() { [ -f "$logs/$1.rc" ] && [ "$(cat "$logs/$1.rc")" = "$2" ]; }
 show() { for f in "$logs/$1.out" "$logs/$1.err"; do [ -s "$f" ] && sed "s|^|  $(basename "$f"): |" "$f"; done; true; }
 
+# check_wrote NAME ID I HOW: n$I's slurmd log says the plugin wrote job
+# ID's trace, none lost, HOW (an extended regex).
+check_wrote() {
+	local line
+	line=$(grep -E "mkm: node n$3: wrote /out/$2/n$3.mkm \([0-9]+ events, 0 lost, $4\)" \
+		"$work/out/n$3/logs/slurmd-n$3.log" | head -n1)
+	if [ -n "$line" ]; then
+		pass "$1: job $2: n$3's slurmd log: ${line##*: node n$3: }"
+	else
+		fail "$1: job $2: n$3's slurmd log has no 'wrote /out/$2/n$3.mkm (..., 0 lost, $4)'"
+	fi
+}
+
 # The traces of one job: every node's, merged, each node's tasks tracked.
 # check_job NAME OUTPUT MIN: MIN exchanges at least per node (2: the
 # start and end; more with --mkm-sync's periodic ones).
@@ -197,6 +210,7 @@ check_job() {
 		fi
 		cp "$trace" "$dir/"
 		"$mkm" report "$trace" >"$dir/n$i.report" 2>&1 || fail "$name: mkm report n$i.mkm failed"
+		check_wrote "$name" "$id" "$i" "(with O_DIRECT|through the page cache)"
 		# The task, its 5 threads and 5 children (cluster_job.c's ROUNDS).
 		local tracked
 		tracked=$(awk '/^Microstates per thread/ { p = 1; next } p && NF == 0 { exit }
@@ -282,6 +296,7 @@ check_barrier() {
 	mkdir -p "$dir"
 	for ((i = 0; i < nodes; i++)); do
 		cp "$work/out/n$i/$id/n$i.mkm" "$dir/" || fail "srun-barrier: job $id: n$i wrote no trace"
+		check_wrote srun-barrier "$id" "$i" "through the page cache" # --mkm-buffered-io
 	done
 	merged=$work/job$id.mkm
 	"$mkm" merge "$dir" -o "$merged" >"$dir/merge.out" 2>&1 ||

@@ -94,7 +94,7 @@ cluster_jobs() {
 	as_user sbatch-mkm "sbatch -W -N$nodes -o /out/logs/sbatch-job.out --mkm --mkm-output=/out/%j.%s/%N.mkm --wrap 'srun cluster_job'"
 	# 3. Ranks meeting at barriers across the nodes, a daemon beside n1's
 	# (examples/cluster_barrier): 60 rounds of 20 ms and a TCP barrier.
-	as_user srun-barrier "srun -N$nodes --mkm --mkm-output=/out/%j.%s/%N.mkm cluster_barrier 60 20 1"
+	as_user srun-barrier "srun -N$nodes --mkm --mkm-buffered-io --mkm-output=/out/%j.%s/%N.mkm cluster_barrier 60 20 1"
 	# 4. A node without the module: the step must fail and say why.
 	srun -N1 -w n$((nodes - 1)) rmmod mkm >$log/rmmod.out 2>&1
 	as_user srun-nomod "srun -N$nodes --mkm --mkm-output=/out/nomod/%j/%N.mkm cluster_job"

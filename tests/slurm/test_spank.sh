@@ -54,7 +54,8 @@ expect 1 "error: mkm: --mkm-sync=2x: the seconds" -- --mkm-sync=2x
 expect 1 "error: mkm: --mkm-sync=0.01: the seconds between periodic clock exchanges, 0.1 to 86400" -- --mkm-sync=0.01
 expect 1 "error: mkm: plugstack.conf: unknown argument 'bogus=1'" bogus=1 --
 expect 1 "error: mkm: --mkm-sync=-1: the seconds" sync=-1 --
-expect 0 "" "output=$w/o/%N.mkm" port=4242 sync=0.5 -- --mkm-output="$w/p/%j.mkm" --mkm-sync=10
+expect 0 "" "output=$w/o/%N.mkm" port=4242 sync=0.5 buffered-io -- --mkm-output="$w/p/%j.mkm" --mkm-sync=10 --mkm-buffered-io
+expect 1 "error: mkm: plugstack.conf: unknown argument 'buffered-io=1' (output=TEMPLATE, port=N, sync=S, buffered-io)" buffered-io=1 --
 # An output under a file cannot be made: said, before any monitor.
 : >"$w/file"
 expect 1 "error: mkm: node n3: --mkm-output $w/file/%N.mkm: Not a directory" \
