@@ -303,6 +303,28 @@ static void test_record_exit_status_is_the_commands(void **state)
 		0);
 }
 
+/*
+ * The recorder's memory gets no transparent huge pages (a khugepaged scan
+ * of it would take the CPU from the command), and the command gets the
+ * machine's policy, as unrecorded: /proc's THP_enabled says so for each.
+ */
+static void test_record_huge_pages_off_for_the_recorder_alone(void **state)
+{
+	char plain[64];
+
+	(void)state;
+	assert_int_equal(sh("grep THP_enabled /proc/self/status >/tmp/thp"), 0);
+	snprintf(plain, sizeof(plain), "%s", slurp("/tmp/thp"));
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/t.mkm -- sh -c "
+		   "'grep THP_enabled /proc/self/status; "
+		   "grep THP_enabled /proc/$PPID/status' >/tmp/thp 2>/dev/null"),
+		0);
+	assert_int_equal(strncmp(slurp("/tmp/thp"), plain, strlen(plain)), 0);
+	assert_string_equal(slurp("/tmp/thp") + strlen(plain),
+			    "THP_enabled:\t0\n");
+}
+
 /* An existing output is kept as FILE.old, as perf keeps perf.data.old. */
 static void test_record_keeps_old_output(void **state)
 {
@@ -616,6 +638,8 @@ int main(void)
 		cmocka_unit_test(test_record_unknown_tid),
 		cmocka_unit_test(test_record_unwritable_output),
 		cmocka_unit_test(test_record_exit_status_is_the_commands),
+		cmocka_unit_test(
+			test_record_huge_pages_off_for_the_recorder_alone),
 		cmocka_unit_test(test_record_keeps_old_output),
 		cmocka_unit_test(test_record_sigint_before_start_says_so),
 		cmocka_unit_test(test_record_pid_keeps_process),
