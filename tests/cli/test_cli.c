@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -305,14 +306,14 @@ static void test_record_exit_status_is_the_commands(void **state)
 
 /*
  * The recorder's memory gets no transparent huge pages (a khugepaged scan
- * of it would take the CPU from the command), and the command gets the
- * machine's policy, as unrecorded: /proc's THP_enabled says so for each.
+ * of it would take the CPU from the command), and the command the policy
+ * it would have unrecorded, turned off too where mkm's own parent turned
+ * it off: /proc's THP_enabled says so for each.
  */
-static void test_record_huge_pages_off_for_the_recorder_alone(void **state)
+static void thp_as_unrecorded(void)
 {
 	char plain[64];
 
-	(void)state;
 	assert_int_equal(sh("grep THP_enabled /proc/self/status >/tmp/thp"), 0);
 	snprintf(plain, sizeof(plain), "%s", slurp("/tmp/thp"));
 	assert_int_equal(
@@ -323,6 +324,15 @@ static void test_record_huge_pages_off_for_the_recorder_alone(void **state)
 	assert_int_equal(strncmp(slurp("/tmp/thp"), plain, strlen(plain)), 0);
 	assert_string_equal(slurp("/tmp/thp") + strlen(plain),
 			    "THP_enabled:\t0\n");
+}
+
+static void test_record_huge_pages_off_for_the_recorder_alone(void **state)
+{
+	(void)state;
+	thp_as_unrecorded();
+	assert_int_equal(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+	thp_as_unrecorded();
+	assert_int_equal(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
 }
 
 /* An existing output is kept as FILE.old, as perf keeps perf.data.old. */

@@ -94,6 +94,9 @@ static void monitor_or_die(struct recorder *rec, pid_t tid)
 		die("thread %d: %s", tid, monitor_strerror(ret));
 }
 
+/* PR_GET_THP_DISABLE's answer before recorder_start() turned it on. */
+static int thp_disable_before;
+
 /* Starts CMD stopped before exec, so it is monitored from its first step. */
 static pid_t spawn(char **argv, int *go_fd, int *err_fd)
 {
@@ -112,9 +115,9 @@ static pid_t spawn(char **argv, int *go_fd, int *err_fd)
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* CMD gets the machine's huge page policy, as unrecorded
+		/* CMD gets the huge page policy it would have unrecorded
 		 * (the flag would outlive exec: recorder_start()). */
-		prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+		prctl(PR_SET_THP_DISABLE, thp_disable_before, 0, 0, 0);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -633,6 +636,7 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	 * for milliseconds (4.3 ms at a time in bench-compensation's boots,
 	 * in none of the unrecorded runs).
 	 */
+	thp_disable_before = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0;
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (rec->cmd && (ret = command_error(rec->cmd[0]))) {
 		warnx_("%s: %s", rec->cmd[0], strerror(ret));
