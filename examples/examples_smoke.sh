@@ -18,7 +18,8 @@ cat sensor.out
 awk '/switches recorded per switch/ { if ($5 + 0 < 0.9) bad = 1; seen = 1 }
      END { if (!seen || bad) { print "smoke: sensor_cost drained too few events"; exit 1 } }' sensor.out
 const_overhead -r 200 -n 2 | grep -q T_const-overhead || { echo "smoke: const_overhead"; exit 1; }
-# The studies of seeds 001-003, system-wide: their tables have their rows.
+# The papers' studies (noise, idle CPUs, barriers), system-wide: their
+# tables have their rows.
 noise -n 300 -w 20000 -r 200 >noise.out
 cat noise.out
 grep -q '^FTQ under a system-wide monitor: 300 quanta' noise.out || { echo "smoke: noise printed no summary"; exit 1; }

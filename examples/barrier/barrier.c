@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * barrier.c - seed 001 (BSC, AIX trace + Paraver: "the influence of
- * interrupts and system daemons on fine grain applications"): N threads,
- * one per CPU, loop on a short computation and a busy-waiting barrier, as
- * the seed's MPI tasks did, while a daemon wakes now and then; a
- * system-wide monitor records the machine. Each barrier waits for its last
- * thread; when that wait is long, the last thread's compute phase was
- * stretched, and libmonitor's noise_thread() over that phase says by whom:
+ * barrier.c - the Barcelona Supercomputing Center's study "Analyzing the
+ * influence of interrupts and system daemons on fine grain applications"
+ * (AIX trace + Paraver): N threads, one per CPU, loop on a short
+ * computation and a busy-waiting barrier, as that study's MPI tasks did,
+ * while a daemon wakes now and then; a system-wide monitor records the
+ * machine. Each barrier waits for its last thread; when that wait is long,
+ * the last thread's compute phase was stretched, and libmonitor's
+ * noise_thread() over that phase says by whom:
  * a thread that preempted it (the daemon, a kernel thread) or an interrupt
  * handler. Then the CPU x thread matrix of the workers and their intruders
- * (the seed's 2D analysis).
+ * (the study's 2D analysis).
  *
  * The barrier blocks (pthread_barrier_wait) unless -s makes it spin as
  * MPI's do: under an emulator that runs one virtual CPU at a time (QEMU's
@@ -93,7 +94,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* A daemon: wakes every daemon_ms and runs about 100 us (seed 001's
+/* A daemon: wakes every daemon_ms and runs about 100 us (the BSC study's
  * daemons slept 46 ms and ran about 21 us). */
 static void *daemon_main(void *arg)
 {
@@ -307,7 +308,7 @@ int main(int argc, char **argv)
 		       tally[i].taken / 1e3);
 	printf("%-24s %-7s %9lu\n", "(nothing recorded)", "-", unexplained);
 
-	/* The seed's 2D analysis: workers and intruding threads. */
+	/* The BSC study's 2D analysis: workers and intruding threads. */
 	for (i = 0; i < nthreads && ncol < 16; i++)
 		cols[ncol++] = tl_find(tl, (uint32_t)w[i].tid);
 	for (i = 0; i < nt && ncol < 10; i++)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cluster_barrier: seed 001's barrier program across nodes, one task per
- * node under srun --mkm (README.md; check-cluster runs it): ROUNDS rounds of a COMPUTE_MS
+ * cluster_barrier: the barrier program of BSC's study of interrupts and
+ * daemons (examples/barrier) across nodes, one task per node under srun
+ * --mkm (README.md; check-cluster runs it): ROUNDS rounds of a COMPUTE_MS
  * compute phase and a barrier over TCP, which rank 0 gathers (a byte from
  * each other rank) and releases (a byte to each). On the node whose id is
  * NOISE_NODE the task forks "noised", a daemon that wakes every 70 ms and

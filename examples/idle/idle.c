@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * idle.c - seed 002 (LKML, "Let idle CPUs sleep"): how long each CPU of an
+ * idle.c - Vaddagiri's measurement in "(How to) Let idle CPUs sleep" (LKML,
+ * 2005): how long each CPU of an
  * idle machine sleeps before something wakes it, and what does. A
  * system-wide monitor records the machine for SECONDS while this program
  * sleeps; libmonitor rebuilds each CPU's idle task as a thread (swapper/N)
  * whose RUN intervals are the CPU's sleeps, and idle_analyse() tabulates
- * them as the seed did (samples, mean, std dev, max, min per CPU), with
+ * them as that post did (samples, mean, std dev, max, min per CPU), with
  * what ended them: the local timer (the tick, and every hrtimer), an IPI,
  * a device interrupt, or a thread switched in without an interrupt here.
  *

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * noise.c - seed 003 (Tsafrir et al., "System noise and OS clock ticks"):
+ * noise.c - Tsafrir, Etsion, Feitelson and Kirkpatrick, "System Noise, OS
+ * Clock Ticks, and Fine-Grained Parallel Applications" (ICS 2005):
  * the fixed-work-quantum benchmark under a system-wide monitor, each
  * stretched quantum ascribed to what took its time, p measured for several
  * delay thresholds, and the noise law checked.

@@ -3,17 +3,21 @@
  * mon_analysis.h - what the rest of the machine does to a thread, computed
  * from a rebuilt timeline (included by libmonitor.h):
  *
- *  noise_*   noise attribution (seeds 001 and 003): for a thread and a
- *            time window, the time taken from it by each other thread and
- *            by each interrupt handler, with counts and the period of
- *            periodic intruders
- *  idle_*    idle CPUs (seed 002): per CPU, the idle intervals' count,
+ *  noise_*   noise attribution, as the Barcelona Supercomputing
+ *            Center's study of interrupts and daemons (AIX trace and
+ *            Paraver) and Tsafrir et al.'s "System Noise, OS Clock Ticks,
+ *            and Fine-Grained Parallel Applications" (ICS 2005) do it: for
+ *            a thread and a time window, the time taken from it by each
+ *            other thread and by each interrupt handler, with counts and
+ *            the period of periodic intruders
+ *  idle_*    idle CPUs, as Vaddagiri's "(How to) Let idle CPUs sleep"
+ *            (LKML, 2005) tabled them: per CPU, the idle intervals' count,
  *            mean, standard deviation, minimum and maximum, a histogram of
  *            their lengths, and what ended them
  *  mon_critical_path  what a thread waited for (Trace Compass's critical
  *            path): back from an instant, its own running and queueing,
  *            and through each sleep the waker's, recursively
- *  mon_barriers  seed 001's barrier study from the trace alone: threads
+ *  mon_barriers  BSC's barrier study from the trace alone: threads
  *            that loop on a compute phase and a barrier (a job's ranks on
  *            the nodes of a merged trace) cut into rounds; for each
  *            round, the last to arrive and what took time from its phase
@@ -168,11 +172,12 @@ struct idle_report {
 };
 
 /*
- * idle_analyse - seed 002's table: each CPU's idle intervals (the RUN
- * intervals of its idle thread, TL_IDLE) and what ended them: the
- * interrupt that landed on the idle CPU, or the thread switched in
- * without one. An interval is whole when its start and its end were
- * both seen (not cut by the stream's edges or a gap of lost events).
+ * idle_analyse - the table of "Let idle CPUs sleep" (Vaddagiri, LKML 2005):
+ * each CPU's idle intervals (the RUN intervals of its idle thread,
+ * TL_IDLE) and what ended them: the interrupt that landed on the idle
+ * CPU, or the thread switched in without one. An interval is whole when
+ * its start and its end were both seen (not cut by the stream's edges or
+ * a gap of lost events).
  * The stretch between a handler's exit and the softirq it raised, or the
  * switch to the thread it woke, belongs to that wakeup: idle time, not an
  * interval.
@@ -257,8 +262,9 @@ MON_API void mon_path_free(struct mon_path *p);
  * the times on the reference's clock: an arrival is good to the sum of
  * the two nodes' bounds.
  *
- * Seed 003's noise law: a thread is *hit* in a round when its phase ran
- * longer than its own median phase by the same margin; if each is hit with probability p, independently, a barrier of n
+ * The noise law of Tsafrir et al. (ICS 2005): a thread is *hit* in a round
+ * when its phase ran longer than its own median phase by the same margin;
+ * if each is hit with probability p, independently, a barrier of n
  * is delayed with probability 1 - (1 - p)^n. mon_barriers_law() puts that
  * against the rounds.
  */
@@ -316,12 +322,12 @@ struct mon_barrier_law {
 	/* The same from the windows' own hit rates, were they independent:
 	 * 1 - (1 - p_1) ... (1 - p_n), averaged over the windows. */
 	double independent;
-	/* Seed 003's 1 - (1 - p)^n, p the threads' mean hit rate. */
+	/* Tsafrir et al.'s 1 - (1 - p)^n, p the threads' mean hit rate. */
 	double uniform;
 };
 
 /*
- * mon_barriers_law - seed 003's noise law over @b's rounds
+ * mon_barriers_law - Tsafrir et al.'s noise law over @b's rounds
  * @b: from mon_barriers(), with rounds
  * @out: b->nr_threads entries: out[n - 1] for barriers of n threads
  *

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mon_calibrate.h - what the monitor costs on the machine in use, measured
- * as MKM measured it (seeds/004, Figs. 12 and 13, Tables 2 and 3), for the
+ * as MKM measured it (Lehr, Black, Segall and Vrsalovic, "MKM: Mach Kernel
+ * Monitor", CMU-CS-89-131, 1989: Figs. 12 and 13, Tables 2 and 3), for the
  * compensation stage (mon_stage_compensate()) and `mkm calibrate`.
  *
  * Each figure comes from trials that alternate the sensors on and off over

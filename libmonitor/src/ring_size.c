@@ -9,7 +9,7 @@
  * a syscall's two per call, an interrupt's two per tick), and the time the
  * reader spends on the other rings, which grows with their number. The
  * default classes recorded hackbench (161 threads, 2 CPUs) without loss
- * in 1 MiB rings, where --events all lost 69% (issue 28): the default
+ * in 1 MiB rings, where --events all lost 69% of its events: the default
  * classes get twice that on up to four CPUs, and the rest scales from
  * there.
  */

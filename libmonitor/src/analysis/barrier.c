@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * barrier.c - seed 001's barrier study from the trace alone: threads that
+ * barrier.c - BSC's barrier study (AIX trace and Paraver) from the trace
+ * alone: threads that
  * loop on a compute phase and a barrier are cut into rounds by what the
  * scheduler shows (mon_analysis.h says how), and each long round's last
  * arrival is explained by noise_thread() over its compute phase.
@@ -10,7 +11,8 @@
  * thread is its phases clipped to the round, which cuts a stretch that
  * ran on through a release (the last arrival that never slept) in two.
  * Each round's phase of each thread is kept a while, for the noise law's
- * hits (seed 003: who was delayed, not only who came last).
+ * hits (Tsafrir et al.'s law counts who was delayed, not only who came
+ * last).
  */
 #include <errno.h>
 #include <math.h>

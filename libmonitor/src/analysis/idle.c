@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * idle.c - idle CPUs (seed 002): each CPU's idle intervals are the RUN
- * intervals of its idle thread (TL_IDLE); one ends when an interrupt lands
+ * idle.c - idle CPUs, as "(How to) Let idle CPUs sleep" (Vaddagiri, LKML
+ * 2005) tabled them: each CPU's idle intervals are the RUN intervals of
+ * its idle thread (TL_IDLE); one ends when an interrupt lands
  * on the idle CPU (the idle thread becomes INTERRUPTED: the handler that
  * entered at that instant woke it) or when the CPU switches to a thread
  * with no interrupt here (the idle thread sleeps: a wakeup from another

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * noise.c - who took time from a thread (seeds 001 and 003): while it
+ * noise.c - who took time from a thread (as BSC's study of interrupts and
+ * daemons and Tsafrir et al.'s of OS noise ask): while it
  * waited on a run queue or was interrupted, the owner of its CPU at each
  * instant (index.c) is charged; each intruder is then described by how
  * regular its activations are over the whole timeline, so periodic

@@ -86,7 +86,8 @@ struct live {
 	 * glibc maps and unmaps at every malloc and free, or takes from
 	 * the heap and calloc() clears, 32 bytes a record; a drain queues
 	 * several before the consumer frees the first, so one spare was
-	 * not enough (issue 23, item 2). */
+	 * not enough: clearing new batches was a large share of the
+	 * recorder's CPU per record. */
 	struct item *spare;
 	unsigned int nr_spare;
 	struct item *cur; /* lent to the consumer by next() */

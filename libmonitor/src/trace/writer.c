@@ -8,8 +8,8 @@
  *
  * With TRACE_WRITE_DIRECT, where the file system takes O_DIRECT, the file
  * bypasses the page cache: the kernel neither copies the records nor
- * clears pages for them, which was most of a recorder's CPU (issue 23,
- * item 2). Every write then starts and ends on the file system's direct
+ * clears pages for them, which was most of a recorder's CPU per record.
+ * Every write then starts and ends on the file system's direct
  * I/O alignment: chunks are assembled in an aligned buffer (out), PAD
  * chunks fill each write to the boundary, and a batch in aligned memory
  * goes out from there, its EVENTS header ending the aligned buffer's part.
@@ -428,7 +428,7 @@ static int buffered_events(struct trace_writer *w, const struct mkm_event *ev,
 	 * recorder's batches go out from where they are, the buffered
 	 * records ahead of them in the first chunk and the rest of the
 	 * batch in chunks of its own (copying every record was as much work
-	 * as writing it out: issue 23, item 2). */
+	 * as writing it out, in the recorder's CPU per record). */
 	for (bool wrote = false; n; wrote = true) {
 		size_t k = WRITER_BATCH - w->nbuf;
 
