@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# bench/compensation/: the claim of overhead compensation, checked (issue 13):
+# bench/compensation/: the claim of overhead compensation, checked:
 # workloads run unmonitored and under mkm record in one boot of one virtual
 # CPU under QEMU's -icount, mkm's raw and compensated figures set against
 # the kernel's own (schedstat, taskstats) and the workloads' clocks.
@@ -20,7 +20,8 @@ CB_DIR := $(BUILD)/bench/compensation
 CB_PROGS := $(addprefix $(CB_DIR)/,cb_pingpong cb_mixed cb_time cb_taskstats)
 CB_IMAGE := $(CB_DIR)/initramfs.cpio.gz
 # hackbench, from Debian's rt-tests, and stress-ng (make deps installs
-# both): programs nobody here wrote (issue 23).
+# both): programs nobody here wrote, so that compensation is not tuned to
+# our own.
 CB_HACKBENCH ?= /usr/bin/hackbench
 CB_STRESS_NG ?= /usr/bin/stress-ng
 

@@ -19,16 +19,18 @@ and the relative errors raw/mon (how exactly mkm measures the run it
 watched: measurement error), raw/unmon (measurement error plus overhead)
 and comp/unmon (what compensation leaves), then one verdict per row and
 one at the end, by one rule (the exit status is the verdict at the end):
-without --check, issue 13's claim (CLAIM): compensated within 0.5% of
+without --check, compensation's claim (CLAIM): compensated within 0.5% of
 unmonitored wherever raw is off by 3% or more, and never worse than raw;
 with --check, make check-compensation's tolerances (CHECK, below). Both
 are judged on the means, and against the unmonitored runs' own
-boot-to-boot spread (issue 23): where the unmonitored figure's 95%
-interval is wider than the rule's bound, the interval is the bound, and
+boot-to-boot spread (the same program run again differs): where the
+unmonitored figure's 95% interval is wider than the rule's bound, the
+interval is the bound, and
 "worse than raw" means worse by more than it. The table's column and the
 check are the same function (verdict()): a table that prints FAIL on a
 row is a failed run. The recorder's own CPU time is printed per workload,
-also as the share it would be at 100,000 events/s (issue 23's goal: 2%).
+also as the share it would be at 100,000 events/s (the recorder's goal:
+at most 2%).
 
 Where the figures come from:
   elapsed   the workload process's life, fork to reap: cb_time's
@@ -98,7 +100,7 @@ CHECK_NOISE = 1.0
 # worse than raw a row may be (noise), and whether raw must also match the
 # monitored run's kernel figures (CHECK_MON).
 Rule = collections.namedtuple("Rule", "name within runq_within noise mon")
-# Issue 13's claim, as make bench-compensation judges it.
+# Compensation's claim, as make bench-compensation judges it.
 CLAIM = Rule("claim 0.5%", CLAIM_WITHIN, CLAIM_WITHIN, 0.0, False)
 # make check-compensation's: run-queue time is held to "never worse than
 # raw" only: threads queued behind CPU hogs keep part of it
@@ -119,8 +121,8 @@ CHECK_MON = {  # row -> largest |raw - mon| / mon, %
 # mkm's RUNQ is longer than run_delay by part of each switch (above).
 CHECK_RUNQ_PER_SWITCH_NS = 6000
 CHECK_PP_OVERHEAD = 3.0  # pingpong raw elapsed over unmon elapsed, % at least
-# Issue 23's goal for the recorder: its CPU time at most this share (%) of
-# the workload's at 100,000 events/s.
+# The recorder's goal: its CPU time at most this share (%) of the
+# workload's at 100,000 events/s, so that what it perturbs stays small.
 RECORDER_GOAL = 2.0
 RECORDER_RATE = 100_000
 # The goal is judged on the workloads that record at least half that rate
@@ -237,7 +239,8 @@ def mkm_json(mkm, trace, *opts):
 
 def unsure_of(mkm, trace):
     """The names of the threads whose compensated figures mkm report
-    --compensated leaves raw as unsure (issue 23, item 4), sorted."""
+    --compensated leaves raw as unsure (docs/compensation.md, "Where
+    compensation is unsure"), sorted."""
     rep = mkm_json(mkm, trace, "--compensated")
     names = {t["tid"]: t["name"] for t in rep["threads"]}
     return sorted(names.get(d["tid"], "?") for d in rep.get("doubts", [])
@@ -250,7 +253,8 @@ def has_replay(mkm):
 
 
 class Refused(Exception):
-    """mkm replay refused the trace's calibration (issue 23, item 1)."""
+    """mkm replay refused the trace's calibration (not a cost: noisy,
+    negative or spanning zero)."""
 
 
 def replay(mkm, trace):
@@ -399,7 +403,7 @@ def fmt_pct(p):
 
 
 def judge(v, within=CLAIM_WITHIN, noise=0.0):
-    """Issue 13's claim on one row: '-', 'ok', 'FAIL', 'small', 'meas' or
+    """Compensation's claim on one row: '-', 'ok', 'FAIL', 'small', 'meas' or
     'noise'. The unmonitored runs' own spread over the boots
     (v["spread"], %) widens both bounds where it is wider."""
     spread = v.get("spread") or 0.0
@@ -535,9 +539,9 @@ def workload_boot(a, d, w, replay_ok):
 
 
 def unsure_line(unsure):
-    """What mkm said it was unsure of, from each boot's unsure_of() (issue
-    23, item 4: a failed row that mkm flagged is a limit it admits, one it
-    did not a confident wrong figure), or None if nothing in any boot."""
+    """What mkm said it was unsure of, from each boot's unsure_of() (a
+    failed row that mkm flagged is a limit it admits, one it did not a
+    confident wrong figure), or None if nothing in any boot."""
     flagged = [u for u in unsure if u]
     if not flagged:
         return None
@@ -627,7 +631,8 @@ def main():
     if not replay_ok:
         print("comp: n/a (this mkm has no replay command yet)")
     if goal:
-        # Issue 23's goal, reported, not judged: it is not met yet.
+        # The recorder's goal, reported, not judged: it depends on where
+        # the trace is written (docs/performance.md).
         w, per_event, at_rate = max(goal, key=lambda g: g[2])
         print(f"recorder, on the {len(goal)} workload(s) recording"
               f" {RECORDER_MIN_RATE:,.0f} events or more a second of their"
