@@ -147,6 +147,19 @@ MON_API int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
 			      size_t bad_len);
 
 /*
+ * mon_classes_format - the single classes of an MKM_CLASS_* mask by the
+ * names mon_classes_parse() takes, comma-separated ("sched,lifecycle,irq"),
+ * as mkm report --json gives a trace's classes; bits that are no class
+ * are left out
+ * @buf: out: the list, NUL-terminated ("" for no class), cut at @len bytes
+ * @len: @buf's size
+ * @classes: the mask
+ *
+ * Return: @buf.
+ */
+MON_API const char *mon_classes_format(char *buf, size_t len, uint32_t classes);
+
+/*
  * mon_syscall_name - system call @nr's name ("write") on @machine (a
  * trace_info's, uname -m; NULL or "": x86_64, the machine the module
  * builds for), from the kernel's own table.

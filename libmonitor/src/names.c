@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * names.c - the one table of microstates (names, legends, glyphs, colours,
- * groups) and the names of event types and kernel task states. Every part
- * that prints or draws a state reads it from here.
+ * groups) and the names of event types, event classes and kernel task
+ * states. Every part that prints or draws a state reads it from here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,21 +71,22 @@ const char *tl_group_name(unsigned int group)
 	return group < TL_NR_GROUPS ? groups[group] : "?";
 }
 
+/* The event classes by name: the single classes, then the sets
+ * ("default", "all"); mon_classes_parse() takes them all, and
+ * mon_classes_format() writes the single ones. */
+static const struct {
+	const char *name;
+	uint32_t classes;
+} class_names[] = {
+	{ "sched", MKM_CLASS_SCHED },	{ "lifecycle", MKM_CLASS_LIFECYCLE },
+	{ "irq", MKM_CLASS_IRQ },	{ "syscall", MKM_CLASS_SYSCALL },
+	{ "wakeup", MKM_CLASS_WAKEUP }, { "default", MON_CLASS_RECORD_DEFAULT },
+	{ "all", MKM_CLASS_ALL },
+};
+
 int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
 		      size_t bad_len)
 {
-	static const struct {
-		const char *name;
-		uint32_t classes;
-	} names[] = {
-		{ "sched", MKM_CLASS_SCHED },
-		{ "lifecycle", MKM_CLASS_LIFECYCLE },
-		{ "irq", MKM_CLASS_IRQ },
-		{ "syscall", MKM_CLASS_SYSCALL },
-		{ "wakeup", MKM_CLASS_WAKEUP },
-		{ "default", MON_CLASS_RECORD_DEFAULT },
-		{ "all", MKM_CLASS_ALL },
-	};
 	const char *p = list;
 
 	if (!list || !classes)
@@ -94,19 +95,40 @@ int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
 	do {
 		size_t len = strcspn(p, ","), i;
 
-		for (i = 0; i < ARRAY_SIZE(names); i++)
-			if (len == strlen(names[i].name) &&
-			    !strncmp(p, names[i].name, len))
+		for (i = 0; i < ARRAY_SIZE(class_names); i++)
+			if (len == strlen(class_names[i].name) &&
+			    !strncmp(p, class_names[i].name, len))
 				break;
-		if (i == ARRAY_SIZE(names)) {
+		if (i == ARRAY_SIZE(class_names)) {
 			if (bad && bad_len)
 				snprintf(bad, bad_len, "%.*s", (int)len, p);
 			return -EINVAL;
 		}
-		*classes |= names[i].classes;
+		*classes |= class_names[i].classes;
 		p += len;
 	} while (*p++ == ',');
 	return 0;
+}
+
+const char *mon_classes_format(char *buf, size_t len, uint32_t classes)
+{
+	size_t i, n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(class_names); i++) {
+		uint32_t c = class_names[i].classes;
+		int k;
+
+		/* The single classes only: each bit once. */
+		if (c & (c - 1) || !(classes & c) || n >= len)
+			continue;
+		k = snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+			     class_names[i].name);
+		n += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
 }
 
 const char *mon_event_name(unsigned int type)

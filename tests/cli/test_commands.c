@@ -286,6 +286,17 @@ static void test_dump_names_what_records_number(void **state)
 			fail_msg("mkm dump does not say \"%s\"", want[i]);
 }
 
+/* A trace's event classes in report --json, by the names record --events
+ * takes (libmonitor's one table: mon_classes_format()). mktrace writes
+ * the module's default classes. */
+static void test_report_json_names_classes(void **state)
+{
+	(void)state;
+	assert_int_equal(run("mkm report --json small.mkm >cls.json"), 0);
+	assert_non_null(strstr(slurp_in("cls.json"),
+			       "\"classes\":\"sched,lifecycle,irq\","));
+}
+
 /* The life_ns of each thread of a report --json, in order; how many. */
 static size_t json_lives(const char *json, uint64_t *life, size_t max)
 {
@@ -805,6 +816,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_main_unknown_command),
 		cmocka_unit_test(test_main_usage_lists_options),
 		cmocka_unit_test(test_dump_names_what_records_number),
+		cmocka_unit_test(test_report_json_names_classes),
 		cmocka_unit_test(test_report_sort_top_tid),
 		cmocka_unit_test(test_report_by_process),
 		cmocka_unit_test(test_dump_filters),

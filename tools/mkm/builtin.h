@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* builtin.h - the mkm command's subcommands, one file each (as perf's
- * builtin-*.c); what they share is in util.h. */
+ * builtin-*.c); what they share has a file of its own per concept
+ * (messages.h, parse.h, trace.h, ...), as perf's util/. */
 #ifndef MKM_BUILTIN_H
 #define MKM_BUILTIN_H
 

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "calibration.h"
 
 #define USAGE "usage: mkm calibrate [-o FILE] [-r ROUNDS] [-n TRIALS] [--cpu N]"
 

@@ -13,7 +13,11 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "parse.h"
+#include "trace.h"
+#include "printer.h"
 
 static const char dump_usage[] =
 	"usage: mkm dump [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"

@@ -13,7 +13,10 @@
 
 #include "builtin.h"
 #include "export.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "parse.h"
+#include "trace.h"
 
 static const char export_usage[] =
 	"usage: mkm export -f FORMAT FILE [-o OUT] [--threads TID,...]\n"

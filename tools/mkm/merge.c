@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
 
 #define USAGE "usage: mkm merge [-o OUT] [--job ID[.STEP]] DIR | FILE..."
 

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "calibration.h"
+#include "messages.h"
 #include "player.h"
+#include "trace.h"
 
 #define OUT_BATCH 1024
 #define NAP_NS 100000000L /* a stop is seen within 100 ms */

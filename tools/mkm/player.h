@@ -11,7 +11,8 @@
 
 #include <stdbool.h>
 
-#include "util.h"
+#include "libmonitor.h"
+#include "mon_pipeline.h"
 
 struct player;
 

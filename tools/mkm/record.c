@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "messages.h"
 #include "recorder.h"
 
 static uint64_t now_ns(void)

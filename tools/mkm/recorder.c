@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "messages.h"
+#include "parse.h"
 #include "recorder.h"
 
 static uint32_t parse_events(const char *list)
@@ -149,7 +151,7 @@ static bool any_alive(const struct recorder *rec)
 
 /*
  * The monitor, with the classes and ring size asked for; without
- * --events, RECORD_CLASSES (less the IRQ class where the module refuses
+ * --events, MON_CLASS_RECORD_DEFAULT (less the IRQ class where the module refuses
  * it to this user, as its own default does); without --buffer-size, rings
  * sized for those classes and this machine's CPUs (mon_ring_bytes_for()),
  * halved while the user's ring budget (EPERM: the module's max_user_kb)
@@ -164,7 +166,7 @@ static int create_monitor(struct recorder *rec, struct monitor_config *cfg)
 	int ret;
 
 	if (auto_events)
-		cfg->classes = RECORD_CLASSES;
+		cfg->classes = MON_CLASS_RECORD_DEFAULT;
 	if (auto_size)
 		cfg->ring_bytes = mon_ring_bytes_for(cfg->classes, cpus, ram);
 	for (;;) {

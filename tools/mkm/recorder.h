@@ -21,7 +21,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "libmonitor.h"
+#include "mon_pipeline.h"
 
 /* The options every recording takes, for getopt_long. --all-cpus is
  * -a for mkm record (mkm view's -a is --ascii). */

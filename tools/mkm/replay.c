@@ -13,7 +13,12 @@
 
 #include "builtin.h"
 #include "player.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "parse.h"
+#include "trace.h"
+#include "printer.h"
+#include "calibration.h"
 
 #define USAGE                                                                        \
 	"usage: mkm replay [--calibration FILE] [--force-calibration] -o OUT FILE\n" \

@@ -15,7 +15,13 @@
 #include "report_nodes.h"
 #include "report_latency.h"
 #include "report_noise.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "parse.h"
+#include "json.h"
+#include "trace.h"
+#include "calibration.h"
+#include "matrix.h"
 
 static const char *end_name(unsigned int end)
 {
@@ -643,8 +649,8 @@ static void print_json(const struct report *r, const char *path,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
 	printf("\"ring_bytes\":%llu,\"classes\":",
 	       (unsigned long long)r->meta.info.ring_bytes);
-	json_string(
-		fmt_classes(classes, sizeof(classes), r->meta.info.classes));
+	json_string(mon_classes_format(classes, sizeof(classes),
+				       r->meta.info.classes));
 	printf(",\"nr_threads\":%zu,\"threads\":[", r->nr_threads);
 	for (i = 0; i < r->nr_rows; i++) {
 		uint64_t timers[TL_NR_STATES], life;

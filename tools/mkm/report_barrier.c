@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+#include "messages.h"
 #include "report_barrier.h"
 #include "report_nodes.h"
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "messages.h"
 #include "report_doubt.h"
 
 static void collect(void *arg, const struct mon_comp_doubt *d)

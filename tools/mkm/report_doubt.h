@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "libmonitor.h"
 
 struct doubts {
 	struct mon_comp_doubt *d;

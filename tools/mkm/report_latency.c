@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "json.h"
+#include "messages.h"
 #include "report_latency.h"
 #include "report_nodes.h"
 

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "libmonitor.h"
+#include "mon_pipeline.h"
 
 /* Prints the latency table (or JSON) of the threads @rows (@nr of them,
  * timeline indexes), the longest wait first, the first @top (0: all);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "json.h"
 #include "report_nodes.h"
 
 struct node_sum {

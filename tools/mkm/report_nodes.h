@@ -7,7 +7,8 @@
 #ifndef MKM_REPORT_NODES_H
 #define MKM_REPORT_NODES_H
 
-#include "util.h"
+#include "libmonitor.h"
+#include "mon_pipeline.h"
 
 /* The "Per node" table; nothing when @n has no node. */
 void print_nodes(const struct mon_nodes *n, const struct tl *tl,

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+#include "matrix.h"
+#include "messages.h"
 #include "report_barrier.h"
 #include "report_nodes.h"
 #include "report_noise.h"

@@ -8,7 +8,8 @@
 
 #include <stdbool.h>
 
-#include "util.h"
+#include "libmonitor.h"
+#include "mon_pipeline.h"
 
 struct noise_opts {
 	const char *tids; /* --tid LIST: the threads to analyse */

@@ -15,7 +15,10 @@
 #include "layout.h"
 #include "picture.h"
 #include "builtin.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "parse.h"
+#include "trace.h"
 
 #define LABEL_WIDTH 24
 

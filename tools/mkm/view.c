@@ -16,7 +16,10 @@
 #include "live.h"
 #include "player.h"
 #include "recorder.h"
-#include "util.h"
+#include "libmonitor.h"
+#include "messages.h"
+#include "parse.h"
+#include "trace.h"
 #include "viewer.h"
 
 static const char usage[] =
