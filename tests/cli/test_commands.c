@@ -236,6 +236,143 @@ static void test_main_unknown_command(void **state)
 	assert_null(strstr(slurp_in("bogus.err"), "usage:"));
 }
 
+/* mkm(1), beside this file in the tree (the build names it relatively,
+ * from the top). */
+static char *man_page(void)
+{
+	char path[1024];
+	const char *slash = strrchr(__FILE__, '/');
+
+	snprintf(path, sizeof(path), "%.*s/../../docs/man/mkm.1",
+		 slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".");
+	return slurp(path);
+}
+
+/* Adds @name to the @n names of @names (room for @max) if new. */
+static void add_name(char names[][32], size_t *n, size_t max, const char *name,
+		     size_t len)
+{
+	size_t i;
+
+	if (len >= 32)
+		len = 31;
+	for (i = 0; i < *n; i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+			return;
+	if (*n < max) {
+		memcpy(names[*n], name, len);
+		names[(*n)++][len] = 0;
+	}
+}
+
+/* The commands mkm(1)'s SYNOPSIS shows (".B mkm NAME ..." lines), and,
+ * into @sections, those its DESCRIPTION has a section for (".SS NAME"). */
+static size_t man_commands(char names[][32], size_t max, char sections[][32],
+			   size_t *nr_sections)
+{
+	char *man = man_page(), *line, *save;
+	bool synopsis = false;
+	size_t n = 0;
+
+	*nr_sections = 0;
+	for (line = strtok_r(man, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, ".SH ", 4))
+			synopsis = !strcmp(line, ".SH SYNOPSIS");
+		if (synopsis && !strncmp(line, ".B mkm ", 7) && line[7] != '\\')
+			add_name(names, &n, max, line + 7,
+				 strcspn(line + 7, " "));
+		if (!strncmp(line, ".SS ", 4))
+			add_name(sections, nr_sections, max, line + 4,
+				 strcspn(line + 4, " "));
+	}
+	return n;
+}
+
+/* The commands mkm help lists: its lines "   NAME  what it does". */
+static size_t help_commands(char names[][32], size_t max)
+{
+	char *out, *line, *save;
+	size_t n = 0;
+
+	assert_int_equal(run("mkm help >help.list"), 0);
+	out = slurp_in("help.list");
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "   ", 3) && line[3] != ' ')
+			add_name(names, &n, max, line + 3,
+				 strcspn(line + 3, " "));
+	return n;
+}
+
+/*
+ * One table of commands: mkm help lists exactly the commands mkm(1)'s
+ * synopsis and sections describe, each of them runs (its --help, exit 0,
+ * is its own usage), mkm --help shows each, and an unknown command is
+ * answered with all their names.
+ */
+static void test_main_help_matches_man_page(void **state)
+{
+	char man[64][32], sections[64][32], help[64][32], err[4096];
+	size_t nr_man, nr_sections, nr_help, i, j;
+
+	(void)state;
+	nr_man = man_commands(man, 64, sections, &nr_sections);
+	nr_help = help_commands(help, 64);
+	assert_true(nr_help >= 10);
+	for (i = 0; i < nr_help; i++) {
+		for (j = 0; j < nr_man && strcmp(man[j], help[i]); j++)
+			;
+		if (j == nr_man)
+			fail_msg(
+				"mkm help lists %s; mkm(1)'s synopsis does not",
+				help[i]);
+		for (j = 0; j < nr_sections && strcmp(sections[j], help[i]);
+		     j++)
+			;
+		if (j == nr_sections)
+			fail_msg(
+				"mkm help lists %s; mkm(1) has no section on it",
+				help[i]);
+	}
+	for (i = 0; i < nr_man; i++) {
+		for (j = 0; j < nr_help && strcmp(man[i], help[j]); j++)
+			;
+		if (j == nr_help)
+			fail_msg(
+				"mkm(1)'s synopsis shows mkm %s; mkm help does not list it",
+				man[i]);
+	}
+	assert_int_equal(run("mkm frobnicate 2>unknown.err"), 2);
+	snprintf(err, sizeof(err), "%s", slurp_in("unknown.err"));
+	assert_int_equal(run("mkm --help >usage.out"), 0);
+	for (i = 0; i < nr_help; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), " %s%s", help[i],
+			 i + 1 < nr_help ? "," : " ");
+		if (!strstr(err, want))
+			fail_msg(
+				"the unknown-command line does not name %s: %s",
+				help[i], err);
+		snprintf(want, sizeof(want), "\n  mkm %s ", help[i]);
+		if (!strstr(slurp_in("usage.out"), want))
+			fail_msg("mkm --help does not show mkm %s", help[i]);
+		if (run("mkm %s --help >cmd.help 2>&1", help[i]))
+			fail_msg("mkm %s --help failed", help[i]);
+		snprintf(want, sizeof(want), "usage: mkm %s ", help[i]);
+		if (!strstr(slurp_in("cmd.help"), want))
+			fail_msg("mkm %s --help does not say \"%s\"", help[i],
+				 want);
+		assert_int_equal(run("mkm help %s >cmd.help", help[i]), 0);
+		if (!strstr(slurp_in("cmd.help"), want))
+			fail_msg("mkm help %s does not say \"%s\"", help[i],
+				 want);
+	}
+	assert_int_equal(run("mkm help frobnicate 2>unknown.err"), 2);
+	assert_non_null(strstr(slurp_in("unknown.err"), "merge"));
+}
+
 /* The top-level usage names the options users look for there. */
 static void test_main_usage_lists_options(void **state)
 {
@@ -815,6 +952,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_main_version),
 		cmocka_unit_test(test_main_unknown_command),
 		cmocka_unit_test(test_main_usage_lists_options),
+		cmocka_unit_test(test_main_help_matches_man_page),
 		cmocka_unit_test(test_dump_names_what_records_number),
 		cmocka_unit_test(test_report_json_names_classes),
 		cmocka_unit_test(test_report_sort_top_tid),

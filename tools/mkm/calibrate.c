@@ -20,6 +20,7 @@
 #include "calibration.h"
 
 #define USAGE "usage: mkm calibrate [-o FILE] [-r ROUNDS] [-n TRIALS] [--cpu N]"
+const char calibrate_usage[] = USAGE;
 
 static void progress(void *arg, unsigned int cpu, enum mon_cost_kind kind)
 {

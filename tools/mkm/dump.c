@@ -19,7 +19,7 @@
 #include "trace.h"
 #include "printer.h"
 
-static const char dump_usage[] =
+const char dump_usage[] =
 	"usage: mkm dump [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"
 	"  T: a time from the recording's start, with a unit (20ms, 1.5s)";
 

@@ -18,7 +18,7 @@
 #include "parse.h"
 #include "trace.h"
 
-static const char export_usage[] =
+const char export_usage[] =
 	"usage: mkm export -f FORMAT FILE [-o OUT] [--threads TID,...]\n"
 	"                  [--from T] [--to T]\n"
 	"  T: a time from the recording's start (as mkm view, dump and timeline\n"

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* main.c - mkm: record threads' context switches, report where time went. */
-
+/*
+ * main.c - mkm: record threads' context switches, report where time went.
+ *
+ * One table of the commands (as perf's struct cmd_struct in perf.c):
+ * dispatch, mkm help, mkm --help and the unknown-command line all read
+ * it, and tests/cli/test_commands checks mkm(1) against mkm help, so
+ * none of them can leave a command out.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,97 +17,158 @@
 #error "MKM_VERSION: the build passes it from VERSION"
 #endif
 
-static const char usage[] =
-	"usage: mkm COMMAND [ARGS]\n"
-	"\n"
-	"  record [-o FILE] [--buffer-size N] [--events LIST] -- CMD [ARGS...]\n"
-	"  record [-o FILE] ... -t TID[,TID...] | -p PID\n"
-	"  record [-o FILE] ... -a [-- CMD [ARGS...]]\n"
-	"      monitor CMD and every thread and child it creates, running\n"
-	"      threads, or with -a every thread of the machine, and write a\n"
-	"      trace file (default CMD.mkm / mkm.mkm; an older one is kept as\n"
-	"      FILE.old); a short calibration first (--no-calibrate,\n"
-	"      --calibration FILE); written with O_DIRECT where the file\n"
-	"      system allows (--buffered-io: not); exits with CMD's status\n"
-	"  report [--json] [--compensated [--calibration FILE]]\n"
-	"         [--tid TID,... | --comm NAME] [--sort KEY] [--top N] FILE\n"
-	"  report --noise [--tid TID,... | --comm NAME] [--top N] [--json] FILE\n"
-	"  report --idle [--json] FILE\n"
-	"  report --latency [--tid TID,... | --comm NAME] [--top N] [--json] FILE\n"
-	"      per-thread microstates, per-CPU summary, bursts, CPU x thread;\n"
-	"      --compensated: raw and compensated side by side; --noise: who\n"
-	"      took time from the threads; --idle: each CPU's idle intervals;\n"
-	"      --latency: each thread's run-queue delays, the longest and when\n"
-	"      (as perf sched latency)\n"
-	"      (--noise and --idle need a system-wide trace, record -a)\n"
-	"  timeline [-w WIDTH] [--from T] [--to T] FILE\n"
-	"  timeline --png OUT | --svg OUT [-w PIXELS] [--from T] [--to T]\n"
-	"           [--shade T..T] FILE\n"
-	"      the threads' timeline as text, one row per thread, or as a\n"
-	"      picture; --from/--to zoom to a window, --shade marks one\n"
-	"  dump [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"
-	"      every event, one line each, in time order\n"
-	"  view [--ascii] FILE\n"
-	"  view [--ascii] --live [record's options] -- CMD [ARGS...] | -p PID\n"
-	"  view [--ascii] --play [--speed X] FILE\n"
-	"      the timeline, interactive: zoom, pan, cursor, metering lines;\n"
-	"      --live records and shows at once; --play plays FILE back,\n"
-	"      compensated\n"
-	"  export -f FORMAT [-o OUT] [--threads TID,...] [--from T] [--to T] FILE\n"
-	"      the trace in another tool's format (mkm export -h lists them)\n"
-	"  calibrate [-o FILE] [-r ROUNDS] [-n TRIALS] [--cpu N]\n"
-	"      what the monitor costs here, per CPU and kind of event\n"
-	"  replay [--calibration FILE] -o OUT FILE\n"
-	"  replay [--calibration FILE] --play [--speed X] FILE\n"
-	"      the trace compensated for the monitor's cost: written, or\n"
-	"      played back in time order\n"
-	"  merge [-o OUT] [--job ID[.STEP]] DIR | FILE...\n"
-	"      the node traces of a job step (srun --mkm's DIR/%j/%N.mkm) as\n"
-	"      one trace on one node's clock, aligned by the clock exchanges\n"
-	"      they carry (default OUT: DIR.mkm); exits 3 if some input was\n"
-	"      left out or cut, or a node is missing (the rest is merged)\n"
-	"  --version, --help\n"
-	"\n"
-	"Times (T) count from the recording's start, in every command, and\n"
-	"take a unit: ns, us, ms, s. See mkm(1).\n";
+static int cmd_help(int argc, char **argv);
+
+static const char help_usage[] = "usage: mkm help [COMMAND]";
+
+static const struct cmd_struct commands[] = {
+	{ "record", cmd_record,
+	  "monitor a command, threads or the whole machine; write a trace",
+	  record_usage },
+	{ "report", cmd_report,
+	  "where each thread's time went: microstates, CPUs, bursts, CPU x thread",
+	  report_usage },
+	{ "timeline", cmd_timeline,
+	  "the threads' timeline as text, or as a picture (SVG, PNG)",
+	  timeline_usage },
+	{ "dump", cmd_dump, "every event, one line each, in time order",
+	  dump_usage },
+	{ "view", cmd_view,
+	  "the timeline, interactive; live while recording, or played back",
+	  view_usage },
+	{ "export", cmd_export,
+	  "the trace in another tool's format (Perfetto, CTF, Paraver, OTF2)",
+	  export_usage },
+	{ "calibrate", cmd_calibrate,
+	  "what the monitor costs here, per CPU and kind of record",
+	  calibrate_usage },
+	{ "replay", cmd_replay,
+	  "the trace compensated for the monitor's cost: written or played",
+	  replay_usage },
+	{ "merge", cmd_merge,
+	  "a job's node traces as one trace on one node's clock", merge_usage },
+	{ "help", cmd_help, "the commands, or one command's usage",
+	  help_usage },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct cmd_struct *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].cmd, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "record, report, ..., help": every command's name. */
+static void print_names(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "%s%s", i ? ", " : "", commands[i].cmd);
+}
+
+/* A command's synopsis from its usage: its lines but the notes (those
+ * indented by two), without "usage: " and the alignment under it,
+ * indented by @indent. */
+static void print_synopsis(FILE *f, const char *usage, int indent)
+{
+	const char *line = usage, *end;
+
+	for (; *line; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		if (line != usage && line[0] == ' ' && line[1] == ' ' &&
+		    line[2] != ' ')
+			break;
+		if (!strncmp(line, "usage: ", 7) ||
+		    !strncmp(line, "       ", 7))
+			line += 7;
+		/* A form's second line, when its usage aligns it under the
+		 * first's "mkm" (as record's), goes under its options. */
+		fprintf(f, "%*s%s%.*s\n", indent, "",
+			*line == 'm' || *line == ' ' ? "" : "    ",
+			(int)(end - line), line);
+	}
+}
+
+/* mkm --help: every command's synopsis and what it does. */
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: mkm COMMAND [ARGS]\n\n", f);
+	for (i = 0; i < NR_COMMANDS; i++) {
+		print_synopsis(f, commands[i].usage, 2);
+		fprintf(f, "      %s\n", commands[i].summary);
+	}
+	fputs("  mkm --version, mkm --help\n"
+	      "\n"
+	      "Times (T) count from the recording's start, in every command, and\n"
+	      "take a unit: ns, us, ms, s. mkm COMMAND --help: its usage; mkm(1):\n"
+	      "what each command does.\n",
+	      f);
+}
+
+/* mkm help: the commands, one a line; mkm help COMMAND: its usage. */
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd_struct *c;
+	size_t i;
+
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fprintf(stderr, "%s\n", help_usage);
+		return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
+	}
+	if (argc == 2) {
+		c = find_command(argv[1]);
+		if (!c) {
+			fprintf(stderr,
+				"mkm: help: unknown command '%s': ", argv[1]);
+			print_names(stderr);
+			fputs("\n", stderr);
+			return 2;
+		}
+		printf("mkm %s: %s\n", c->cmd, c->summary);
+		fputs(c->usage, stdout);
+		if (c->usage[strlen(c->usage) - 1] != '\n')
+			putchar('\n');
+		return 0;
+	}
+	printf("usage: mkm COMMAND [ARGS]\n\nThe commands:\n");
+	for (i = 0; i < NR_COMMANDS; i++)
+		printf("   %-10s %s\n", commands[i].cmd, commands[i].summary);
+	printf("\nmkm help COMMAND (or mkm COMMAND --help): its usage; mkm --help: every\ncommand's; mkm(1): what each does.\n");
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
+	const char *name = argc > 1 ? argv[1] : "";
+	const struct cmd_struct *c = find_command(name);
 
-	if (!strcmp(cmd, "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(cmd, "timeline"))
-		return cmd_timeline(argc - 1, argv + 1);
-	if (!strcmp(cmd, "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(cmd, "view"))
-		return cmd_view(argc - 1, argv + 1);
-	if (!strcmp(cmd, "export"))
-		return cmd_export(argc - 1, argv + 1);
-	if (!strcmp(cmd, "calibrate"))
-		return cmd_calibrate(argc - 1, argv + 1);
-	if (!strcmp(cmd, "replay"))
-		return cmd_replay(argc - 1, argv + 1);
-	if (!strcmp(cmd, "merge"))
-		return cmd_merge(argc - 1, argv + 1);
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-		fputs(usage, stdout);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
+	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+		print_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+	if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
 		printf("mkm %s (MKM ABI %u.%u)\n", MKM_VERSION, MKM_ABI_MAJOR,
 		       MKM_ABI_MINOR);
 		return 0;
 	}
-	if (!*cmd) {
-		fputs(usage, stderr);
+	if (!*name) {
+		print_usage(stderr);
 		return 2;
 	}
-	fprintf(stderr,
-		"mkm: unknown command '%s': record, report, timeline, dump, view, export, calibrate, replay (mkm --help)\n",
-		cmd);
+	fprintf(stderr, "mkm: unknown command '%s': ", name);
+	print_names(stderr);
+	fputs(" (mkm help)\n", stderr);
 	return 2;
 }

@@ -22,6 +22,7 @@
 #include "messages.h"
 
 #define USAGE "usage: mkm merge [-o OUT] [--job ID[.STEP]] DIR | FILE..."
+const char merge_usage[] = USAGE;
 
 /* Exit status when the merge was written without every node. */
 #define EXIT_PARTIAL 3

@@ -41,6 +41,8 @@ static void status_line(struct recorder *rec, uint64_t start, uint64_t *last_t,
 	*last_events = ev;
 }
 
+const char record_usage[] = "usage: mkm record " RECORDER_USAGE;
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -59,7 +61,7 @@ int cmd_record(int argc, char **argv)
 		if (recorder_option(&rec, opt == 'a' ? 'S' : opt, optarg))
 			continue;
 		if (opt == 'h') {
-			puts("usage: mkm record " RECORDER_USAGE);
+			puts(record_usage);
 			return 0;
 		}
 		die_usage("record: bad option");

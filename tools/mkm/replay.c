@@ -23,6 +23,7 @@
 #define USAGE                                                                        \
 	"usage: mkm replay [--calibration FILE] [--force-calibration] -o OUT FILE\n" \
 	"       mkm replay [--calibration FILE] [--force-calibration] --play [--speed X] FILE"
+const char replay_usage[] = USAGE;
 
 /* file -> order -> compensate -> a new trace */
 static void write_compensated(const char *path, const char *cal_file,

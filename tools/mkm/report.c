@@ -743,6 +743,15 @@ static void report_free(struct report *r, struct tl *raw)
 	doubts_free(&r->doubts);
 }
 
+const char report_usage[] =
+	"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
+	"                  [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
+	"                  [--by-process] [--sort KEY] [--top N] FILE\n"
+	"       mkm report --noise [--barriers] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
+	"       mkm report --idle [--json] FILE\n"
+	"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME]\n"
+	"                  [--pid PID[,PID...]] [--top N] [--json] FILE";
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -763,14 +772,6 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static const char usage[] =
-		"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
-		"                  [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
-		"                  [--by-process] [--sort KEY] [--top N] FILE\n"
-		"       mkm report --noise [--barriers] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
-		"       mkm report --idle [--json] FILE\n"
-		"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME]\n"
-		"                  [--pid PID[,PID...]] [--top N] [--json] FILE";
 	struct noise_opts nopts = { .top = 12 };
 	bool noise = false, idle = false, latency = false;
 	struct report r = { 0 };
@@ -821,10 +822,10 @@ int cmd_report(int argc, char **argv)
 		} else if (opt == 's') {
 			sort_by = parse_sort(optarg);
 		} else if (opt == 'h') {
-			puts(usage);
+			puts(report_usage);
 			return 0;
 		} else {
-			die_usage("%s", usage);
+			die_usage("%s", report_usage);
 		}
 	}
 	if (optind != argc - 1)

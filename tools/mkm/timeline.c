@@ -56,7 +56,7 @@ static void print_axis(uint64_t origin, uint64_t t0, uint64_t t1,
 	printf("%*s %s\n", LABEL_WIDTH, "", line);
 }
 
-static const char usage[] =
+const char timeline_usage[] =
 	"usage: mkm timeline [-w WIDTH] [--from T] [--to T] FILE\n"
 	"       mkm timeline --svg OUT | --png OUT [-w PIXELS] [--from T] [--to T]\n"
 	"                    [--shade T..T] FILE\n"
@@ -168,7 +168,7 @@ int cmd_timeline(int argc, char **argv)
 		} else if (opt == 'A') {
 			parse_window(optarg, &shade_a, &shade_b);
 		} else if (opt == 'h') {
-			fputs(usage, stdout);
+			fputs(timeline_usage, stdout);
 			return 0;
 		} else {
 			die_usage("timeline: bad option");

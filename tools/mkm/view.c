@@ -22,7 +22,7 @@
 #include "trace.h"
 #include "viewer.h"
 
-static const char usage[] =
+const char view_usage[] =
 	"usage: mkm view [--ascii] FILE\n"
 	"       mkm view [--ascii] --live " RECORDER_USAGE "\n"
 	"       mkm view [--ascii] --play [--speed X] [--calibration CAL] FILE\n"
@@ -287,7 +287,7 @@ int cmd_view(int argc, char **argv)
 		} else if (opt == 's') {
 			speed = parse_speed(optarg);
 		} else if (opt == 'h') {
-			fputs(usage, stdout);
+			fputs(view_usage, stdout);
 			return 0;
 		} else {
 			die_usage("view: bad option");
