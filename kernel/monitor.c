@@ -12,11 +12,16 @@
  * sensor is writing and the reader may report drops at the end of a ring
  * (mon->stopped).
  *
- * Locks, in the order they nest: mon->lock (the ioctls), mon->read_lock
- * (readers, and what replaces the rings or the clock points),
+ * Locks, in the order they nest: mon->read_lock (readers, and what
+ * replaces the rings or the clock points), mon->lock (the ioctls),
  * monitors_lock (the counts below and the system-wide monitor: held
  * briefly, never across an allocation of rings or a grace period, so that
- * one user's CONFIGURE or close holds up no other's).
+ * one user's CONFIGURE or close holds up no other's). read_lock comes
+ * first because a reader holds it across its copies to user space, for as
+ * long as a page fault takes (FUSE, userfaultfd): a CONFIGURE or RESUME
+ * that waited for it under mon->lock would hold up THREAD_MONITOR, which
+ * waits for mon->lock with its target's exec_update_lock held, and so the
+ * target's execve. Every wait for these two is killable.
  */
 
 #include <linux/cred.h>
@@ -238,8 +243,13 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 						  sizeof(struct mkm_event)) :
 				     capacity / 2;
 
-	mutex_lock(&mon->lock);
-	mutex_lock(&mon->read_lock);
+	/* Killable: a reader stuck in its copy holds read_lock (reader.c). */
+	ret = mutex_lock_killable(&mon->read_lock);
+	if (ret)
+		return ret;
+	ret = mutex_lock_killable(&mon->lock);
+	if (ret)
+		goto out_unlock_read;
 	ret = -EBUSY;
 	if (mon->resumed || mkm_reader_unread(mon) || atomic_read(&mon->mapped))
 		goto out;
@@ -273,25 +283,34 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	cfg->total_bytes = cfg->ring_bytes * num_possible_cpus();
 	cfg->wakeup_bytes = wakeup * sizeof(struct mkm_event);
 out:
-	mutex_unlock(&mon->read_lock);
 	mutex_unlock(&mon->lock);
+out_unlock_read:
+	mutex_unlock(&mon->read_lock);
 	return ret;
 }
 
 int mkm_monitor_resume(struct mkm_monitor *mon)
 {
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&mon->lock);
+	/*
+	 * read_lock first, for the rings and the clock points, as in
+	 * CONFIGURE: waiting for a stuck reader, RESUME holds no lock that
+	 * THREAD_MONITOR needs.
+	 */
+	ret = mutex_lock_killable(&mon->read_lock);
+	if (ret)
+		return ret;
+	ret = mutex_lock_killable(&mon->lock);
+	if (ret)
+		goto out_unlock_read;
 	if (mon->resumed)
 		goto out;
 	if (!mon->cpu) {
 		u32 capacity =
 			MKM_RING_DEFAULT_BYTES / sizeof(struct mkm_event);
 
-		mutex_lock(&mon->read_lock);
 		ret = mkm_rings_replace(mon, capacity, capacity / 2);
-		mutex_unlock(&mon->read_lock);
 		if (ret)
 			goto out;
 	}
@@ -309,10 +328,8 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	if (mon->system)
 		mkm_tracking_take_all(mon);
 	/* The first point of the clock mapping, before any record. */
-	mutex_lock(&mon->read_lock);
 	WRITE_ONCE(mon->stopped, false);
 	mkm_reader_clock_points(mon);
-	mutex_unlock(&mon->read_lock);
 	BUILD_BUG_ON(MKM_CLASS_ALL & MKM_RECORDING_ONE_SWITCH);
 	/* Rings before the flag: sensors test the flag, then use the rings. */
 	smp_store_release(&mon->recording,
@@ -323,12 +340,17 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	mkm_tracking_attach_all(mon);
 out:
 	mutex_unlock(&mon->lock);
+out_unlock_read:
+	mutex_unlock(&mon->read_lock);
 	return ret;
 }
 
 int mkm_monitor_suspend(struct mkm_monitor *mon)
 {
-	mutex_lock(&mon->lock);
+	int ret = mutex_lock_killable(&mon->lock);
+
+	if (ret)
+		return ret;
 	if (mon->resumed) {
 		WRITE_ONCE(mon->recording, 0);
 		mon->resumed = false;
@@ -348,9 +370,11 @@ int mkm_monitor_suspend(struct mkm_monitor *mon)
 
 int mkm_monitor_mark(struct mkm_monitor *mon, u64 value)
 {
-	int ret = -EAGAIN;
+	int ret = mutex_lock_killable(&mon->lock);
 
-	mutex_lock(&mon->lock);
+	if (ret)
+		return ret;
+	ret = -EAGAIN;
 	if (mon->resumed) {
 		mkm_sensor_mark(mon, value);
 		ret = 0;

@@ -22,7 +22,7 @@ struct mkm_cpu_buf {
 	struct mkm_ring *ring;
 	/*
 	 * The clock offset at the last read (or the resume): where the next
-	 * read's mapping starts (ring_clock). Under the monitor's lock.
+	 * read's mapping starts (ring_clock). Under the monitor's read_lock.
 	 */
 	u64 clock_t;
 	s64 clock_off;
@@ -60,8 +60,8 @@ struct mkm_monitor {
 	u32 wakeup_records;
 	/*
 	 * Readers (read, STATS), and the replacing of the rings and clock
-	 * points, taken after lock: held across copies to user space, so
-	 * never by what thread_monitor waits for (reader.c).
+	 * points, taken before lock, never under it: held across copies to
+	 * user space, so never by what thread_monitor waits for (monitor.c).
 	 */
 	struct mutex read_lock;
 	unsigned int next_read_cpu; /* where the next read starts, for fairness */

@@ -9,7 +9,8 @@
  * wants (FUSE, userfaultfd), and thread_monitor waits for mon->lock while
  * it holds its target's exec_update_lock, so another process's execve
  * would wait on the reader's page. What replaces the rings or the clock
- * points (CONFIGURE, RESUME) takes read_lock after mon->lock.
+ * points (CONFIGURE, RESUME) takes read_lock before mon->lock, never
+ * under it, so that waiting for a stuck reader holds up nothing else.
  */
 
 #include <linux/mm.h>
@@ -104,9 +105,12 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 	void __user *out = u64_to_user_ptr(st->cpus);
 	size_t size = st->cpu_stats_size;
 	u32 given = st->nr_cpus;
-	int cpu, ret = 0;
+	int cpu, ret;
 
-	mutex_lock(&mon->read_lock);
+	/* Killable: another reader may be stuck in its copy, holding it. */
+	ret = mutex_lock_killable(&mon->read_lock);
+	if (ret)
+		return ret;
 	for_each_possible_cpu(cpu) {
 		void __user *entry = out + (size_t)cpu * size;
 		struct mkm_cpu_stats s = {};
@@ -234,7 +238,9 @@ ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
 		bool stopped;
 
 		/* Stopped before the drain: what it leaves is all there is. */
-		mutex_lock(&mon->read_lock);
+		ret = mutex_lock_killable(&mon->read_lock);
+		if (ret)
+			return ret;
 		stopped = mkm_monitor_stopped(mon);
 		ret = reader_drain(mon, buf, count, stopped);
 		mutex_unlock(&mon->read_lock);

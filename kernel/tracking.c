@@ -5,9 +5,9 @@
  * the letting go of them all at destroy.
  *
  * Under mon->lock (thread_monitor holds its target's exec_update_lock
- * while it waits for it: nothing that waits on user space may hold
- * mon->lock, see reader.c), and mkm_threads_lock, a raw spinlock with
- * interrupts off, taken a batch of threads at a time.
+ * while it waits for it, killably: nothing that waits on user space, or
+ * for a reader, may hold mon->lock, see monitor.c), and mkm_threads_lock,
+ * a raw spinlock with interrupts off, taken a batch of threads at a time.
  */
 
 #include <linux/cred.h>
@@ -211,7 +211,10 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 	if (!t)
 		goto out_unlock;
 
-	mutex_lock(&mon->lock);
+	/* Killable: the target's execve waits for this one to end. */
+	ret = mutex_lock_killable(&mon->lock);
+	if (ret)
+		goto out_free;
 	raw_spin_lock_irq(&mkm_threads_lock);
 	/*
 	 * A task reaped since the lookup would never see its free probe
@@ -224,6 +227,7 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 		mkm_sensor_attach(t);
 	raw_spin_unlock_irq(&mkm_threads_lock);
 	mutex_unlock(&mon->lock);
+out_free:
 	if (ret)
 		mkm_threads_free(t);
 out_unlock:
@@ -242,7 +246,10 @@ int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid)
 	task = tracking_find_task(mon, tid);
 	if (!task)
 		return -ESRCH;
-	mutex_lock(&mon->lock);
+	if (mutex_lock_killable(&mon->lock)) {
+		put_task_struct(task);
+		return -EINTR;
+	}
 	raw_spin_lock_irq(&mkm_threads_lock);
 	t = mkm_threads_lookup(task);
 	if (t && t->mon == mon) {

@@ -962,46 +962,76 @@ static int joins_within(pthread_t t, unsigned int seconds, void **ret)
 	return pthread_timedjoin_np(t, ret, &ts) == 0;
 }
 
-static void faulting_reader(int stats)
+/* A read() or STATS stuck in its copy to a page that userfaultfd holds. */
+struct stuck_reader {
+	struct faulting_op op;
+	struct uffdio_register reg;
+	pthread_t thread;
+	int uffd;
+};
+
+static void stuck_reader_start(struct stuck_reader *s, int stats)
 {
 	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-	struct uffdio_zeropage zero = { 0 };
-	struct faulting_op op = { 0 };
 	struct pollfd pfd;
-	pthread_t reader, mon, sleeper;
-	int fd_tid[2], uffd, done;
-	void *ret;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0) {
+	memset(s, 0, sizeof(*s));
+	s->uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (s->uffd < 0) {
 		fprintf(stderr, "no userfaultfd here (%s): skipped\n",
 			strerror(errno));
 		skip();
 	}
-	ABI_OK(ioctl(uffd, UFFDIO_API, &api));
-	op.buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(op.buf != MAP_FAILED);
-	reg.range.start = (uintptr_t)op.buf;
-	reg.range.len = 4096;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ABI_OK(ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ABI_OK(ioctl(s->uffd, UFFDIO_API, &api));
+	s->op.buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(s->op.buf != MAP_FAILED);
+	s->reg.range.start = (uintptr_t)s->op.buf;
+	s->reg.range.len = 4096;
+	s->reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ABI_OK(ioctl(s->uffd, UFFDIO_REGISTER, &s->reg));
 
-	op.fd = abi_open();
-	op.stats = stats;
-	ABI_OK(abi_monitor(op.fd, abi_gettid(), 1));
-	abi_resume(op.fd);
+	s->op.fd = abi_open();
+	s->op.stats = stats;
+	ABI_OK(abi_monitor(s->op.fd, abi_gettid(), 1));
+	abi_resume(s->op.fd);
 	abi_sleep_ms(5); /* records for the read to copy */
-	assert_int_equal(pthread_create(&reader, NULL, faulting_op, &op), 0);
+	assert_int_equal(pthread_create(&s->thread, NULL, faulting_op, &s->op),
+			 0);
 	/* The copy to user space has faulted once uffd has its message. */
-	pfd.fd = uffd;
+	pfd.fd = s->uffd;
 	pfd.events = POLLIN;
 	assert_int_equal(poll(&pfd, 1, 10000), 1);
+}
 
+/* Lets the copy go on, and joins the reader; the monitor stays open. */
+static void stuck_reader_release(struct stuck_reader *s)
+{
+	struct uffdio_zeropage zero = { .range = s->reg.range };
+
+	ABI_OK(ioctl(s->uffd, UFFDIO_ZEROPAGE, &zero));
+	assert_int_equal(pthread_join(s->thread, NULL), 0);
+}
+
+static void stuck_reader_close(struct stuck_reader *s)
+{
+	abi_suspend(s->op.fd);
+	ABI_OK(close(s->op.fd));
+	close(s->uffd);
+	munmap(s->op.buf, 4096);
+}
+
+static void faulting_reader(int stats)
+{
+	struct stuck_reader s;
+	pthread_t mon, sleeper;
+	int fd_tid[2], done;
+	void *ret;
+
+	stuck_reader_start(&s, stats);
 	assert_int_equal(pthread_create(&sleeper, NULL, sleep_forever, NULL),
 			 0);
-	fd_tid[0] = op.fd;
+	fd_tid[0] = s.op.fd;
 	fd_tid[1] = 0;
 	while (!(fd_tid[1] = sleeper_tid))
 		abi_sleep_ms(1);
@@ -1012,18 +1042,13 @@ static void faulting_reader(int stats)
 		      done ? "finished" : "waited 5 s");
 
 	/* Let the copy go on, then everything ends. */
-	zero.range = reg.range;
-	ABI_OK(ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
-	assert_int_equal(pthread_join(reader, NULL), 0);
+	stuck_reader_release(&s);
 	if (!done)
 		assert_int_equal(pthread_join(mon, &ret), 0);
-	abi_suspend(op.fd);
 	pthread_cancel(sleeper);
 	pthread_join(sleeper, NULL);
 	sleeper_tid = 0;
-	ABI_OK(close(op.fd));
-	close(uffd);
-	munmap(op.buf, 4096);
+	stuck_reader_close(&s);
 	assert_true(done);
 	assert_int_equal((long)ret, 0);
 }
@@ -1038,6 +1063,113 @@ static void test_faulting_stats_does_not_block_thread_monitor(void **state)
 {
 	(void)state;
 	faulting_reader(1);
+}
+
+/* Whether child pid is reaped within seconds (never blocks longer). */
+static bool reaped_within(pid_t pid, unsigned int seconds, int *status)
+{
+	uint64_t deadline = abi_now_ns() + seconds * 1000000000ull;
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return true;
+		if ((r < 0 && errno != EINTR) || abi_now_ns() > deadline)
+			return false;
+		abi_sleep_ms(2);
+	}
+}
+
+static void *configure_thread(void *arg)
+{
+	struct mkm_config cfg = { .ring_bytes = 65536 };
+
+	return (void *)(long)(ioctl(*(int *)arg, MKM_IOC_CONFIGURE, &cfg) ?
+				      errno :
+				      0);
+}
+
+/*
+ * The whole chain from a stuck reader to another process's execve: with
+ * read() stuck in its copy, a CONFIGURE (which replaces the rings, so
+ * waits for the reader) must not hold the monitor's lock while it waits,
+ * or the THREAD_MONITOR of a process P, which waits for that lock with
+ * P's exec_update_lock held, would hang P's execve, and every later
+ * reader of that lock (/proc/P/maps, perf_event_open on P), root's
+ * tools included. And a process waiting there is killable.
+ */
+static void test_stuck_reader_and_configure_do_not_block_exec(void **state)
+{
+	struct stuck_reader s;
+	pthread_t cfg_thread, mon;
+	int go[2], fd_tid[2], status, mon_done, execd, killed;
+	pid_t target, waiter;
+	void *cfg_ret, *mon_ret;
+	char c = 'g';
+	(void)state;
+
+	stuck_reader_start(&s, 0);
+	assert_int_equal(pthread_create(&cfg_thread, NULL, configure_thread,
+					&s.op.fd),
+			 0);
+	abi_sleep_ms(200); /* CONFIGURE waits for the reader now */
+	/* Another CONFIGURE, in a process, to be killed while it waits. */
+	waiter = fork();
+	assert_true(waiter >= 0);
+	if (waiter == 0) {
+		struct mkm_config cfg = { .ring_bytes = 65536 };
+
+		ioctl(s.op.fd, MKM_IOC_CONFIGURE, &cfg);
+		_exit(0);
+	}
+
+	ABI_OK(pipe(go));
+	target = fork();
+	assert_true(target >= 0);
+	if (target == 0) {
+		char *const argv[] = { (char *)"abi-exec", (char *)"--abi-exit",
+				       (char *)"0", NULL };
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		execv("/proc/self/exe", argv);
+		_exit(2);
+	}
+	close(go[0]);
+	abi_wait_proc_blocked(target);
+	fd_tid[0] = s.op.fd;
+	fd_tid[1] = target;
+	assert_int_equal(pthread_create(&mon, NULL, monitor_thread, fd_tid), 0);
+	mon_done = joins_within(mon, 2, &mon_ret);
+	ABI_OK(write(go[1], &c, 1) == 1 ? 0 : -1);
+	execd = reaped_within(target, 5, &status);
+	abi_sleep_ms(200); /* the waiter is in its CONFIGURE */
+	ABI_OK(kill(waiter, SIGKILL));
+	killed = reaped_within(waiter, 5, &status);
+	print_message("reader stuck, CONFIGURE waiting: thread_monitor %s, "
+		      "the target's execve %s, a waiting CONFIGURE %s\n",
+		      mon_done ? "finished" : "waited 2 s",
+		      execd ? "finished" : "STUCK for 5 s",
+		      killed ? "killed" : "not killed in 5 s");
+
+	stuck_reader_release(&s);
+	assert_int_equal(pthread_join(cfg_thread, &cfg_ret), 0);
+	if (!mon_done)
+		assert_int_equal(pthread_join(mon, &mon_ret), 0);
+	if (!execd)
+		assert_int_equal(waitpid(target, &status, 0), target);
+	if (!killed)
+		assert_int_equal(waitpid(waiter, &status, 0), waiter);
+	close(go[1]);
+	stuck_reader_close(&s);
+	assert_true(mon_done);
+	assert_int_equal((long)mon_ret, 0);
+	assert_true(execd);
+	assert_true(killed);
+	/* The first CONFIGURE ran once the reader let go: still resumed. */
+	assert_int_equal((long)cfg_ret, EBUSY);
 }
 
 /*
@@ -1860,6 +1992,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_open_charged_to_memcg_and_budget),
 		ABI_TEST(test_faulting_reader_does_not_block_thread_monitor),
 		ABI_TEST(test_faulting_stats_does_not_block_thread_monitor),
+		ABI_TEST(test_stuck_reader_and_configure_do_not_block_exec),
 		ABI_TEST(test_open_close_loop_sends_no_ipis),
 		ABI_TEST(test_resume_suspend_loop_is_rationed),
 		ABI_TEST(test_configure_unpriv_irq_class_eacces),
