@@ -376,8 +376,10 @@ static void test_main_help_matches_man_page(void **state)
 /* The top-level usage names the options users look for there. */
 static void test_main_usage_lists_options(void **state)
 {
-	const char *opts[] = { " -a ",	"--noise", "--idle",   "--png",
-			       "--svg", "--from",  "--version" };
+	const char *opts[] = { " -a ",	    "mkm latency ", "mkm noise ",
+			       "mkm idle ", "--png",	    "--svg",
+			       "--from",    "--version",    "--by-process",
+			       "--pid",	    "--barriers" };
 	char *u;
 	size_t i;
 
@@ -617,6 +619,68 @@ static void test_report_latency(void **state)
 		run("mkm report --latency --sort runq small.mkm 2>lat.err"), 2);
 	assert_int_equal(
 		run("mkm report --latency --noise small.mkm 2>lat.err"), 2);
+}
+
+/*
+ * The reports perf users reach as commands (perf sched latency) are
+ * commands: mkm latency, noise and idle print what report --latency,
+ * --noise and --idle print, which stay as their aliases; report takes
+ * one of them at a time, and --barriers only with --noise.
+ */
+static void test_reports_as_commands(void **state)
+{
+	(void)state;
+	assert_int_equal(run("mkm latency --top 2 small.mkm >cmd.lat"), 0);
+	assert_int_equal(
+		run("mkm report --latency --top 2 small.mkm >alias.lat"), 0);
+	assert_non_null(strstr(slurp_in("cmd.lat"), "(2 of 3 threads shown)"));
+	assert_int_equal(run("cmp -s cmd.lat alias.lat"), 0);
+	assert_int_equal(
+		run("mkm latency --json --pid 800 procs.mkm >cmd.latj"), 0);
+	assert_int_equal(
+		run("mkm report --pid 800 --json --latency procs.mkm >alias.latj"),
+		0);
+	assert_int_equal(run("cmp -s cmd.latj alias.latj"), 0);
+	assert_non_null(strstr(slurp_in("cmd.latj"), "\"tid\":801,"));
+	assert_int_equal(run("mkm latency --compensated small.mkm >cmd.latc"),
+			 0);
+	assert_int_equal(run("cmp -s cmd.latc cmd.lat"), 1);
+	assert_int_equal(
+		run("rm -rf jobc && mkdir jobc && '%s' job jobc barrier",
+		    mktrace),
+		0);
+	assert_int_equal(run("mkm merge jobc >/dev/null"), 0);
+	assert_int_equal(run("mkm noise --barriers jobc.mkm >cmd.bar"), 0);
+	assert_int_equal(
+		run("mkm report --noise --barriers jobc.mkm >alias.bar"), 0);
+	assert_non_null(strstr(slurp_in("cmd.bar"), "12 rounds;"));
+	assert_int_equal(run("cmp -s cmd.bar alias.bar"), 0);
+	assert_int_equal(
+		run("mkm noise --json --comm worker-a small.mkm >cmd.noi"), 0);
+	assert_int_equal(
+		run("mkm report --noise --json --comm worker-a small.mkm >alias.noi"),
+		0);
+	assert_int_equal(run("cmp -s cmd.noi alias.noi"), 0);
+	/* idle: a trace without idle tasks says why, both ways. */
+	assert_int_equal(run("mkm idle small.mkm 2>cmd.err"), 1);
+	assert_non_null(strstr(slurp_in("cmd.err"), "record -a"));
+	assert_int_equal(run("mkm report --idle small.mkm 2>cmd.err"), 1);
+	assert_non_null(strstr(slurp_in("cmd.err"), "record -a"));
+	/* Options a command does not take are usage errors. */
+	assert_int_equal(run("mkm noise --compensated small.mkm 2>/dev/null"),
+			 2);
+	assert_int_equal(run("mkm latency --sort runq small.mkm 2>/dev/null"),
+			 2);
+	assert_int_equal(run("mkm idle --tid 1001 small.mkm 2>/dev/null"), 2);
+	assert_int_equal(run("mkm report --idle --noise small.mkm 2>cmd.err"),
+			 2);
+	assert_non_null(strstr(slurp_in("cmd.err"), "one at a time"));
+	assert_int_equal(run("mkm report --barriers small.mkm 2>cmd.err"), 2);
+	assert_non_null(strstr(slurp_in("cmd.err"), "mkm noise --barriers"));
+	assert_int_equal(run("mkm latency --tid 77 small.mkm 2>cmd.err"), 1);
+	assert_string_equal(
+		slurp_in("cmd.err"),
+		"mkm: latency --tid 77: no such thread in the trace\n");
 }
 
 /* --noise and --latency on a merged trace (job 77, each CPU's rank and
@@ -959,6 +1023,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_by_process),
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_report_latency),
+		cmocka_unit_test(test_reports_as_commands),
 		cmocka_unit_test(test_report_noise_latency_merged),
 		cmocka_unit_test(test_report_barriers_merged),
 		cmocka_unit_test(test_timeline_window_zooms),

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report.c - mkm report: where each thread's time went, as tables (like
- * prstat -m and MSA's msa()) or as JSON for scripts.
+ * prstat -m and MSA's msa()) or as JSON for scripts. Its reports of
+ * another kind are commands of their own (latency.c, noise.c, idle.c),
+ * which report --latency, --noise and --idle still reach.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <getopt.h>
@@ -11,17 +13,15 @@
 #include <strings.h>
 
 #include "builtin.h"
+#include "calibration.h"
+#include "json.h"
+#include "libmonitor.h"
+#include "matrix.h"
+#include "messages.h"
 #include "report_doubt.h"
 #include "report_nodes.h"
-#include "report_latency.h"
-#include "report_noise.h"
-#include "libmonitor.h"
-#include "messages.h"
-#include "parse.h"
-#include "json.h"
+#include "threads.h"
 #include "trace.h"
-#include "calibration.h"
-#include "matrix.h"
 
 static const char *end_name(unsigned int end)
 {
@@ -159,36 +159,6 @@ static void thread_totals(const struct report *r, size_t th,
 		*life += timers[s];
 }
 
-/* Whether thread t is in one of the @n processes of @pids (all: NULL). */
-static bool in_pids(const struct tl_thread *t, const uint32_t *pids, size_t n)
-{
-	size_t i;
-
-	for (i = 0; pids && i < n; i++)
-		if (t->tgid == pids[i])
-			return true;
-	return !pids;
-}
-
-/* --pid's list; dies naming a pid no thread of the trace has. */
-static size_t parse_pids(const struct report *r, const char *s, uint32_t *pids)
-{
-	size_t n = parse_tid_list("report --pid", s, pids, MAX_TIDS), i, p;
-
-	for (i = 0; i < n; i++) {
-		struct tl_process pr = { 0 };
-
-		for (p = 0; p < tl_nr_processes(r->tl); p++)
-			if (!tl_process(r->tl, p, &pr) && pr.pid == pids[i] &&
-			    pr.nr_threads)
-				break;
-		if (p == tl_nr_processes(r->tl))
-			die("report --pid %u: no such process in the trace (mkm report --by-process lists them)",
-			    pids[i]);
-	}
-	return n;
-}
-
 /* The figures of thread th that --sort compares. */
 static void row_key_of(const struct report *r, size_t th, struct row_key *k)
 {
@@ -209,38 +179,14 @@ static void row_key_of(const struct report *r, size_t th, struct row_key *k)
 static void select_rows(struct report *r, const char *tids, const char *comm,
 			const char *pids, int by, size_t top)
 {
-	static uint32_t list[MAX_TIDS], plist[MAX_TIDS];
-	size_t th, i, n = 0, nr_pids = pids ? parse_pids(r, pids, plist) : 0;
 	struct row_key *keys;
+	size_t th, n;
 
 	r->rows = calloc(r->nr_threads + 1, sizeof(*r->rows));
 	keys = calloc(r->nr_threads + 1, sizeof(*keys));
 	if (!r->rows || !keys)
 		die("out of memory");
-	if (tids) {
-		size_t nr =
-			parse_tid_list("report --tid", tids, list, MAX_TIDS);
-
-		for (i = 0; i < nr; i++) {
-			int64_t found = tl_find(r->tl, list[i]);
-
-			if (found < 0)
-				die("report --tid %u: no such thread in the trace",
-				    list[i]);
-			r->rows[n++] = (size_t)found;
-		}
-	}
-	for (th = 0; th < r->nr_threads && !tids; th++) {
-		struct tl_thread t;
-
-		tl_thread(r->tl, th, &t);
-		if ((!comm || !strcmp(t.name, comm)) &&
-		    in_pids(&t, pids ? plist : NULL, nr_pids))
-			r->rows[n++] = th;
-	}
-	if (comm && !n)
-		die("report --comm %s: no thread of that name in the trace",
-		    comm);
+	n = select_threads(r->tl, "report", tids, comm, pids, r->rows);
 	for (th = 0; th < r->nr_threads && by >= 0; th++)
 		row_key_of(r, th, &keys[th]);
 	if (by >= 0) {
@@ -535,7 +481,7 @@ static void json_bursts(const struct acct_burst *b)
 }
 
 /* Raw against compensated, per thread: when it finished, how long it
- * ran and waited on a run queue (seeds/004, Figs. 10 and 11). Where
+ * ran and waited on a run queue (the MKM paper, Figs. 10 and 11). Where
  * compensation is unsure (report_doubt.h), its figures are left raw,
  * marked '?', and the reason follows the table: a compensation that the
  * run's scheduling may contradict must not read better than raw. */
@@ -732,6 +678,34 @@ static void print_json(const struct report *r, const char *path,
 	printf("}\n");
 }
 
+/* The text report's first line: the trace, its span, what it holds and
+ * how much of it is shown (@nr_procs: the processes shown, with
+ * --by-process). */
+static void print_head(const struct report *r, const char *path,
+		       size_t nr_procs)
+{
+	uint64_t lost = report_lost(r);
+	char d[32], shown[48] = "";
+
+	if (nr_procs && nr_procs < tl_nr_processes(r->tl))
+		snprintf(shown, sizeof(shown), " in %zu processes (%zu shown)",
+			 tl_nr_processes(r->tl), nr_procs);
+	else if (nr_procs)
+		snprintf(shown, sizeof(shown), " in %zu processes",
+			 tl_nr_processes(r->tl));
+	else if (r->nr_rows < r->nr_threads)
+		snprintf(shown, sizeof(shown), " (%zu shown)", r->nr_rows);
+	printf("%s%s: %s, %zu threads%s, %u CPUs, %llu events, %llu lost%s\n\n",
+	       path,
+	       r->meta.info.trace_flags & TRACE_F_COMPENSATED ?
+		       " (compensated)" :
+		       "",
+	       mon_fmt_ns(d, sizeof(d), r->t1 - r->t0), r->nr_threads, shown,
+	       r->nr_cpus, (unsigned long long)r->st.events,
+	       (unsigned long long)lost,
+	       lost ? " (their time shows as UNKN)" : "");
+}
+
 static void report_free(struct report *r, struct tl *raw)
 {
 	free(r->rows);
@@ -747,10 +721,55 @@ const char report_usage[] =
 	"usage: mkm report [--json] [--compensated [--calibration FILE] [--force-calibration]]\n"
 	"                  [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
 	"                  [--by-process] [--sort KEY] [--top N] FILE\n"
-	"       mkm report --noise [--barriers] [--tid TID[,TID...] | --comm NAME] [--top N] [--json] FILE\n"
-	"       mkm report --idle [--json] FILE\n"
-	"       mkm report --latency [--compensated ...] [--tid TID[,TID...] | --comm NAME]\n"
-	"                  [--pid PID[,PID...]] [--top N] [--json] FILE";
+	"  report --latency, --noise [--barriers] and --idle are mkm latency,\n"
+	"  mkm noise and mkm idle";
+
+/*
+ * mkm report --latency, --noise and --idle, as they were before they
+ * became commands: that command, given the other arguments. Return: -1
+ * when none of the three is asked for.
+ */
+static int report_alias(int argc, char **argv)
+{
+	static const struct {
+		const char *flag;
+		int (*fn)(int argc, char **argv);
+	} aliases[] = {
+		{ "--latency", cmd_latency },
+		{ "--noise", cmd_noise },
+		{ "--idle", cmd_idle },
+	};
+	int i, k, found = -1, at = 0, barriers = 0, n = 0;
+	char **args;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		barriers |= !strcmp(argv[i], "--barriers");
+		for (k = 0; k < 3; k++)
+			if (!strcmp(argv[i], aliases[k].flag)) {
+				n++;
+				found = k;
+				at = i;
+			}
+	}
+	if (n > 1)
+		die_usage(
+			"report: --noise, --idle or --latency, one at a time");
+	if (barriers && found != 1)
+		die_usage(
+			"report: --barriers goes with --noise (mkm noise --barriers)");
+	if (found < 0)
+		return -1;
+	args = calloc((size_t)argc, sizeof(*args));
+	if (!args)
+		die("out of memory");
+	for (i = 0, k = 0; i < argc; i++)
+		if (i != at)
+			args[k++] = argv[i];
+	args[0] = (char *)aliases[found].flag + 2;
+	i = aliases[found].fn(argc - 1, args);
+	free(args);
+	return i;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -759,10 +778,6 @@ int cmd_report(int argc, char **argv)
 		{ "compensated", no_argument, NULL, 'c' },
 		{ "calibration", required_argument, NULL, 'C' },
 		{ "force-calibration", no_argument, NULL, 'F' },
-		{ "noise", no_argument, NULL, 'n' },
-		{ "barriers", no_argument, NULL, 'b' },
-		{ "idle", no_argument, NULL, 'i' },
-		{ "latency", no_argument, NULL, 'l' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "comm", required_argument, NULL, 'm' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -772,18 +787,20 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct noise_opts nopts = { .top = 12 };
-	bool noise = false, idle = false, latency = false;
+	const char *pids = NULL, *tids = NULL, *comm = NULL;
 	struct report r = { 0 };
 	struct acct_cell *cells;
 	const char *cal_file = NULL, *path;
 	struct tl *raw = NULL;
 	bool json = false, compensated = false, force = false,
-	     top_given = false, by_process = false;
+	     by_process = false;
 	struct row_key *procs = NULL;
-	const char *pids = NULL;
-	size_t nr_procs = 0;
+	size_t nr_procs = 0, top = 0;
 	int opt, sort_by = -1;
+
+	opt = report_alias(argc, argv);
+	if (opt >= 0)
+		return opt;
 
 	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		if (opt == 'j') {
@@ -794,18 +811,10 @@ int cmd_report(int argc, char **argv)
 			cal_file = optarg;
 		} else if (opt == 'F') {
 			force = true;
-		} else if (opt == 'n') {
-			noise = true;
-		} else if (opt == 'b') {
-			nopts.barriers = true;
-		} else if (opt == 'i') {
-			idle = true;
-		} else if (opt == 'l') {
-			latency = true;
 		} else if (opt == 't') {
-			nopts.tids = optarg;
+			tids = optarg;
 		} else if (opt == 'm') {
-			nopts.comm = optarg;
+			comm = optarg;
 		} else if (opt == 'p') {
 			pids = optarg;
 		} else if (opt == 'P') {
@@ -813,12 +822,11 @@ int cmd_report(int argc, char **argv)
 		} else if (opt == 'T') {
 			char *end;
 
-			nopts.top = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !nopts.top)
+			top = strtoul(optarg, &end, 10);
+			if (*end || !top)
 				die_usage(
 					"report --top: '%s' is not a count above 0",
 					optarg);
-			top_given = true;
 		} else if (opt == 's') {
 			sort_by = parse_sort(optarg);
 		} else if (opt == 'h') {
@@ -834,41 +842,10 @@ int cmd_report(int argc, char **argv)
 		die_usage(
 			"report: --calibration and --force-calibration go with --compensated");
 	path = argv[optind];
-	if (nopts.tids && nopts.comm)
+	if (tids && comm)
 		die_usage("report: --tid or --comm, not both");
-	if (nopts.tids && pids)
+	if (tids && pids)
 		die_usage("report: --tid or --pid, not both");
-	if ((pids || by_process) && (noise || idle))
-		die_usage(
-			"report: --pid and --by-process go with the per-thread report (and --pid with --latency)");
-	if (by_process && latency)
-		die_usage("report: --latency is per thread: no --by-process");
-	if (sort_by >= 0 && (noise || idle || latency))
-		die_usage(
-			"report: --sort goes with the per-thread report (--latency sorts by the longest delay)");
-	if (nopts.barriers && !noise)
-		die_usage("report: --barriers goes with --noise");
-	if (noise + idle + latency > 1)
-		die_usage(
-			"report: --noise, --idle or --latency, one at a time");
-	if (noise || idle) {
-		int ret;
-
-		nopts.json = json;
-		r.tl = compensated ? NULL : load_trace(path, &r.meta, NULL, 0);
-		if (!r.tl)
-			die_usage(
-				"report: --noise and --idle read the raw trace (no --compensated)");
-		if (mon_nodes_load(&r.nodes, path))
-			mon_nodes_free(&r.nodes); /* not a merged trace */
-		nopts.nodes = &r.nodes;
-		ret = noise ? report_noise(r.tl, &r.meta, &nopts) :
-			      report_idle(r.tl, &r.meta, json);
-		tl_destroy(r.tl);
-		mon_nodes_free(&r.nodes);
-		return ret;
-	}
-
 	if (compensated) {
 		struct mon_compensate_opts copts =
 			doubts_opts(&r.doubts, force);
@@ -892,21 +869,10 @@ int cmd_report(int argc, char **argv)
 	if (!r.cpus || acct_cpus(r.tl, r.cpus, r.nr_cpus))
 		die("out of memory");
 	span(r.tl, &r.t0, &r.t1);
-	if (latency) {
-		int ret;
-
-		select_rows(&r, nopts.tids, nopts.comm, pids, -1, 0);
-		ret = report_latency(r.tl, &r.meta, &r.nodes, path, r.rows,
-				     r.nr_rows, top_given ? nopts.top : 0,
-				     json);
-		report_free(&r, raw);
-		return ret;
-	}
-	select_rows(&r, nopts.tids, nopts.comm, pids, by_process ? -1 : sort_by,
-		    by_process || !top_given ? 0 : nopts.top);
+	select_rows(&r, tids, comm, pids, by_process ? -1 : sort_by,
+		    by_process ? 0 : top);
 	if (by_process)
-		procs = process_rows(&r, sort_by, top_given ? nopts.top : 0,
-				     &nr_procs);
+		procs = process_rows(&r, sort_by, top, &nr_procs);
 	cells = calloc((size_t)r.nr_cpus * r.nr_threads + 1, sizeof(*cells));
 	if (!cells)
 		die("out of memory");
@@ -915,30 +881,7 @@ int cmd_report(int argc, char **argv)
 	if (json) {
 		print_json(&r, path, cells, procs, nr_procs);
 	} else {
-		char d[32];
-		uint64_t lost = report_lost(&r);
-
-		char shown[48] = "";
-
-		if (procs && nr_procs < tl_nr_processes(r.tl))
-			snprintf(shown, sizeof(shown),
-				 " in %zu processes (%zu shown)",
-				 tl_nr_processes(r.tl), nr_procs);
-		else if (procs)
-			snprintf(shown, sizeof(shown), " in %zu processes",
-				 tl_nr_processes(r.tl));
-		else if (r.nr_rows < r.nr_threads)
-			snprintf(shown, sizeof(shown), " (%zu shown)",
-				 r.nr_rows);
-		printf("%s%s: %s, %zu threads%s, %u CPUs, %llu events, %llu lost%s\n\n",
-		       path,
-		       r.meta.info.trace_flags & TRACE_F_COMPENSATED ?
-			       " (compensated)" :
-			       "",
-		       mon_fmt_ns(d, sizeof(d), r.t1 - r.t0), r.nr_threads,
-		       shown, r.nr_cpus, (unsigned long long)r.st.events,
-		       (unsigned long long)lost,
-		       lost ? " (their time shows as UNKN)" : "");
+		print_head(&r, path, procs ? nr_procs : 0);
 		if (procs)
 			print_processes(procs, nr_procs);
 		else

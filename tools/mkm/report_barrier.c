@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_barrier.c - mkm report --noise --barriers: the rounds of threads
+ * report_barrier.c - mkm noise --barriers: the rounds of threads
  * that meet at barriers (libmonitor's mon_barriers()), the longest with
  * the node and thread that arrived last and what took time from its
- * compute phase, then the long ones by node and cause: seed 001's table,
+ * compute phase, then the long ones by node and cause: the Barcelona
+ * Supercomputing Center's table,
  * across the nodes of a merged trace (examples/barrier is the one-machine
- * study, its barriers timed by the program itself); and seed 003's noise
- * law, how often a barrier of n ranks is delayed against each one's own
+ * study, its barriers timed by the program itself); and Tsafrir et al.'s
+ * noise law, how often a barrier of n ranks is delayed against each one's own
  * rate of being hit (mon_barriers_law()).
  */
 #include <stdio.h>
@@ -230,7 +231,7 @@ static void print_law(const struct tl *tl, const struct noise_opts *o,
 	char a[32];
 	size_t i;
 
-	printf("\nThe noise law (seed 003): a rank is hit in a round when its phase ran over its own median by more than %s\n",
+	printf("\nThe noise law (Tsafrir et al.): a rank is hit in a round when its phase ran over its own median by more than %s\n",
 	       mon_fmt_ns(a, sizeof(a), b->margin_ns));
 	print_node_head(o->nodes);
 	printf("%7s %-16s %10s %6s %8s\n", "TID", "RANK", "MEDIAN", "HIT",

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report_barrier.h - mkm report --noise --barriers: seed 001's table of
- * long barriers, each with the node and the cause that delayed its last
- * arrival, from libmonitor's mon_barriers().
+ * report_barrier.h - mkm noise --barriers: the Barcelona Supercomputing
+ * Center's table of long barriers, each with the node and the cause that
+ * delayed its last arrival, from libmonitor's mon_barriers().
  */
 #ifndef MKM_REPORT_BARRIER_H
 #define MKM_REPORT_BARRIER_H

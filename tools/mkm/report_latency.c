@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_latency.c - mkm report --latency: perf sched latency's table from
+ * report_latency.c - mkm latency: perf sched latency's table from
  * the timeline. A delay is a stretch of run-queue time (woken, created or
  * preempted, until switched in); back-to-back run-queue intervals (a
  * migration while queued) make one delay.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report_latency.h - mkm report --latency: each thread's waits on a run
+ * report_latency.h - mkm latency's table: each thread's waits on a run
  * queue, from runnable to running, with the longest and when it was (as
  * perf sched latency gives them).
  */

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_noise.c - mkm report --noise (who took time from a thread: seeds
- * 001 and 003) and --idle (each CPU's idle intervals and what ended them:
- * seed 002), as tables or JSON. The analysis is libmonitor's
+ * report_noise.c - mkm noise (who took time from a thread, as the
+ * Barcelona Supercomputing Center's study of interrupts and daemons and
+ * Tsafrir et al., "System Noise, OS Clock Ticks, and Fine-Grained Parallel
+ * Applications", attribute it) and mkm idle (each CPU's idle intervals and
+ * what ended them, as Vaddagiri's "(How to) Let idle CPUs sleep" tabled
+ * them), as tables or JSON. The analysis is libmonitor's
  * (noise_thread(), idle_analyse()); this file chooses and prints.
  */
 #include <stdio.h>
@@ -355,7 +358,7 @@ static void print_idle(const struct tl *tl, const struct idle_report *rep)
 	unsigned int c, k, lo = IDLE_HIST_BUCKETS, hi = 0;
 	size_t i;
 
-	printf("Idle intervals per CPU (seed 002's table: how long a CPU slept before something woke it)\n");
+	printf("Idle intervals per CPU (Vaddagiri's table: how long a CPU slept before something woke it)\n");
 	printf("%4s %9s %12s %12s %12s %12s %7s\n", "CPU", "SAMPLES", "MEAN",
 	       "STDDEV", "MAX", "MIN", "IDLE");
 	for (c = 0; c < rep->nr_cpus; c++) {
@@ -470,7 +473,7 @@ int report_idle(struct tl *tl, const struct mon_meta *meta, bool json)
 	int ret;
 
 	if (!(meta->info.flags & MKM_CONFIG_SYSTEM))
-		die("--idle: this trace is not system-wide: idle CPUs show only in a recording made with mkm record -a");
+		die("idle: this trace is not system-wide: idle CPUs show only in a recording made with mkm record -a");
 	ret = noise_create(&n, tl);
 	if (!ret)
 		ret = idle_analyse(n, &rep);

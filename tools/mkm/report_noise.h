@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report_noise.h - mkm report --noise and --idle: the tables of seeds 001
- * to 003 from libmonitor's noise and idle analyses (mon_analysis.h).
+ * report_noise.h - the tables of mkm noise and mkm idle (the Barcelona
+ * Supercomputing Center's and Tsafrir et al.'s noise attribution,
+ * Vaddagiri's idle CPUs) from libmonitor's noise and idle analyses
+ * (mon_analysis.h).
  */
 #ifndef MKM_REPORT_NOISE_H
 #define MKM_REPORT_NOISE_H
