@@ -126,7 +126,8 @@ bench-vm: $(BENCH_IMAGE)
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS))
 
 # bench-vm's method on each kernel of the matrix (tests/kernel/matrix),
-# without LTTng: a table kernel x configuration at the end.
+# LTTng's configurations where its modules build for the kernel
+# (bench/kernels.sh): a table kernel x configuration at the end.
 BENCH_KERNELS ?= 6.1 6.12 7.2
 bench-kernels: $(BENCH_SWITCH)
 	$(Q)BUILD=$(BUILD) bench/kernels.sh -n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \

@@ -11,13 +11,13 @@
  * Two threads pinned to CPU 0 ping-pong a byte over pipes (examples/common
  * pingpong.c): every round trip is two context switches. First the
  * baseline, runs times, with mkm.ko never loaded in this boot (the image
- * keeps it away from the guest's init). Without the module, before its
- * first load and more so after an unload, a switch costs 30 to 150
- * instructions more than with it loaded and no monitor, varying from one
- * measurement to the next, though no mkm code runs in either state
- * (docs/performance.md); before any load is where it is steadiest. Then
- * mkm.ko is loaded, and in each run the other configurations are measured
- * one after the other, so that drift hits them alike:
+ * keeps it away from the guest's init). With wakeup preemption on, the
+ * baseline cost 30 to 150 instructions more than "loaded", varying from
+ * one measurement to the next, though no mkm code runs in either state
+ * (below, and docs/performance.md); before any load is where it is
+ * steadiest. Then mkm.ko is loaded, and in each run the other
+ * configurations are measured one after the other, so that drift hits
+ * them alike:
  *
  *   base        mkm.ko not loaded: the no-tracing baseline
  *   loaded      mkm.ko loaded, no monitor: must cost nothing
