@@ -3,6 +3,7 @@
  * mkm replay --play). */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,12 @@ struct printer {
 		uint32_t tid;
 		char comm[16];
 	} comms[COMMS];
-	/* Per CPU (modulo), the last first half of a comm, and whose: the
-	 * kernel writes both halves one after the other on one CPU. */
+	/* Per CPU (modulo), a comm's first NAME record, held until its
+	 * second: the kernel writes both halves one after the other on one
+	 * CPU, and the dump prints a comm as one line. */
 	struct {
-		uint32_t tid;
-		char half[9];
+		bool held;
+		struct mkm_event e;
 	} names[64];
 };
 
@@ -46,32 +48,77 @@ static const char *printer_comm(void *arg, uint32_t tid)
 						   NULL;
 }
 
+/* One line: the record's time from the origin, CPU, tid, type, @args and
+ * @seq ("4", or "4,5" for a comm's two records). */
+static void print_line(const struct printer *pr, const struct mkm_event *e,
+		       const char *args, const char *seq)
+{
+	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%s\n",
+	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
+	       mon_event_name(e->type), args, seq);
+}
+
+/* A comm's first NAME record whose second never came (lost, or cut
+ * off): printed alone, saying so. */
+static void flush_name(struct printer *pr, unsigned int slot)
+{
+	const struct mkm_event *e = &pr->names[slot].e;
+	char raw[9] = { 0 }, args[64], seq[16];
+
+	if (!pr->names[slot].held)
+		return;
+	pr->names[slot].held = false;
+	memcpy(raw, &e->arg0, 4);
+	memcpy(raw + 4, &e->arg1, 4);
+	snprintf(args, sizeof(args), "comm \"%s\" (its first half only)", raw);
+	snprintf(seq, sizeof(seq), "%u", e->seq);
+	print_line(pr, e, args, seq);
+}
+
 static void print_event_line(struct printer *pr, const struct mkm_event *e)
 {
 	struct mon_event_fmt f = { .machine = pr->machine,
 				   .comm = printer_comm,
 				   .arg = pr };
-	char args[128], comm[17];
+	unsigned int slot = e->cpu % 64;
+	char args[128], comm[17], seq[24], half[9] = { 0 };
+	bool pair;
 
-	if (e->type == MKM_EV_NAME) {
-		typeof(pr->names[0]) *n = &pr->names[e->cpu % 64];
-
-		if (!e->flags) {
-			n->tid = e->tid;
-			memcpy(n->half, &e->arg0, 4);
-			memcpy(n->half + 4, &e->arg1, 4);
-		} else if (n->tid == e->tid) {
-			f.first_half = n->half;
+	if (e->type == MKM_EV_NAME && !e->flags) {
+		flush_name(pr, slot);
+		pr->names[slot].held = true;
+		pr->names[slot].e = *e;
+		return;
+	}
+	pair = e->type == MKM_EV_NAME && pr->names[slot].held &&
+	       pr->names[slot].e.tid == e->tid;
+	if (!pair)
+		flush_name(pr, slot);
+	snprintf(seq, sizeof(seq), "%u", e->seq);
+	if (e->type != MKM_EV_NAME) {
+		mon_fmt_event_args(args, sizeof(args), e, &f);
+	} else {
+		if (pair) {
+			memcpy(half, &pr->names[slot].e.arg0, 4);
+			memcpy(half + 4, &pr->names[slot].e.arg1, 4);
+			f.first_half = half;
+			snprintf(seq, sizeof(seq), "%u,%u",
+				 pr->names[slot].e.seq, e->seq);
+			pr->names[slot].held = false;
+		}
+		/* mon_fmt_event_args() joins the halves, and numbers them
+		 * ("(2 of 2)"), as the viewer's events pane shows them. */
+		mon_fmt_event_args(args, sizeof(args), e, &f);
+		if (sscanf(args, "comm \"%16[^\"]\"", comm) == 1) {
+			if (pair)
+				set_comm(pr, e->tid, comm, strlen(comm));
+			snprintf(args, sizeof(args),
+				 pair ? "comm \"%s\"" :
+					"comm \"%s\" (its second half only)",
+				 comm);
 		}
 	}
-	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u\n",
-	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
-	       mon_event_name(e->type),
-	       mon_fmt_event_args(args, sizeof(args), e, &f), e->seq);
-	/* The comm is known from its second record on. */
-	if (e->type == MKM_EV_NAME && e->flags &&
-	    sscanf(args, "comm \"%16[^\"]\"", comm) == 1)
-		set_comm(pr, e->tid, comm, strlen(comm));
+	print_line(pr, e, args, seq);
 }
 
 static int printer_consume(void *priv, const struct mon_msg *msg)
@@ -100,9 +147,22 @@ static int printer_consume(void *priv, const struct mon_msg *msg)
 	return ferror(stdout) ? -EIO : 0;
 }
 
+/* The first halves still held, at the end. */
+static int printer_finish(void *priv)
+{
+	struct printer *pr = priv;
+	unsigned int slot;
+
+	for (slot = 0; slot < 64; slot++)
+		flush_name(pr, slot);
+	fflush(stdout);
+	return ferror(stdout) ? -EIO : 0;
+}
+
 static const struct mon_sink_ops printer_ops = {
 	.name = "print",
 	.consume = printer_consume,
+	.finish = printer_finish,
 	.destroy = free,
 };
 
