@@ -442,6 +442,123 @@ static void test_report_json_names_classes(void **state)
 			       "\"classes\":\"sched,lifecycle,irq\","));
 }
 
+/* A checker of mkm dump --json's output: each line one JSON object with
+ * the members every record has; prints how many lines. */
+static const char json_check[] =
+	"import json, sys\n"
+	"keys = ('time_ns', 'kernel_time_ns', 'cpu', 'tid', 'comm', 'type',\n"
+	"        'seq')\n"
+	"n = 0\n"
+	"for line in open(sys.argv[1]):\n"
+	"    o = json.loads(line)\n"
+	"    assert isinstance(o, dict), line\n"
+	"    for k in keys:\n"
+	"        assert k in o, (k, line)\n"
+	"    n += 1\n"
+	"print(n)\n";
+
+/* Whether every line of WORKDIR's @name parses (python3's json) as a
+ * record's object; *n: how many lines. */
+static bool json_lines_ok(const char *name, long *n)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/check_json.py", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	fputs(json_check, f);
+	fclose(f);
+	if (run("python3 check_json.py %s >%s.n", name, name))
+		return false;
+	snprintf(path, sizeof(path), "%s.n", name);
+	*n = atol(slurp_in(path));
+	return true;
+}
+
+/*
+ * mkm dump --json, as perf script gives per-event output for scripts: a
+ * JSON object a line, a line for each of the text dump's, each with the
+ * time from the recording's start and on the kernel's clock, the CPU,
+ * tid, comm, type and seq, then the type's fields by name.
+ */
+static void test_dump_json(void **state)
+{
+	const char *want[] = {
+		"\"type\":\"switch_in\",\"seq\":0,\"prev_tid\":0,\"prev_comm\":null,\"waited_ns\":14000}\n",
+		"\"tid\":501,\"comm\":\"parent-process\",\"type\":\"name\",\"seq\":1,\"name\":\"parent-process\",\"seq_last\":2}\n",
+		"\"type\":\"syscall_exit\",\"seq\":4,\"nr\":157,\"name\":\"prctl\",\"ret\":-22}\n",
+		"\"type\":\"softirq_entry\",\"seq\":16,\"vec\":3,\"name\":\"NET_RX\"}\n",
+		"\"type\":\"wakeup_new\",\"seq\":7,\"by_tid\":501,\"by_comm\":\"parent-process\",\"target_cpu\":1,\"in_irq\":false}\n",
+		"\"type\":\"switch_out\",\"seq\":9,\"state\":\"R\",\"preempted\":true,",
+		"\"type\":\"LOST\",\"seq\":11,\"lost\":5}\n",
+		"\"type\":\"exit\",\"seq\":23,\"status\":0}\n",
+		"\"type\":\"mark\",\"seq\":7,\"value\":4294967303}\n",
+		"\"type\":\"detach\",\"seq\":29,\"reason\":\"thread_unmonitor\"}\n",
+	};
+	const char *traces[] = { "events", "eo", "late", "small", "big" };
+	long n, lines;
+	size_t i;
+	char *d;
+
+	(void)state;
+	assert_int_equal(run("'%s' events-one eo.mkm", mktrace), 0);
+	for (i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
+		char name[32];
+
+		assert_int_equal(run("mkm dump --json %s.mkm >%s.jsonl",
+				     traces[i], traces[i]),
+				 0);
+		snprintf(name, sizeof(name), "%s.jsonl", traces[i]);
+		if (!json_lines_ok(name, &n))
+			fail_msg(
+				"mkm dump --json %s.mkm: a line is not a record's JSON object",
+				traces[i]);
+		assert_int_equal(run("mkm dump %s.mkm | wc -l >%s.lines",
+				     traces[i], traces[i]),
+				 0);
+		snprintf(name, sizeof(name), "%s.lines", traces[i]);
+		lines = atol(slurp_in(name));
+		assert_true(n > 10);
+		assert_int_equal(n, lines);
+	}
+	d = slurp_in("events.jsonl");
+	assert_true(!strncmp(
+		d,
+		"{\"time_ns\":0,\"kernel_time_ns\":1000000000,"
+		"\"cpu\":0,\"tid\":501,\"comm\":null,"
+		"\"type\":\"attach\",\"seq\":0,\"state\":\"R\"",
+		strlen("{\"time_ns\":0,\"kernel_time_ns\":1000000000,"
+		       "\"cpu\":0,\"tid\":501,\"comm\":null,"
+		       "\"type\":\"attach\",\"seq\":0,\"state\":\"R\"")));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(d, want[i]))
+			fail_msg("mkm dump --json does not say %s", want[i]);
+	/* One record: both its halves in one, as a SWITCH_OUT and IN. */
+	assert_non_null(strstr(
+		slurp_in("eo.jsonl"),
+		"\"type\":\"switch\",\"seq\":18,\"prev_tid\":501,\"prev_comm\":\"parent-process\",\"next_tid\":503,\"next_comm\":\"parent-process\",\"state\":\"S\","));
+	/* Both clocks: the late trace starts 50 ms before its first record,
+	 * stamped at 1 s on the kernel's clock. */
+	assert_non_null(strstr(slurp_in("late.jsonl"),
+			       "{\"time_ns\":50000000,\"kernel_time_ns\":"
+			       "1000000000,\"cpu\":0,\"tid\":1001,"));
+	/* The cuts as the text dump's. */
+	assert_int_equal(
+		run("mkm dump --json --tid 1002 --from 2ms small.mkm >cut.jsonl"),
+		0);
+	assert_true(json_lines_ok("cut.jsonl", &n));
+	assert_int_equal(run("mkm dump --tid 1002 --from 2ms small.mkm | wc -l "
+			     ">cut.lines"),
+			 0);
+	assert_int_equal(n, atol(slurp_in("cut.lines")));
+	assert_null(strstr(slurp_in("cut.jsonl"), "\"tid\":1001,"));
+	assert_int_equal(run("mkm dump --json --from 1ms --to 2ms late.mkm "
+			     ">/dev/null 2>&1"),
+			 1);
+}
+
 /* The life_ns of each thread of a report --json, in order; how many. */
 static size_t json_lives(const char *json, uint64_t *life, size_t max)
 {
@@ -1028,6 +1145,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_sort_top_tid),
 		cmocka_unit_test(test_report_by_process),
 		cmocka_unit_test(test_dump_filters),
+		cmocka_unit_test(test_dump_json),
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_reports_as_commands),
 		cmocka_unit_test(test_report_noise_latency_merged),

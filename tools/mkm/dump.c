@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dump.c - mkm dump: every event of a trace, one line each, in time order
- * (like perf script), for reading what the timeline was built from: a
+ * dump.c - mkm dump: every event of a trace, one line each (a comm's two
+ * records: one), in time order, as text or JSON objects (like perf script), for reading what the timeline was built from: a
  * file source, the order stage, the filter stage when some threads (by tid
  * or comm) or a window are asked for, and a sink that prints; a cut that
  * keeps no record is an error, as in mkm export.
@@ -20,7 +20,7 @@
 #include "printer.h"
 
 const char dump_usage[] =
-	"usage: mkm dump [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"
+	"usage: mkm dump [--json] [--tid TID,... | --comm NAME] [--from T] [--to T] FILE\n"
 	"  T: a time from the recording's start, with a unit (20ms, 1.5s)";
 
 /* The tids of the threads named @comm (as the timeline names them: the
@@ -47,6 +47,7 @@ static size_t comm_tids(const char *path, const char *comm, uint32_t *tids,
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "comm", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, 'F' },
@@ -58,6 +59,7 @@ int cmd_dump(int argc, char **argv)
 	struct mon_filter filter = { .tids = tids };
 	int64_t from = -1, to = -1;
 	const char *comm = NULL;
+	bool json = false;
 	struct mon_pipeline *p;
 	struct mon_sink *print;
 	uint64_t printed = 0;
@@ -65,7 +67,9 @@ int cmd_dump(int argc, char **argv)
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
-		if (opt == 't')
+		if (opt == 'j')
+			json = true;
+		else if (opt == 't')
 			filter.nr_tids = parse_tid_list("dump --tid", optarg,
 							tids, MAX_TIDS);
 		else if (opt == 'c')
@@ -90,7 +94,7 @@ int cmd_dump(int argc, char **argv)
 		filter.nr_tids = comm_tids(argv[optind], comm, tids, MAX_TIDS);
 	p = open_trace(argv[optind]);
 	cut = add_order_and_cut(p, argv[optind], &filter, from, to);
-	ret = event_printer(&print, &printed);
+	ret = event_printer(&print, &printed, json);
 	if (!ret)
 		ret = mon_pipeline_add_sink(p, print);
 	if (ret)

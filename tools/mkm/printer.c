@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* printer.c - the sink that prints every record as mkm dump does (and
- * mkm replay --play). */
+/* printer.c - the sink that prints every record as mkm dump does, as text
+ * or JSON (and mkm replay --play). */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_json.h"
+#include "json.h"
 #include "printer.h"
 
 #define COMMS 4096 /* the printer's table of names, by tid (modulo) */
 
 struct printer {
+	bool json; /* mkm dump --json: a JSON object a line */
 	uint64_t origin; /* times print from it: mon_time_origin() */
 	uint64_t *printed; /* records printed but LOST ones, or NULL */
 	char machine[65]; /* the trace's, for syscall names */
@@ -48,40 +51,87 @@ static const char *printer_comm(void *arg, uint32_t tid)
 						   NULL;
 }
 
-/* One line: the record's time from the origin, CPU, tid, type, @args and
- * @seq ("4", or "4,5" for a comm's two records). */
-static void print_line(const struct printer *pr, const struct mkm_event *e,
-		       const char *args, const char *seq)
+/*
+ * One line for @e: its time from the origin, CPU, tid, type, then its
+ * fields, as text or (@pr->json) a JSON object. A NAME record's comm is
+ * @name: with @first, the comm joined from @first's half and @e's (the
+ * line stands for both records); else one half alone (@half 1 or 2).
+ */
+static void print_record(struct printer *pr, const struct mkm_event *e,
+			 const char *name, const struct mkm_event *first,
+			 int half)
 {
-	printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%s\n",
-	       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu, e->tid,
-	       mon_event_name(e->type), args, seq);
+	struct mon_event_fmt f = { .machine = pr->machine,
+				   .comm = printer_comm,
+				   .arg = pr };
+	static const char *const halves[] = { "", " (its first half only)",
+					      " (its second half only)" };
+	uint32_t seq = first ? first->seq : e->seq;
+	const char *comm;
+	char args[128];
+
+	if (!pr->json) {
+		if (e->type == MKM_EV_NAME)
+			snprintf(args, sizeof(args), "comm \"%s\"%s", name,
+				 halves[half]);
+		else
+			mon_fmt_event_args(args, sizeof(args), e, &f);
+		printf("%14.6f ms cpu%-2u %7u %-13s %s  seq=%u",
+		       ((double)e->time_ns - (double)pr->origin) / 1e6, e->cpu,
+		       e->tid, mon_event_name(e->type), args, seq);
+		if (first)
+			printf(",%u", e->seq);
+		putchar('\n');
+		return;
+	}
+	printf("{\"time_ns\":%lld,\"kernel_time_ns\":%llu,\"cpu\":%u,\"tid\":%u,\"comm\":",
+	       (long long)(e->time_ns - pr->origin),
+	       (unsigned long long)e->time_ns, e->cpu, e->tid);
+	comm = printer_comm(pr, e->tid);
+	if (comm && *comm)
+		json_string(comm);
+	else
+		fputs("null", stdout);
+	printf(",\"type\":\"%s\",\"seq\":%u", mon_event_name(e->type), seq);
+	if (e->type == MKM_EV_NAME) {
+		printf(",\"name\":");
+		json_string(name);
+		if (first)
+			printf(",\"seq_last\":%u", e->seq);
+		else
+			printf(",\"half\":%d", half);
+	} else {
+		json_event_fields(e, &f);
+	}
+	fputs("}\n", stdout);
+}
+
+/* A NAME record's 8 bytes of comm. */
+static void name_half(const struct mkm_event *e, char half[9])
+{
+	memset(half, 0, 9);
+	memcpy(half, &e->arg0, 4);
+	memcpy(half + 4, &e->arg1, 4);
 }
 
 /* A comm's first NAME record whose second never came (lost, or cut
  * off): printed alone, saying so. */
 static void flush_name(struct printer *pr, unsigned int slot)
 {
-	const struct mkm_event *e = &pr->names[slot].e;
-	char raw[9] = { 0 }, args[64], seq[16];
+	char half[9];
 
 	if (!pr->names[slot].held)
 		return;
 	pr->names[slot].held = false;
-	memcpy(raw, &e->arg0, 4);
-	memcpy(raw + 4, &e->arg1, 4);
-	snprintf(args, sizeof(args), "comm \"%s\" (its first half only)", raw);
-	snprintf(seq, sizeof(seq), "%u", e->seq);
-	print_line(pr, e, args, seq);
+	name_half(&pr->names[slot].e, half);
+	print_record(pr, &pr->names[slot].e, half, NULL, 1);
 }
 
 static void print_event_line(struct printer *pr, const struct mkm_event *e)
 {
-	struct mon_event_fmt f = { .machine = pr->machine,
-				   .comm = printer_comm,
-				   .arg = pr };
 	unsigned int slot = e->cpu % 64;
-	char args[128], comm[17], seq[24], half[9] = { 0 };
+	struct mon_event_fmt f = { .machine = pr->machine };
+	char args[128], comm[17], half[9];
 	bool pair;
 
 	if (e->type == MKM_EV_NAME && !e->flags) {
@@ -94,31 +144,26 @@ static void print_event_line(struct printer *pr, const struct mkm_event *e)
 	       pr->names[slot].e.tid == e->tid;
 	if (!pair)
 		flush_name(pr, slot);
-	snprintf(seq, sizeof(seq), "%u", e->seq);
 	if (e->type != MKM_EV_NAME) {
-		mon_fmt_event_args(args, sizeof(args), e, &f);
-	} else {
-		if (pair) {
-			memcpy(half, &pr->names[slot].e.arg0, 4);
-			memcpy(half + 4, &pr->names[slot].e.arg1, 4);
-			f.first_half = half;
-			snprintf(seq, sizeof(seq), "%u,%u",
-				 pr->names[slot].e.seq, e->seq);
-			pr->names[slot].held = false;
-		}
-		/* mon_fmt_event_args() joins the halves, and numbers them
-		 * ("(2 of 2)"), as the viewer's events pane shows them. */
-		mon_fmt_event_args(args, sizeof(args), e, &f);
-		if (sscanf(args, "comm \"%16[^\"]\"", comm) == 1) {
-			if (pair)
-				set_comm(pr, e->tid, comm, strlen(comm));
-			snprintf(args, sizeof(args),
-				 pair ? "comm \"%s\"" :
-					"comm \"%s\" (its second half only)",
-				 comm);
-		}
+		print_record(pr, e, NULL, NULL, 0);
+		return;
 	}
-	print_line(pr, e, args, seq);
+	/* mon_fmt_event_args() joins the halves, as the exporters do (and
+	 * numbers them, as the viewer's events pane shows them). */
+	if (pair) {
+		name_half(&pr->names[slot].e, half);
+		f.first_half = half;
+	}
+	mon_fmt_event_args(args, sizeof(args), e, &f);
+	if (sscanf(args, "comm \"%16[^\"]\"", comm) != 1)
+		comm[0] = 0;
+	if (!pair) {
+		print_record(pr, e, comm, NULL, 2);
+		return;
+	}
+	pr->names[slot].held = false;
+	set_comm(pr, e->tid, comm, strlen(comm));
+	print_record(pr, e, comm, &pr->names[slot].e, 0);
 }
 
 static int printer_consume(void *priv, const struct mon_msg *msg)
@@ -166,7 +211,7 @@ static const struct mon_sink_ops printer_ops = {
 	.destroy = free,
 };
 
-int event_printer(struct mon_sink **skp, uint64_t *printed)
+int event_printer(struct mon_sink **skp, uint64_t *printed, bool json)
 {
 	struct printer *pr = calloc(1, sizeof(*pr));
 	int ret;
@@ -174,6 +219,7 @@ int event_printer(struct mon_sink **skp, uint64_t *printed)
 	if (!pr)
 		return -ENOMEM;
 	pr->printed = printed;
+	pr->json = json;
 	ret = mon_sink_new(skp, &printer_ops, pr);
 	if (ret)
 		free(pr);

@@ -113,7 +113,7 @@ int cmd_replay(int argc, char **argv)
 		write_compensated(argv[optind], cal_file, force, out);
 		return 0;
 	}
-	if (event_printer(&sink, NULL))
+	if (event_printer(&sink, NULL, false))
 		die("out of memory");
 	p = player_open(&pl, argv[optind], cal_file, force, speed, sink);
 	run_trace(p, argv[optind], NULL, 0);
