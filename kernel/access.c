@@ -56,24 +56,23 @@ bool mkm_access_creds(const struct mkm_monitor *mon, const struct cred *tc)
 }
 
 /*
- * Returns 0 when mon may track task, -EPERM otherwise. Takes task_lock()
- * (a sleeping lock on PREEMPT_RT) unless task is current: callers in
- * atomic context pass current only (mkm_task_dumpable()).
+ * Returns 0 when mon may track task under tc, the task's objective
+ * credentials that the caller holds (a reference, or an RCU read-side
+ * section), -EPERM otherwise. The caller keeps tc as the credentials
+ * found allowed, not a second read of the task's, which the task may
+ * have replaced in between (an unshare(CLONE_NEWUSER) needs no privilege
+ * and no lock the caller holds). Takes task_lock() (a sleeping lock on
+ * PREEMPT_RT) unless task is current: callers in atomic context pass
+ * current only (mkm_task_dumpable()).
  */
-int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task)
+int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task,
+		     const struct cred *tc)
 {
-	bool ok;
-
 	if (mon->perfmon)
 		return 0;
 	if (task->flags & PF_KTHREAD)
 		return -EPERM;
-
-	rcu_read_lock();
-	ok = mkm_access_creds(mon, __task_cred(task));
-	rcu_read_unlock();
-	if (!ok)
+	if (!mkm_access_creds(mon, tc))
 		return -EPERM;
-
 	return mkm_task_dumpable(task) ? 0 : -EPERM;
 }

@@ -3,10 +3,12 @@
 #ifndef MKM_ACCESS_H
 #define MKM_ACCESS_H
 
+struct cred;
 struct mkm_monitor;
 struct task_struct;
 
-int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task);
+int mkm_access_check(const struct mkm_monitor *mon, struct task_struct *task,
+		     const struct cred *tc);
 /* The credentials part of it alone, for a sensor: no lock taken. */
 bool mkm_access_creds(const struct mkm_monitor *mon, const struct cred *tc);
 

@@ -643,7 +643,8 @@ static struct mkm_monitor *sensor_child_monitor(const struct mkm_tracked *t)
 static void sensor_inherit_rights(struct mkm_tracked *ct,
 				  struct task_struct *child)
 {
-	if (!mkm_access_creds(ct->mon, __task_cred(child)))
+	/* The credentials kept are the ones checked. */
+	if (!mkm_access_creds(ct->mon, ct->cred))
 		put_cred(xchg(&ct->cred, NULL));
 	sensor_check_dumpable(ct, child);
 }
@@ -722,7 +723,7 @@ static void probe_sched_process_exec(void *data, struct task_struct *p,
 	if (!t)
 		goto out;
 	/* The new credentials are in place: a setuid binary drops out here. */
-	if (mkm_access_check(t->mon, p)) {
+	if (mkm_access_check(t->mon, p, __task_cred(p))) {
 		rcu_read_unlock();
 		sensor_untrack(p, MKM_DETACH_EXEC, MKM_EV_DETACH);
 		return;

@@ -217,12 +217,14 @@ out:
 	mutex_unlock(&threads_resize_lock);
 }
 
+/* cred: task's credentials found allowed, a reference t takes over. */
 static void threads_init_entry(struct mkm_tracked *t, struct task_struct *task,
-			       struct mkm_monitor *mon, u32 tid, u32 unique_id)
+			       struct mkm_monitor *mon, u32 tid, u32 unique_id,
+			       const struct cred *cred)
 {
 	get_task_struct(task);
 	t->task = task;
-	t->cred = get_task_cred(task);
+	t->cred = cred;
 	t->mon = mon;
 	t->perfmon = mon->perfmon;
 	t->tid = tid;
@@ -232,14 +234,20 @@ static void threads_init_entry(struct mkm_tracked *t, struct task_struct *task,
 	t->wake_arrivals = ULONG_MAX;
 }
 
+/*
+ * An entry for task, not yet hashed in, keeping cred (a reference of its
+ * own) as the credentials last found allowed: the very ones the caller
+ * checked, since the task may change its own at any time.
+ */
 struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 				    struct mkm_monitor *mon, u32 tid,
-				    u32 unique_id)
+				    u32 unique_id, const struct cred *cred)
 {
 	struct mkm_tracked *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 
 	if (t)
-		threads_init_entry(t, task, mon, tid, unique_id);
+		threads_init_entry(t, task, mon, tid, unique_id,
+				   get_cred(cred));
 	return t;
 }
 
@@ -310,7 +318,8 @@ struct mkm_tracked *mkm_threads_new_spare(struct task_struct *task,
 		return NULL;
 	list_del(&t->mon_link);
 	threads_nr_spares--;
-	threads_init_entry(t, task, mon, tid, unique_id);
+	/* The caller checks these ones (sensor.c's fork probe). */
+	threads_init_entry(t, task, mon, tid, unique_id, get_task_cred(task));
 	threads_link(t);
 	return t;
 }

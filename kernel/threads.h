@@ -225,7 +225,7 @@ int mkm_threads_init(void);
 void mkm_threads_exit(void);
 struct mkm_tracked *mkm_threads_new(struct task_struct *task,
 				    struct mkm_monitor *mon, u32 tid,
-				    u32 unique_id);
+				    u32 unique_id, const struct cred *cred);
 struct mkm_tracked *mkm_threads_new_spare(struct task_struct *task,
 					  struct mkm_monitor *mon, u32 tid,
 					  u32 unique_id);

@@ -146,9 +146,14 @@ void mkm_tracking_take_all(struct mkm_monitor *mon)
 		for (i = 0; i < n; i++) {
 			struct task_struct *p = batch[i];
 			pid_t tid = task_pid_nr_ns(p, mon->pid_ns);
+			const struct cred *cred = get_task_cred(p);
+			/* A system-wide monitor may track any credentials. */
 			struct mkm_tracked *t =
-				tid ? mkm_threads_new(p, mon, tid, tid) : NULL;
+				tid ? mkm_threads_new(p, mon, tid, tid, cred) :
+				      NULL;
 			int ret = -ESRCH;
+
+			put_cred(cred);
 
 			if (t) {
 				raw_spin_lock_irq(&mkm_threads_lock);
@@ -183,6 +188,7 @@ static struct task_struct *tracking_find_task(struct mkm_monitor *mon,
 
 int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 {
+	const struct cred *cred;
 	struct task_struct *task;
 	struct mkm_tracked *t;
 	int ret;
@@ -200,14 +206,20 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 	ret = down_read_killable(&task->signal->exec_update_lock);
 	if (ret)
 		goto out_put;
-	ret = mkm_access_check(mon, task);
+	/*
+	 * The credentials checked are the ones the entry keeps: the task
+	 * may replace its own meanwhile without that lock (setresuid(),
+	 * unshare(CLONE_NEWUSER)), and its first record then compares them.
+	 */
+	cred = get_task_cred(task);
+	ret = mkm_access_check(mon, task, cred);
 	if (ret)
 		goto out_unlock;
 	ret = -EINVAL;
 	if (task->flags & PF_EXITING)
 		goto out_unlock;
 	ret = -ENOMEM;
-	t = mkm_threads_new(task, mon, tid, unique_id);
+	t = mkm_threads_new(task, mon, tid, unique_id, cred);
 	if (!t)
 		goto out_unlock;
 
@@ -231,6 +243,7 @@ out_free:
 	if (ret)
 		mkm_threads_free(t);
 out_unlock:
+	put_cred(cred);
 	up_read(&task->signal->exec_update_lock);
 out_put:
 	put_task_struct(task);

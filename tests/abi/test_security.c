@@ -28,6 +28,13 @@
 #define USER 1000
 #define GROUP 1000
 
+/*
+ * The race tests fill a 2 MiB ring with marks, a system call each, every
+ * try: on the debug kernel with another VM on the host that took longer
+ * than ABI_WAIT_TIMEOUT. They get their own, longer, deadlines.
+ */
+#define RACE_TIMEOUT 120
+
 /* A thread that sleeps until cancelled, and its tid once it runs. */
 static volatile pid_t sleeper_tid;
 
@@ -561,6 +568,92 @@ static void test_inherit_new_userns_child_withheld(void **state)
 {
 	(void)state;
 	as_user(inherit_refused_child, 1);
+}
+
+/*
+ * THREAD_MONITOR keeps, as the credentials found allowed, the ones it
+ * checked: a target that leaves the creator's user namespace
+ * (unshare(CLONE_NEWUSER), which needs no privilege and no lock
+ * THREAD_MONITOR holds) just after the check must not have its new
+ * credentials kept as allowed, or it would be recorded under them. Made
+ * dumpable again at once, so that only the credentials can withhold it.
+ * The window is the allocation of the entry, a few microseconds: each try
+ * starts the target's unshare a little later, across the call.
+ */
+#define UNSHARE_TRIES 300
+
+static void race_unshare(long arg)
+{
+	unsigned int eperm = 0, added = 0, shown = 0;
+	(void)arg;
+
+	CHILD_OK(abi_pin_self(abi_cpu_online(0)));
+	for (int i = 0; i < UNSHARE_TRIES; i++) {
+		struct abi_trace t = { 0 };
+		int go[2], done[2], fd, status, r;
+		char c = 'g';
+		pid_t target;
+
+		CHILD_OK(pipe(go));
+		CHILD_OK(pipe(done));
+		target = fork();
+		CHILD_CHECK(target >= 0);
+		if (target == 0) {
+			abi_pin_self(abi_cpu_online(1));
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			for (volatile int spin = 0; spin < (i % 60) * 50;
+			     spin++)
+				;
+			if (unshare(CLONE_NEWUSER) ||
+			    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
+			    write(done[1], &c, 1) != 1 ||
+			    read(go[0], &c, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		abi_wait_proc_blocked(target);
+		fd = user_open();
+		user_configure(fd, MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE, 0);
+		CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+		CHILD_CHECK(write(go[1], &c, 1) == 1);
+		r = abi_monitor(fd, target, 7);
+		CHILD_CHECK(r == 0 || errno == EPERM);
+		/* The target has left; what it does from now is withheld. */
+		CHILD_CHECK(read(done[0], &c, 1) == 1);
+		abi_drain_nonblock(fd, &t);
+		abi_trace_free(&t);
+		CHILD_OK(abi_mark(fd, 1));
+		CHILD_CHECK(write(go[1], &c, 1) == 1);
+		CHILD_CHECK(waitpid(target, &status, 0) == target &&
+			    status == 0);
+		CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+		abi_drain(fd, &t);
+		abi_sort_by_time(&t);
+		long own, named;
+
+		count_of(&t, target, &own, &named);
+		eperm += r != 0;
+		added += r == 0;
+		shown += own > 0;
+		abi_trace_free(&t);
+		CHILD_OK(close(fd));
+		close(go[0]);
+		close(go[1]);
+		close(done[0]);
+		close(done[1]);
+	}
+	fprintf(stderr,
+		"unshare race: EPERM %u, added %u, recorded after the unshare %u, of %d tries\n",
+		eperm, added, shown, UNSHARE_TRIES);
+	CHILD_CHECK(!shown);
+}
+
+static void test_unshare_userns_at_thread_monitor_withheld(void **state)
+{
+	(void)state;
+	alarm(RACE_TIMEOUT + 30);
+	as_user_for(race_unshare, 0, RACE_TIMEOUT);
 }
 
 /*
@@ -1937,13 +2030,6 @@ static void race_reaped(long arg)
 		esrch, einval, RACE_TRIES - esrch - einval, RACE_TRIES);
 }
 
-/*
- * The race tests fill a 2 MiB ring with marks, a system call each, every
- * try: on the debug kernel with another VM on the host that took longer
- * than ABI_WAIT_TIMEOUT. They get their own, longer, deadlines.
- */
-#define RACE_TIMEOUT 120
-
 static void as_user_racing(void (*fn)(long arg), long arg)
 {
 	alarm(RACE_TIMEOUT + 30);
@@ -1986,6 +2072,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_inherit_euid0_child_withheld),
 		ABI_TEST(test_inherit_new_userns_child_withheld),
 		ABI_TEST(test_withheld_peer_shows_as_tid0),
+		ABI_TEST(test_unshare_userns_at_thread_monitor_withheld),
 		ABI_TEST(test_dumpable_cleared_after_attach_withholds),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
 		ABI_TEST(test_configure_charges_memcg),
