@@ -559,6 +559,52 @@ static void test_dump_json(void **state)
 			 1);
 }
 
+/* Whether WORKDIR's @name is one line, whole (its newline last). */
+static bool one_line(const char *name)
+{
+	const char *s = slurp_in(name), *nl = strchr(s, '\n');
+
+	return nl && !nl[1] && !strncmp(s, "mkm: ", 5);
+}
+
+/*
+ * What --compensated refuses, it refuses in one line, whole: a trace
+ * without a calibration (as a recording with --no-calibrate, or mktrace's
+ * events), one compensated already, a --calibration file that has none;
+ * nothing on stdout, and the next line starts on a line of its own.
+ */
+static void test_report_compensated_refusal_is_one_line(void **state)
+{
+	const char *cmds[] = {
+		"mkm report --compensated events.mkm",
+		"mkm report --compensated --json events.mkm",
+		"mkm latency --compensated events.mkm",
+		"mkm report --compensated comp.mkm",
+		"mkm report --compensated --calibration events.mkm small.mkm",
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(run("'%s' events events.mkm", mktrace), 0);
+	assert_int_equal(run("mkm replay -o comp.mkm small.mkm 2>/dev/null"),
+			 0);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(run("%s >refused.out 2>refused.err", cmds[i]),
+				 1);
+		if (!one_line("refused.err"))
+			fail_msg("%s: not one whole line: \"%s\"", cmds[i],
+				 slurp_in("refused.err"));
+		assert_string_equal(slurp_in("refused.out"), "");
+	}
+	assert_non_null(strstr(slurp_in("refused.err"),
+			       "events.mkm: no calibration in this file"));
+	assert_int_equal(run("(%s%s; echo next) >refused.both 2>&1", mkm,
+			     " report --compensated events.mkm"),
+			 0);
+	assert_non_null(strstr(slurp_in("refused.both"),
+			       "(mkm calibrate -o FILE writes one)\nnext\n"));
+}
+
 /* The life_ns of each thread of a report --json, in order; how many. */
 static size_t json_lives(const char *json, uint64_t *life, size_t max)
 {
@@ -1146,6 +1192,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_by_process),
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_dump_json),
+		cmocka_unit_test(test_report_compensated_refusal_is_one_line),
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_reports_as_commands),
 		cmocka_unit_test(test_report_noise_latency_merged),
