@@ -106,11 +106,18 @@ static noinline bool sensor_creds_changed(struct mkm_tracked *t,
 	return true;
 }
 
-/* As sensor_may_record(), where the caller has t's task at hand (p). */
+/*
+ * As sensor_may_record(), where the caller has t's task at hand (p). In
+ * any RCU read-side section, not only a sched one: the fork probe asks
+ * for its child preemptible on 7.x, where rcu_dereference_sched() would
+ * be a splat under PROVE_RCU (the credentials are freed after a normal
+ * grace period, which every flavour of read-side section holds off).
+ */
 static __always_inline bool sensor_may_record_task(struct mkm_tracked *t,
 						   struct task_struct *p)
 {
-	const struct cred *now = rcu_dereference_sched(p->real_cred);
+	const struct cred *now =
+		rcu_dereference_check(p->real_cred, rcu_read_lock_any_held());
 
 	return likely(now == READ_ONCE(t->cred)) ||
 	       sensor_creds_changed(t, now);
