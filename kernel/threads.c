@@ -14,8 +14,14 @@
 #define THREADS_MIN_BUCKETS 64
 /* The largest: a filter of 2^32 bits, the hash's range (pid_max is 2^22). */
 #define THREADS_MAX_BUCKETS (1U << (32 - MKM_THREADS_FILTER_SHIFT))
-/* Entries linked into a new table per hold of the lock, in a resize. */
+/*
+ * Entries linked into a new table per hold of the lock, in a resize, and
+ * buckets of the old one walked: a table emptied from 2^23 buckets (or
+ * 2^17, for the 65536 threads of one monitor) walked in one hold would
+ * keep interrupts off for milliseconds, finding nothing.
+ */
 #define THREADS_RESIZE_BATCH 256
+#define THREADS_RESIZE_BUCKETS 4096
 /*
  * Entries the fork probe can take without allocating (a probe must not,
  * on PREEMPT_RT); a work item refills them when half are gone. A burst
@@ -178,11 +184,11 @@ void mkm_threads_resize(void)
 	/* Then what the old one had, a batch at a time, interrupts off. */
 	b = 0;
 	while (b < old->nr_buckets) {
-		unsigned int linked = 0;
+		unsigned int linked = 0, end;
 
+		end = b + min(old->nr_buckets - b, THREADS_RESIZE_BUCKETS);
 		raw_spin_lock_irq(&mkm_threads_lock);
-		for (; b < old->nr_buckets && linked < THREADS_RESIZE_BATCH;
-		     b++) {
+		for (; b < end && linked < THREADS_RESIZE_BATCH; b++) {
 			struct hlist_node *node;
 
 			hlist_for_each(node, &old->buckets[b]) {
