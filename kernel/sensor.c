@@ -688,8 +688,15 @@ static void probe_sched_process_fork(void *data, struct task_struct *parent,
 		/* A withheld child is not named, even by its parent. */
 		if (!sensor_may_record(ct))
 			ctid = 0;
-	} else
+	} else if (mkm_access_creds(t->mon, __task_cred(child))) {
 		ctid = t->mon == cmon ? ctid : sensor_tid(t->mon, child);
+	} else {
+		/*
+		 * Not tracked here, but one the monitor could not watch (a
+		 * new user namespace): named no more than if it were.
+		 */
+		ctid = 0;
+	}
 	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_FORK, flags, ctid,
 			   flags & MKM_EVF_INHERITED ? ctid : 0);
 name:

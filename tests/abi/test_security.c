@@ -516,7 +516,9 @@ static int sleepy_child(void *arg)
  * Inheritance grants no more than thread_monitor: a child that the
  * monitor's creator could not monitor (one with euid 0, forked while its
  * parent held it; one in a new user namespace) is withheld from its first
- * record, and its parent's records do not name it.
+ * record, and its parent's records do not name it. Nor do they without
+ * inheritance (how 2: a new user namespace, not inherited): the FORK of a
+ * child the monitor could not watch names it as tid 0.
  */
 static void inherit_refused_child(long how)
 {
@@ -527,7 +529,8 @@ static void inherit_refused_child(long how)
 
 	CHILD_OK(abi_pin_self(0));
 	fd = user_open();
-	user_configure(fd, MKM_CLASS_ALL & ~MKM_CLASS_IRQ, MKM_CONFIG_INHERIT);
+	user_configure(fd, MKM_CLASS_ALL & ~MKM_CLASS_IRQ,
+		       how == 2 ? 0 : MKM_CONFIG_INHERIT);
 	CHILD_OK(abi_monitor(fd, me, 1));
 	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
 	if (how == 0) {
@@ -550,8 +553,13 @@ static void inherit_refused_child(long how)
 	count_of(&t, child, &own, &named);
 	fprintf(stderr,
 		"inherit (%s): %ld records of the child, %ld naming it, of %zu\n",
-		how == 0 ? "euid 0" : "new user ns", own, named, t.n);
+		how == 0 ? "euid 0" :
+		how == 1 ? "new user ns" :
+			   "new user ns, not inherited",
+		own, named, t.n);
 	CHILD_CHECK(own == 0 && named == 0);
+	/* Its parent's FORK is there, naming no one (but under euid 0). */
+	CHILD_CHECK(how == 0 || abi_count(&t, me, MKM_EV_FORK) == 1);
 	/* The parent itself is still recorded. */
 	CHILD_CHECK(abi_count(&t, me, MKM_EV_SWITCH_OUT) >= 1);
 	abi_trace_free(&t);
@@ -568,6 +576,12 @@ static void test_inherit_new_userns_child_withheld(void **state)
 {
 	(void)state;
 	as_user(inherit_refused_child, 1);
+}
+
+static void test_fork_new_userns_child_not_named(void **state)
+{
+	(void)state;
+	as_user(inherit_refused_child, 2);
 }
 
 /*
@@ -2071,6 +2085,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_creds_change_withholds_records),
 		ABI_TEST(test_inherit_euid0_child_withheld),
 		ABI_TEST(test_inherit_new_userns_child_withheld),
+		ABI_TEST(test_fork_new_userns_child_not_named),
 		ABI_TEST(test_withheld_peer_shows_as_tid0),
 		ABI_TEST(test_unshare_userns_at_thread_monitor_withheld),
 		ABI_TEST(test_dumpable_cleared_after_attach_withholds),
