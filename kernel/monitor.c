@@ -330,7 +330,8 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 	/* The first point of the clock mapping, before any record. */
 	WRITE_ONCE(mon->stopped, false);
 	mkm_reader_clock_points(mon);
-	BUILD_BUG_ON(MKM_CLASS_ALL & MKM_RECORDING_ONE_SWITCH);
+	BUILD_BUG_ON((MKM_CLASS_ALL | MKM_CLASS_TRACKING) &
+		     MKM_RECORDING_ONE_SWITCH);
 	/* Rings before the flag: sensors test the flag, then use the rings. */
 	smp_store_release(&mon->recording,
 			  mon->classes |

@@ -33,9 +33,11 @@ struct mkm_cpu_buf {
 /*
  * In mon->recording beside the classes while resumed: the monitor writes a
  * switch between two of its threads as one record (MKM_CONFIG_ONE_SWITCH),
- * so that the switch path tests that and its class with one load.
+ * so that the switch path tests that and its class with one load. A bit
+ * of no class, the internal MKM_CLASS_TRACKING (bit 31) included, so that
+ * a test of recording for any class never reads it (monitor.c checks).
  */
-#define MKM_RECORDING_ONE_SWITCH (1u << 31)
+#define MKM_RECORDING_ONE_SWITCH (1u << 30)
 
 struct mkm_monitor {
 	/*
