@@ -162,12 +162,37 @@ static int chardev_mmap(struct file *file, struct vm_area_struct *vma)
 	return mkm_monitor_mmap(file->private_data, vma);
 }
 
+/*
+ * The calls that change the monitor: refused on an fd opened read-only,
+ * as write() on it would be, so that such an fd may watch (read, poll,
+ * mmap read-only, STATS, CLOCK) and do nothing else.
+ */
+static bool chardev_drives(unsigned int cmd)
+{
+	switch (cmd) {
+	case MKM_IOC_CONFIGURE:
+	case MKM_IOC_RESUME:
+	case MKM_IOC_SUSPEND:
+	case MKM_IOC_THREAD_MONITOR:
+	case MKM_IOC_THREAD_MONITOR_2_3:
+	case MKM_IOC_THREAD_UNMONITOR:
+	case MKM_IOC_THREAD_UNMONITOR_2_3:
+	case MKM_IOC_MARK:
+	case MKM_IOC_MARK_2_3:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static long chardev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct mkm_monitor *mon = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	if (!(file->f_mode & FMODE_WRITE) && chardev_drives(cmd))
+		return -EBADF;
 	switch (cmd) {
 	case MKM_IOC_VERSION:
 		return ioctl_version(uarg);

@@ -62,8 +62,12 @@ int mkm_monitor_mmap(struct mkm_monitor *mon, struct vm_area_struct *vma)
 
 	if (PAGE_SIZE != MKM_RING_PAGE_BYTES)
 		return -ENODEV;
-	/* A private copy of a ring would not see the sensor's writes. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * A private copy of a ring would not see the sensor's writes. Not
+	 * VM_SHARED, which mmap() clears for a file not open for writing,
+	 * where MAP_SHARED still shares.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;

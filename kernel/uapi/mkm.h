@@ -11,7 +11,11 @@
  * of the monitor (which threads it may track, and the PID namespace tids are
  * resolved and reported in) are those of the process that opened it. The
  * last close terminates the monitor: every thread it tracked goes back to
- * unmonitored and its buffers are freed.
+ * unmonitored and its buffers are freed. The access mode of the fd
+ * counts (ABI 2.6): one opened O_RDONLY may read the monitor (read(),
+ * poll(), mmap read-only, STATS, CLOCK, VERSION) but not drive it:
+ * CONFIGURE, RESUME, SUSPEND, THREAD_MONITOR, THREAD_UNMONITOR and MARK
+ * give EBADF on it, as write() would.
  *
  * Each monitor has one ring of fixed-size event records (struct mkm_event)
  * per possible CPU, written only by that CPU. When a ring is full, new events
@@ -28,7 +32,9 @@
  *
  * MKM_IOC_VERSION (struct mkm_version, out)
  *	The ABI version the module speaks. A reader must refuse a major it does
- *	not know; a newer minor only adds event types, flags or classes.
+ *	not know; a newer minor only adds event types, flags or classes, or
+ *	refuses what a caller should not have done (2.6: driving a monitor
+ *	through a read-only fd).
  *
  * MKM_IOC_CONFIGURE (struct mkm_config, in/out)
  *	Sets the per-CPU ring size, the event classes and the flags. Only while
@@ -291,7 +297,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 5
+#define MKM_ABI_MINOR 6
 
 #define MKM_DEVICE "/dev/mkm"
 

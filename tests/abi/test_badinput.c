@@ -511,6 +511,57 @@ static void test_stats_larger_entries_zero_filled(void **state)
 	ABI_OK(close(fd));
 }
 
+/*
+ * The fd's access mode counts (ABI 2.6): one opened read-only may watch
+ * the monitor (VERSION, STATS, CLOCK, read, poll) but not drive it, as
+ * write() on it is refused: EBADF for every call that changes it, in
+ * both numberings. One opened write-only drives it, and cannot read.
+ */
+static void test_readonly_fd_reads_but_does_not_drive(void **state)
+{
+	struct mkm_config cfg = { .ring_bytes = 65536 };
+	struct mkm_thread th = { .tid = abi_gettid(), .unique_id = 1 };
+	struct mkm_thread_2_3 th23 = { .tid = abi_gettid(), .unique_id = 1 };
+	struct mkm_mark mark = { .value = 1 };
+	struct mkm_mark_2_3 mark23 = { .value = 1 };
+	struct mkm_clock clk = { .cpu = (uint32_t)abi_cpu_online(0) };
+	struct mkm_version v;
+	struct mkm_event ev;
+	struct mkm_cpu_stats *cpus;
+	int fd = abi_open_flags(O_RDONLY);
+	(void)state;
+
+	ABI_OK(ioctl(fd, MKM_IOC_VERSION, &v));
+	ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &cfg), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_RESUME), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_SUSPEND), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_MONITOR, &th), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_MONITOR_2_3, &th23), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_UNMONITOR, &th), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_THREAD_UNMONITOR_2_3, &th23), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_MARK, &mark), EBADF);
+	ABI_ERR(ioctl(fd, MKM_IOC_MARK_2_3, &mark23), EBADF);
+	ABI_OK(ioctl(fd, MKM_IOC_CLOCK, &clk));
+	assert_true(abi_stats(fd, &cpus) > 0);
+	free(cpus);
+	/* Never resumed: nothing to read, and suspended. */
+	ABI_EQ(raw_read(fd, &ev, sizeof(ev)), 0);
+	/* No rings were ever made. */
+	assert_true(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) ==
+		    MAP_FAILED);
+	ABI_EQ(errno, EINVAL);
+	ABI_OK(close(fd));
+
+	fd = abi_open_flags(O_WRONLY);
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	ABI_OK(ioctl(fd, MKM_IOC_THREAD_MONITOR, &th));
+	ABI_OK(ioctl(fd, MKM_IOC_RESUME));
+	ABI_OK(ioctl(fd, MKM_IOC_MARK, &mark));
+	ABI_ERR(raw_read(fd, &ev, sizeof(ev)), EBADF);
+	ABI_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	ABI_OK(close(fd));
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -532,6 +583,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_reserved_fields_of_2_4_nonzero_einval),
 		ABI_TEST(test_calls_of_abi_2_3_still_served),
 		ABI_TEST(test_stats_larger_entries_zero_filled),
+		ABI_TEST(test_readonly_fd_reads_but_does_not_drive),
 	};
 	return cmocka_run_group_tests_name("badinput", tests, NULL, NULL);
 }
