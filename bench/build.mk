@@ -25,7 +25,7 @@
 #                      with 1, 2 and 4 vCPUs (no -icount: ratios within each
 #                      boot) [BENCH_CPUS='1 2 4' BENCH_CPUS_SECONDS=3
 #                      BENCH_CPUS_RUNS=5]
-#   make bench-smoke   bench-native with a tiny N (CHECK_EXTRA runs it); the
+#   make bench-smoke   bench-native with a tiny N (check-host runs it); the
 #                      guest programs' smoke run is a VM test (check-vm)
 
 BENCH_DIR := $(BUILD)/bench
@@ -65,6 +65,7 @@ $(BENCH_MONITORS_PROG): bench/vm_monitors.c kernel/uapi/mkm.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
+## bench-monitors: opening 1,000 to 50,000 monitors, and an open beside another user's CONFIGURE loop
 bench-monitors: $(BENCH_MONITORS_PROG) $(VM_INITRAMFS)
 	$(Q)printf '%s\n' \
 		'$(if $(BENCH_MONITORS_BEFORE),rmmod mkm && insmod /before.ko && echo "== before: $(BENCH_MONITORS_BEFORE)" && vm_monitors $(BENCH_MONITORS) && rmmod mkm && insmod /mkm.ko &&)' \
@@ -120,6 +121,7 @@ $(BENCH_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) \
 BENCH_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
 export BENCH_VM_ARGS
 
+## bench-vm: cost per context switch in the guest under -icount, against ftrace, perf, LTTng, eBPF
 bench-vm: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh switch \
 		-n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
@@ -129,10 +131,12 @@ bench-vm: $(BENCH_IMAGE)
 # LTTng's configurations where its modules build for the kernel
 # (bench/kernels.sh): a table kernel x configuration at the end.
 BENCH_KERNELS ?= 6.1 6.12 7.2
+## bench-kernels: bench-vm's method on every kernel of the matrix
 bench-kernels: $(BENCH_SWITCH)
 	$(Q)BUILD=$(BUILD) bench/kernels.sh -n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS)) $(BENCH_KERNELS)
 
+## bench-read: draining full rings in the guest: read() against mmap
 bench-read: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh read \
 		-b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS) -c 1
@@ -140,12 +144,14 @@ bench-read: $(BENCH_IMAGE)
 		bench/vm.sh read -b $(BENCH_RING_BYTES) -r $(BENCH_READ_RUNS) \
 		-c 1,2
 
+## bench-scale: cost per switch with 1 to 60,000 tracked threads and 1 to 64 monitors
 bench-scale: $(BENCH_IMAGE)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) bench/vm.sh scale \
 		-n $(BENCH_ROUNDS) -r $(BENCH_SCALE_RUNS) \
 		-t $(BENCH_SCALE_THREADS) -m $(BENCH_SCALE_MONITORS)
 
 # One boot per CPU count, one after the other, then the table of all.
+## bench-cpus: records per second per CPU and drops under stress-ng, 1, 2 and 4 vCPUs
 bench-cpus: $(BENCH_IMAGE)
 	$(Q)for c in $(BENCH_CPUS); do \
 		BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) BENCH_VM_CPUS=$$c \
@@ -154,9 +160,11 @@ bench-cpus: $(BENCH_IMAGE)
 	$(Q)echo
 	$(Q)awk -f bench/cpus.awk $(foreach c,$(BENCH_CPUS),$(BENCH_DIR)/cpus-smp$(c)/vm_cpus.tsv)
 
+## bench-native: the sensor's hot path in userspace: ns and instructions per event
 bench-native: $(BENCH_NATIVE)
 	$(Q)bench/native.sh $(BENCH_NATIVE) $(BENCH_NATIVE_EVENTS)
 
+## bench-smoke: bench-native with a tiny N (in check-host)
 bench-smoke: $(BENCH_NATIVE)
 	$(Q)bench/native.sh $(BENCH_NATIVE) 20000 >/dev/null
 
@@ -165,7 +173,7 @@ bench-smoke: $(BENCH_NATIVE)
 $(BENCH_SMOKE_VM): bench/smoke_vm.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
-CHECK_EXTRA += bench-smoke
+CHECK_HOST += bench-smoke
 VM_TESTS += $(BENCH_SMOKE_VM)
 VM_FILES += $(BENCH_SWITCH):/bin/vm_switch $(BENCH_READ):/bin/vm_read \
 	bench/table.awk:/bench/table.awk bench/read.awk:/bench/read.awk

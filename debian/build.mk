@@ -10,6 +10,7 @@ DEB_DIR := $(BUILD)/deb
 DEB_SRC := $(DEB_DIR)/mkm-$(MKM_VERSION)
 
 .PHONY: deb
+## deb: the Debian packages into build/deb
 deb:
 	$(quiet) DEB $(DEB_DIR)
 	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)

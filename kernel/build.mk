@@ -22,6 +22,7 @@ $(MODULE): $(KERNEL_SRCS) VERSION
 
 # sparse, where installed (make deps installs it).
 .PHONY: sparse
+## sparse: sparse (C=2) over the module
 sparse: $(MODULE)
 	$(Q)$(MAKE) --no-print-directory $(KBUILD_ARGS) C=2 modules 2>&1 | \
 		grep -E 'warning|error' | grep -v 'Skipping BTF' | \
@@ -53,6 +54,7 @@ INSTALL_KBUILD_ARGS := -C $(RUNNING_KDIR) M=$(abspath $(INSTALL_KBUILD_DIR)) \
 	MKM_VERSION=$(MKM_VERSION) $(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR)))
 
 .PHONY: install-module
+## install-module: build and install mkm.ko for the running kernel, if its headers are there
 install-module:
 	$(Q)if ! test -d "$(RUNNING_KDIR)"; then \
 		echo "mkm: no headers for the running kernel $(RUNNING_KVER) at $(RUNNING_KDIR):" \

@@ -23,6 +23,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 .PHONY: libmonitor install-lib bench-lib check-lib-exports check-lib-headers
 all: libmonitor
+## libmonitor: the library, shared and static, and its pkg-config file
 libmonitor: $(LIBMON_SO) $(LIBMON_A) $(LIBMON_PC)
 
 $(LIBMON_DIR)/obj/%.o: libmonitor/src/%.c
@@ -53,6 +54,7 @@ $(LIBMON_PC): libmonitor/libmonitor.pc.in libmonitor/build.mk VERSION
 # include each other), the UAPI header they include and the
 # pkg-config file (made for the PREFIX/LIBDIR given to this make); DESTDIR
 # for staging (packages).
+## install-lib: install the library, its headers and pkg-config file (PREFIX, DESTDIR)
 install-lib: libmonitor
 	$(quiet) INSTALL $(DESTDIR)$(PREFIX)
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
@@ -69,15 +71,17 @@ install-lib: libmonitor
 
 # Only the public API may be exported by the shared library.
 LIBMON_API_RE := ^(monitor_|thread_(un)?monitor$$|tl_|acct_|trace_|mon_|noise_|idle_)
+## check-lib-exports: the shared library exports the public API alone (in check-host)
 check-lib-exports: $(LIBMON_SO)
 	$(quiet) CHECK $<
 	$(Q)bad=$$(nm -D --defined-only $< | awk '$$2 ~ /^[TDBRVW]$$/ {print $$3}' | \
 		grep -Ev '$(LIBMON_API_RE)' || true); \
 	if [ -n "$$bad" ]; then echo "libmonitor exports non-API symbols: $$bad" >&2; exit 1; fi
-CHECK_EXTRA += check-lib-exports
+CHECK_HOST += check-lib-exports
 
 # Each public header compiles alone, first in a file, in C and in C++: a
 # user includes the module's header without knowing the others.
+## check-lib-headers: each public header compiles alone, in C and C++ (in check-host)
 check-lib-headers:
 	$(quiet) CHECK libmonitor/include
 	$(Q)set -e; for h in $(notdir $(wildcard libmonitor/include/*.h)); do \
@@ -88,7 +92,7 @@ check-lib-headers:
 			-Ikernel/uapi -Ilibmonitor/include -fsyntax-only \
 			-x c++ - || { echo "$$h: not alone (C++)" >&2; exit 1; }; \
 	done
-CHECK_EXTRA += check-lib-headers
+CHECK_HOST += check-lib-headers
 
 BENCH_LIB := $(LIBMON_DIR)/bench_tl
 BENCH_EVENTS ?= 12000000
@@ -102,6 +106,7 @@ $(BENCH_LIB): libmonitor/bench/bench_tl.c $(LIBMON_A)
 # the figure that does not depend on the machine's load
 # (bench-lib-callgrind); then the exporters' throughput and memory beside
 # mkm report's (bench-export, tests/export/build.mk).
+## bench-lib: the rebuild's speed per record, against babeltrace2; then bench-lib-callgrind and bench-export
 bench-lib: $(BENCH_LIB) $(MKM_TOOL)
 	$(Q)libmonitor/bench/bench_lib.sh $(BENCH_LIB) $(MKM_TOOL) \
 		$(BUILD)/bench/lib $(BENCH_EVENTS)
@@ -120,6 +125,7 @@ bench-lib: $(BENCH_LIB) $(MKM_TOOL)
 # (bench_tl -1, MKM_EV_SWITCH).
 BENCH_CG_EVENTS ?= 300000
 .PHONY: bench-lib-callgrind
+## bench-lib-callgrind: instructions and mispredicted branches per record of the rebuild (callgrind)
 bench-lib-callgrind: $(BENCH_LIB)
 	$(Q)for form in two one; do \
 		opt=; [ $$form = one ] && opt=-1; \
@@ -143,6 +149,7 @@ bench-lib-callgrind: $(BENCH_LIB)
 # own table (SYSCALLS_HDR, linux-libc-dev's); the result is committed.
 SYSCALLS_HDR ?= /usr/include/x86_64-linux-gnu/asm/unistd_64.h
 .PHONY: syscalls
+## syscalls: regenerate the x86-64 system call names from the kernel's table
 syscalls:
 	$(Q)libmonitor/src/gen-syscalls.sh $(SYSCALLS_HDR) >libmonitor/src/syscalls_x86_64.h.tmp
 	$(Q)mv libmonitor/src/syscalls_x86_64.h.tmp libmonitor/src/syscalls_x86_64.h

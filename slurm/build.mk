@@ -15,8 +15,10 @@ SLURM_CONFDIR ?= /etc/slurm
 .PHONY: slurm install-slurm
 ifneq ($(SPANK_HAVE),)
 all: $(SPANK_SO)
+## slurm: the SPANK plugin, mkm.so (srun --mkm)
 slurm: $(SPANK_SO)
 
+## install-slurm: install the SPANK plugin and its plugstack.conf line
 install-slurm: $(SPANK_SO)
 	$(quiet) INSTALL $(DESTDIR)$(SPANK_PLUGINDIR)
 	$(Q)install -D -m 0644 $(SPANK_SO) $(DESTDIR)$(SPANK_PLUGINDIR)/mkm.so

@@ -31,7 +31,7 @@ BENCH_VIEW_EVENTS ?= 10000000
 BENCH_VIEW_THREADS ?= 1000
 BENCH_VIEW_TRACE = $(BUILD)/viewer/bench-$(BENCH_VIEW_EVENTS)-$(BENCH_VIEW_THREADS).mkm
 .PHONY: bench-view bench-view-smoke
-CHECK_EXTRA += bench-view-smoke
+CHECK_HOST += bench-view-smoke
 
 $(BENCH_VIEW): viewer/bench/bench_view.c $(wildcard viewer/*.c viewer/*.h) \
 		tools/mkm/util.c tools/mkm/util.h $(LIBMON_A)
@@ -45,9 +45,11 @@ $(BUILD)/viewer/bench-%.mkm: $(BUILD)/tests/view/mktrace
 	$(Q)mkdir -p $(@D)
 	$(Q)$< big $@ $(word 1,$(subst -, ,$*)) $(word 2,$(subst -, ,$*))
 
+## bench-view: the viewer's frame time on large traces (docs/performance.md)
 bench-view: $(BENCH_VIEW) $(BENCH_VIEW_TRACE)
 	$(Q)$(BENCH_VIEW) $(BENCH_VIEW_TRACE)
 
+## bench-view-smoke: bench-view with a small trace (in check-host)
 bench-view-smoke:
 	$(Q)$(MAKE) --no-print-directory bench-view BENCH_VIEW_EVENTS=20000 \
 		BENCH_VIEW_THREADS=50

@@ -29,8 +29,9 @@ CB_STRESS_NG ?= /usr/bin/stress-ng
 all: $(CB_PROGS)
 
 # compare.py's verdicts on synthetic figures (no VM): the table's and the
-# exit status's are one (check-unit runs it).
-CHECK_EXTRA += check-compare
+# exit status's are one (check-host runs it).
+CHECK_HOST += check-compare
+## check-compare: compare.py's verdicts on synthetic figures (in check-host)
 check-compare:
 	$(quiet) TEST tests/compensation/test_compare.py
 	$(Q)python3 tests/compensation/test_compare.py $(if $(filter 1,$(V)),-v,-q)
@@ -79,10 +80,12 @@ $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 CB_VM_ARGS ?= $(if $(VM_KERNEL),-k $(VM_KERNEL)) $(if $(filter 1,$(V)),-v)
 export CB_VM_ARGS
 
+## bench-compensation: the compensation claim: workloads unmonitored and recorded in 5 -icount boots, the table (docs/compensation.md)
 bench-compensation: $(CB_IMAGE) $(MKM_TOOL)
 	$(Q)BUILD=$(BUILD) CB_IMAGE=$(CB_IMAGE) MKM=$(MKM_TOOL) \
 		bench/compensation/run.sh bench
 
+## check-compensation: compensation against the kernel's own figures, two small -icount boots
 check-compensation: $(CB_IMAGE) $(MKM_TOOL)
 	$(quiet) VM $(CB_DIR)/check/boot.*.log
 	$(Q)BUILD=$(BUILD) CB_IMAGE=$(CB_IMAGE) MKM=$(MKM_TOOL) \

@@ -40,7 +40,9 @@ BPF_SCHED := $(BPF_DIR)/bpf_sched
 GUEST_MODULES := $(CACHE)/linux-image-$(KVER)/lib/modules/$(KVER)
 
 .PHONY: peers peers-lttng lttng-image-files
+## peers: LTTng's modules and tools and the eBPF peer, for the bench image
 peers: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP) $(BPF_SCHED)
+## peers-lttng: LTTng's modules and tools alone
 peers-lttng: $(LTTNG_MODULES_STAMP) $(LTTNG_TOOLS_STAMP)
 
 peers-need-deb = $(if $(1),,$(error no $(2) in $(PEERS_DEBS): run make deps))
@@ -125,5 +127,6 @@ PEERS_IMAGE_FILES := $(PERF):/usr/bin/perf $(LTTNG_IMAGE_FILES) \
 
 # For bench/kernels.sh, which builds LTTng for each kernel (BUILD, KDIR, KVER
 # and LTTNG_MODULES_DEB given) into an image of its own: the files to add.
+## lttng-image-files: the files LTTng adds to a guest image (for bench/kernels.sh)
 lttng-image-files:
 	@printf -- '-f\n%s\n' $(LTTNG_IMAGE_FILES)

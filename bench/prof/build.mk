@@ -26,6 +26,7 @@ $(PROF_PLUGIN): bench/prof/tbprof.c
 		-Wno-unused-parameter $$(pkg-config --cflags glib-2.0) -o $@ $< \
 		$$(pkg-config --libs glib-2.0)
 
+## bench-profile: bench-vm with the guest profiled by a QEMU plugin (bench/prof)
 bench-profile: $(BENCH_IMAGE) $(PROF_PLUGIN)
 	$(Q)BUILD=$(BUILD) BENCH_IMAGE=$(BENCH_IMAGE) BENCH_PROFILE=1 \
 		bench/vm.sh switch -n $(BENCH_PROFILE_ROUNDS) -r $(BENCH_PROFILE_RUNS) \
@@ -38,8 +39,10 @@ $(BUILD)/bench/prof/mark: bench/prof/mark.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -static $(WARNINGS) -o $@ $<
 
+## bench-profile-recorder: the recorder's own cost in the guest, profiled (bench/prof)
 bench-profile-recorder: $(BUILD)/bench/compensation/initramfs.cpio.gz $(PROF_PLUGIN) $(BUILD)/bench/prof/mark
 	$(Q)BUILD=$(BUILD) bench/prof/recorder.sh $(if $(filter command line,$(origin BENCH_PROFILE_ROUNDS)),$(BENCH_PROFILE_ROUNDS))
 
+## bench-profile-workloads: bench-compensation's workloads, profiled (bench/prof)
 bench-profile-workloads: $(BUILD)/bench/compensation/initramfs.cpio.gz $(PROF_PLUGIN) $(BUILD)/bench/prof/mark
 	$(Q)BUILD=$(BUILD) bench/prof/workloads.sh $(BENCH_PROFILE_WORKLOAD_ROUNDS) $(BENCH_PROFILE_WORKLOADS)

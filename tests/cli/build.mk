@@ -20,11 +20,11 @@ $(CLI_WORKLOAD): tests/cli/cli_workload.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
-# On the host (check-unit): the commands that need no module, on the
+# On the host (check-host): the commands that need no module, on the
 # traces tests/view's mktrace writes, and mkm's own arguments.
 CLI_HOST_TEST := $(BUILD)/tests/cli/test_commands
 all: $(CLI_HOST_TEST)
-CHECK_EXTRA += check-cli
+CHECK_HOST += check-cli
 
 $(CLI_HOST_TEST): tests/cli/test_commands.c tests/cli/shell.h
 	$(quiet) CC $@
@@ -33,6 +33,7 @@ $(CLI_HOST_TEST): tests/cli/test_commands.c tests/cli/shell.h
 
 .PHONY: check-cli
 # (tests/view/build.mk, included later, builds mktrace: its name here.)
+## check-cli: the mkm command on the host, on traces that need no module (in check-host)
 check-cli: $(CLI_HOST_TEST) $(MKM_TOOL) $(BUILD)/tests/view/mktrace
 	$(Q)mkdir -p $(BUILD)/tests/cli/work
 	$(Q)echo "== $(CLI_HOST_TEST)"

@@ -11,9 +11,11 @@ DEBUG_INITRAMFS := $(BUILD)/vm/initramfs-debug.cpio.gz
 DEBUG_VM_TESTS := $(filter-out $(VIEW_LIVE_VM),$(VM_TESTS))
 
 .PHONY: check-debug debug-kernel
+## debug-kernel: build the 6.1 debug kernel into the cache
 debug-kernel:
 	$(Q)tests/kernel/build-debug-kernel.sh >/dev/null
 
+## check-debug: every VM test but the live viewer's on the 6.1 debug kernel (KASAN, lockdep, PROVE_RCU)
 check-debug: $(DEBUG_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)kdir=$$(tests/kernel/build-debug-kernel.sh) && \
 	mkdir -p $(DEBUG_MODULE_DIR) && \
@@ -36,12 +38,17 @@ check-debug: $(DEBUG_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$
 # and PREEMPT_RT), each with mkm.ko built for it, booted with the ABI,
 # security, command-line and accuracy tests; a table kernel x (build, boot,
 # passed, failed, splats) at the end. KERNELS=6.12,7.2 picks some.
+# KERNELS_REFERENCE_REPORT=FILE: the reference kernel's row is check-vm's
+# (its report, run.sh -r), as make check gives it, not booted again.
 KERNELS_VM_TESTS := $(ABI_TESTS) $(CLI_TEST) $(WHOLE_TEST)
 KERNELS ?=
+KERNELS_REFERENCE_REPORT ?=
 
 .PHONY: check-kernels
+## check-kernels: the ABI, CLI and accuracy tests on every kernel of the matrix, a table (KERNELS=...)
 check-kernels: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check $(if $(KERNELS),-n $(KERNELS)) \
+		$(if $(KERNELS_REFERENCE_REPORT),-r $(KERNELS_REFERENCE_REPORT)) \
 		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)
 
 # check-kernels-debug: the same on the debug twins of the kernels where the
@@ -50,6 +57,7 @@ check-kernels: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :
 DEBUG_KERNELS ?= 6.12-rt,7.2
 
 .PHONY: check-kernels-debug
+## check-kernels-debug: check-kernels' tests on the debug kernels of 6.12-rt and 7.2 (DEBUG_KERNELS=...)
 check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -d -n $(DEBUG_KERNELS) \
 		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)

@@ -3,7 +3,8 @@
 # kernels.sh - the kernels of tests/kernel/matrix: fetch them, build mkm.ko
 # for one, and check them all (build, boot, the VM suite, a table).
 #
-#   kernels.sh fetch                 headers and images of every kernel (make deps)
+#   kernels.sh fetch [-n NAMES]      headers and images of every kernel (make
+#                                    deps), or of those named
 #   kernels.sh list                  name release builds, a line each
 #   kernels.sh image NAME            the image the VM boots
 #   kernels.sh kdir NAME             its headers, as its build environment sees them
@@ -14,12 +15,16 @@
 #                                    in the first DIR, each DIR (absolute)
 #                                    seen at the same path
 #   kernels.sh download SUITE PKG... into the current folder, from that suite
-#   kernels.sh check [-d] [-n NAMES] [-e TESTS] TEST... [SRC:DEST]...
+#   kernels.sh check [-d] [-n NAMES] [-e TESTS] [-r REPORT] TEST... [SRC:DEST]...
 #                                    for each kernel: build, boot with the
 #                                    given test binaries (and files), print
 #                                    the table; -d: each kernel's debug twin
 #                                    (build-debug-kernel.sh), for the names
-#                                    that have one; -e: run.sh's -icount boot
+#                                    that have one; -e: run.sh's -icount boot;
+#                                    -r: the reference kernel's row is read
+#                                    from check-vm's report (run.sh -r), whose
+#                                    run holds these tests and more, not
+#                                    built and booted a second time
 #
 # Nothing is installed on this machine: headers are unpacked with dpkg -x
 # into $MKM_CACHE/kernels/RELEASE (their Makefile pointed at the unpacked
@@ -259,9 +264,14 @@ fetch_sid() {
 }
 
 cmd_fetch() {
-	local name suite release builds
-	rows | awk '$4 == "sid"' | grep -q . && fetch_sid
+	local name suite release builds only=,
+	[ "${1:-}" != -n ] || only=,$2,
+	picked() { [ "$only" = , ] || [[ $only == *",$1,"* ]]; }
+	rows | while read -r name suite release builds; do
+		picked "$name" && [ "$builds" = sid ] && echo sid
+	done | grep -q . && fetch_sid
 	while read -r name suite release builds; do
+		picked "$name" || continue
 		[ "$builds" = host ] && fetch_headers "$suite" "$release"
 		fetch_image "$suite" "$release"
 		say "$name: $release ready"
@@ -359,13 +369,14 @@ cmd_image() {
 # kernel failed anything.
 cmd_check() {
 	local only= debug= names name suite release builds dir log status tests=()
-	local table=() bad=0 image kdir exact=()
-	while getopts "dn:e:" opt; do
+	local table=() bad=0 image kdir exact=() reference_report=
+	while getopts "dn:e:r:" opt; do
 		case $opt in
 		d) debug=1 ;;
 		n) only=$OPTARG ;;
 		e) exact=(-e "$OPTARG") ;;
-		*) die "usage: kernels.sh check [-d] [-n NAME,...] [-e TEST,...] TEST... [SRC:DEST]..." ;;
+		r) reference_report=$OPTARG ;;
+		*) die "usage: kernels.sh check [-d] [-n NAME,...] [-e TEST,...] [-r REPORT] TEST... [SRC:DEST]..." ;;
 		esac
 	done
 	shift $((OPTIND - 1))
@@ -391,6 +402,17 @@ cmd_check() {
 		log=$dir/check.log
 		mkdir -p "$dir"
 		local b=ok boot=- passed=- failed=- splats=-
+		if [ -n "$reference_report" ] && [ -z "$debug" ] && [ "$release" = "$(reference)" ]; then
+			[ -f "$reference_report" ] || die "$name: no report of check-vm at $reference_report"
+			b=check-vm boot=FAILED
+			! grep -qE '^vm: [0-9]+ passed' "$reference_report" || boot=ok
+			read -r passed failed splats < <(awk -f "$here/boots.awk" "$reference_report") || true
+			splats=${splats:-0}
+			[ "$boot" = ok ] && [ "${failed:-1}" = 0 ] && [ "$splats" = 0 ] || bad=1
+			table+=("$(printf '%-8s %-24s %-8s %-6s %6s %6s  %s' "$name" "$release" \
+				"$b" "$boot" "${passed:--}" "${failed:--}" "$splats")")
+			continue
+		fi
 		say "$name ($release): building mkm.ko"
 		if ! KDIR_OVERRIDE=$kdir cmd_build "$name" "$dir/module"; then
 			b=FAILED
@@ -426,7 +448,7 @@ cmd_check() {
 }
 
 case ${1:-} in
-fetch) cmd_fetch ;;
+fetch) shift; cmd_fetch "$@" ;;
 list) rows | awk '{ print $1, $3, $4 }' ;;
 image) cmd_image "$2" ;;
 kdir) kdir_of "$(row "$2" | cut -d' ' -f3)" "$(row "$2" | cut -d' ' -f4)" ;;

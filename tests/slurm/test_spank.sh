@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_spank.sh - mkm.so's options and errors on a host without Slurm or
 # the module, through fake_stepd: what a user of srun --mkm sees when the
-# module is missing or an option is wrong (check-unit, check-spank).
+# module is missing or an option is wrong (check-host, check-spank).
 #
 #   test_spank.sh FAKE_STEPD PLUGIN WORKDIR
 set -u

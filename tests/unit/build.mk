@@ -2,7 +2,7 @@
 # tests/unit/: cmocka tests of libmonitor, driven by synthetic event
 # streams; plain builds run by check-unit, an ASan+UBSan build of the same
 # tests (check-unit-san) and a bounded libFuzzer run of the trace reader
-# (check-fuzz) from CHECK_EXTRA. test_ring.c is built by kernel/build.mk.
+# (check-fuzz, in check-host). test_ring.c is built by kernel/build.mk.
 
 TU_DIR := $(BUILD)/tests/unit
 LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
@@ -21,7 +21,7 @@ TU_WRAP_test_trace := -Wl,--wrap=writev
 UNIT_TESTS += $(LIBMON_TEST_BINS)
 $(TU_DIR)/test_cluster $(TU_DIR)/san/test_cluster: tests/unit/synjob.h
 $(TU_DIR)/test_barrier $(TU_DIR)/san/test_barrier: tests/unit/synbarrier.h
-CHECK_EXTRA += check-unit-san
+
 all: $(LIBMON_TEST_BINS)
 
 $(TU_DIR)/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_A) \
@@ -31,22 +31,36 @@ $(TU_DIR)/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_A) \
 	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) -o $@ $< $(TU_WRAP_test_$*) \
 		$(LIBMON_A) $(TU_LIBS)
 
-# The sanitizer build compiles the library sources in, instrumented.
-$(TU_DIR)/san/test_%: tests/unit/test_%.c tests/unit/evstream.h \
-		$(LIBMON_SRCS) $(LIBMON_HDRS) \
+# The sanitizer build links an instrumented copy of the library, compiled
+# once (not once a test: 15 times the library's 47 files took ten minutes).
+LIBMON_SAN_OBJS := $(LIBMON_SRCS:libmonitor/src/%.c=$(TU_DIR)/san/obj/%.o)
+LIBMON_SAN_A := $(TU_DIR)/san/libmonitor-san.a
+-include $(LIBMON_SAN_OBJS:.o=.d)
+
+$(TU_DIR)/san/obj/%.o: libmonitor/src/%.c
+	$(quiet) CC-SAN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBMON_SAN_A): $(LIBMON_SAN_OBJS)
+	$(quiet) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(TU_DIR)/san/test_%: tests/unit/test_%.c tests/unit/evstream.h $(LIBMON_SAN_A) \
 		libmonitor/include/libmonitor.h
 	$(quiet) CC-SAN $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -o $@ $< \
-		$(LIBMON_SRCS) $(TU_WRAP_test_$*) $(TU_LIBS)
+		$(TU_WRAP_test_$*) $(LIBMON_SAN_A) $(TU_LIBS)
 
 .PHONY: check-unit-san check-fuzz
+## check-unit-san: the cmocka tests with ASan+UBSan (in check-unit)
 check-unit-san: $(LIBMON_SAN_BINS)
 	$(Q)set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
 # libFuzzer on the trace reader (and, through it, the timeline builder):
-# a bounded run in check-unit; longer with make check-fuzz FUZZ_TIME=600.
+# a bounded run in check-host; longer with make check-fuzz FUZZ_TIME=600.
 # Checksums are not checked in this build, so mutations reach the decoders.
 # Built with clang, it also fails on what clang sees that gcc does not
 # (-Werror=unsequenced: a variable modified and read unsequenced).
@@ -55,7 +69,7 @@ FUZZ_BIN := $(FUZZ_DIR)/fuzz_trace
 FUZZ_SEED := $(FUZZ_DIR)/fuzz_seed
 FUZZ_TIME ?= 20
 FUZZ_CC ?= clang
-CHECK_EXTRA += check-fuzz
+CHECK_HOST += check-fuzz
 
 $(FUZZ_BIN): tests/unit/fuzz_trace.c $(LIBMON_SRCS) $(LIBMON_HDRS) kernel/ring.h \
 		libmonitor/include/libmonitor.h
@@ -72,6 +86,7 @@ $(FUZZ_SEED): tests/unit/fuzz_seed.c $(LIBMON_A)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TU_CFLAGS) $(CFLAGS) -o $@ $< $(LIBMON_A) -lm
 
+## check-fuzz: libFuzzer on the trace reader, FUZZ_TIME seconds (in check-host)
 check-fuzz: $(FUZZ_BIN) $(FUZZ_SEED)
 	$(Q)mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
 	$(Q)$(FUZZ_SEED) $(FUZZ_DIR)/seeds/seed.mkm

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/view/: mkm view through a real terminal (tmux), against expected
-# screens (check-view, part of check-unit); mktrace writes the traces it
+# screens (check-view, part of check-host); mktrace writes the traces it
 # opens, and bench-view's.
 
 VIEW_MKTRACE := $(BUILD)/tests/view/mktrace
 all: $(VIEW_MKTRACE)
-CHECK_EXTRA += check-view
+CHECK_HOST += check-view
 
 $(VIEW_MKTRACE): tests/view/mktrace.c tests/unit/synjob.h tests/unit/synbarrier.h \
 		$(LIBMON_A)
@@ -14,6 +14,7 @@ $(VIEW_MKTRACE): tests/view/mktrace.c tests/unit/synjob.h tests/unit/synbarrier.
 	$(Q)$(CC) -Ilibmonitor/include $(CFLAGS) -o $@ $< $(LIBMON_A) -lm -pthread
 
 .PHONY: check-view
+## check-view: the viewer's screens through tmux (in check-host)
 check-view: $(MKM_TOOL) $(VIEW_MKTRACE)
 	$(Q)tests/view/test_view.sh $(MKM_TOOL) $(VIEW_MKTRACE) $(BUILD)/tests/view
 
@@ -33,6 +34,7 @@ VM_FILES += /usr/bin/tmux:/bin/tmux /lib/terminfo/s/screen:/lib/terminfo/s/scree
 BENCH_LIVE_RUNS ?= 5
 BENCH_LIVE_RING ?= 16K
 .PHONY: bench-view-live
+## bench-view-live: whether mkm view --live makes a recording lose more, in the guest
 bench-view-live: $(BUILD)/vm/initramfs.cpio.gz
 	$(Q)printf 'sh /bin/live_loss %s %s\n' $(BENCH_LIVE_RUNS) \
 		$(BENCH_LIVE_RING) >$(BUILD)/vm/live_loss.cmd

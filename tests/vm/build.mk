@@ -11,6 +11,9 @@
 
 VM_DIR := $(BUILD)/vm
 VM_INITRAMFS := $(VM_DIR)/initramfs.cpio.gz
+# What check-vm printed: make check reads the reference kernel's row of
+# check-kernels from it.
+VM_REPORT := $(VM_DIR)/report.txt
 # Empty: the Debian kernel make deps put in the cache.
 VM_KERNEL ?=
 # More tests/vm/run.sh options.
@@ -28,10 +31,13 @@ $(VM_INITRAMFS): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(VM_TESTS) \
 	$(Q)tests/vm/mkinitramfs.sh -o $@ -m $(MODULE) \
 		$(addprefix -t ,$(VM_TESTS)) $(addprefix -f ,$(VM_FILES))
 
+## check-vm: every VM test on the reference kernel (6.1), then its -icount boot
 check-vm: $(VM_INITRAMFS)
 	$(quiet) VM $(VM_DIR)/check.log
-	$(Q)$(VM_RUN) -i $(VM_INITRAMFS) -l $(VM_DIR)/check.log -e $(VM_ICOUNT_LIST)
+	$(Q)$(VM_RUN) -i $(VM_INITRAMFS) -l $(VM_DIR)/check.log -e $(VM_ICOUNT_LIST) \
+		-r $(VM_REPORT)
 
 .PHONY: vm-shell
+## vm-shell: an interactive shell in the guest, mkm.ko loaded
 vm-shell: $(VM_INITRAMFS)
 	$(Q)$(VM_RUN) -i $(VM_INITRAMFS) -l $(VM_DIR)/shell.log -x

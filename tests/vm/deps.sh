@@ -9,8 +9,19 @@
 # downloaded and unpacked into the cache by tests/kernel/kernels.sh, never
 # installed on this machine.
 #
+#   deps.sh            everything make check needs
+#   deps.sh --demo     what make demo needs: the packages and the reference
+#                      kernel (not the matrix's others, their sid chroot, or
+#                      the benches' LTTng)
+#
 # Environment: MKM_CACHE (default $HOME/.cache/mkm) is where the kernel goes.
 set -euo pipefail
+demo=
+case ${1:-} in
+'') ;;
+--demo) demo=1 ;;
+*) echo "usage: deps.sh [--demo]" >&2; exit 2 ;;
+esac
 
 PACKAGES=(
 	build-essential linux-headers-amd64 kmod sparse   # the module
@@ -63,6 +74,11 @@ fi
 
 # 2. The guest kernels: the reference and the matrix's others, with their
 # headers (tests/kernel/kernels.sh; a sid chroot for those sid's gcc builds).
+if [ -n "$demo" ]; then
+	reference=$(awk '$3 == "reference" { print $1 }' "$(dirname "$0")/../kernel/matrix")
+	MKM_CACHE=$CACHE "$(dirname "$0")/../kernel/kernels.sh" fetch -n "$reference"
+	exit 0
+fi
 MKM_CACHE=$CACHE "$(dirname "$0")/../kernel/kernels.sh" fetch
 
 # 3. bench-vm's LTTng, for the guest only. Installing lttng-modules-dkms would

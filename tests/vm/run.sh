@@ -30,6 +30,8 @@ usage: $0 [options] [-- QEMU-ARGS...]
   -f SRC[:DEST]  add a file or folder to the guest (DEST default /bin/NAME)
   -o DIR         copy the files the guest wrote under /out into DIR
   -l LOG         the console log (default \$BUILD/vm/run.log)
+  -r REPORT      also write this report (what run.sh prints) to REPORT, which
+                 kernels.sh check -r reads as the reference kernel's row
   -t SECONDS     timeout of the whole run (default 1200)
   -T SECONDS     timeout of each test binary (default 300)
   -I SECONDS     stop when the console is silent that long (default: -T
@@ -50,9 +52,9 @@ build=${BUILD:-$here/../../build}
 initramfs=$build/vm/initramfs.cpio.gz
 kernel=${MKM_VM_KERNEL:-}
 cpus=2 mem=1G script= outdir= log=$build/vm/run.log
-timeout=1200 test_timeout=300 idle= append= verbose= shell= exact=
+timeout=1200 test_timeout=300 idle= append= verbose= shell= exact= report=
 files=()
-while getopts "i:k:s:m:c:f:o:l:t:T:I:a:e:vxh" opt; do
+while getopts "i:k:s:m:c:f:o:l:r:t:T:I:a:e:vxh" opt; do
 	case $opt in
 	i) initramfs=$OPTARG ;;
 	k) kernel=$OPTARG ;;
@@ -62,6 +64,7 @@ while getopts "i:k:s:m:c:f:o:l:t:T:I:a:e:vxh" opt; do
 	f) files+=(-f "$OPTARG") ;;
 	o) outdir=$OPTARG ;;
 	l) log=$OPTARG ;;
+	r) report=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	T) test_timeout=$OPTARG ;;
 	I) idle=$OPTARG ;;
@@ -73,6 +76,10 @@ while getopts "i:k:s:m:c:f:o:l:t:T:I:a:e:vxh" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+if [ -n "$report" ]; then
+	mkdir -p "$(dirname "$report")"
+	exec > >(tee "$report") 2>&1
+fi
 
 if [ -z "$kernel" ]; then
 	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
