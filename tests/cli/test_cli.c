@@ -430,7 +430,7 @@ static void *waiter(void *arg)
  * mkm record -p of a process with three threads: the recorder stores
  * their process (the PROCESSES chunk), so report --by-process has one
  * process of three threads, where the records alone would say three
- * (attached threads have no FORK; issue 28 item 5). The process lives
+ * (attached threads have no FORK record to tie them together). The process lives
  * until the recording runs: a slow guest (the debug kernel, a loaded
  * host) takes seconds to start mkm, and a process that had already ended
  * would make it fail with "no such process", one that ended before the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """test_compare.py - bench/compensation/compare.py judges each row and the
 run by one rule: the verdict its table prints on a row is the one its exit
-status acts on (issue 23: make check-compensation passed while its table
+status acts on (once, make check-compensation passed while its table
 printed FAIL on two rows, the table judging 0.5% and the check 1.5%).
 
 Synthetic figures, no VM: python3 tests/compensation/test_compare.py

@@ -3,7 +3,7 @@
 # bench_export.sh - mkm export's throughput per format (records/s, peak
 # memory), side by side with mkm report on the same .mkm file, and
 # babeltrace2 reading the CTF export against mkm report (the same events:
-# issue 14's peer comparison), on mktrace's generated trace.
+# the comparison with a peer reader), on mktrace's generated trace.
 #
 #   tests/export/bench_export.sh MKM MKTRACE WORKDIR [EVENTS] [THREADS]
 set -euo pipefail

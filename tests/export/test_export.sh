@@ -146,7 +146,7 @@ if [ -n "$otf2" ]; then
 fi
 
 # Many threads: each OTF2 location's definitions writer once had a 4 MiB
-# chunk, cleared at close (issue 28: hackbench's 161 threads took 10.6 s
+# chunk, cleared at close (hackbench's 161 threads took 10.6 s
 # where CTF took 0.1 s). Page faults count the memory touched, whatever
 # the load: 172,930 before the fix, 11,136 after, CTF 554.
 if [ -n "$otf2" ]; then

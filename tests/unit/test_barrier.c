@@ -115,9 +115,10 @@ static void test_barriers_name_node_and_cause(void **state)
 }
 
 /*
- * Seed 003's law on the same job: of 12 rounds, n0's rank is hit in one
- * (the tick, round 5), n1's in two (its daemon, rounds 3 and 7), n2's in
- * one (round 9), each in a round of its own.
+ * The noise law of Tsafrir et al. ("System noise and OS clock ticks",
+ * 2005) on the same job: of 12 rounds, n0's rank is hit in one (the tick,
+ * round 5), n1's in two (its daemon, rounds 3 and 7), n2's in one (round
+ * 9), each in a round of its own.
  */
 static void test_barriers_noise_law(void **state)
 {

@@ -705,7 +705,8 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
 }
 
 /*
- * A waker that ran on to the tick (issue 23, item 3), twice. Thread 3 runs
+ * A waker that ran on to the tick (a decision the monitor may have
+ * changed, which compensation marks doubtful), twice. Thread 3 runs
  * with five marks (500 us on CPU 0's chain) and sleeps; thread 2 takes the
  * CPU, wakes thread 1 at 1.7 ms and runs on until it is preempted @wait
  * later, thread 1 switching in from it. Thread 1 runs 0.1 ms and sleeps, 2
@@ -776,7 +777,7 @@ static void test_compensate_doubt_waker_ran_to_tick(void **state)
 }
 
 /*
- * A timed wait the monitor made expire (issue 23, item 3). Thread 1 is
+ * A timed wait the monitor made expire (a doubtful decision too). Thread 1 is
  * woken by thread 2 at 900 and preempts it at 1000 (2 stays runnable).
  * At 2000 thread 1 sleeps on a timed wait and hands the CPU to the
  * recording's own thread (50); its timer expires at 2500 while 50 still

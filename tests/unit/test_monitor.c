@@ -502,7 +502,7 @@ static void test_ring_bytes_for_grows_with_classes_and_cpus(void **state)
 	assert_true(wake > dflt);
 	assert_true(all > wake);
 	assert_int_equal(mon_ring_bytes_for(0, 2, ram), dflt);
-	/* What hackbench needed to lose nothing (issue 28): 4M with mkm
+	/* What hackbench needed to lose nothing: 4M with mkm
 	 * record's default classes, 16M with all of them (8M lost 12-28%). */
 	assert_int_equal(wake, 4 << 20);
 	assert_int_equal(all, 16 << 20);
@@ -530,7 +530,7 @@ static void test_ring_bytes_after_loss(void **state)
 {
 	(void)state;
 	assert_int_equal(mon_ring_bytes_after_loss(1 << 20, 1000, 0), 1 << 20);
-	/* 69% lost (issue 28's --events all): 1000 read, 2226 lost. */
+	/* 69% lost (hackbench with --events all): 1000 read, 2226 lost. */
 	assert_int_equal(mon_ring_bytes_after_loss(1 << 20, 1000, 2226),
 			 8 << 20);
 	assert_int_equal(mon_ring_bytes_after_loss(1 << 20, 1000, 1), 4 << 20);

@@ -636,8 +636,8 @@ static void test_trace_replay_keeps_valid_prefix(void **state)
 /*
  * Batches go out from the caller's memory: a small one is buffered, the
  * next large one completes its chunk and the rest of it goes out in
- * chunks of its own, up to WRITER_BATCH records each (issue 23, item 2:
- * the writer used to copy the tail of every batch); the records come
+ * chunks of its own, up to WRITER_BATCH records each (the
+ * writer does not copy the tail of every batch); the records come
  * back in order, each once.
  */
 static void test_trace_writer_batches_in_place(void **state)
