@@ -24,6 +24,7 @@
  * target's execve. Every wait for these two is killable.
  */
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -124,15 +125,22 @@ struct mkm_monitor *mkm_monitor_create(void)
 
 	if (!mon)
 		return ERR_PTR(-ENOMEM);
+	/*
+	 * Every right from the subjective credentials, the ones the open
+	 * acts with and the ones kept: they differ from the task's objective
+	 * ones under override_creds(), as in an open by io_uring under a
+	 * registered personality, which would otherwise give a monitor
+	 * kept as one user's the capabilities of another.
+	 */
 	mon->creator = get_current_cred();
 	mon->perfmon = perfmon_capable();
 	/*
 	 * Asked of every opener, needed or not: no audit record for the many
-	 * that lack them, no PF_SUPERPRIV for those that have them.
+	 * that lack them.
 	 */
-	mon->ptrace_cap = has_capability_noaudit(current, CAP_SYS_PTRACE);
+	mon->ptrace_cap = ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
 	mon->unbudgeted = mon->perfmon ||
-			  has_capability_noaudit(current, CAP_IPC_LOCK);
+			  ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK);
 	ret = mkm_charge(mon, MONITOR_PAGES);
 	if (ret)
 		goto err_put_cred;

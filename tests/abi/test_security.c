@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/io_uring.h>
 #include <linux/userfaultfd.h>
 #include <time.h>
 
@@ -291,6 +292,127 @@ static void test_thread_monitor_unpriv_more_caps_eperm(void **state)
 	target_start_caps(&t, USER, USER, USER, GROUP, 1, 1);
 	as_user(expect_monitor_eperm, t.pid);
 	target_stop(&t);
+}
+
+/*
+ * A monitor's rights are all its opener's subjective credentials, the
+ * ones the open acts with. An open by io_uring under a personality that
+ * uid 1000 registered acts as uid 1000, in a task whose own (objective)
+ * credentials are root's: a monitor kept as uid 1000's must not have
+ * root's CAP_SYS_PTRACE (or CAP_IPC_LOCK), so a same-user target with
+ * more capabilities stays out of its reach.
+ */
+struct uring {
+	int fd;
+	struct io_uring_params p;
+	void *sq, *cq;
+	struct io_uring_sqe *sqes;
+};
+
+static int uring_setup(struct uring *u)
+{
+	size_t sq_bytes, cq_bytes;
+
+	memset(u, 0, sizeof(*u));
+	u->fd = (int)syscall(SYS_io_uring_setup, 4, &u->p);
+	if (u->fd < 0)
+		return -1;
+	sq_bytes = u->p.sq_off.array + u->p.sq_entries * sizeof(unsigned);
+	cq_bytes = u->p.cq_off.cqes +
+		   u->p.cq_entries * sizeof(struct io_uring_cqe);
+	if (u->p.features & IORING_FEAT_SINGLE_MMAP)
+		sq_bytes = cq_bytes = sq_bytes > cq_bytes ? sq_bytes : cq_bytes;
+	u->sq = mmap(NULL, sq_bytes, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
+	u->cq = u->p.features & IORING_FEAT_SINGLE_MMAP ?
+			u->sq :
+			mmap(NULL, cq_bytes, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_POPULATE, u->fd,
+			     IORING_OFF_CQ_RING);
+	u->sqes = mmap(NULL, u->p.sq_entries * sizeof(struct io_uring_sqe),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+		       IORING_OFF_SQES);
+	if (u->sq == MAP_FAILED || u->cq == MAP_FAILED || u->sqes == MAP_FAILED)
+		return -1;
+	return 0;
+}
+
+/* openat(path, O_RDWR) through the ring as personality: its result. */
+static int uring_open_as(struct uring *u, const char *path, int personality)
+{
+	unsigned int *tail = (unsigned int *)((char *)u->sq + u->p.sq_off.tail);
+	unsigned int *array =
+		(unsigned int *)((char *)u->sq + u->p.sq_off.array);
+	unsigned int mask =
+		*(unsigned int *)((char *)u->sq + u->p.sq_off.ring_mask);
+	unsigned int *chead =
+		(unsigned int *)((char *)u->cq + u->p.cq_off.head);
+	unsigned int cmask =
+		*(unsigned int *)((char *)u->cq + u->p.cq_off.ring_mask);
+	struct io_uring_cqe *cqes =
+		(struct io_uring_cqe *)((char *)u->cq + u->p.cq_off.cqes);
+	unsigned int t = *tail, i = t & mask;
+	struct io_uring_sqe *e = &u->sqes[i];
+	int res;
+
+	memset(e, 0, sizeof(*e));
+	e->opcode = IORING_OP_OPENAT;
+	e->fd = AT_FDCWD;
+	e->addr = (uintptr_t)path;
+	e->open_flags = O_RDWR;
+	e->personality = (uint16_t)personality;
+	array[i] = i;
+	__atomic_store_n(tail, t + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		return -errno;
+	res = cqes[*chead & cmask].res;
+	__atomic_store_n(chead, *chead + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+static void test_open_rights_are_subjective_creds(void **state)
+{
+	struct target t;
+	struct uring u;
+	int id[2], personality = -1, fd, status;
+	pid_t pid;
+	(void)state;
+
+	if (uring_setup(&u)) {
+		fprintf(stderr, "no io_uring here (%s): skipped\n",
+			strerror(errno));
+		skip();
+	}
+	abi_allow_unprivileged_open();
+	ABI_OK(pipe(id));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHILD_OK(abi_drop_privileges(USER, GROUP));
+		personality = (int)syscall(SYS_io_uring_register, u.fd,
+					   IORING_REGISTER_PERSONALITY, NULL,
+					   0);
+		CHILD_CHECK(personality > 0);
+		CHILD_CHECK(write(id[1], &personality, sizeof(personality)) ==
+			    sizeof(personality));
+		_exit(0);
+	}
+	status = abi_wait_child(pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(read(id[0], &personality, sizeof(personality)),
+			 sizeof(personality));
+	close(id[0]);
+	close(id[1]);
+
+	fd = uring_open_as(&u, MKM_DEVICE, personality);
+	assert_true(fd >= 0);
+	target_start_caps(&t, USER, USER, USER, GROUP, 1, 1);
+	/* uid 1000's monitor, though root's task opened it. */
+	ABI_ERR(abi_monitor(fd, t.pid, 1), EPERM);
+	target_stop(&t);
+	ABI_OK(close(fd));
+	close(u.fd);
 }
 
 /* A creator in a user namespace of its own must not reach a same-user
@@ -2082,6 +2204,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_thread_monitor_unpriv_nondumpable_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_more_caps_eperm),
 		ABI_TEST(test_thread_monitor_unpriv_child_userns_eperm),
+		ABI_TEST(test_open_rights_are_subjective_creds),
 		ABI_TEST(test_creds_change_withholds_records),
 		ABI_TEST(test_inherit_euid0_child_withheld),
 		ABI_TEST(test_inherit_new_userns_child_withheld),
