@@ -13,14 +13,16 @@ import subprocess
 
 # (A merged trace's times may be negative: a node started before the
 # first node's start, its origin.)
-LINE = re.compile(r"^\s*(-?)(\d+)\.(\d{6}) ms cpu(\d+)\s+(\d+) (\S+)\s*(.*?)\s+seq=(\d+)$")
+# A comm's two NAME records are one line, seq=FIRST,LAST.
+LINE = re.compile(r"^\s*(-?)(\d+)\.(\d{6}) ms cpu(\d+)\s+(\d+) (\S+)\s*(.*?)\s+seq=(\d+)(?:,(\d+))?$")
 # Linux's TASK_* bits for ps(1)'s letters, as sched_switch reports them.
 STATE_BITS = {"R": 0, "S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64}
 
 
 def dump(mkm, trace):
     """The dump's records: dicts of t (ns from the start), cpu, tid, type,
-    rest (the type's text), seq."""
+    rest (the type's text), seq (and seq_last, the last record's a line
+    stands for)."""
     out = subprocess.run([mkm, "dump", trace], check=True, capture_output=True,
                          text=True).stdout
     recs = []
@@ -30,7 +32,8 @@ def dump(mkm, trace):
             raise SystemExit("cannot parse dump line: " + line)
         t = int(m[2]) * 1000000 + int(m[3])
         recs.append(dict(t=-t if m[1] else t, cpu=int(m[4]),
-                         tid=int(m[5]), type=m[6], rest=m[7], seq=int(m[8])))
+                         tid=int(m[5]), type=m[6], rest=m[7], seq=int(m[8]),
+                         seq_last=int(m[9] or m[8])))
     return recs
 
 
@@ -63,7 +66,7 @@ def lost_per_cpu(recs):
             nxt[c] = r["seq"] + n
             gap += n
         else:
-            nxt[c] = r["seq"] + 1
+            nxt[c] = r["seq_last"] + 1
         if gap > 0:
             lost[c] = lost.get(c, 0) + gap
     return lost
@@ -108,9 +111,11 @@ def expected(recs, vectors=False, syscalls=False):
         if c in exec_name and (typ != "name" or exec_name[c][0] != tid):
             del exec_name[c]
         if typ == "name":
-            # the dump joins a comm's two records: the second says it all
-            s = re.match(r'comm "(.*)" \((\d) of 2\)$', rest)
-            if s[2] == "2":
+            # the dump joins a comm's two records in one line; a half
+            # alone says so, and names no one
+            s = re.match(r'comm "(.*)"( \(its (first|second) half only\))?$',
+                         rest)
+            if not s[2]:
                 comm[tid] = s[1]
                 if c in exec_name:
                     out[exec_name.pop(c)[1]][3]["filename"] = comm[tid]
