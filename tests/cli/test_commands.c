@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_commands.c - the mkm command on the host, where it needs no module:
- * the commands that read traces (dump, export, timeline, report) on
- * traces tests/view's mktrace writes, and mkm's own arguments. Run by
- * check-unit (check-cli):
+ * the commands that read traces (dump, export, timeline, report, latency,
+ * noise, idle, merge) on traces tests/view's mktrace writes, and mkm's own
+ * arguments: its one table of commands against mkm(1) (found from this
+ * file's path, docs/man/mkm.1). Run by check-unit (check-cli):
  *
  *   test_commands MKM MKTRACE WORKDIR
  */
