@@ -657,7 +657,7 @@ static void test_report_sort_top_tid(void **state)
 }
 
 /*
- * Processes (issue 28 item 5): report --by-process sums threads by
+ * Processes: report --by-process sums threads by
  * process, --pid keeps a process's threads. mktrace procs is `record -p`
  * of two processes (a PROCESSES chunk says whose 701 and 702 are), one
  * forking a thread and a process; small.mkm, without the chunk, reads
@@ -962,8 +962,9 @@ static void test_report_barriers_merged(void **state)
 	/* Ties (n0's tick, n2's kworker: 1, 300 us) by node. */
 	assert_true(strstr(s, "\nn0           local_timer") <
 		    strstr(s, "\nn2           kworker/0:1"));
-	/* Seed 003's law: n1's rank hit in 2 rounds of 12, the others in 1;
-	 * all three ranks in 4 rounds, where independence says 29.98%. */
+	/* Tsafrir et al.'s noise law: n1's rank hit in 2 rounds of 12, the
+	 * others in 1; all three ranks in 4 rounds, where independence says
+	 * 29.98%. */
 	assert_non_null(
 		strstr(s, " rank              1000.0 us      2   16.67%\n"));
 	assert_non_null(

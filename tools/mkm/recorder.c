@@ -816,7 +816,8 @@ int recorder_finish(struct recorder *rec)
 			"mkm: wrote %s: %llu events from %zu thread%s\n",
 			rec->out, (unsigned long long)events, rec->nr_tids,
 			rec->nr_tids == 1 ? " and its children" : "s");
-	/* The recorder's own cost, part of the perturbation (issue 23). */
+	/* The recorder's own cost: part of what monitoring perturbs, which
+	 * compensation must account for. */
 	if (!mon_source_live_stats(mon_pipeline_source(rec->p), &st) &&
 	    st.events)
 		fprintf(stderr,

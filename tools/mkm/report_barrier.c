@@ -223,7 +223,7 @@ static void print_text(const struct tl *tl, const struct mon_meta *meta,
 		       others, MAX_TALLY);
 }
 
-/* Seed 003's law: each rank's hit rate, then barriers of 1 to nr ranks. */
+/* Tsafrir et al.'s noise law: each rank's hit rate, then barriers of 1 to nr ranks. */
 static void print_law(const struct tl *tl, const struct noise_opts *o,
 		      const size_t *th, size_t nr, const struct mon_barriers *b,
 		      const struct mon_barrier_law *law)
