@@ -18,9 +18,10 @@
  * setuid or file-capability binary drops out of the monitor; and its
  * credentials part (mkm_access_creds()) by the sensors whenever a tracked
  * thread's credentials change, before the exec probe too: its records are
- * withheld while they are refused (sensor.c). Dumpability is checked at
- * thread_monitor and exec only: a sensor cannot read another task's mm
- * safely. LSM hooks (Yama's ptrace_scope) are not consulted.
+ * withheld while they are refused (sensor.c). Dumpability is checked here
+ * at thread_monitor and exec, and by the sensors only where the task's
+ * mm cannot change under them (sensor_check_dumpable()). LSM hooks
+ * (Yama's ptrace_scope) are not consulted.
  */
 
 #include <linux/capability.h>

@@ -103,6 +103,17 @@ static noinline bool sensor_creds_changed(struct mkm_tracked *t,
 	if (!now)
 		return false;
 	put_cred(xchg(&t->cred, now));
+	/*
+	 * The thread's switch on another CPU may have found it undumpable
+	 * since the test above, and cleared cred before this store: then
+	 * undumpable is seen here (both sides store, then xchg, full
+	 * barriers), and cred is cleared again, or it would stand as
+	 * allowed with nothing to clear it until the thread is dumpable.
+	 */
+	if (unlikely(READ_ONCE(t->undumpable))) {
+		put_cred(xchg(&t->cred, NULL));
+		return false;
+	}
 	return true;
 }
 
@@ -132,9 +143,13 @@ static __always_inline bool sensor_may_record(struct mkm_tracked *t)
  * Dumpability, the other half of ptrace's read rule (mkm_access_check()),
  * for a monitor subject to it: PR_SET_DUMPABLE(0) after the attach
  * (ssh-agent, gpg-agent), or a credentials change that made the process
- * undumpable, withholds the thread from its next switch on; made dumpable
- * again, its next record checks its credentials again. Checked at a
- * switch, the one place where a task's mm cannot change under the sensor.
+ * undumpable, withholds the thread; made dumpable again, its next record
+ * checks its credentials again. Checked where a task's mm cannot change
+ * under the sensor: at a switch, out or in, and in every record of
+ * current (its syscalls, interrupts, exit, rename: only current changes
+ * its own mm), so a thread that never switches is withheld from the
+ * record after its prctl() on; and at RESUME, in process context, since
+ * no switch is seen while no monitor is resumed (mkm_sensor_attach()).
  */
 static noinline void sensor_dumpable_changed(struct mkm_tracked *t,
 					     bool undumpable)
@@ -150,6 +165,9 @@ static __always_inline void sensor_check_dumpable(struct mkm_tracked *t,
 	bool undumpable;
 
 	if (likely(t->perfmon))
+		return;
+	/* Exiting, its mm let go: the last verdict stands. */
+	if (unlikely(!READ_ONCE(p->mm)))
 		return;
 	undumpable = !mkm_task_dumpable_sched(p);
 	if (unlikely(undumpable != READ_ONCE(t->undumpable)))
@@ -196,7 +214,10 @@ static __always_inline void sensor_emit(struct mkm_monitor *mon, u32 class,
 	local_irq_restore(irqflags);
 }
 
-/* A record of what tracked thread t does, if its monitor records class. */
+/*
+ * A record of what tracked thread t does, if its monitor records class;
+ * dumpability is checked first when t is current (sensor_check_dumpable()).
+ */
 static __always_inline void sensor_emit_thread(struct mkm_tracked *t, u32 class,
 					       u8 type, u8 flags, u32 arg0,
 					       u32 arg1)
@@ -206,6 +227,8 @@ static __always_inline void sensor_emit_thread(struct mkm_tracked *t, u32 class,
 	if (!sensor_recording(t->mon, class))
 		return;
 	local_irq_save(irqflags);
+	if (t->task == current)
+		sensor_check_dumpable(t, current);
 	sensor_write_thread(t, type, flags, arg0, arg1, local_clock());
 	local_irq_restore(irqflags);
 }
@@ -900,12 +923,14 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	rcu_read_unlock();
 }
 
-void mkm_sensor_attach(struct mkm_tracked *t)
+void mkm_sensor_attach(struct mkm_tracked *t, bool dumpable)
 {
 	struct task_struct *p = t->task;
 	unsigned int state = READ_ONCE(p->__state);
 	u32 ts = MKM_TS_RUNNING, on_cpu = -1;
 
+	if (!t->perfmon && READ_ONCE(t->undumpable) == dumpable)
+		sensor_dumpable_changed(t, !dumpable);
 	if (p->exit_state)
 		ts = sensor_dead_state(p);
 	else if (state != TASK_RUNNING)

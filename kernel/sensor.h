@@ -29,8 +29,11 @@ u32 mkm_sensor_deferrals(void);
 /* The event classes whose tracepoints this kernel has. */
 u32 mkm_sensor_supported(void);
 
-/* Records the state of a thread now (ATTACH) and its name, if recording. */
-void mkm_sensor_attach(struct mkm_tracked *t);
+/*
+ * Records the state of a thread now (ATTACH) and its name, if recording;
+ * dumpable: the caller's verdict on it, just taken in process context.
+ */
+void mkm_sensor_attach(struct mkm_tracked *t, bool dumpable);
 void mkm_sensor_detach(struct mkm_tracked *t, u32 reason);
 void mkm_sensor_mark(struct mkm_monitor *mon, u64 value);
 

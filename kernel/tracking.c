@@ -18,16 +18,17 @@
 #include <linux/sched/task.h>
 
 #include "access.h"
+#include "compat.h"
 #include "monitor.h"
 #include "sensor.h"
 #include "threads.h"
 
 /*
- * Threads attached or let go per hold of mkm_threads_lock: up to
+ * Threads let go per hold of mkm_threads_lock: up to
  * MKM_THREADS_PER_MONITOR_MAX of them at once would keep interrupts off
  * for milliseconds.
  */
-#define ATTACH_BATCH 256
+#define RELEASE_BATCH 256
 
 /*
  * Unhashes every thread of a dying monitor onto gone, in batches; the
@@ -45,7 +46,7 @@ void mkm_tracking_release(struct mkm_monitor *mon, struct list_head *gone)
 		list_for_each_entry_safe(t, next, &mon->threads, mon_link) {
 			mkm_threads_del_locked(t);
 			list_add(&t->mon_link, gone);
-			if (++n == ATTACH_BATCH)
+			if (++n == RELEASE_BATCH)
 				break;
 		}
 		raw_spin_unlock_irq(&mkm_threads_lock);
@@ -57,14 +58,23 @@ void mkm_tracking_release(struct mkm_monitor *mon, struct list_head *gone)
 
 /*
  * Each thread starts in a known state, whatever happened while off: an
- * ATTACH for every tracked thread, ATTACH_BATCH at a time with interrupts
- * off, then the lock is dropped so the CPU can take interrupts and
- * reschedule. A bookmark in the list keeps the place: threads may be reaped
- * (unlinked) or inherited (added at the tail, attached too) meanwhile;
+ * ATTACH for every tracked thread, ATTACH_VERDICTS at a time. Their
+ * dumpability first, with the lock dropped: no switch was seen while no
+ * monitor was resumed, so the verdict kept may be stale, and
+ * mkm_task_dumpable() may take task_lock(), a sleeping lock on
+ * PREEMPT_RT. Then the lock, interrupts off, for the ATTACHes of those
+ * still tracked: an entry and its task outlive an RCU grace period after
+ * it is unhashed, so the batch is held in rcu_read_lock() meanwhile. A
+ * bookmark in the list keeps the place: threads may be reaped (unlinked)
+ * or inherited (added at the tail, attached too) meanwhile;
  * thread_monitor() waits for mon->lock, held.
  */
+#define ATTACH_VERDICTS 32
+
 void mkm_tracking_attach_all(struct mkm_monitor *mon)
 {
+	struct mkm_tracked *batch[ATTACH_VERDICTS];
+	bool dumpable[ATTACH_VERDICTS];
 	struct list_head bookmark;
 
 	lockdep_assert_held(&mon->lock);
@@ -72,15 +82,25 @@ void mkm_tracking_attach_all(struct mkm_monitor *mon)
 	list_add(&bookmark, &mon->threads);
 	while (bookmark.next != &mon->threads) {
 		struct list_head *pos = bookmark.next;
-		unsigned int n;
+		unsigned int n, i;
 
-		for (n = 0; n < ATTACH_BATCH && pos != &mon->threads; n++) {
-			mkm_sensor_attach(
-				list_entry(pos, struct mkm_tracked, mon_link));
+		rcu_read_lock();
+		for (n = 0; n < ATTACH_VERDICTS && pos != &mon->threads; n++) {
+			batch[n] =
+				list_entry(pos, struct mkm_tracked, mon_link);
 			pos = pos->next;
 		}
 		list_move_tail(&bookmark, pos);
-		if (pos == &mon->threads)
+		raw_spin_unlock_irq(&mkm_threads_lock);
+		for (i = 0; i < n; i++)
+			dumpable[i] = batch[i]->perfmon ||
+				      mkm_task_dumpable(batch[i]->task);
+		raw_spin_lock_irq(&mkm_threads_lock);
+		for (i = 0; i < n; i++)
+			if (mkm_threads_lookup(batch[i]->task) == batch[i])
+				mkm_sensor_attach(batch[i], dumpable[i]);
+		rcu_read_unlock();
+		if (bookmark.next == &mon->threads)
 			break;
 		raw_spin_unlock_irq(&mkm_threads_lock);
 		cond_resched();
@@ -235,8 +255,9 @@ int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id)
 	 * the free probe finds the entry.
 	 */
 	ret = pid_alive(task) ? mkm_threads_add(t) : -ESRCH;
+	/* Dumpable: the check above, under exec_update_lock, says so. */
 	if (!ret)
-		mkm_sensor_attach(t);
+		mkm_sensor_attach(t, true);
 	raw_spin_unlock_irq(&mkm_threads_lock);
 	mutex_unlock(&mon->lock);
 out_free:

@@ -882,6 +882,103 @@ static void test_dumpable_cleared_after_attach_withholds(void **state)
 }
 
 /*
+ * PR_SET_DUMPABLE(0) withholds the thread from the record after it on,
+ * not from its next switch: a thread that keeps its CPU (alone on it,
+ * SCHED_FIFO, nohz_full) would otherwise have its system calls recorded
+ * without bound. A thousand getppid() right after the prctl(), most
+ * likely without a switch between.
+ */
+static void undumpable_without_switch(long arg)
+{
+	struct abi_trace t = { 0 };
+	pid_t me = abi_gettid();
+	size_t n = 0;
+	int fd = user_open();
+	(void)arg;
+
+	user_configure(fd, MKM_CLASS_SCHED | MKM_CLASS_SYSCALL, 0);
+	CHILD_OK(abi_monitor(fd, me, 1));
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	CHILD_OK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+	for (int i = 0; i < 1000; i++)
+		syscall(SYS_getppid);
+	CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	abi_drain(fd, &t);
+	for (size_t i = 0; i < t.n; i++)
+		n += t.ev[i].tid == (uint32_t)me &&
+		     (t.ev[i].type == MKM_EV_SYSCALL_ENTRY ||
+		      t.ev[i].type == MKM_EV_SYSCALL_EXIT) &&
+		     t.ev[i].arg0 == SYS_getppid;
+	fprintf(stderr,
+		"undumpable: %zu of 2000 getppid records shown, %zu SYSCALL records in all\n",
+		n, abi_count(&t, me, MKM_EV_SYSCALL_ENTRY));
+	CHILD_CHECK(n == 0);
+	/* Dumpable again: recorded again. */
+	CHILD_CHECK(abi_count(&t, me, MKM_EV_SYSCALL_ENTRY) >= 1);
+	abi_trace_free(&t);
+	CHILD_OK(close(fd));
+}
+
+static void test_dumpable_cleared_withholds_before_next_switch(void **state)
+{
+	(void)state;
+	as_user(undumpable_without_switch, 0);
+}
+
+/*
+ * RESUME's ATTACH and NAME from a verdict taken then: a process made
+ * undumpable while its monitor was suspended, so with no switch probe to
+ * see it, must be withheld from them.
+ */
+static void undumpable_while_suspended(long arg)
+{
+	struct abi_trace t = { 0 };
+	int go[2], ack[2], fd, status;
+	long own, named;
+	pid_t target;
+	char c = 'g';
+	(void)arg;
+
+	CHILD_OK(pipe(go));
+	CHILD_OK(pipe(ack));
+	target = fork();
+	CHILD_CHECK(target >= 0);
+	if (target == 0) {
+		if (read(go[0], &c, 1) != 1 ||
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) ||
+		    write(ack[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	abi_wait_proc_blocked(target);
+	fd = user_open();
+	user_configure(fd, MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE, 0);
+	CHILD_OK(abi_monitor(fd, target, 7));
+	CHILD_CHECK(write(go[1], &c, 1) == 1 && read(ack[0], &c, 1) == 1);
+	abi_wait_proc_blocked(target);
+	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
+	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
+	abi_drain(fd, &t);
+	count_of(&t, target, &own, &named);
+	fprintf(stderr,
+		"undumpable while suspended: %ld records of it at RESUME (ATTACH %zu, NAME %zu)\n",
+		own, abi_count(&t, target, MKM_EV_ATTACH),
+		abi_count(&t, target, MKM_EV_NAME));
+	CHILD_CHECK(own == 0);
+	CHILD_CHECK(write(go[1], &c, 1) == 1);
+	CHILD_CHECK(waitpid(target, &status, 0) == target && status == 0);
+	abi_trace_free(&t);
+	CHILD_OK(close(fd));
+}
+
+static void test_dumpable_cleared_while_suspended_withholds_attach(void **state)
+{
+	(void)state;
+	as_user(undumpable_while_suspended, 0);
+}
+
+/*
  * Ring memory is charged to the creator's user: past max_user_kb (set low
  * here) CONFIGURE fails with EPERM, and closing a monitor gives its share
  * back. Root (CAP_PERFMON) is not budgeted.
@@ -2212,6 +2309,9 @@ int main(int argc, char **argv)
 		ABI_TEST(test_withheld_peer_shows_as_tid0),
 		ABI_TEST(test_unshare_userns_at_thread_monitor_withheld),
 		ABI_TEST(test_dumpable_cleared_after_attach_withholds),
+		ABI_TEST(test_dumpable_cleared_withholds_before_next_switch),
+		ABI_TEST(
+			test_dumpable_cleared_while_suspended_withholds_attach),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
 		ABI_TEST(test_configure_charges_memcg),
 		ABI_TEST(test_open_charged_to_memcg_and_budget),
