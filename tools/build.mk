@@ -5,9 +5,6 @@
 MKM_TOOL := $(BUILD)/tools/mkm
 # The viewer is part of the command; ncursesw is Debian's libncurses-dev.
 MKM_TOOL_SRCS := $(wildcard tools/mkm/*.c viewer/*.c export/*.c)
-# tools/mkm/util.c is viewer/build.mk's (bench_view): it includes two of
-# the files above.
-MKM_TOOL_SRCS := $(filter-out tools/mkm/util.c,$(MKM_TOOL_SRCS))
 # Pictures (mkm timeline --svg/--png) are drawn with cairo (libcairo2-dev).
 MKM_TOOL_CFLAGS := -Ilibmonitor/include -Iviewer -Itools/mkm -Iexport -pthread \
 	-DMKM_VERSION='"$(MKM_VERSION)"' \

@@ -27,6 +27,8 @@ $(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \
 # events and BENCH_VIEW_THREADS threads (time to first frame, frame times
 # at three zooms, index memory); bench-view-smoke, a tiny one, in check.
 BENCH_VIEW := $(BUILD)/viewer/bench_view
+# The mkm command's helpers it uses (messages, load_trace()).
+BENCH_VIEW_TOOL_SRCS := tools/mkm/messages.c tools/mkm/trace.c
 BENCH_VIEW_EVENTS ?= 10000000
 BENCH_VIEW_THREADS ?= 1000
 BENCH_VIEW_TRACE = $(BUILD)/viewer/bench-$(BENCH_VIEW_EVENTS)-$(BENCH_VIEW_THREADS).mkm
@@ -34,11 +36,11 @@ BENCH_VIEW_TRACE = $(BUILD)/viewer/bench-$(BENCH_VIEW_EVENTS)-$(BENCH_VIEW_THREA
 CHECK_HOST += bench-view-smoke
 
 $(BENCH_VIEW): viewer/bench/bench_view.c $(wildcard viewer/*.c viewer/*.h) \
-		tools/mkm/util.c tools/mkm/util.h $(LIBMON_A)
+		$(BENCH_VIEW_TOOL_SRCS) $(BENCH_VIEW_TOOL_SRCS:.c=.h) $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(MKM_TOOL_CFLAGS) $(CFLAGS) -o $@ $< $(wildcard viewer/*.c) \
-		tools/mkm/util.c $(LIBMON_A) $(MKM_TOOL_LIBS) -lm
+		$(BENCH_VIEW_TOOL_SRCS) $(LIBMON_A) $(MKM_TOOL_LIBS) -lm
 
 $(BUILD)/viewer/bench-%.mkm: $(BUILD)/tests/view/mktrace
 	$(quiet) GEN $@

@@ -44,7 +44,7 @@ t kill-server
 cat /tmp/live.err
 grep -q '^exit 0' /tmp/live.exit || { echo "live: mkm view failed"; exit 1; }
 events=$(sed -n 's/^mkm: wrote .*: \([0-9]*\) events.*/\1/p' /tmp/live.err)
-dumped=$(mkm dump /tmp/live.mkm 2>/tmp/dump.err | grep -c ' seq=')
+dumped=$(mkm dump /tmp/live.mkm 2>/tmp/dump.err | grep -o 'seq=[0-9,]*' | tr , '\n' | grep -c .)
 echo "live: recorder counted $events events, the file holds $dumped"
 [ -s /tmp/dump.err ] && { cat /tmp/dump.err; echo "live: the trace is damaged"; exit 1; }
 [ "$events" = "$dumped" ] || { echo "live: events missing from the file"; exit 1; }

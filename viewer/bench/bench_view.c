@@ -18,7 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "util.h"
+#include "messages.h"
+#include "trace.h"
 #include "viewer.h"
 
 #define FRAMES 60
