@@ -151,6 +151,7 @@ struct mkm_monitor *mkm_monitor_create(void)
 	mutex_init(&mon->lock);
 	mutex_init(&mon->read_lock);
 	mutex_init(&mon->map_lock);
+	mkm_rings_init(mon);
 	init_waitqueue_head(&mon->readers);
 	INIT_LIST_HEAD(&mon->threads);
 	mon->stopped = true;

@@ -11,6 +11,7 @@
 #include <linux/percpu.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "ring.h"
 
@@ -98,6 +99,14 @@ struct mkm_monitor {
 	bool unbudgeted; /* creator had CAP_PERFMON or CAP_IPC_LOCK */
 	bool no_irq; /* the IRQ class is refused (paranoid) */
 	unsigned long charged; /* pages of rings charged to the creator's user */
+	/*
+	 * The rings last replaced, kept (and charged) for a CONFIGURE back
+	 * to their capacity, or NULL (rings.c), and what frees them a while
+	 * after. Under lock.
+	 */
+	struct mkm_cpu_buf __percpu *spare;
+	u32 spare_capacity;
+	struct delayed_work spare_work;
 	struct pid_namespace *pid_ns;
 };
 
@@ -134,6 +143,7 @@ static inline bool mkm_monitor_stopped(struct mkm_monitor *mon)
 int mkm_charge(struct mkm_monitor *mon, unsigned long pages);
 void mkm_uncharge(struct mkm_monitor *mon, unsigned long pages);
 int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup);
+void mkm_rings_init(struct mkm_monitor *mon);
 void mkm_rings_free(struct mkm_monitor *mon);
 
 /* reader.c: under read_lock. */

@@ -1590,6 +1590,54 @@ static void test_open_close_loop_sends_no_ipis(void **state)
 	assert_true(opens <= 2 * one_open + 5 * IPI_LOOPS);
 }
 
+/*
+ * A CONFIGURE loop between two ring sizes must not put IPIs on every CPU
+ * either: freeing vmalloc memory at each turn makes the kernel's lazy
+ * purge of its mappings flush every CPU's TLB (an IPI to each, isolated
+ * ones included) once enough was freed. The rings replaced are kept for
+ * a CONFIGURE that asks for their size again.
+ */
+#define CONFIGURE_LOOPS 60
+#define CONFIGURE_BIG (32u << 20)
+
+/* IPIs of CONFIGURE_LOOPS CONFIGUREs between big / 2 and big bytes. */
+static long long configure_loop_ipis(int fd, uint64_t big)
+{
+	struct mkm_config cfg = { 0 };
+	long long before = ipis_now();
+
+	for (int i = 0; i < CONFIGURE_LOOPS; i++) {
+		cfg.ring_bytes = i % 2 ? big : big / 2;
+		ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	}
+	return ipis_now() - before;
+}
+
+static void test_configure_loop_sends_no_ipis(void **state)
+{
+	long long small, big;
+	int fd;
+	(void)state;
+
+	if (abi_nr_cpus_online() < 2) {
+		fprintf(stderr, "one CPU: no IPIs to count, skipped\n");
+		skip();
+	}
+	alarm(120);
+	fd = abi_open();
+	usleep(LINGER_US);
+	/* The same turns with rings too small to matter: their grace periods. */
+	small = configure_loop_ipis(fd, 2 * MKM_RING_MIN_BYTES);
+	big = configure_loop_ipis(fd, CONFIGURE_BIG);
+	ABI_OK(close(fd));
+	print_message(
+		"IPIs: %lld for %d CONFIGUREs between %u and %u KiB rings, %lld between 4 and 8 KiB\n",
+		big, CONFIGURE_LOOPS, CONFIGURE_BIG / 2048,
+		CONFIGURE_BIG / 1024, small);
+	/* Freeing 48 MiB a turn flushed every CPU's TLB most turns. */
+	assert_true(big <= small + CONFIGURE_LOOPS / 4 + 10);
+}
+
 static uint32_t deferrals_of(int fd)
 {
 	struct mkm_stats st = { 0 };
@@ -2319,6 +2367,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_faulting_stats_does_not_block_thread_monitor),
 		ABI_TEST(test_stuck_reader_and_configure_do_not_block_exec),
 		ABI_TEST(test_open_close_loop_sends_no_ipis),
+		ABI_TEST(test_configure_loop_sends_no_ipis),
 		ABI_TEST(test_resume_suspend_loop_is_rationed),
 		ABI_TEST(test_configure_unpriv_irq_class_eacces),
 		ABI_TEST(test_unpriv_untracked_peers_hidden),
