@@ -43,11 +43,13 @@ check-debug: $(DEBUG_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$
 KERNELS_VM_TESTS := $(ABI_TESTS) $(CLI_TEST) $(WHOLE_TEST)
 KERNELS ?=
 KERNELS_REFERENCE_REPORT ?=
+# Guests booted at once: each is one host thread (TCG, thread=single).
+KERNELS_JOBS ?= 2
 
 .PHONY: check-kernels
 ## check-kernels: the ABI, CLI and accuracy tests on every kernel of the matrix, a table (KERNELS=...)
 check-kernels: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
-	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check $(if $(KERNELS),-n $(KERNELS)) \
+	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -j $(KERNELS_JOBS) $(if $(KERNELS),-n $(KERNELS)) \
 		$(if $(KERNELS_REFERENCE_REPORT),-r $(KERNELS_REFERENCE_REPORT)) \
 		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)
 
@@ -59,5 +61,5 @@ DEBUG_KERNELS ?= 6.12-rt,7.2
 .PHONY: check-kernels-debug
 ## check-kernels-debug: check-kernels' tests on the debug kernels of 6.12-rt and 7.2 (DEBUG_KERNELS=...)
 check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
-	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -d -n $(DEBUG_KERNELS) \
+	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -d -j $(KERNELS_JOBS) -n $(DEBUG_KERNELS) \
 		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)

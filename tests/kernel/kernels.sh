@@ -15,10 +15,11 @@
 #                                    in the first DIR, each DIR (absolute)
 #                                    seen at the same path
 #   kernels.sh download SUITE PKG... into the current folder, from that suite
-#   kernels.sh check [-d] [-n NAMES] [-e TESTS] [-r REPORT] TEST... [SRC:DEST]...
+#   kernels.sh check [-d] [-j JOBS] [-n NAMES] [-e TESTS] [-r REPORT] TEST... [SRC:DEST]...
 #                                    for each kernel: build, boot with the
-#                                    given test binaries (and files), print
-#                                    the table; -d: each kernel's debug twin
+#                                    given test binaries (and files), JOBS
+#                                    kernels' boots at once (default 1),
+#                                    print the table; -d: each kernel's debug twin
 #                                    (build-debug-kernel.sh), for the names
 #                                    that have one; -e: run.sh's -icount boot;
 #                                    -r: the reference kernel's row is read
@@ -364,19 +365,42 @@ cmd_image() {
 	fi
 }
 
-# check: every kernel (or those of -n), each built, booted with the given
-# test binaries, and its log read; the table at the end; exit 1 if any
-# kernel failed anything.
+# One kernel's boots, in the background (check -j runs that many at once):
+# its row of the table in DIR/row, and DIR/failed if it failed. Sees
+# cmd_check's tests, files and exact.
+boot_one() {
+	local name=$1 release=$2 dir=$3 image=$4 b=$5 status=0 boot=FAILED
+	local passed= failed= splats=
+	"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
+		-m "$dir/module/mkm.ko" "${tests[@]}" "${files[@]}"
+	BUILD=$build "$top/tests/vm/run.sh" -k "$image" \
+		-i "$dir/initramfs.cpio.gz" -l "$dir/check.log" -t 3000 "${exact[@]}" \
+		>"$dir/report.txt" 2>&1 || status=$?
+	grep -E '^(FAIL|vm: )' "$dir/report.txt" | grep -v '^vm: booting' |
+		sed "s/^/$name: /" >&2 || true
+	! grep -q '^MKM-VM-BOOT' "$dir/check.log" || boot=ok
+	read -r passed failed splats < <(awk -f "$here/boots.awk" "$dir/report.txt") || true
+	[ $status = 0 ] || touch "$dir/failed"
+	printf '%-8s %-24s %-8s %-6s %6s %6s  %s\n' "$name" "$release" "$b" "$boot" \
+		"${passed:--}" "${failed:--}" "${splats:-0}" >"$dir/row"
+}
+
+# check: every kernel (or those of -n), each built (one at a time: the sid
+# chroot's mounts are shared), booted with the given test binaries (-j at a
+# time: a guest's virtual CPUs are one host thread, so 2 cores run two),
+# and its log read; the table at the end; exit 1 if any kernel failed
+# anything.
 cmd_check() {
-	local only= debug= names name suite release builds dir log status tests=()
-	local table=() bad=0 image kdir exact=() reference_report=
-	while getopts "dn:e:r:" opt; do
+	local only= debug= names name suite release builds dir status tests=()
+	local table=() bad=0 image kdir exact=() reference_report= jobs=1 b
+	while getopts "dn:e:r:j:" opt; do
 		case $opt in
 		d) debug=1 ;;
 		n) only=$OPTARG ;;
 		e) exact=(-e "$OPTARG") ;;
 		r) reference_report=$OPTARG ;;
-		*) die "usage: kernels.sh check [-d] [-n NAME,...] [-e TEST,...] [-r REPORT] TEST... [SRC:DEST]..." ;;
+		j) jobs=$OPTARG ;;
+		*) die "usage: kernels.sh check [-d] [-j JOBS] [-n NAME,...] [-e TEST,...] [-r REPORT] TEST... [SRC:DEST]..." ;;
 		esac
 	done
 	shift $((OPTIND - 1))
@@ -399,51 +423,52 @@ cmd_check() {
 			release="$release-debug"
 			dir=$build/kernels/$release
 		fi
-		log=$dir/check.log
 		mkdir -p "$dir"
-		local b=ok boot=- passed=- failed=- splats=-
+		rm -f "$dir/row" "$dir/failed"
 		if [ -n "$reference_report" ] && [ -z "$debug" ] && [ "$release" = "$(reference)" ]; then
+			local boot=FAILED passed= failed= splats=
 			[ -f "$reference_report" ] || die "$name: no report of check-vm at $reference_report"
-			b=check-vm boot=FAILED
 			! grep -qE '^vm: [0-9]+ passed' "$reference_report" || boot=ok
 			read -r passed failed splats < <(awk -f "$here/boots.awk" "$reference_report") || true
-			splats=${splats:-0}
-			[ "$boot" = ok ] && [ "${failed:-1}" = 0 ] && [ "$splats" = 0 ] || bad=1
+			[ "$boot" = ok ] && [ "${failed:-1}" = 0 ] && [ "${splats:-0}" = 0 ] || bad=1
 			table+=("$(printf '%-8s %-24s %-8s %-6s %6s %6s  %s' "$name" "$release" \
-				"$b" "$boot" "${passed:--}" "${failed:--}" "$splats")")
+				check-vm "$boot" "${passed:--}" "${failed:--}" "${splats:-0}")")
 			continue
 		fi
 		say "$name ($release): building mkm.ko"
+		b=ok
 		if ! KDIR_OVERRIDE=$kdir cmd_build "$name" "$dir/module"; then
 			b=FAILED
 			grep -E 'error|Error' "$dir/module/build.log" | head -n 5 >&2
 		elif grep -q 'warning:' "$dir/module/build.log"; then
 			b=warnings
 			grep 'warning:' "$dir/module/build.log" | head -n 5 >&2
+			[ -z "${WERROR:-}" ] || bad=1
 		fi
-		if [ "$b" != FAILED ]; then
-			"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
-				-m "$dir/module/mkm.ko" "${tests[@]}" "${files[@]}"
-			status=0
-			[ -n "$image" ] || image=$(cmd_image "$name")
-			BUILD=$build "$top/tests/vm/run.sh" -k "$image" \
-				-i "$dir/initramfs.cpio.gz" -l "$log" -t 3000 "${exact[@]}" \
-				>"$dir/report.txt" 2>&1 || status=$?
-			grep -E '^(FAIL|vm: )' "$dir/report.txt" | grep -v '^vm: booting' >&2 || true
-			if grep -q '^MKM-VM-BOOT' "$log"; then boot=ok; else boot=FAILED; fi
-			read -r passed failed splats < <(awk -f "$here/boots.awk" "$dir/report.txt") || true
-			splats=${splats:-0}
-			[ $status = 0 ] || bad=1
-		else
+		if [ "$b" = FAILED ]; then
 			bad=1
+			table+=("$(printf '%-8s %-24s %-8s %-6s %6s %6s  %s' "$name" "$release" \
+				"$b" - - - -)")
+			continue
 		fi
-		[ "$b" = ok ] || [ "$b" = warnings ] || bad=1
-		[ -z "${WERROR:-}" ] || [ "$b" != warnings ] || bad=1
-		table+=("$(printf '%-8s %-24s %-8s %-6s %6s %6s  %s' "$name" "$release" \
-			"$b" "$boot" "${passed:--}" "${failed:--}" "$splats")")
+		[ -n "$image" ] || image=$(cmd_image "$name")
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+		say "$name ($release): booting"
+		boot_one "$name" "$release" "$dir" "$image" "$b" &
+		table+=("@$dir")
 	done
+	wait
 	printf '\n%-8s %-24s %-8s %-6s %6s %6s  %s\n' kernel release build boot passed failed splats
-	printf '%s\n' "${table[@]}"
+	for r in "${table[@]}"; do
+		case $r in
+		@*)
+			dir=${r#@}
+			[ -f "$dir/row" ] && cat "$dir/row" || { echo "${dir##*/}: no result"; bad=1; }
+			[ ! -f "$dir/failed" ] || bad=1
+			;;
+		*) printf '%s\n' "$r" ;;
+		esac
+	done
 	[ $bad = 0 ] || { echo "kernels: some kernel failed: its log is in $build/kernels/RELEASE/check.log" >&2; return 1; }
 }
 
