@@ -75,23 +75,34 @@ static void monitors_count_recording(u32 classes, int delta)
 
 /*
  * What a monitor created without CAP_PERFMON learns about other threads,
- * as perf_event_paranoid does it: 2 (the default) shows a peer (the next
- * or previous thread of a switch, a waker) only when the monitor tracks
- * it, and refuses the IRQ class (the timestamped IRQ numbers of every
- * interrupt that lands on a tracked thread time keystrokes); 1 shows peers
- * but refuses IRQs; 0 allows both. Taken when a monitor is created.
+ * and what it may make the whole machine pay, as perf_event_paranoid
+ * does it: 2 (the default) shows a peer (the next or previous thread of a
+ * switch, a waker) only when the monitor tracks it, and refuses the
+ * MONITOR_PARANOID_CLASSES; 1 shows peers but refuses those; 0 allows
+ * all. Taken when a monitor is created.
+ *
+ * Those classes: IRQ, for what it tells (the timestamped IRQ numbers of
+ * every interrupt that lands on a tracked thread time keystrokes), and
+ * SYSCALL, for what it costs everyone else: its probes put every system
+ * call of every process of the machine on the tracepoint slow path (in a
+ * 6.1 guest under -icount, an unrelated process's getppid() from 677 to
+ * 966 guest-ns, +43%). The WAKEUP class is allowed: its two probes cost
+ * an unrelated wakeup about what the switch probe, which every monitor
+ * brings, costs a switch (the same guest: a pipe round trip of two
+ * wakeups +151 guest-ns, +0.6%).
  */
+#define MONITOR_PARANOID_CLASSES (MKM_CLASS_IRQ | MKM_CLASS_SYSCALL)
+
 static int paranoid = 2;
 module_param(paranoid, int, 0644);
 MODULE_PARM_DESC(
 	paranoid,
-	"without CAP_PERFMON: 2 hide untracked peers and refuse the IRQ class, 1 refuse the IRQ class, 0 allow both (default 2)");
+	"without CAP_PERFMON: 2 hide untracked peers and refuse the IRQ and SYSCALL classes, 1 refuse those classes, 0 allow all (default 2)");
 
 /* The classes of "0: the default" for this monitor. */
 static u32 monitor_default_classes(const struct mkm_monitor *mon)
 {
-	return mon->no_irq ? MKM_CLASS_DEFAULT & ~MKM_CLASS_IRQ :
-			     MKM_CLASS_DEFAULT;
+	return MKM_CLASS_DEFAULT & ~mon->refused;
 }
 
 /*
@@ -156,7 +167,9 @@ struct mkm_monitor *mkm_monitor_create(void)
 	INIT_LIST_HEAD(&mon->threads);
 	mon->stopped = true;
 	mon->hide_peers = !mon->perfmon && READ_ONCE(paranoid) >= 2;
-	mon->no_irq = !mon->perfmon && READ_ONCE(paranoid) >= 1;
+	mon->refused = !mon->perfmon && READ_ONCE(paranoid) >= 1 ?
+			       MONITOR_PARANOID_CLASSES :
+			       0;
 	mon->classes = monitor_default_classes(mon);
 	mon->pid_ns = get_pid_ns(task_active_pid_ns(current));
 
@@ -232,7 +245,7 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		return -EINVAL;
 	if (!cfg->ring_bytes || cfg->ring_bytes > MKM_RING_MAX_BYTES)
 		return -EINVAL;
-	if (cfg->classes & MKM_CLASS_IRQ && mon->no_irq)
+	if (cfg->classes & mon->refused)
 		return -EACCES;
 	/* Every thread of the machine, kernel threads too: CAP_PERFMON. */
 	if (cfg->flags & MKM_CONFIG_SYSTEM && !mon->perfmon)

@@ -97,7 +97,7 @@ struct mkm_monitor {
 	bool perfmon; /* creator had CAP_PERFMON or CAP_SYS_ADMIN */
 	bool ptrace_cap; /* creator had CAP_SYS_PTRACE (initial user ns) */
 	bool unbudgeted; /* creator had CAP_PERFMON or CAP_IPC_LOCK */
-	bool no_irq; /* the IRQ class is refused (paranoid) */
+	u32 refused; /* classes refused (paranoid) */
 	unsigned long charged; /* pages of rings charged to the creator's user */
 	/*
 	 * The rings last replaced, kept (and charged) for a CONFIGURE back

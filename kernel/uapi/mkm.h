@@ -55,9 +55,12 @@
  *	classes: a mask of MKM_CLASS_*, 0 meaning MKM_CLASS_DEFAULT; unknown
  *	bits give EINVAL; a class this kernel has no tracepoints for gives
  *	EOPNOTSUPP. Without CAP_PERFMON and with the module parameter
- *	paranoid at 1 or 2 (the default), MKM_CLASS_IRQ gives EACCES and the
- *	default leaves it out; at 2, a peer tid (the other thread of a
- *	switch, a waker) that this monitor does not track reads as 0.
+ *	paranoid at 1 or 2 (the default), MKM_CLASS_IRQ and (since ABI 2.6)
+ *	MKM_CLASS_SYSCALL give EACCES, and the default leaves out the IRQ
+ *	class: the first tells the timing of every interrupt on a tracked
+ *	thread, the second puts every system call of the machine on a slow
+ *	path; at 2, a peer tid (the other thread of a switch, a waker) that
+ *	this monitor does not track reads as 0.
  *	flags: MKM_CONFIG_*. MKM_CONFIG_ONE_SWITCH (ABI 2.4) records a
  *	switch between two threads this monitor tracks, both shown, as one
  *	MKM_EV_SWITCH record instead of a SWITCH_OUT and a SWITCH_IN (a

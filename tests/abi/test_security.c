@@ -28,6 +28,10 @@
 
 #define USER 1000
 #define GROUP 1000
+#define PARANOID_PARAM "/sys/module/mkm/parameters/paranoid"
+
+static void write_param(const char *path, const char *value);
+static void read_param(const char *path, char *buf, size_t len);
 
 /*
  * The race tests fill a 2 MiB ring with marks, a system call each, every
@@ -651,7 +655,7 @@ static void inherit_refused_child(long how)
 
 	CHILD_OK(abi_pin_self(0));
 	fd = user_open();
-	user_configure(fd, MKM_CLASS_ALL & ~MKM_CLASS_IRQ,
+	user_configure(fd, MKM_CLASS_ALL & ~(MKM_CLASS_IRQ | MKM_CLASS_SYSCALL),
 		       how == 2 ? 0 : MKM_CONFIG_INHERIT);
 	CHILD_OK(abi_monitor(fd, me, 1));
 	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
@@ -922,8 +926,14 @@ static void undumpable_without_switch(long arg)
 
 static void test_dumpable_cleared_withholds_before_next_switch(void **state)
 {
+	char old[16];
 	(void)state;
+
+	/* The SYSCALL class, for the records of a thread that never blocks. */
+	read_param(PARANOID_PARAM, old, sizeof(old));
+	write_param(PARANOID_PARAM, "0");
 	as_user(undumpable_without_switch, 0);
+	write_param(PARANOID_PARAM, old);
 }
 
 /*
@@ -1728,7 +1738,7 @@ static void test_resume_suspend_loop_is_rationed(void **state)
 	}
 	/* Before ABI 2.5 there is no parameter: the loop shows it. */
 	bool param = access(DROP_RATION, F_OK) == 0;
-	char was[32], ration[32];
+	char was[32], ration[32], paranoid_was[16];
 	bool ok;
 
 	if (param) {
@@ -1736,8 +1746,12 @@ static void test_resume_suspend_loop_is_rationed(void **state)
 		snprintf(ration, sizeof(ration), "%d", RATION);
 		write_param(DROP_RATION, ration);
 	}
+	/* The SYSCALL class too, as a user may have it at paranoid 0. */
+	read_param(PARANOID_PARAM, paranoid_was, sizeof(paranoid_was));
+	write_param(PARANOID_PARAM, "0");
 	alarm(RATION_MAX_S + 60);
 	ok = as_user_ok(resume_suspend_loop, 0, RATION_MAX_S + 50);
+	write_param(PARANOID_PARAM, paranoid_was);
 	if (param)
 		write_param(DROP_RATION, was);
 	assert_true(ok);
@@ -1769,6 +1783,49 @@ static void test_configure_unpriv_irq_class_eacces(void **state)
 	(void)state;
 
 	as_user(irq_refused, 0);
+	fd = abi_open();
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	ABI_OK(close(fd));
+}
+
+/*
+ * What costs the whole machine is refused the same way (ABI 2.6): the
+ * SYSCALL class puts every system call of every process on the
+ * tracepoint slow path. The WAKEUP class, two probes' test per wakeup,
+ * is not. At paranoid 0 both are allowed; with CAP_PERFMON, always.
+ */
+static void syscall_refused(long allowed)
+{
+	struct mkm_config cfg = { .ring_bytes = 65536,
+				  .classes = MKM_CLASS_SCHED |
+					     MKM_CLASS_SYSCALL };
+	int fd = user_open();
+
+	if (allowed)
+		CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	else
+		CHILD_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &cfg), EACCES);
+	cfg.classes = MKM_CLASS_SCHED | MKM_CLASS_WAKEUP;
+	CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	CHILD_OK(close(fd));
+}
+
+static void test_configure_unpriv_syscall_class_eacces(void **state)
+{
+	struct mkm_config cfg = { .ring_bytes = 65536,
+				  .classes = MKM_CLASS_SCHED |
+					     MKM_CLASS_SYSCALL };
+	char old[16];
+	int fd;
+	(void)state;
+
+	read_param(PARANOID_PARAM, old, sizeof(old));
+	write_param(PARANOID_PARAM, "1");
+	as_user(syscall_refused, 0);
+	write_param(PARANOID_PARAM, "0");
+	as_user(syscall_refused, 1);
+	write_param(PARANOID_PARAM, old);
+	as_user(syscall_refused, 0);
 	fd = abi_open();
 	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
 	ABI_OK(close(fd));
@@ -1838,8 +1895,6 @@ static void peers_named(long expect_named)
 	CHILD_CHECK(sw >= 200);
 	CHILD_CHECK(expect_named ? named > 0 : named == 0);
 }
-
-#define PARANOID_PARAM "/sys/module/mkm/parameters/paranoid"
 
 static void test_unpriv_untracked_peers_hidden(void **state)
 {
@@ -2370,6 +2425,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_configure_loop_sends_no_ipis),
 		ABI_TEST(test_resume_suspend_loop_is_rationed),
 		ABI_TEST(test_configure_unpriv_irq_class_eacces),
+		ABI_TEST(test_configure_unpriv_syscall_class_eacces),
 		ABI_TEST(test_unpriv_untracked_peers_hidden),
 		ABI_TEST(test_thread_monitor_rights_are_openers),
 		ABI_TEST(test_thread_monitor_unknown_tid_esrch),
