@@ -328,6 +328,35 @@ static void *waiter_main(void *arg)
  * interruptible sleeps, S in /proc, which the sensor's fast path for the
  * usual sleeps must report as such.
  */
+/*
+ * Until @tid is inside futex(): blocked alone could still be its first
+ * nanosleep, on a guest whose virtual CPU the host left waiting, and then
+ * it would never wait on the futex at all.
+ */
+static void wait_in_futex(pid_t tid)
+{
+	uint64_t deadline = abi_now_ns() + ABI_WAIT_TIMEOUT * 1000000000ull;
+	char path[64];
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	while (abi_now_ns() < deadline) {
+		FILE *f = fopen(path, "r");
+
+		nr = -1;
+		if (f) {
+			if (fscanf(f, "%ld", &nr) != 1)
+				nr = -1;
+			fclose(f);
+		}
+		if (nr == SYS_futex)
+			return;
+		abi_sleep_ms(1);
+	}
+	fail_msg("thread %d not in futex() within %d s (syscall %ld)", (int)tid,
+		 ABI_WAIT_TIMEOUT, nr);
+}
+
 static void test_sched_futex_wait_and_nanosleep_interruptible(void **state)
 {
 	struct life w = { 0 };
@@ -337,7 +366,8 @@ static void test_sched_futex_wait_and_nanosleep_interruptible(void **state)
 	(void)state;
 
 	int fd = life_start(&w, waiter_main, MKM_CLASS_SCHED, &th);
-	abi_wait_blocked(w.tid); /* past its first nanosleep, in the futex */
+	wait_in_futex(w.tid); /* past its first nanosleep */
+	abi_wait_blocked(w.tid);
 	ABI_EQ(abi_task_state(w.tid), 'S');
 	__atomic_store_n(&w.futex, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &w.futex, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
