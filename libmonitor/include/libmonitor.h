@@ -32,6 +32,9 @@
  *  mon_calibrate*, noise_*, idle_*, mon_clock_*   calibration, analyses,
  *            jobs on many nodes: <mon_calibrate.h>, <mon_analysis.h>,
  *            <mon_cluster.h>
+ *  mon_session_*   a recording: the monitor, its threads, the calibration,
+ *            the trace writer, a node's clock exchanges, as every front
+ *            end records: <mon_session.h>
  * All are included here; each may also be included alone.
  *
  * Events are the kernel's records, struct mkm_event of <mkm.h> (the UAPI
@@ -386,5 +389,7 @@ MON_API const char *monitor_strerror(int err);
 #include <mon_analysis.h>
 /* Jobs on many nodes: clock exchanges, alignment, merge (mon_clock_*...). */
 #include <mon_cluster.h>
+/* A recording, as every front end makes one (mon_session_*). */
+#include <mon_session.h>
 
 #endif /* LIBMONITOR_H */

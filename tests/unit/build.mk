@@ -8,13 +8,15 @@ TU_DIR := $(BUILD)/tests/unit
 LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
 	test_compensate test_analysis test_verdict test_cluster \
 	test_clocksync test_switch test_lost test_critical_path test_barrier \
-	test_format
+	test_format test_session
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
 LIBMON_SAN_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/san/%)
 TU_CFLAGS := -Ilibmonitor/include -Ilibmonitor/src -Itests/unit
 TU_LIBS := -lcmocka -lm -pthread
 # test_monitor replaces the system calls under the MKM calls.
 TU_WRAP_test_monitor := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close,--wrap=mmap
+# test_session's fake device: an eventfd that never has records.
+TU_WRAP_test_session := -Wl,--wrap=open,--wrap=ioctl,--wrap=read,--wrap=close,--wrap=mmap
 # test_trace fails the trace writer's writes.
 TU_WRAP_test_trace := -Wl,--wrap=writev
 
