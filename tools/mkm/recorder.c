@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder.c - a recording session (see recorder.h).
+ * recorder.c - mkm record's and mkm view --live's side of a recording
+ * (see recorder.h); the recording itself is libmonitor's session
+ * (mon_session.h).
  *
- * The pipeline "live source -> trace sink": the live source's drain thread
- * empties the monitor as its rings fill, a runner thread writes what it
- * queues as it comes (so a crash loses at most the last chunk), and the
- * caller's thread starts the command, waits for it or for Ctrl-C with
- * sigtimedwait(), and ends the recording by stopping the source: it
- * suspends the monitor and drains it to the end, LOST records and the
- * kernel's counts included, before the file closes.
+ * The session's runner thread writes the monitor's records as they come
+ * (so a crash loses at most the last chunk); the caller's thread starts
+ * the command, waits for it or for Ctrl-C with sigtimedwait(), and ends
+ * the recording by stopping the session: it suspends the monitor and
+ * drains it to the end, LOST records and the kernel's counts included,
+ * before the file closes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,14 +17,11 @@
 #include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -85,7 +83,7 @@ static void add_process(struct recorder *rec, const char *pid)
 
 static void monitor_or_die(struct recorder *rec, pid_t tid)
 {
-	int ret = thread_monitor(rec->mon, tid, tid);
+	int ret = mon_session_track(rec->s, tid);
 
 	if (ret == -EPERM)
 		die("thread %d: not allowed to monitor it: it belongs to another user or is not dumpable (run as its owner, or with CAP_PERFMON)",
@@ -150,49 +148,16 @@ static bool any_alive(const struct recorder *rec)
 }
 
 /*
- * The monitor, with the classes and ring size asked for; without
- * --events, MON_CLASS_RECORD_DEFAULT (less the IRQ class where the module refuses
- * it to this user, as its own default does); without --buffer-size, rings
- * sized for those classes and this machine's CPUs (mon_ring_bytes_for()),
- * halved while the user's ring budget (EPERM: the module's max_user_kb)
- * or the RAM (ENOMEM) refuses them, down to the module's default.
+ * The session and its monitor: without --events, MON_CLASS_RECORD_DEFAULT
+ * (less the IRQ class where the module refuses it to this user);
+ * without --buffer-size, rings sized for those classes and this
+ * machine's CPUs, halved while the module refuses them
+ * (mon_session_create()).
  */
-static int create_monitor(struct recorder *rec, struct monitor_config *cfg)
+static void open_monitor(struct recorder *rec)
 {
-	unsigned int cpus = (unsigned int)get_nprocs_conf();
-	uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-		       (uint64_t)sysconf(_SC_PAGESIZE);
-	bool auto_size = !cfg->ring_bytes, auto_events = !cfg->classes;
-	int ret;
-
-	if (auto_events)
-		cfg->classes = MON_CLASS_RECORD_DEFAULT;
-	if (auto_size)
-		cfg->ring_bytes = mon_ring_bytes_for(cfg->classes, cpus, ram);
-	for (;;) {
-		ret = monitor_create_at(&rec->mon, NULL, cfg);
-		if (ret == -EACCES && auto_events &&
-		    cfg->classes & MKM_CLASS_IRQ &&
-		    access(MKM_DEVICE, R_OK | W_OK) == 0) {
-			cfg->classes &= ~MKM_CLASS_IRQ;
-			if (auto_size)
-				cfg->ring_bytes = mon_ring_bytes_for(
-					cfg->classes, cpus, ram);
-			continue;
-		}
-		if ((ret == -ENOMEM ||
-		     (ret == -EPERM && !(cfg->flags & MKM_CONFIG_SYSTEM))) &&
-		    auto_size && cfg->ring_bytes > MKM_RING_DEFAULT_BYTES) {
-			cfg->ring_bytes /= 2;
-			continue;
-		}
-		return ret;
-	}
-}
-
-static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
-{
-	int ret = create_monitor(rec, cfg);
+	const struct monitor_config *cfg = &rec->cfg.monitor;
+	int ret = mon_session_create(&rec->s, &rec->cfg);
 
 	if (ret == -ENOENT)
 		die("%s: no such device: load the module: sudo modprobe mkm",
@@ -214,25 +179,16 @@ static void open_monitor(struct recorder *rec, struct monitor_config *cfg)
 }
 
 /*
- * The short calibration stored with every recording: three trials per
- * figure on one CPU (the first this process may run on; compensation
- * gives the others its figures), where mkm calibrate measures every CPU
- * with more trials. A figure that is not a cost is measured again, up to
- * twelve trials (mon_calibrate()), while the calibration has taken less
- * than QUICK_BUDGET_NS: the command waits for it. It is stored with its
- * verdict.
+ * The short calibration stored with every recording
+ * (MON_SESSION_CAL_QUICK: a few trials per figure on one CPU, where mkm
+ * calibrate measures every CPU with more trials; the command waits for
+ * it), or the one --calibration gives, checked against this machine. It
+ * is stored with its verdict.
  */
-#define QUICK_TRIALS 3
-#define QUICK_BUDGET_NS 10000000000ull
-
 static void calibrate(struct recorder *rec)
 {
-	struct mon_calibrate_config quick = { .trials = QUICK_TRIALS,
-					      .nr_cpus = 1,
-					      .budget_ns = QUICK_BUDGET_NS };
+	const struct mon_calibration *cal;
 	struct trace_info here = { 0 };
-	unsigned int cpu = 0;
-	cpu_set_t allowed;
 	char model[128], why[256];
 	struct utsname u;
 	const char *differs;
@@ -240,22 +196,17 @@ static void calibrate(struct recorder *rec)
 
 	if (rec->no_calibrate)
 		return;
+	ret = mon_session_calibrate(rec->s);
+	cal = mon_session_calibration(rec->s);
 	if (!rec->cal_file) {
-		if (!sched_getaffinity(0, sizeof(allowed), &allowed))
-			while (cpu < CPU_SETSIZE - 1 &&
-			       !CPU_ISSET(cpu, &allowed))
-				cpu++;
-		quick.cpus = &cpu;
-		ret = mon_calibrate(&rec->cal, &quick);
 		if (ret)
 			warnx_("calibration: %s: recording without one (compensating will need --calibration FILE)",
 			       monitor_strerror(ret));
-		else if (mon_calibration_judge(&rec->cal, why, sizeof(why)))
+		else if (mon_calibration_judge(cal, why, sizeof(why)))
 			warnx_("calibration is not a cost (%s), even after more trials: stored with its verdict; to compensate, run mkm calibrate -o cal.mkm on a quiet machine and pass --calibration cal.mkm",
 			       why);
 		return;
 	}
-	ret = mon_calibration_load(&rec->cal, rec->cal_file);
 	if (ret == -ENOENT)
 		die("%s: no calibration in this file (mkm calibrate -o FILE writes one)",
 		    rec->cal_file);
@@ -264,190 +215,20 @@ static void calibrate(struct recorder *rec)
 	if (!uname(&u))
 		snprintf(here.kernel, sizeof(here.kernel), "%s", u.release);
 	mon_cpu_model(model, sizeof(model));
-	differs = mon_calibration_check(&rec->cal, &here, model);
+	differs = mon_calibration_check(cal, &here, model);
 	if (differs)
 		warnx_("%s: calibration %s than this machine's: its costs may not apply",
 		       rec->cal_file, differs);
-	if (mon_calibration_judge(&rec->cal, why, sizeof(why)))
+	if (mon_calibration_judge(cal, why, sizeof(why)))
 		warnx_("%s: calibration is not a cost (%s): compensating this recording will be refused",
 		       rec->cal_file, why);
-}
-
-/* A thread's process, from /proc/TID/status; 0 if it is gone. */
-static uint32_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	unsigned int tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %u", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-static void add_known(struct recorder *rec, uint32_t tid, uint32_t tgid)
-{
-	if (!tgid)
-		return;
-	if (rec->nr_procs == rec->cap_procs) {
-		rec->cap_procs = rec->cap_procs ? rec->cap_procs * 2 : 64;
-		rec->procs = realloc(rec->procs,
-				     rec->cap_procs * sizeof(*rec->procs));
-		if (!rec->procs)
-			die("out of memory");
-	}
-	rec->procs[rec->nr_procs++] =
-		(struct trace_process){ .tid = tid, .tgid = tgid };
-}
-
-/*
- * The process of every thread attached (-t, -p; with -a, every thread
- * of the machine), as /proc says before the recording starts: the
- * records tell it only for threads forked while recorded. Stored in a
- * PROCESSES chunk (docs/trace-format.md). A command's threads need none:
- * it is monitored from before its exec.
- */
-static void find_processes(struct recorder *rec)
-{
-	struct dirent *p, *t;
-	char path[64];
-	DIR *dir, *tasks;
-	size_t i;
-
-	if (!rec->system) {
-		for (i = 0; i < rec->nr_tids; i++)
-			add_known(rec, (uint32_t)rec->tids[i],
-				  tgid_of(rec->tids[i]));
-		return;
-	}
-	dir = opendir("/proc");
-	if (!dir)
-		return;
-	while ((p = readdir(dir))) {
-		uint32_t tgid = (uint32_t)strtoul(p->d_name, NULL, 10);
-
-		if (!tgid)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task", tgid);
-		tasks = opendir(path);
-		if (!tasks)
-			continue; /* gone meanwhile */
-		while ((t = readdir(tasks)))
-			if (t->d_name[0] != '.')
-				add_known(rec,
-					  (uint32_t)strtoul(t->d_name, NULL,
-							    10),
-					  tgid);
-		closedir(tasks);
-	}
-	closedir(dir);
-}
-
-/* A stage that puts the calibration and the threads' processes right
- * after INFO, so the file carries them before any event. */
-static int after_info_process(void *priv, const struct mon_msg *msg,
-			      struct mon_emit *out)
-{
-	const struct recorder *rec = priv;
-	struct mon_msg cal = { .type = MON_MSG_CALIBRATION,
-			       .calibration_hdr = &rec->cal.hdr,
-			       .calibration = rec->cal.cpu,
-			       .nr_calibration = rec->cal.hdr.nr_cpus };
-	struct mon_msg procs = { .type = MON_MSG_PROCESSES,
-				 .processes = rec->procs,
-				 .nr_processes = rec->nr_procs };
-	int ret = mon_emit(out, msg);
-
-	if (ret || msg->type != MON_MSG_INFO)
-		return ret;
-	if (rec->cal.hdr.nr_cpus)
-		ret = mon_emit(out, &cal);
-	if (!ret && rec->nr_procs)
-		ret = mon_emit(out, &procs);
-	return ret;
-}
-
-static const struct mon_stage_ops after_info_ops = {
-	.name = "calibration and processes",
-	.process = after_info_process,
-};
-
-static void *runner_thread(void *arg)
-{
-	struct recorder *rec = arg;
-
-	rec->runner_tid = gettid();
-	pthread_barrier_wait(&rec->go); /* its tid is known */
-	pthread_barrier_wait(&rec->go); /* the pipeline is complete */
-	rec->run_err = mon_pipeline_run(rec->p);
-	return NULL;
-}
-
-/* The recording's own threads, in INFO: what they take from monitored
- * threads on a shared CPU is the monitor's cost (docs/compensation.md). */
-static void add_own_tid(struct trace_info *info, pid_t tid)
-{
-	if (info->nr_monitor_tids < TRACE_MAX_MONITOR_TIDS)
-		info->monitor_tids[info->nr_monitor_tids++] = (uint32_t)tid;
-}
-
-/* The pipeline: the monitor's records into the file, as they come, and
- * into the caller's sink; its runner thread is started, waiting for
- * recorder_start() to let it run. */
-static void open_pipeline(struct recorder *rec, const char *out,
-			  struct mon_sink *extra)
-{
-	struct trace_info info;
-	struct mon_source *src;
-	struct mon_sink *sink;
-	int ret;
-
-	ret = mon_source_live(&src, rec->mon, NULL);
-	if (ret)
-		die("%s: %s", MKM_DEVICE, monitor_strerror(ret));
-	ret = mon_pipeline_create(&rec->p, src);
-	if (ret)
-		die("%s", monitor_strerror(ret));
-	find_processes(rec);
-	if (rec->cal.hdr.nr_cpus || rec->nr_procs) {
-		struct mon_stage *st;
-
-		ret = mon_stage_new(&st, &after_info_ops, rec);
-		if (!ret)
-			ret = mon_pipeline_add_stage(rec->p, st);
-		if (ret)
-			die("%s", monitor_strerror(ret));
-	}
-	pthread_barrier_init(&rec->go, NULL, 2);
-	if (pthread_create(&rec->runner, NULL, runner_thread, rec))
-		die("cannot start the writer thread");
-	pthread_barrier_wait(&rec->go);
-	info = *mon_source_info(src);
-	add_own_tid(&info, gettid());
-	add_own_tid(&info, rec->runner_tid);
-	ret = mon_sink_trace_flags(&sink, out, &info,
-				   rec->buffered_io ? 0 : TRACE_WRITE_DIRECT);
-	if (ret)
-		die("-o %s: cannot write the trace: %s", out, strerror(-ret));
-	ret = mon_pipeline_add_sink(rec->p, sink);
-	rec->sink = sink;
-	if (!ret && extra)
-		ret = mon_pipeline_add_sink(rec->p, extra);
-	if (ret)
-		die("%s", monitor_strerror(ret));
 }
 
 void recorder_init(struct recorder *rec)
 {
 	memset(rec, 0, sizeof(*rec));
 	/* mkm's readers all take a switch as one record (half the work). */
-	rec->cfg.flags = MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH;
+	rec->cfg.monitor.flags = MKM_CONFIG_INHERIT | MKM_CONFIG_ONE_SWITCH;
 	/* From the first moment on, before any option is read: a Ctrl-C
 	 * is the recorder's to handle (recorder_wait()), never a silent
 	 * death. */
@@ -463,8 +244,6 @@ void recorder_release(struct recorder *rec)
 	pthread_sigmask(SIG_UNBLOCK, &rec->sigs, NULL);
 	free(rec->tids);
 	rec->tids = NULL;
-	free(rec->procs);
-	rec->procs = NULL;
 }
 
 bool recorder_option(struct recorder *rec, int opt, const char *arg)
@@ -477,10 +256,10 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 		if (parse_size(arg) <= 0)
 			die_usage("--buffer-size: '%s' is not a size (e.g. 4M)",
 				  arg);
-		rec->cfg.ring_bytes = parse_size(arg);
+		rec->cfg.monitor.ring_bytes = parse_size(arg);
 		return true;
 	case 'e':
-		rec->cfg.classes = parse_events(arg);
+		rec->cfg.monitor.classes = parse_events(arg);
 		return true;
 	case 't':
 		parse_tids(rec, arg);
@@ -490,7 +269,7 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 		return true;
 	case 'S':
 		rec->system = true;
-		rec->cfg.flags |= MKM_CONFIG_SYSTEM;
+		rec->cfg.monitor.flags |= MKM_CONFIG_SYSTEM;
 		return true;
 	case 'D':
 		rec->buffered_io = true;
@@ -524,21 +303,6 @@ void recorder_command(struct recorder *rec, int argc, char **argv,
 			 argc ? (base ? base + 1 : argv[0]) : "mkm");
 		rec->out = rec->default_out;
 	}
-}
-
-/* This process's CPU time so far (its children's apart), ns: in user
- * space, and in the kernel on its behalf (reads, writes, faults). */
-static void self_cpu_ns(double *user, double *sys)
-{
-	struct rusage ru;
-
-	*user = *sys = 0;
-	if (getrusage(RUSAGE_SELF, &ru))
-		return;
-	*user = (double)ru.ru_utime.tv_sec * 1e9 +
-		(double)ru.ru_utime.tv_usec * 1e3;
-	*sys = (double)ru.ru_stime.tv_sec * 1e9 +
-	       (double)ru.ru_stime.tv_usec * 1e3;
 }
 
 /* Before anything takes time: an output that cannot be written is said
@@ -617,6 +381,19 @@ static void stop_if_asked(const struct recorder *rec)
 	exit(128 + sig);
 }
 
+/* What mon_session_prepare() can fail on: the file, mostly. */
+static void prepare_or_die(struct recorder *rec, struct mon_sink *extra)
+{
+	struct mon_session_output out = { .path = rec->out, .extra = extra };
+	int ret = mon_session_prepare(rec->s, &out);
+
+	if (ret == -EAGAIN)
+		die("cannot start the writer thread");
+	if (ret)
+		die("-o %s: cannot write the trace: %s", rec->out,
+		    strerror(-ret));
+}
+
 void recorder_start(struct recorder *rec, struct mon_sink *extra)
 {
 	int go_fd = -1, err_fd = -1, ret;
@@ -624,12 +401,18 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 
 	if (rec->no_calibrate && rec->cal_file)
 		die_usage("--no-calibrate or --calibration, not both");
+	rec->cfg.calibration = rec->no_calibrate ? MON_SESSION_CAL_NONE :
+			       rec->cal_file	 ? MON_SESSION_CAL_FILE :
+						   MON_SESSION_CAL_QUICK;
+	rec->cfg.calibration_file = rec->cal_file;
+	if (rec->buffered_io)
+		rec->cfg.flags |= MON_SESSION_BUFFERED_IO;
 	/* What can fail is tried before the calibration takes its time: the
 	 * device and the right to record (-a), the output, the threads
 	 * given (one that does not exist leaves no file). The monitor stays
 	 * suspended meanwhile: it costs the calibration nothing. A
 	 * system-wide monitor takes every thread at its resume. */
-	open_monitor(rec, &rec->cfg);
+	open_monitor(rec);
 	check_output(rec->out);
 	/*
 	 * No transparent huge pages for the recorder's own memory: a huge
@@ -652,28 +435,25 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	calibrate(rec);
 	stop_if_asked(rec);
 	keep_old_output(rec->out);
-	open_pipeline(rec, rec->out, extra);
+	prepare_or_die(rec, extra);
 	if (rec->cmd) {
 		rec->child = spawn(rec->cmd, &go_fd, &err_fd);
 		add_tid(rec, rec->child);
 		monitor_or_die(rec, rec->child);
 	}
-	ret = monitor_resume(rec->mon);
+	ret = mon_session_start(rec->s, NULL);
 	if (ret)
 		die("resume: %s", monitor_strerror(ret));
+	rec->running = true;
 	if (rec->system) {
 		unsigned int busy = 0;
 
-		if (!monitor_busy_threads(rec->mon, &busy) && busy)
+		if (!monitor_busy_threads(mon_session_monitor(rec->s), &busy) &&
+		    busy)
 			warnx_("record -a: %u thread%s left out: another monitor tracks %s",
 			       busy, busy == 1 ? "" : "s",
 			       busy == 1 ? "it" : "them");
 	}
-	if (monitor_deferrals(rec->mon, &rec->deferrals))
-		rec->deferrals = 0;
-	pthread_barrier_wait(&rec->go);
-	rec->running = true;
-	self_cpu_ns(&rec->user_ns, &rec->sys_ns);
 	if (rec->child) {
 		int e;
 
@@ -716,24 +496,15 @@ bool recorder_wait(struct recorder *rec, int ms)
 
 void recorder_counts(struct recorder *rec, uint64_t *events, uint64_t *lost)
 {
-	mon_source_live_counts(mon_pipeline_source(rec->p), events, lost);
+	mon_session_counts(rec->s, events, lost);
 }
 
 void recorder_stop(struct recorder *rec)
 {
-	double user, sys;
-
 	if (!rec->running)
 		return;
-	/* Before the suspend: its own drop may be the one deferred. */
-	if (monitor_deferrals(rec->mon, &rec->deferrals_end))
-		rec->deferrals_end = rec->deferrals;
-	mon_source_live_stop(mon_pipeline_source(rec->p));
-	pthread_join(rec->runner, NULL);
+	rec->run_err = mon_session_stop(rec->s);
 	rec->running = false;
-	self_cpu_ns(&user, &sys);
-	rec->user_ns = user - rec->user_ns;
-	rec->sys_ns = sys - rec->sys_ns;
 }
 
 /* A size as --buffer-size takes it: "512K", "4M", "1G". */
@@ -755,7 +526,8 @@ static const char *fmt_ring(char *buf, size_t len, uint64_t bytes)
  */
 static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
 {
-	uint64_t ring = rec->cfg.ring_bytes;
+	const struct monitor_config *cfg = mon_session_monitor_config(rec->s);
+	uint64_t ring = cfg->ring_bytes;
 	uint64_t more = mon_ring_bytes_after_loss(ring, events, lost);
 	char have[32], want[32];
 
@@ -768,7 +540,7 @@ static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
 		fprintf(stderr,
 			"mkm: WARNING: to keep them, record again with --buffer-size %s%s\n",
 			fmt_ring(want, sizeof(want), more),
-			rec->cfg.classes & MKM_CLASS_SYSCALL ?
+			cfg->classes & MKM_CLASS_SYSCALL ?
 				" (or without syscall events: --events default)" :
 				"");
 	else
@@ -782,10 +554,10 @@ static void say_loss(const struct recorder *rec, uint64_t events, uint64_t lost)
  * (another user's resume/suspend loop spent the ration of drops: struct
  * mkm_stats) cost the threads time that no record accounts for.
  */
-static void say_deferrals(const struct recorder *rec)
+static void say_deferrals(const struct mon_session_stats *st)
 {
-	if (rec->deferrals_end == rec->deferrals &&
-	    !(rec->deferrals & MKM_STATS_DEFERRING))
+	if (st->deferrals_end == st->deferrals_start &&
+	    !(st->deferrals_start & MKM_STATS_DEFERRING))
 		return;
 	warnx_("the module kept probes registered that no monitor wanted during the recording (a resume/suspend loop of a user without CAP_PERFMON): the threads paid for them, and compensation cannot take that out");
 }
@@ -793,8 +565,9 @@ static void say_deferrals(const struct recorder *rec)
 int recorder_finish(struct recorder *rec)
 {
 	const struct mon_meta *meta;
-	struct mon_live_stats st;
+	struct mon_session_stats st;
 	uint64_t events = 0;
+	double cpu_ns;
 
 	recorder_stop(rec);
 	if (rec->exec_failed)
@@ -804,8 +577,8 @@ int recorder_finish(struct recorder *rec)
 		       rec->cmd[0], rec->child);
 	if (rec->run_err)
 		die("%s: %s: the trace is incomplete", rec->out,
-		    mon_pipeline_error(rec->p, NULL));
-	meta = mon_pipeline_meta(rec->p);
+		    mon_session_error(rec->s));
+	meta = mon_session_meta(rec->s);
 	recorder_counts(rec, &events, NULL);
 	if (rec->system)
 		fprintf(stderr,
@@ -818,32 +591,27 @@ int recorder_finish(struct recorder *rec)
 			rec->nr_tids == 1 ? " and its children" : "s");
 	/* The recorder's own cost: part of what monitoring perturbs, which
 	 * compensation must account for. */
-	if (!mon_source_live_stats(mon_pipeline_source(rec->p), &st) &&
-	    st.events)
+	if (mon_session_stats(rec->s, &st))
+		memset(&st, 0, sizeof(st));
+	cpu_ns = st.user_ns + st.sys_ns;
+	if (st.live.events)
 		fprintf(stderr,
 			"mkm: recorder: %.1f ms CPU for %llu events (%.0f ns each, %.0f%% in the kernel; %llu drains, %llu reads, %llu batches, %llu wake-ups; %s)\n",
-			(rec->user_ns + rec->sys_ns) / 1e6,
-			(unsigned long long)st.events,
-			(rec->user_ns + rec->sys_ns) / (double)st.events,
-			rec->user_ns + rec->sys_ns > 0 ?
-				100 * rec->sys_ns /
-					(rec->user_ns + rec->sys_ns) :
-				0,
-			(unsigned long long)st.drains,
-			(unsigned long long)st.reads,
-			(unsigned long long)st.batches,
-			(unsigned long long)st.signals,
-			mon_sink_trace_direct(rec->sink) ?
-				"written with O_DIRECT" :
-				"written through the page cache");
-	say_deferrals(rec);
+			cpu_ns / 1e6, (unsigned long long)st.live.events,
+			cpu_ns / (double)st.live.events,
+			cpu_ns > 0 ? 100 * st.sys_ns / cpu_ns : 0,
+			(unsigned long long)st.live.drains,
+			(unsigned long long)st.live.reads,
+			(unsigned long long)st.live.batches,
+			(unsigned long long)st.live.signals,
+			st.direct ? "written with O_DIRECT" :
+				    "written through the page cache");
+	say_deferrals(&st);
 	if (meta->lost_by_stats)
 		say_loss(rec, events, meta->lost_by_stats);
-	mon_pipeline_destroy(rec->p);
-	monitor_terminate(rec->mon);
-	mon_calibration_free(&rec->cal);
+	mon_session_destroy(rec->s);
+	rec->s = NULL;
 	free(rec->tids);
-	free(rec->procs);
 	/* As strace, time and perf: the command's status, 128 + its signal,
 	 * or ours if a second Ctrl-C left it running. */
 	if (rec->exec_failed)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * recorder.h - a recording session, shared by mkm record and mkm view
- * --live: a monitor on a command (started stopped before exec, so it is
- * monitored from its first step) or on running threads, and the pipeline
- * "live source -> trace sink (+ the caller's sink)" run by a thread of its
- * own, so the file keeps up whatever the caller does.
+ * recorder.h - what mkm record and mkm view --live add to a recording
+ * (libmonitor's mon_session.h, which owns the monitor, the calibration,
+ * the trace writer and its thread): their options, a command started
+ * stopped before exec (so it is monitored from its first step), its
+ * signals, and the messages and exit status of the command line.
  *
  * Signals (SIGINT, SIGTERM, SIGCHLD) are blocked from recorder_init() on,
  * in every thread, and taken by recorder_wait() only: a first Ctrl-C is
@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "libmonitor.h"
-#include "mon_pipeline.h"
+#include "mon_session.h"
 
 /* The options every recording takes, for getopt_long. --all-cpus is
  * -a for mkm record (mkm view's -a is --ascii). */
@@ -46,40 +46,26 @@
 	"       ... [-o FILE] ... -a [-- CMD [ARGS...]]"
 
 struct recorder {
-	struct monitor_config cfg;
+	struct mon_session_config cfg; /* the options' (cfg.monitor: -b, -e,
+					  -a) */
 	bool no_calibrate;
-	bool buffered_io; /* --buffered-io: no O_DIRECT (TRACE_WRITE_DIRECT) */
+	bool buffered_io; /* --buffered-io: no O_DIRECT */
 	const char *cal_file; /* --calibration: reused, not measured */
-	struct mon_calibration cal; /* stored after INFO (hdr.nr_cpus 0:
-				       none) */
 	const char *out;
 	char default_out[256];
 	pid_t *tids; /* the threads given with -t / -p, or the command */
 	size_t nr_tids;
-	struct trace_process *procs; /* their processes (PROCESSES chunk) */
-	size_t nr_procs, cap_procs;
 	char **cmd; /* the command, or NULL */
-	struct monitor *mon;
-	struct mon_pipeline *p;
-	struct mon_sink *sink; /* the file's, in p */
-	pthread_t runner;
-	pid_t runner_tid;
-	pthread_barrier_t go; /* the runner waits for the pipeline to be whole */
-	bool running; /* the runner thread was started */
-	int run_err; /* of the runner thread */
+	struct mon_session *s; /* the recording (libmonitor's) */
+	bool running; /* started, not stopped */
+	int run_err; /* what ended the recording early */
 	pid_t child;
 	int status; /* the command's, once reaped */
 	bool reaped, exec_failed, stop_asked;
 	int stop_sig; /* the second Ctrl-C that ended us with the command
 			 still running */
 	bool system; /* -a: every thread of the machine (MKM_CONFIG_SYSTEM) */
-	uint32_t deferrals, deferrals_end; /* the module's at resume and
-					     before the last suspend
-					     (monitor_deferrals()) */
 	sigset_t sigs;
-	double user_ns, sys_ns; /* this process's CPU time at resume, then
-				   while recording (its own cost: drain,
-				   writer, main) */
 };
 
 /* Defaults: the command's threads and children, the default classes.
@@ -95,12 +81,12 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg);
  * and no command the recording lasts until Ctrl-C. */
 void recorder_command(struct recorder *rec, int argc, char **argv,
 		      const char *who);
-/* Opens the monitor, checks the output can be written, tracks the threads
- * given, calibrates (a short run, unless --no-calibrate or
- * --calibration), keeps an existing output as FILE.old, opens the pipeline
- * (with @extra, if not NULL, as a second sink), starts the command,
- * resumes the monitor, and runs the pipeline in its thread. Dies with a
- * clear message on failure, before the file is made where it can. */
+/* Creates the session (its monitor), checks the output can be written,
+ * tracks the threads given, calibrates (a short run, unless
+ * --no-calibrate or --calibration), keeps an existing output as FILE.old,
+ * prepares the session (with @extra, if not NULL, as a second sink),
+ * starts the command and the session. Dies with a clear message on
+ * failure, before the file is made where it can. */
 void recorder_start(struct recorder *rec, struct mon_sink *extra);
 /* Waits up to @ms for a signal or the command's end; false once the
  * recording should end (the command ended, a second Ctrl-C, the threads

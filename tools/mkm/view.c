@@ -92,8 +92,7 @@ static int view_live(struct live_view *lv, bool ascii)
 		die("view: %s", monitor_strerror(err));
 	recorder_start(&lv->rec, sink);
 	lv->recording = true;
-	tl = fed_viewer(&w, lv->rec.out,
-			mon_source_info(mon_pipeline_source(lv->rec.p)), ascii);
+	tl = fed_viewer(&w, lv->rec.out, mon_session_info(lv->rec.s), ascii);
 	w.tick = live_tick;
 	w.tick_arg = lv;
 	err = viewer_run(&w);
