@@ -718,17 +718,22 @@ static void test_fork_new_userns_child_not_named(void **state)
  * credentials kept as allowed, or it would be recorded under them. Made
  * dumpable again at once, so that only the credentials can withhold it.
  * The window is the allocation of the entry, a few microseconds: each try
- * starts the target's unshare a little later, across the call.
+ * starts the target's unshare a little later, across the call. As many
+ * tries as UNSHARE_SECONDS allow, up to UNSHARE_TRIES: a debug kernel
+ * (KASAN, lockdep) makes fewer.
  */
 #define UNSHARE_TRIES 300
+#define UNSHARE_SECONDS 80
 
 static void race_unshare(long arg)
 {
 	unsigned int eperm = 0, added = 0, shown = 0;
+	uint64_t deadline = abi_now_ns() + UNSHARE_SECONDS * 1000000000ull;
+	int i;
 	(void)arg;
 
 	CHILD_OK(abi_pin_self(abi_cpu_online(0)));
-	for (int i = 0; i < UNSHARE_TRIES; i++) {
+	for (i = 0; i < UNSHARE_TRIES && abi_now_ns() < deadline; i++) {
 		struct abi_trace t = { 0 };
 		int go[2], done[2], fd, status, r;
 		char c = 'g';
@@ -785,7 +790,7 @@ static void race_unshare(long arg)
 	}
 	fprintf(stderr,
 		"unshare race: EPERM %u, added %u, recorded after the unshare %u, of %d tries\n",
-		eperm, added, shown, UNSHARE_TRIES);
+		eperm, added, shown, i);
 	CHILD_CHECK(!shown);
 }
 
@@ -1610,12 +1615,20 @@ static void test_open_close_loop_sends_no_ipis(void **state)
 #define CONFIGURE_LOOPS 60
 #define CONFIGURE_BIG (32u << 20)
 
-/* IPIs of CONFIGURE_LOOPS CONFIGUREs between big / 2 and big bytes. */
+/*
+ * IPIs of CONFIGURE_LOOPS CONFIGUREs between big / 2 and big bytes, after
+ * one of each: what allocating them costs (the page allocator's drains of
+ * every CPU's lists, a fixed 20 or so) is not the loop's.
+ */
 static long long configure_loop_ipis(int fd, uint64_t big)
 {
-	struct mkm_config cfg = { 0 };
-	long long before = ipis_now();
+	struct mkm_config cfg = { .ring_bytes = big / 2 };
+	long long before;
 
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	cfg.ring_bytes = big;
+	ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
+	before = ipis_now();
 	for (int i = 0; i < CONFIGURE_LOOPS; i++) {
 		cfg.ring_bytes = i % 2 ? big : big / 2;
 		ABI_OK(ioctl(fd, MKM_IOC_CONFIGURE, &cfg));
@@ -1644,8 +1657,12 @@ static void test_configure_loop_sends_no_ipis(void **state)
 		"IPIs: %lld for %d CONFIGUREs between %u and %u KiB rings, %lld between 4 and 8 KiB\n",
 		big, CONFIGURE_LOOPS, CONFIGURE_BIG / 2048,
 		CONFIGURE_BIG / 1024, small);
-	/* Freeing 48 MiB a turn flushed every CPU's TLB most turns. */
-	assert_true(big <= small + CONFIGURE_LOOPS / 4 + 10);
+	/*
+	 * Freeing 48 MiB a turn flushed every CPU's TLB most turns: about 3
+	 * IPIs a turn more than the small rings' loop on 2 vCPUs. Half of
+	 * one a turn is left to noise (a debug kernel's grace periods).
+	 */
+	assert_true(big <= small + CONFIGURE_LOOPS / 2 + 10);
 }
 
 static uint32_t deferrals_of(int fd)
