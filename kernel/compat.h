@@ -20,6 +20,7 @@
 #ifndef MKM_COMPAT_H
 #define MKM_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -137,6 +138,25 @@ static __always_inline bool mkm_task_dumpable_sched(struct task_struct *task)
 #define mkm_percpu_wq system_percpu_wq
 #else
 #define mkm_percpu_wq system_wq
+#endif
+
+/*
+ * A mapping's flags, changed: from 6.3 vm_flags is read-only but through
+ * the mm's wrappers (vm_flags_mod() and its kin, "mm: introduce
+ * vma->vm_flags wrapper functions"); before, a plain field.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void mkm_vm_flags_mod(struct vm_area_struct *vma,
+				    unsigned long set, unsigned long clear)
+{
+	vm_flags_mod(vma, set, clear);
+}
+#else
+static inline void mkm_vm_flags_mod(struct vm_area_struct *vma,
+				    unsigned long set, unsigned long clear)
+{
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
 #endif
 
 #endif /* MKM_COMPAT_H */

@@ -15,9 +15,9 @@
  */
 
 #include <linux/mm.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "mmap.h"
 #include "monitor.h"
 
@@ -39,16 +39,6 @@ static const struct vm_operations_struct mmap_vm_ops = {
 	.open = mmap_vma_open,
 	.close = mmap_vma_close,
 };
-
-static void mmap_set_flags(struct vm_area_struct *vma, unsigned long set,
-			   unsigned long clear)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_mod(vma, set, clear);
-#else
-	vma->vm_flags = (vma->vm_flags | set) & ~clear;
-#endif
-}
 
 int mkm_monitor_mmap(struct mkm_monitor *mon, struct vm_area_struct *vma)
 {
@@ -73,8 +63,8 @@ int mkm_monitor_mmap(struct mkm_monitor *mon, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!reader && vma->vm_flags & VM_WRITE)
 		return -EACCES;
-	mmap_set_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-		       reader ? 0 : VM_MAYWRITE);
+	mkm_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+			 reader ? 0 : VM_MAYWRITE);
 
 	/* Not mon->lock: read() takes mmap_lock (a fault) under it. */
 	mutex_lock(&mon->map_lock);
