@@ -1659,10 +1659,13 @@ static void test_configure_loop_sends_no_ipis(void **state)
 		CONFIGURE_BIG / 1024, small);
 	/*
 	 * Freeing 48 MiB a turn flushed every CPU's TLB most turns: about 3
-	 * IPIs a turn more than the small rings' loop on 2 vCPUs. Half of
-	 * one a turn is left to noise (a debug kernel's grace periods).
+	 * IPIs a turn more than the small rings' loop on 2 vCPUs. One a
+	 * turn is left to noise: the big rings' loop takes longer (each
+	 * turn empties 32 MiB), and on a loaded host the guest's other IPIs
+	 * and a debug kernel's grace periods come in that time (41 more on
+	 * 6.1 and 31 on 6.12 seen beside other guests).
 	 */
-	assert_true(big <= small + CONFIGURE_LOOPS / 2 + 10);
+	assert_true(big <= small + CONFIGURE_LOOPS + 10);
 }
 
 static uint32_t deferrals_of(int fd)
