@@ -18,16 +18,17 @@
  *                   become the job's user; one the user opened in
  *                   user_init (real uid root, effective the user's) may
  *                   track neither the task slurmstepd forked (still root)
- *                   nor, once it setuid()s, the user's. The calibration
- *                   too, as root: it monitors threads of its own, which
- *                   slurmstepd's change of effective uid makes
- *                   undumpable, so the user could not
+ *                   nor, once it setuid()s, the user's. A calibration
+ *                   file is read here
  *   user_init       a missing module fails the step, loudly (the job's
  *                   stderr is connected by then); the trace and the
  *                   clock exchange at the start (mon_session_prepare()),
  *                   the recording started
  *   task_post_fork  each task tracked, before it execs
- *   exit            the end exchange, the rest drained, the trace closed
+ *   exit            the end exchange, the calibration measured (as root:
+ *                   it monitors threads of its own, which slurmstepd's
+ *                   change of effective uid made undumpable to the
+ *                   job's user), the rest drained, the trace closed
  *
  * Each trace is written with O_DIRECT where its file system allows, as
  * mkm record's (a node-local disk; NFS and other shared file systems say
@@ -35,10 +36,12 @@
  * --mkm-buffered-io always goes through the page cache.
  *
  * Each trace carries a calibration, as mkm record's: a short one
- * measured on the node at the step's start (a second or so; the tasks
- * wait for it), or with calibration=FILE the one FILE holds (mkm
- * calibrate -o FILE, run once on the node), or none with no-calibrate
- * (--mkm-no-calibrate): compensation then needs a calibration file.
+ * measured on the node at the step's end (a second or so, once the tasks
+ * have ended: measured at the start, it would make the nodes' tasks start
+ * apart, each after its own), or with calibration=FILE the one FILE
+ * holds (mkm calibrate -o FILE, run once on the node), or none with
+ * no-calibrate (--mkm-no-calibrate): compensation then needs a
+ * calibration file.
  *
  * The clock exchange: node 0 is the reference; it listens on TCP (port
  * --mkm-port, or 40000 + (job * 31 + step) % 20000) and answers every
@@ -284,7 +287,7 @@ static void warn(void *arg, const char *line)
 	slurm_error("mkm: node %s: %s", mkm.node, line);
 }
 
-/* The session, and its monitor; the calibration (see the top). */
+/* The session, and its monitor; a calibration file (see the top). */
 static int create_session(void)
 {
 	struct mon_session_config cfg = {
@@ -294,6 +297,7 @@ static int create_session(void)
 			     .classes = mkm.classes ? mkm.classes :
 						      MKM_CLASS_DEFAULT },
 		.flags = MON_SESSION_FOREIGN_CALLER |
+			 MON_SESSION_CALIBRATE_AT_END |
 			 (mkm.buffered_io ? MON_SESSION_BUFFERED_IO : 0),
 		.calibration = mkm.no_calibrate ? MON_SESSION_CAL_NONE :
 			       mkm.cal_file[0]	? MON_SESSION_CAL_FILE :
@@ -303,7 +307,7 @@ static int create_session(void)
 	};
 	int ret = mon_session_create(&mkm.s, &cfg);
 
-	if (!ret)
+	if (!ret && mkm.cal_file[0])
 		mkm.cal_ret = mon_session_calibrate(mkm.s);
 	return ret;
 }
@@ -382,7 +386,9 @@ static int step_host(spank_t sp, uint32_t index, char *buf, size_t len)
 	return h ? 0 : -ENOENT;
 }
 
-/* Said in slurmd's log: whether the trace can be compensated. */
+/* Whether the trace can be compensated: a file that could not be read
+ * in the job's stderr (at the start), a measurement in slurmd's log (at
+ * the end). */
 static void say_calibration(void)
 {
 	const struct mon_calibration *cal = mon_session_calibration(mkm.s);
@@ -454,7 +460,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 			    mkm.node, monitor_strerror(ret));
 		return FAIL;
 	}
-	say_calibration();
+	if (mkm.cal_file[0])
+		say_calibration();
 	if (step_host(sp, 0, reference, sizeof(reference)))
 		snprintf(reference, sizeof(reference), "%s", mkm.node);
 	node.name = mkm.node;
@@ -521,9 +528,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!mkm.s || spank_remote(sp) != 1)
 		return ESPANK_SUCCESS;
-	/* The end exchange, the other nodes waited for (node 0), the rest
-	 * drained, the file closed. */
+	/* The end exchange, the other nodes waited for (node 0), the
+	 * calibration, the rest drained, the file closed. */
 	ret = mon_session_stop(mkm.s);
+	if (!mkm.cal_file[0]) {
+		mkm.cal_ret = mon_session_calibrate(mkm.s); /* stop's result */
+		say_calibration();
+	}
 	mon_session_counts(mkm.s, &events, &lost);
 	mon_session_stats(mkm.s, &st);
 	if (ret)

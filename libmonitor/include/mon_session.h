@@ -75,7 +75,16 @@ struct mon_calibration;
  * (a plugin's host, as slurmstepd is): it is not listed among the
  * recorder's own threads. */
 #define MON_SESSION_FOREIGN_CALLER (1u << 1)
-#define MON_SESSION_FLAGS (MON_SESSION_BUFFERED_IO | MON_SESSION_FOREIGN_CALLER)
+/* MON_SESSION_CAL_QUICK measured at the end, in mon_session_stop() (the
+ * monitor suspended, before the rest is drained), not before the start:
+ * the recorded threads do not wait for it (the tasks of a job step on many
+ * nodes start together, whatever each node's calibration takes), and the
+ * trace carries it after its records, where mon_calibration_load() and
+ * every command find it. */
+#define MON_SESSION_CALIBRATE_AT_END (1u << 2)
+#define MON_SESSION_FLAGS                                       \
+	(MON_SESSION_BUFFERED_IO | MON_SESSION_FOREIGN_CALLER | \
+	 MON_SESSION_CALIBRATE_AT_END)
 
 /* mon_session_config.mode: what the session writes. */
 enum mon_session_mode {
@@ -216,8 +225,9 @@ MON_API int mon_session_track(struct mon_session *s, pid_t tid);
  * @s: the session
  *
  * MON_SESSION_CAL_QUICK measures (seconds: the caller waits; its CPU
- * affinity and policy are put back), MON_SESSION_CAL_FILE loads, and
- * MON_SESSION_CAL_NONE does nothing. A calibration whose figures are not
+ * affinity and policy are put back; with MON_SESSION_CALIBRATE_AT_END,
+ * not here: mon_session_stop() measures it), MON_SESSION_CAL_FILE loads,
+ * and MON_SESSION_CAL_NONE does nothing. A calibration whose figures are not
  * all costs is kept, with its verdicts: ask mon_calibration_judge() on
  * mon_session_calibration(). mon_session_prepare() calls it when the
  * caller did not; after a failure the session records without one.
@@ -288,7 +298,10 @@ MON_API int mon_session_start(struct mon_session *s,
  * A node that is not the reference stops its periodic exchanges, takes
  * the end exchange and closes its connection; the reference waits (up to
  * the node's timeout) for the other nodes to have connected, then for
- * their end exchanges. Then the monitor is suspended and drained to its
+ * their end exchanges. With MON_SESSION_CALIBRATE_AT_END the monitor is
+ * suspended and the quick calibration measured (its failure leaves the
+ * trace without one: mon_session_calibration() NULL). Then the monitor is
+ * suspended and drained to its
  * end (LOST records and the kernel's counts included), the runner writes
  * the rest and the file is closed. A session that was never started is
  * not touched.

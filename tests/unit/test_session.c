@@ -624,6 +624,35 @@ static void test_session_node_without_reference(void **state)
 	assert_int_equal(fake.resumes, 0);
 }
 
+/* A calibration at the end is not taken before: the recording starts at
+ * once, and mon_session_stop() measures it (here it cannot: no module). */
+static void test_session_calibrate_at_end(void **state)
+{
+	struct mon_session_config cfg = config();
+	struct mon_session_output out = { 0 };
+	struct mon_session *s;
+	char path[96];
+	struct carried c;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/end.mkm", dir);
+	out.path = path;
+	cfg.calibration = MON_SESSION_CAL_QUICK;
+	cfg.flags = MON_SESSION_CALIBRATE_AT_END | MON_SESSION_BUFFERED_IO;
+	assert_int_equal(mon_session_create(&s, &cfg), 0);
+	assert_int_equal(mon_session_calibrate(s), 0); /* not now */
+	assert_int_equal(mon_session_start(s, &out), 0);
+	assert_null(mon_session_calibration(s));
+	assert_int_equal(mon_session_stop(s), 0);
+	/* Measured at the stop: the real /dev/mkm is not there. */
+	assert_true(mon_session_calibrate(s) < 0);
+	assert_null(mon_session_calibration(s));
+	mon_session_destroy(s);
+	read_back(path, &c);
+	assert_true(c.end);
+	assert_int_equal(c.calibration, 0);
+}
+
 /* The trace cannot be made: said, and the session can only go. */
 static void test_session_prepare_unwritable(void **state)
 {
@@ -657,6 +686,7 @@ int main(void)
 		T(test_session_node_foreign_caller),
 		T(test_session_two_nodes_exchange_clocks),
 		T(test_session_node_without_reference),
+		T(test_session_calibrate_at_end),
 		T(test_session_prepare_unwritable),
 #undef T
 	};

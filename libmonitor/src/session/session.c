@@ -174,6 +174,12 @@ static int calibrate_quick(struct mon_session *s)
 	return mon_calibrate(&s->cal, &quick);
 }
 
+static bool at_end(const struct mon_session *s)
+{
+	return s->cfg.flags & MON_SESSION_CALIBRATE_AT_END &&
+	       s->cfg.calibration == MON_SESSION_CAL_QUICK;
+}
+
 int mon_session_calibrate(struct mon_session *s)
 {
 	int ret = 0;
@@ -182,7 +188,9 @@ int mon_session_calibrate(struct mon_session *s)
 		return -EINVAL;
 	if (s->calibrated)
 		return s->cal_ret;
-	if (s->prepared)
+	if (at_end(s) && !s->stopped)
+		return 0; /* mon_session_stop()'s */
+	if (s->prepared && !at_end(s))
 		return -EALREADY;
 	if (s->cfg.calibration == MON_SESSION_CAL_QUICK)
 		ret = calibrate_quick(s);
@@ -307,9 +315,24 @@ static int after_info_process(void *priv, const struct mon_msg *msg,
 	return ret;
 }
 
+/* A calibration measured at the end goes out after the records. */
+static int after_info_finish(void *priv, struct mon_emit *out)
+{
+	const struct mon_session *s = priv;
+	struct mon_msg cal = { .type = MON_MSG_CALIBRATION,
+			       .calibration_hdr = &s->cal.hdr,
+			       .calibration = s->cal.cpu,
+			       .nr_calibration = s->cal.hdr.nr_cpus };
+
+	if (!at_end(s) || !s->cal.hdr.nr_cpus)
+		return 0;
+	return mon_emit(out, &cal);
+}
+
 static const struct mon_stage_ops after_info_ops = {
 	.name = "calibration and processes",
 	.process = after_info_process,
+	.finish = after_info_finish,
 };
 
 static void *runner_thread(void *arg)
@@ -396,7 +419,7 @@ static int prepare(struct mon_session *s, const struct mon_session_output *out)
 		return ret;
 	}
 	ret = mon_pipeline_create(&s->p, src);
-	if (!ret && (s->cal.hdr.nr_cpus || s->nr_procs)) {
+	if (!ret && (s->cal.hdr.nr_cpus || s->nr_procs || at_end(s))) {
 		struct mon_stage *st;
 
 		ret = mon_stage_new(&st, &after_info_ops, s);
@@ -521,6 +544,12 @@ int mon_session_stop(struct mon_session *s)
 	/* Before the suspend: its own drop may be the one deferred. */
 	if (monitor_deferrals(s->mon, &s->deferrals_end))
 		s->deferrals_end = s->deferrals_start;
+	if (at_end(s)) {
+		/* The runner's stage reads the calibration at the end of
+		 * the stream, which mon_source_live_stop() queues after. */
+		monitor_suspend(s->mon);
+		mon_session_calibrate(s);
+	}
 	ret = mon_source_live_stop(mon_pipeline_source(s->p));
 	join_runner(s);
 	self_cpu_ns(&user, &sys);
