@@ -177,8 +177,8 @@ MON_API int monitor_terminate(struct monitor *mon);
  * first; or MKM_CONFIG_SYSTEM while another monitor is system-wide),
  * -EPERM (MKM_CONFIG_SYSTEM without CAP_PERFMON or CAP_SYS_ADMIN), -EINVAL (ring_bytes above MKM_RING_MAX_BYTES, unknown class or
  * flag bits, wakeup_bytes larger than the ring), -EOPNOTSUPP (a class this
- * kernel has no tracepoints for), -EACCES (the IRQ class without
- * CAP_PERFMON, unless the module's paranoid is 0), -ENOMEM (the rings
+ * kernel has no tracepoints for), -EACCES (the IRQ or SYSCALL class
+ * without CAP_PERFMON, unless the module's paranoid is 0), -ENOMEM (the rings
  * cannot be allocated,
  * or would take more than half the machine's RAM), -EPERM (without
  * CAP_PERFMON or CAP_IPC_LOCK, the user's monitors would hold more ring

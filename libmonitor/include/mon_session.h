@@ -188,8 +188,8 @@ struct mon_session_output {
  * file), -EOPNOTSUPP (a mode this library does not know), -ENOMEM, or an
  * error of monitor_create_at() and monitor_configure(), after the
  * fallbacks above: -ENOENT (no device: the module is not loaded),
- * -EACCES (no permission on the device; or the IRQ class asked for
- * without CAP_PERFMON), -EPROTO (the module speaks another ABI), -EPERM
+ * -EACCES (no permission on the device; or the IRQ or SYSCALL class
+ * asked for without CAP_PERFMON), -EPROTO (the module speaks another ABI), -EPERM
  * (MKM_CONFIG_SYSTEM without CAP_PERFMON; or the smallest rings still
  * past the user's budget), -EBUSY (MKM_CONFIG_SYSTEM while another
  * monitor is system-wide), -EOPNOTSUPP (a class this kernel cannot

@@ -166,8 +166,15 @@ static void open_monitor(struct recorder *rec)
 		die("record -a: recording the whole machine needs CAP_PERFMON (or root): run it as root, or give mkm the capability (setcap cap_perfmon+ep)");
 	if (ret == -EBUSY && cfg->flags & MKM_CONFIG_SYSTEM)
 		die("record -a: another system-wide monitor is recording: only one may at a time");
-	if (ret == -EACCES && access(MKM_DEVICE, R_OK | W_OK) == 0)
-		die("--events irq: the IRQ class needs CAP_PERFMON (or the module's paranoid setting at 0)");
+	if (ret == -EACCES && access(MKM_DEVICE, R_OK | W_OK) == 0) {
+		char names[64];
+
+		mon_classes_format(names, sizeof(names),
+				   cfg->classes &
+					   (MKM_CLASS_IRQ | MKM_CLASS_SYSCALL));
+		die("--events %s: the irq and syscall classes need CAP_PERFMON (or the module's paranoid setting at 0): the first times every interrupt, the second slows every system call of the machine",
+		    names);
+	}
 	if (ret == -EACCES)
 		die("%s: permission denied: check the device's mode (0666 by default)",
 		    MKM_DEVICE);
