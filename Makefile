@@ -80,6 +80,8 @@ deps:
 # The tiers, fastest first (tests/README.md: what each runs and asserts, and
 # how long it takes). check-vm's run is the reference kernel's row of
 # check-kernels, not booted twice.
+MAKE_CHECK_TIERS := check-unit check-host check-vm check-kernels check-install \
+	check-compensation check-debug
 ## check: every tier below, from deps to check-debug (what CI runs)
 check:
 	$(Q)$(MAKE) --no-print-directory deps
@@ -93,8 +95,6 @@ demo:
 	$(Q)BUILD=$(BUILD) examples/demo.sh
 
 ## help: this list (each target's "## NAME: ..." line in its build.mk)
-MAKE_CHECK_TIERS := check-unit check-host check-vm check-kernels check-install \
-	check-compensation check-debug
 help:
 	$(Q)awk -v tiers="check $(MAKE_CHECK_TIERS)" -f tests/style/help.awk \
 		$(filter-out %.d,$(MAKEFILE_LIST))
