@@ -7,7 +7,7 @@
  * each other rank) and releases (a byte to each). On the node whose id is
  * NOISE_NODE the task forks "noised", a daemon that wakes every 70 ms and
  * spins 12 ms, so that it preempts that node's rank now and then: the
- * barrier analysis (mkm report --noise --barriers) must name that node.
+ * barrier analysis (mkm noise --barriers) must name that node.
  * The daemon is the task's child so that mkm.so, which records the step's
  * tasks only, sees it.
  *
