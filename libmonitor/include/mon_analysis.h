@@ -137,6 +137,117 @@ MON_API int noise_source_period(struct noise *n, unsigned int kind,
 				uint32_t number, int64_t thread,
 				struct noise_period *out);
 
+/*
+ * osnoise's table for real threads. The kernel's osnoise tracer (Daniel
+ * Bristot de Oliveira; Documentation/trace/osnoise-tracer.rst, read by
+ * rtla osnoise top and hist) runs a spinner on each CPU that reads the
+ * time in a loop: a gap between two reads at or above a threshold is a
+ * noise (a sample); per period it reports the run time, the noise summed,
+ * the CPU left to the spinner, the largest sample, and how many
+ * interferences of each kind (HW: a sample with none, NMI, IRQ, softirq,
+ * thread) began while it sampled, each with its net duration (the time
+ * of what nested in it taken out).
+ *
+ * The same for a recorded thread. Its *run time* is the time it wanted
+ * its CPU after having had it: RUN, INTERRUPTED, and the RUNQ that
+ * follows a switch-out while runnable (a preemption or a yield). The
+ * RUNQ after a wakeup or a creation is wakeup latency (mkm latency), not
+ * noise; a sleep, an exit, UNKNOWN (lost events) end a stretch of run
+ * time. A *noise* is a maximal stretch of run time in which the thread
+ * did not run: INTERRUPTED and preempted RUNQ intervals back to back, on
+ * one CPU (a per-CPU row cuts one that migrated; the thread's all-CPU row
+ * keeps it whole). An interference is a handler run (a device IRQ or an
+ * x86 vector: IRQ; a softirq) that began in a noise on its CPU, or a
+ * dispatch of another thread there; a preemption by a thread the trace
+ * does not follow counts as one thread. Net durations come from the index
+ * (the innermost handler owns the time); time no record explains is
+ * unknown. HW and NMI stay 0: no tracepoint mkm uses sees an SMI, an NMI
+ * or the host of a VM stealing time, which lands inside RUN.
+ *
+ * Periods, where asked for, are [origin + k * period, origin + (k + 1) *
+ * period): a period's runtime and noise are the parts that fall in it (a
+ * noise across a boundary counts in each for its part); without a period
+ * the whole timeline is one.
+ */
+enum osnoise_kind {
+	OSNOISE_HW = 0, /* never seen: see above */
+	OSNOISE_NMI, /* never seen */
+	OSNOISE_IRQ, /* device IRQs and x86 system vectors */
+	OSNOISE_SOFTIRQ,
+	OSNOISE_THREAD,
+	OSNOISE_NR_KINDS,
+};
+
+/* osnoise_kind_name - "HW", "NMI", "IRQ", "softirq", "thread"; "?". */
+MON_API const char *osnoise_kind_name(unsigned int kind);
+
+/* rtla osnoise hist's defaults: 256 buckets of 1 us. */
+#define OSNOISE_HIST_ENTRIES 256
+#define OSNOISE_HIST_BUCKET_NS 1000
+
+struct osnoise_opts {
+	uint64_t origin_ns; /* periods count from here (the recording's
+			       start: mon_time_origin()) */
+	uint64_t period_ns; /* 0: one period, the whole timeline */
+	uint64_t threshold_ns; /* a noise shorter than this is no sample
+				  (osnoise's tracing_thresh); 0: all are */
+	uint64_t bucket_ns; /* histogram bucket width; 0: 1 us */
+	unsigned int entries; /* histogram buckets; 0: 256 */
+	bool per_cpu; /* one row per CPU for all the threads together (a
+			 system-wide table, as osnoise gives it), not per
+			 thread */
+};
+
+struct osnoise_row {
+	int64_t thread; /* the thread's index; -1 in a per_cpu row */
+	int32_t cpu; /* -1: the thread's row of all its CPUs */
+	uint64_t periods; /* periods with run time in them (rtla's Period) */
+	uint64_t runtime_ns;
+	uint64_t noise_ns; /* the samples added up */
+	uint64_t max_period_noise_ns; /* the most noise in one period */
+	uint64_t max_single_ns; /* the longest sample */
+	uint64_t min_single_ns; /* the shortest sample (0: none) */
+	uint64_t samples; /* noises at or above the threshold */
+	uint64_t count[OSNOISE_NR_KINDS]; /* interferences begun, below the
+					     threshold too */
+	uint64_t net_ns[OSNOISE_NR_KINDS]; /* their net time, likewise */
+	uint64_t unknown_ns; /* noise time no record explains */
+	uint64_t *hist; /* entries + 1 sample counts: bucket k holds
+			   [k, k + 1) bucket widths, the last the rest */
+	size_t nr_sources;
+	struct noise_source *sources; /* by name: net time (taken_ns),
+					 interferences (count) and the
+					 longest (max_ns) of each, the
+					 largest first; no period */
+};
+
+struct osnoise_report {
+	uint64_t bucket_ns;
+	unsigned int entries;
+	size_t nr_rows;
+	/* per thread (in the order given): its CPUs' rows by CPU, then its
+	 * all-CPU row; per_cpu: the CPUs' rows by CPU */
+	struct osnoise_row *rows;
+};
+
+/*
+ * osnoise_threads - osnoise's columns for threads @th over their run time
+ * @n: an index of the timeline (noise_create())
+ * @th: the threads (timeline indexes)
+ * @nr: how many (0: no row)
+ * @o: options (NULL: the defaults, no period, every noise a sample)
+ * @out: filled; free with osnoise_report_free()
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (a thread out of range), -ENOMEM.
+ */
+MON_API int osnoise_threads(struct noise *n, const size_t *th, size_t nr,
+			    const struct osnoise_opts *o,
+			    struct osnoise_report *out);
+
+/* osnoise_report_free - free what osnoise_threads() allocated; NULL is a
+ * no-op. */
+MON_API void osnoise_report_free(struct osnoise_report *r);
+
 /* Idle interval lengths: bucket 0 below 1 us, bucket k in [2^(k-1),
  * 2^k) us, the last one everything longer. */
 #define IDLE_HIST_BUCKETS 24
