@@ -853,6 +853,74 @@ static void test_reports_as_commands(void **state)
 		"mkm: latency --tid 77: no such thread in the trace\n");
 }
 
+/*
+ * mkm noise's osnoise table (rtla osnoise top's columns) of small.mkm's
+ * worker-a: run time 0-6 ms and 9.2-10 ms on CPU 1 (8-9 ms is UNKNOWN,
+ * a gap of lost events; 9-9.2 ms queued after it is no noise), an IRQ of
+ * 100 us at 1 ms, a preemption by a thread not recorded at 3-3.5 ms.
+ */
+static void test_noise_osnoise_table(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_int_equal(run("mkm noise --comm worker-a small.mkm >os.txt"),
+			 0);
+	s = slurp_in("os.txt");
+	assert_non_null(strstr(s, "osnoise's table (rtla osnoise top's columns)"));
+	assert_non_null(strstr(
+		s, "worker-a (1002)             1 #1              6800          600    91.17647         600         500      -      -        1        0        1\n"));
+	assert_non_null(strstr(s, "net: IRQ 100.0 us, softirq 0 ns, thread 0 ns, not recorded 500.0 us; most: irq 19 100.0 us (1)\n"));
+	/* One CPU: no all-CPU row. */
+	assert_null(strstr(s, " all #"));
+	/* Periods of 1 ms from the start: run time in 7 of them, the most
+	 * noise in one the preemption's. */
+	assert_int_equal(
+		run("mkm noise --comm worker-a --period 1ms small.mkm >os.txt"),
+		0);
+	assert_non_null(strstr(slurp_in("os.txt"),
+			       " 1 #7              6800          600    91.17647         500         500 "));
+	/* A threshold: the IRQ is no sample, and still an interference. */
+	assert_int_equal(
+		run("mkm noise --json --comm worker-a --threshold 200us small.mkm >os.json"),
+		0);
+	s = slurp_in("os.json");
+	assert_non_null(strstr(s, "\"osnoise\":{\"period_ns\":0,\"threshold_ns\":200000,"));
+	assert_non_null(strstr(
+		s, "\"cpu\":1,\"periods\":1,\"runtime_ns\":6800000,\"noise_ns\":500000,\"cpu_available\":92.64706,\"max_noise_ns\":500000,\"max_single_ns\":500000,\"min_single_ns\":500000,\"samples\":1,\"hw\":null,\"nmi\":null,\"irq\":1,\"softirq\":0,\"thread\":1,"));
+	/* rtla osnoise hist's buckets of 1 us, 256 of them: the 100 us
+	 * IRQ in its bucket, the 500 us preemption over. A pattern picks
+	 * both workers. */
+	assert_int_equal(
+		run("mkm noise --comm 'worker-*' --hist small.mkm >os.txt"), 0);
+	s = slurp_in("os.txt");
+	assert_non_null(strstr(s, "Index        1003/0       1002/1\n"
+				  "100               0            1\n"
+				  "over:             0            1\n"
+				  "count:            0            2\n"));
+	assert_int_equal(
+		run("mkm noise --hist --bucket-size 100us --entries 4 --comm worker-a small.mkm >os.txt"),
+		0);
+	assert_non_null(strstr(slurp_in("os.txt"), "Index        1002/1\n"
+						   "100               1\n"
+						   "over:             1\n"));
+	/* Bad values are usage errors that name the option. */
+	assert_int_equal(run("mkm noise --period 0ms small.mkm 2>os.err"), 2);
+	assert_non_null(strstr(slurp_in("os.err"), "noise --period: '0ms'"));
+	assert_int_equal(run("mkm noise --threshold 5 small.mkm 2>os.err"), 2);
+	assert_non_null(strstr(slurp_in("os.err"), "is not a time"));
+	assert_int_equal(run("mkm noise --entries 0 --hist small.mkm 2>os.err"),
+			 2);
+	assert_int_equal(run("mkm noise --entries 8 small.mkm 2>os.err"), 2);
+	assert_non_null(strstr(slurp_in("os.err"), "go with --hist"));
+	assert_int_equal(
+		run("mkm noise --barriers --period 1ms small.mkm 2>os.err"), 2);
+	assert_non_null(strstr(slurp_in("os.err"), "--barriers does not"));
+	assert_int_equal(run("mkm noise --comm 'nobody*' small.mkm 2>os.err"),
+			 1);
+	assert_non_null(strstr(slurp_in("os.err"), "no thread of that name"));
+}
+
 /* --noise and --latency on a merged trace (job 77, each CPU's rank and
  * progress threads taking turns): rows say their node and the tid the
  * node gave, as the threads table does; JSON keeps the merged tid (what
@@ -1197,6 +1265,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_compensated_refusal_is_one_line),
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_reports_as_commands),
+		cmocka_unit_test(test_noise_osnoise_table),
 		cmocka_unit_test(test_report_noise_latency_merged),
 		cmocka_unit_test(test_report_barriers_merged),
 		cmocka_unit_test(test_timeline_window_zooms),

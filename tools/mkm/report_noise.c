@@ -5,9 +5,12 @@
  * Tsafrir et al., "System Noise, OS Clock Ticks, and Fine-Grained Parallel
  * Applications", attribute it) and mkm idle (each CPU's idle intervals and
  * what ended them, as Vaddagiri's "(How to) Let idle CPUs sleep" tabled
- * them), as tables or JSON. The analysis is libmonitor's
- * (noise_thread(), idle_analyse()); this file chooses and prints.
+ * them), as tables or JSON; with the first, osnoise's table (the
+ * kernel's osnoise tracer, as rtla osnoise top and hist print it) of the
+ * same threads. The analysis is libmonitor's (noise_thread(),
+ * osnoise_threads(), idle_analyse()); this file chooses and prints.
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +109,11 @@ static size_t pick_targets(const struct tl *tl, const struct mon_meta *meta,
 		struct tl_thread t;
 
 		tl_thread(tl, th, &t);
-		if (!strcmp(t.name, o->comm) && n < max)
+		/* With fnmatch's *, ? or [...] in it, a pattern. */
+		if ((strpbrk(o->comm, "*?[") ?
+			     !fnmatch(o->comm, t.name, 0) && t.idle_cpu < 0 :
+			     !strcmp(t.name, o->comm)) &&
+		    n < max)
 			out[n++] = th;
 	}
 	if (o->comm && !n)
@@ -267,6 +274,319 @@ static void json_result(const struct tl *tl, const struct mon_nodes *nodes,
 	printf("]}");
 }
 
+/* rtla osnoise top's % CPU Aval: the run time left to the thread. */
+static double cpu_avail(const struct osnoise_row *r)
+{
+	return r->runtime_ns ? 100.0 * (double)(r->runtime_ns - r->noise_ns) /
+				       (double)r->runtime_ns :
+			       100.0;
+}
+
+static void os_row_label(const struct tl *tl, const struct mon_nodes *nodes,
+			 const struct osnoise_row *r, char *buf, size_t len)
+{
+	if (r->thread >= 0)
+		thread_label(tl, nodes, (size_t)r->thread, buf, len);
+	else
+		snprintf(buf, len, "(the threads above)");
+}
+
+static unsigned long long us(uint64_t ns)
+{
+	return (unsigned long long)(ns / 1000);
+}
+
+static void os_print_row(const struct tl *tl, const struct mon_nodes *nodes,
+			 const struct osnoise_row *r, bool label)
+{
+	char name[48], cpu[12], a[32], b[32], c[32], d[32];
+	size_t i;
+
+	os_row_label(tl, nodes, r, name, sizeof(name));
+	if (r->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "%d", r->cpu);
+	else
+		snprintf(cpu, sizeof(cpu), "all");
+	printf("%-24.24s %4s #%-6llu %12llu %12llu %11.5f %11llu %11llu %6s %6s %8llu %8llu %8llu\n",
+	       label ? name : "", cpu, (unsigned long long)r->periods,
+	       us(r->runtime_ns), us(r->noise_ns), cpu_avail(r),
+	       us(r->max_period_noise_ns), us(r->max_single_ns), "-", "-",
+	       (unsigned long long)r->count[OSNOISE_IRQ],
+	       (unsigned long long)r->count[OSNOISE_SOFTIRQ],
+	       (unsigned long long)r->count[OSNOISE_THREAD]);
+	if (!r->noise_ns && !r->net_ns[OSNOISE_IRQ] &&
+	    !r->net_ns[OSNOISE_SOFTIRQ] && !r->net_ns[OSNOISE_THREAD] &&
+	    !r->unknown_ns)
+		return;
+	printf("%29s net: IRQ %s, softirq %s, thread %s, not recorded %s; most:",
+	       "", mon_fmt_ns(a, sizeof(a), r->net_ns[OSNOISE_IRQ]),
+	       mon_fmt_ns(b, sizeof(b), r->net_ns[OSNOISE_SOFTIRQ]),
+	       mon_fmt_ns(c, sizeof(c), r->net_ns[OSNOISE_THREAD]),
+	       mon_fmt_ns(d, sizeof(d), r->unknown_ns));
+	for (i = 0; i < r->nr_sources && i < 3; i++) {
+		const struct noise_source *src = &r->sources[i];
+		char who[48];
+
+		if (src->kind == NOISE_THREAD)
+			thread_label(tl, nodes, (size_t)src->thread, who,
+				     sizeof(who));
+		else
+			snprintf(who, sizeof(who), "%s", src->name);
+		printf("%s %s %s (%llu)", i ? "," : "", who,
+		       mon_fmt_ns(a, sizeof(a), src->taken_ns),
+		       (unsigned long long)src->count);
+	}
+	printf("%s\n", r->nr_sources ? "" : " -");
+}
+
+static void os_print_head(void)
+{
+	printf("%-24s %4s %-7s %12s %12s %11s %11s %11s %6s %6s %8s %8s %8s\n",
+	       "THREAD", "CPU", "Period", "Runtime", "Noise", "% CPU Aval",
+	       "Max Noise", "Max Single", "HW", "NMI", "IRQ", "Softirq",
+	       "Thread");
+}
+
+/* Whether row @k is a thread's all-CPU row after its only CPU's row. */
+static bool os_redundant(const struct osnoise_report *rep, size_t k)
+{
+	const struct osnoise_row *r = rep->rows;
+
+	if (r[k].cpu >= 0 || !k || r[k - 1].thread != r[k].thread)
+		return false;
+	return k < 2 || r[k - 2].thread != r[k].thread;
+}
+
+/* rtla osnoise hist's table: a row per bucket, a column per CPU row. */
+static void os_print_hist(const struct tl *tl, const struct osnoise_report *rep,
+			  const char *title)
+{
+	bool in_us = rep->bucket_ns % 1000 == 0;
+	unsigned int k;
+	size_t i;
+
+	printf("\n%s, %s\n", title,
+	       in_us ? "time is in us" : "time is in ns");
+	printf("Index ");
+	for (i = 0; i < rep->nr_rows; i++) {
+		const struct osnoise_row *r = &rep->rows[i];
+		char col[32];
+		struct tl_thread t;
+
+		if (r->cpu < 0)
+			continue;
+		if (r->thread >= 0 && !tl_thread(tl, (size_t)r->thread, &t))
+			snprintf(col, sizeof(col), "%u/%d", t.tid, r->cpu);
+		else
+			snprintf(col, sizeof(col), "CPU-%03d", r->cpu);
+		printf(" %12s", col);
+	}
+	printf("\n");
+	for (k = 0; k <= rep->entries; k++) {
+		bool any = false;
+
+		for (i = 0; i < rep->nr_rows; i++)
+			any |= rep->rows[i].cpu >= 0 && rep->rows[i].hist[k];
+		if (!any)
+			continue;
+		if (k == rep->entries)
+			printf("over: ");
+		else
+			printf("%-6llu", (unsigned long long)(k * rep->bucket_ns /
+							     (in_us ? 1000 : 1)));
+		for (i = 0; i < rep->nr_rows; i++)
+			if (rep->rows[i].cpu >= 0)
+				printf(" %12llu",
+				       (unsigned long long)rep->rows[i].hist[k]);
+		printf("\n");
+	}
+	printf("count:");
+	for (i = 0; i < rep->nr_rows; i++)
+		if (rep->rows[i].cpu >= 0)
+			printf(" %12llu", (unsigned long long)rep->rows[i].samples);
+	printf("\nmin:  ");
+	for (i = 0; i < rep->nr_rows; i++)
+		if (rep->rows[i].cpu >= 0)
+			printf(" %12llu", (unsigned long long)(rep->rows[i].min_single_ns /
+							       (in_us ? 1000 : 1)));
+	printf("\navg:  ");
+	for (i = 0; i < rep->nr_rows; i++) {
+		const struct osnoise_row *r = &rep->rows[i];
+
+		if (r->cpu >= 0)
+			printf(" %12.2f",
+			       r->samples ? (double)r->noise_ns / r->samples /
+						    (in_us ? 1000.0 : 1.0) :
+					    0.0);
+	}
+	printf("\nmax:  ");
+	for (i = 0; i < rep->nr_rows; i++)
+		if (rep->rows[i].cpu >= 0)
+			printf(" %12llu", (unsigned long long)(rep->rows[i].max_single_ns /
+							       (in_us ? 1000 : 1)));
+	printf("\n");
+}
+
+static void os_options_line(const struct noise_opts *o)
+{
+	char a[32], b[32];
+
+	printf("(period: %s; threshold: %s; HW and NMI: no tracepoint shows them, docs/accuracy.md)\n",
+	       o->period_ns ? mon_fmt_ns(a, sizeof(a), o->period_ns) :
+			      "none, the whole recording is one",
+	       o->threshold_ns ?
+		       mon_fmt_ns(b, sizeof(b), o->threshold_ns) :
+		       "none, every noise is a sample");
+}
+
+static void print_osnoise(const struct tl *tl, const struct noise_opts *o,
+			  const struct osnoise_report *rep,
+			  const struct osnoise_report *cpus)
+{
+	size_t i;
+
+	printf("\nosnoise's table (rtla osnoise top's columns) over each thread's run time; time is in us\n");
+	os_options_line(o);
+	os_print_head();
+	for (i = 0; i < rep->nr_rows; i++) {
+		if (os_redundant(rep, i))
+			continue;
+		os_print_row(tl, o->nodes, &rep->rows[i],
+			     !i || rep->rows[i - 1].thread !=
+					   rep->rows[i].thread);
+	}
+	if (cpus) {
+		printf("\nPer CPU, the threads above together (as osnoise gives it for its own threads)\n");
+		os_print_head();
+		for (i = 0; i < cpus->nr_rows; i++)
+			os_print_row(tl, o->nodes, &cpus->rows[i], !i);
+	}
+	if (o->hist)
+		os_print_hist(tl, cpus ? cpus : rep,
+			      "osnoise hist: single noises per bucket");
+}
+
+static void json_os_rows(const struct tl *tl, const struct mon_nodes *nodes,
+			 const struct osnoise_report *rep, bool hist)
+{
+	size_t i, k;
+
+	printf("[");
+	for (i = 0; i < rep->nr_rows; i++) {
+		const struct osnoise_row *r = &rep->rows[i];
+		struct tl_thread t;
+
+		printf("%s{", i ? "," : "");
+		if (r->thread >= 0 && !tl_thread(tl, (size_t)r->thread, &t)) {
+			printf("\"tid\":%u", t.tid);
+			json_node_of_tid(nodes, t.tid);
+			printf(",\"name\":");
+			json_string(t.name);
+			printf(",");
+		}
+		if (r->cpu >= 0)
+			printf("\"cpu\":%d", r->cpu);
+		else
+			printf("\"cpu\":null");
+		printf(",\"periods\":%llu,\"runtime_ns\":%llu,\"noise_ns\":%llu,\"cpu_available\":%.5f,\"max_noise_ns\":%llu,\"max_single_ns\":%llu,\"min_single_ns\":%llu,\"samples\":%llu,\"hw\":null,\"nmi\":null,\"irq\":%llu,\"softirq\":%llu,\"thread\":%llu,\"irq_ns\":%llu,\"softirq_ns\":%llu,\"thread_ns\":%llu,\"unknown_ns\":%llu,\"sources\":[",
+		       (unsigned long long)r->periods,
+		       (unsigned long long)r->runtime_ns,
+		       (unsigned long long)r->noise_ns, cpu_avail(r),
+		       (unsigned long long)r->max_period_noise_ns,
+		       (unsigned long long)r->max_single_ns,
+		       (unsigned long long)r->min_single_ns,
+		       (unsigned long long)r->samples,
+		       (unsigned long long)r->count[OSNOISE_IRQ],
+		       (unsigned long long)r->count[OSNOISE_SOFTIRQ],
+		       (unsigned long long)r->count[OSNOISE_THREAD],
+		       (unsigned long long)r->net_ns[OSNOISE_IRQ],
+		       (unsigned long long)r->net_ns[OSNOISE_SOFTIRQ],
+		       (unsigned long long)r->net_ns[OSNOISE_THREAD],
+		       (unsigned long long)r->unknown_ns);
+		for (k = 0; k < r->nr_sources; k++) {
+			const struct noise_source *src = &r->sources[k];
+			struct tl_thread u;
+
+			printf("%s{\"kind\":\"%s\",\"name\":", k ? "," : "",
+			       noise_kind_name(src->kind));
+			json_string(src->name);
+			if (src->kind == NOISE_THREAD &&
+			    !tl_thread(tl, (size_t)src->thread, &u)) {
+				printf(",\"tid\":%u", u.tid);
+				json_node_of_tid(nodes, u.tid);
+			} else {
+				printf(",\"number\":%u", src->number);
+			}
+			printf(",\"count\":%llu,\"net_ns\":%llu,\"max_ns\":%llu}",
+			       (unsigned long long)src->count,
+			       (unsigned long long)src->taken_ns,
+			       (unsigned long long)src->max_ns);
+		}
+		printf("]");
+		if (hist) {
+			printf(",\"hist\":[");
+			for (k = 0; k <= rep->entries; k++)
+				printf("%s%llu", k ? "," : "",
+				       (unsigned long long)r->hist[k]);
+			printf("]");
+		}
+		printf("}");
+	}
+	printf("]");
+}
+
+static void json_osnoise(const struct tl *tl, const struct noise_opts *o,
+			 const struct osnoise_report *rep,
+			 const struct osnoise_report *cpus)
+{
+	printf(",\"osnoise\":{\"period_ns\":%llu,\"threshold_ns\":%llu,\"bucket_ns\":%llu,\"entries\":%u,\"rows\":",
+	       (unsigned long long)o->period_ns,
+	       (unsigned long long)o->threshold_ns,
+	       (unsigned long long)rep->bucket_ns, rep->entries);
+	json_os_rows(tl, o->nodes, rep, o->hist);
+	if (cpus) {
+		printf(",\"cpus\":");
+		json_os_rows(tl, o->nodes, cpus, o->hist);
+	}
+	printf("}");
+}
+
+/* osnoise's table of threads @th: per thread and CPU, and in a
+ * system-wide trace per CPU. */
+static void report_osnoise(struct noise *n, const struct tl *tl,
+			   const struct mon_meta *meta,
+			   const struct noise_opts *o, const size_t *th,
+			   size_t nt)
+{
+	struct osnoise_opts oo = {
+		.origin_ns = mon_time_origin(&meta->info),
+		.period_ns = o->period_ns,
+		.threshold_ns = o->threshold_ns,
+		.bucket_ns = o->bucket_ns,
+		.entries = o->entries,
+	};
+	struct osnoise_report rep, cpus;
+	bool sys = meta->info.flags & MKM_CONFIG_SYSTEM;
+	int ret;
+
+	ret = osnoise_threads(n, th, nt, &oo, &rep);
+	if (!ret && sys) {
+		oo.per_cpu = true;
+		ret = osnoise_threads(n, th, nt, &oo, &cpus);
+		if (ret)
+			osnoise_report_free(&rep);
+	}
+	if (ret)
+		die("noise: %s", monitor_strerror(ret));
+	if (o->json)
+		json_osnoise(tl, o, &rep, sys ? &cpus : NULL);
+	else
+		print_osnoise(tl, o, &rep, sys ? &cpus : NULL);
+	osnoise_report_free(&rep);
+	if (sys)
+		osnoise_report_free(&cpus);
+}
+
 int report_noise(struct tl *tl, const struct mon_meta *meta,
 		 const struct noise_opts *o)
 {
@@ -329,7 +649,10 @@ int report_noise(struct tl *tl, const struct mon_meta *meta,
 		noise_result_free(&r);
 	}
 	if (o->json)
-		printf("]}\n");
+		printf("]");
+	report_osnoise(n, tl, meta, o, targets, nt);
+	if (o->json)
+		printf("}\n");
 	else if (ncol)
 		print_noise_matrix(tl, o->nodes, cols, ncol);
 	noise_destroy(n);

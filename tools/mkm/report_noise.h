@@ -19,12 +19,19 @@ struct noise_opts {
 	unsigned int top; /* sources shown per thread */
 	bool json;
 	bool barriers; /* --barriers: the threads meet at barriers */
+	/* osnoise's table (osnoise_threads()): */
+	uint64_t period_ns; /* --period (0: the whole recording is one) */
+	uint64_t threshold_ns; /* --threshold: shorter noises are no samples */
+	bool hist; /* --hist: the samples' histogram, rtla osnoise hist's */
+	uint64_t bucket_ns; /* --bucket-size (0: 1 us) */
+	unsigned int entries; /* --entries (0: 256) */
 	const struct mon_nodes *nodes; /* a merged trace's: rows name nodes */
 };
 
-/* Prints who took time from the chosen threads, and the CPU x thread
- * matrix of them and their intruders; with @o->barriers, their barriers
- * (report_barrier.h). Return: the exit status. */
+/* Prints who took time from the chosen threads, osnoise's table of them
+ * (per thread and CPU; in a system-wide trace per CPU too), and the CPU x
+ * thread matrix of them and their intruders; with @o->barriers, their
+ * barriers (report_barrier.h). Return: the exit status. */
 int report_noise(struct tl *tl, const struct mon_meta *meta,
 		 const struct noise_opts *o);
 /* The CPU x thread matrix of threads @cols (@ncol of them): time run and
