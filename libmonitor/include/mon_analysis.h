@@ -248,6 +248,137 @@ MON_API int osnoise_threads(struct noise *n, const size_t *th, size_t nr,
  * no-op. */
 MON_API void osnoise_report_free(struct osnoise_report *r);
 
+/*
+ * Why a wakeup was late. A thread woken (WAKEUP) or created (WAKEUP_NEW)
+ * waits on a run queue until it is switched in; timerlat's auto-analysis
+ * splits a timer wakeup's latency into what delayed it, and so does this,
+ * for every wakeup of a recorded thread. The parts:
+ *  - the waker's wakeup call to the enqueue: a WAKING record (the call,
+ *    on the waker's CPU) to the WAKEUP (the wakee queued, on its CPU,
+ *    later when the wakeup went through the target CPU's wake list and an
+ *    IPI); needs the WAKING records (mon_wakings);
+ *  - from the enqueue to the switch-in, on each CPU it was queued on
+ *    (a migration moves it): the time of each interrupt handler there
+ *    (net, as the noise index has it), of each other thread (named, with
+ *    how it came to hold the CPU and how it let it go), of the CPU's idle
+ *    task (a system-wide trace: the CPU waking from idle), and time no
+ *    record explains (the switch itself, threads not recorded).
+ * How a thread came to hold the CPU: it held it at the enqueue, it was
+ * queued before and switched in first, or it was queued later and still
+ * went first (it overtook: a higher priority, an earlier deadline; the
+ * trace has no priorities, so it cannot say which). How it let it go, as
+ * the trace says: preempted right after the local timer's handler (ran
+ * to the tick), after a reschedule IPI, preempted otherwise (or yielded:
+ * the timeline does not tell them apart), went to sleep or blocked, or
+ * exited. Needs MKM_CLASS_WAKEUP for the waker and the IRQ class for
+ * handlers; a system-wide recording to see every thread.
+ */
+struct mon_wakings;
+
+/* mon_wakings_create - an empty collection of WAKING records. Return: 0,
+ * -EINVAL, -ENOMEM. */
+MON_API int mon_wakings_create(struct mon_wakings **wp);
+
+/* mon_wakings_add - keep the WAKING records among @ev (@n of them, any
+ * order). Return: 0, -EINVAL (@ev NULL with @n > 0), -ENOMEM. */
+MON_API int mon_wakings_add(struct mon_wakings *w, const struct mkm_event *ev,
+			    size_t n);
+
+/*
+ * mon_sink_wakings - a sink that hands each EVENTS message to
+ * mon_wakings_add(), beside the timeline's in one pass over a trace;
+ * @w is not owned
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+struct mon_sink;
+MON_API int mon_sink_wakings(struct mon_sink **skp, struct mon_wakings *w);
+
+/* mon_wakings_destroy - free; NULL is a no-op. */
+MON_API void mon_wakings_destroy(struct mon_wakings *w);
+
+enum mon_late_came {
+	MON_LATE_HELD = 0, /* on the CPU when the wakee was queued */
+	MON_LATE_QUEUED, /* runnable before, switched in during the wait */
+	MON_LATE_OVERTOOK, /* runnable after the wakee, switched in first */
+};
+
+enum mon_late_left {
+	MON_LATE_LEFT_UNKNOWN = 0, /* not recorded (the trace's end, a gap) */
+	MON_LATE_TICK, /* preempted after the local timer's handler */
+	MON_LATE_RESCHED, /* preempted after a reschedule IPI */
+	MON_LATE_PREEMPTED, /* switched out runnable, otherwise */
+	MON_LATE_SLEPT, /* slept or blocked */
+	MON_LATE_EXITED,
+};
+
+/* mon_late_came_name, mon_late_left_name - a few words ("held the CPU",
+ * "ran to the tick"); "?" out of range. */
+MON_API const char *mon_late_came_name(unsigned int came);
+MON_API const char *mon_late_left_name(unsigned int left);
+
+/* What took a late wakeup's time on its CPU. */
+struct mon_late_part {
+	uint8_t kind; /* enum noise_kind */
+	uint8_t came, left; /* a thread's: of its first dispatch there */
+	uint8_t idle; /* the CPU's idle task (TL_IDLE) */
+	uint32_t number; /* a handler's irq, softirq or vector */
+	int64_t thread; /* a thread's index, else -1 */
+	char name[32];
+	uint64_t ns; /* its net time on the CPU during the wait */
+	uint64_t count; /* a handler's runs, a thread's dispatches */
+};
+
+struct mon_late {
+	size_t thread; /* the thread woken */
+	uint8_t type; /* MKM_EV_WAKEUP, MKM_EV_WAKEUP_NEW; 0: no record */
+	uint8_t flags; /* the WAKEUP's MKM_EVF_IN_IRQ, MKM_EVF_LOCK_WAIT */
+	int64_t waker; /* its index, or -1 (tid 0: an interrupt on an idle
+			  CPU; a thread not recorded) */
+	uint32_t waker_tid; /* as the records say, 0: none */
+	int32_t waker_cpu; /* the WAKING's CPU, -1: no WAKING */
+	uint16_t cpu; /* queued on at the wakeup */
+	uint16_t run_cpu; /* switched in on */
+	uint64_t waking_ns; /* the WAKING; 0: not recorded */
+	uint64_t wakeup_ns; /* queued: its RUNQ began */
+	uint64_t switch_in_ns;
+	uint64_t latency_ns; /* switch_in_ns less waking_ns, else wakeup_ns */
+	uint32_t migrations; /* moved to another CPU while queued */
+	uint64_t irq_ns, softirq_ns, thread_ns, idle_ns, unknown_ns;
+	uint64_t irqs, softirqs; /* handler runs begun during the wait */
+	size_t nr_parts;
+	struct mon_late_part *parts; /* the largest first */
+};
+
+struct mon_lates {
+	size_t nr_wakeups; /* wakeups of the threads, all of them */
+	size_t nr; /* the longest ones kept */
+	struct mon_late *late; /* the longest first */
+};
+
+/*
+ * mon_late_wakeups - the @top longest wakeups of threads @th, each
+ * broken down as above
+ * @n: an index of the timeline (noise_create())
+ * @th: the threads (timeline indexes); @nr: how many
+ * @w: WAKING records of the same stream, or NULL (no waking part)
+ * @top: how many to keep (0: all)
+ * @out: filled; free with mon_lates_free()
+ *
+ * A wakeup is a RUNQ stretch that follows a sleep, or a thread's
+ * creation, and ends in a switch-in; one cut by the trace's end or a gap
+ * of lost events is left out.
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (a thread out of range), -ENOMEM.
+ */
+MON_API int mon_late_wakeups(struct noise *n, const size_t *th, size_t nr,
+			     struct mon_wakings *w, size_t top,
+			     struct mon_lates *out);
+
+/* mon_lates_free - free what mon_late_wakeups() allocated; NULL is a
+ * no-op. */
+MON_API void mon_lates_free(struct mon_lates *l);
+
 /* Idle interval lengths: bucket 0 below 1 us, bucket k in [2^(k-1),
  * 2^k) us, the last one everything longer. */
 #define IDLE_HIST_BUCKETS 24

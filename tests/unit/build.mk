@@ -6,7 +6,7 @@
 
 TU_DIR := $(BUILD)/tests/unit
 LIBMON_TESTS := test_timeline test_acct test_monitor test_trace test_pipeline \
-	test_compensate test_analysis test_noise test_verdict test_cluster \
+	test_compensate test_analysis test_noise test_late test_verdict test_cluster \
 	test_clocksync test_switch test_lost test_critical_path test_barrier \
 	test_format test_session
 LIBMON_TEST_BINS := $(LIBMON_TESTS:%=$(TU_DIR)/%)
