@@ -178,8 +178,8 @@ enum osnoise_kind {
 	OSNOISE_NR_KINDS,
 };
 
-/* osnoise_kind_name - "HW", "NMI", "IRQ", "softirq", "thread"; "?". */
-MON_API const char *osnoise_kind_name(unsigned int kind);
+/* noise_osnoise_kind_name - "HW", "NMI", "IRQ", "softirq", "thread"; "?". */
+MON_API const char *noise_osnoise_kind_name(unsigned int kind);
 
 /* rtla osnoise hist's defaults: 256 buckets of 1 us. */
 #define OSNOISE_HIST_ENTRIES 256
@@ -231,22 +231,22 @@ struct osnoise_report {
 };
 
 /*
- * osnoise_threads - osnoise's columns for threads @th over their run time
+ * noise_osnoise - osnoise's columns for threads @th over their run time
  * @n: an index of the timeline (noise_create())
  * @th: the threads (timeline indexes)
  * @nr: how many (0: no row)
  * @o: options (NULL: the defaults, no period, every noise a sample)
- * @out: filled; free with osnoise_report_free()
+ * @out: filled; free with noise_osnoise_free()
  *
  * Return: 0, or -EINVAL (NULL), -ENOENT (a thread out of range), -ENOMEM.
  */
-MON_API int osnoise_threads(struct noise *n, const size_t *th, size_t nr,
-			    const struct osnoise_opts *o,
-			    struct osnoise_report *out);
+MON_API int noise_osnoise(struct noise *n, const size_t *th, size_t nr,
+			  const struct osnoise_opts *o,
+			  struct osnoise_report *out);
 
-/* osnoise_report_free - free what osnoise_threads() allocated; NULL is a
+/* noise_osnoise_free - free what noise_osnoise() allocated; NULL is a
  * no-op. */
-MON_API void osnoise_report_free(struct osnoise_report *r);
+MON_API void noise_osnoise_free(struct osnoise_report *r);
 
 /*
  * Why a wakeup was late. A thread woken (WAKEUP) or created (WAKEUP_NEW)

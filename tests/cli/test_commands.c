@@ -864,13 +864,16 @@ static void test_noise_osnoise_table(void **state)
 	char *s;
 
 	(void)state;
-	assert_int_equal(run("mkm noise --comm worker-a small.mkm >os.txt"),
-			 0);
+	assert_int_equal(run("mkm noise --comm worker-a small.mkm >os.txt"), 0);
 	s = slurp_in("os.txt");
-	assert_non_null(strstr(s, "osnoise's table (rtla osnoise top's columns)"));
+	assert_non_null(
+		strstr(s, "osnoise's table (rtla osnoise top's columns)"));
 	assert_non_null(strstr(
-		s, "worker-a (1002)             1 #1              6800          600    91.17647         600         500      -      -        1        0        1\n"));
-	assert_non_null(strstr(s, "net: IRQ 100.0 us, softirq 0 ns, thread 0 ns, not recorded 500.0 us; most: irq 19 100.0 us (1)\n"));
+		s,
+		"worker-a (1002)             1 #1              6800          600    91.17647         600         500      -      -        1        0        1\n"));
+	assert_non_null(strstr(
+		s,
+		"net: IRQ 100.0 us, softirq 0 ns, thread 0 ns, not recorded 500.0 us; most: irq 19 100.0 us (1)\n"));
 	/* One CPU: no all-CPU row. */
 	assert_null(strstr(s, " all #"));
 	/* Periods of 1 ms from the start: run time in 7 of them, the most
@@ -878,16 +881,19 @@ static void test_noise_osnoise_table(void **state)
 	assert_int_equal(
 		run("mkm noise --comm worker-a --period 1ms small.mkm >os.txt"),
 		0);
-	assert_non_null(strstr(slurp_in("os.txt"),
-			       " 1 #7              6800          600    91.17647         500         500 "));
+	assert_non_null(strstr(
+		slurp_in("os.txt"),
+		" 1 #7              6800          600    91.17647         500         500 "));
 	/* A threshold: the IRQ is no sample, and still an interference. */
 	assert_int_equal(
 		run("mkm noise --json --comm worker-a --threshold 200us small.mkm >os.json"),
 		0);
 	s = slurp_in("os.json");
-	assert_non_null(strstr(s, "\"osnoise\":{\"period_ns\":0,\"threshold_ns\":200000,"));
 	assert_non_null(strstr(
-		s, "\"cpu\":1,\"periods\":1,\"runtime_ns\":6800000,\"noise_ns\":500000,\"cpu_available\":92.64706,\"max_noise_ns\":500000,\"max_single_ns\":500000,\"min_single_ns\":500000,\"samples\":1,\"hw\":null,\"nmi\":null,\"irq\":1,\"softirq\":0,\"thread\":1,"));
+		s, "\"osnoise\":{\"period_ns\":0,\"threshold_ns\":200000,"));
+	assert_non_null(strstr(
+		s,
+		"\"cpu\":1,\"periods\":1,\"runtime_ns\":6800000,\"noise_ns\":500000,\"cpu_available\":92.64706,\"max_noise_ns\":500000,\"max_single_ns\":500000,\"min_single_ns\":500000,\"samples\":1,\"hw\":null,\"nmi\":null,\"irq\":1,\"softirq\":0,\"thread\":1,"));
 	/* rtla osnoise hist's buckets of 1 us, 256 of them: the 100 us
 	 * IRQ in its bucket, the 500 us preemption over. A pattern picks
 	 * both workers. */

@@ -11,7 +11,8 @@
 
 #define IRQ(s, t, c, tid, type, num, flags) \
 	evs_add(s, t, c, type, tid, num, 0, flags)
-#define VEC(s, t, c, tid, type, num) IRQ(s, t, c, tid, type, num, MKM_EVF_VECTOR)
+#define VEC(s, t, c, tid, type, num) \
+	IRQ(s, t, c, tid, type, num, MKM_EVF_VECTOR)
 #define TIMER MKM_X86_LOCAL_TIMER_VECTOR
 #define CALLF MKM_X86_CALL_FUNCTION_SINGLE_VECTOR
 
@@ -192,7 +193,8 @@ static void test_mon_late_wakeups_migration(void **state)
 	assert_int_equal(mon_late_wakeups(NULL, &th, 1, NULL, 0, &r), -EINVAL);
 	th = 99;
 	assert_int_equal(mon_late_wakeups(n, &th, 1, NULL, 0, &r), -ENOENT);
-	assert_string_equal(mon_late_left_name(MON_LATE_TICK), "ran to the tick");
+	assert_string_equal(mon_late_left_name(MON_LATE_TICK),
+			    "ran to the tick");
 	assert_string_equal(mon_late_came_name(9), "?");
 	noise_destroy(n);
 	tl_destroy(tl);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_noise.c - osnoise's columns for recorded threads (osnoise_threads()
+ * test_noise.c - osnoise's columns for recorded threads (noise_osnoise()
  * in analysis/noise.c) on synthetic event streams: run time, samples and
  * their net durations by kind, periods, the histogram, per-CPU rows.
  */
@@ -61,7 +61,7 @@ static void report(struct tl *tl, struct noise **n, uint32_t tid,
 	size_t th = (size_t)tl_find(tl, tid);
 
 	assert_int_equal(noise_create(n, tl), 0);
-	assert_int_equal(osnoise_threads(*n, &th, 1, o, r), 0);
+	assert_int_equal(noise_osnoise(*n, &th, 1, o, r), 0);
 }
 
 static void test_osnoise_threads_columns(void **state)
@@ -121,7 +121,7 @@ static void test_osnoise_threads_columns(void **state)
 	assert_int_equal(all->runtime_ns, c->runtime_ns);
 	assert_int_equal(all->noise_ns, c->noise_ns);
 	assert_int_equal(all->count[OSNOISE_IRQ], 3);
-	osnoise_report_free(&r);
+	noise_osnoise_free(&r);
 	noise_destroy(n);
 	tl_destroy(tl);
 }
@@ -147,7 +147,7 @@ static void test_osnoise_threads_threshold(void **state)
 	assert_int_equal(r.rows[0].min_single_ns, 600);
 	assert_int_equal(r.rows[0].count[OSNOISE_IRQ], 3);
 	assert_int_equal(r.rows[0].net_ns[OSNOISE_IRQ], 120);
-	osnoise_report_free(&r);
+	noise_osnoise_free(&r);
 	noise_destroy(n);
 	tl_destroy(tl);
 }
@@ -177,13 +177,13 @@ static void test_osnoise_threads_periods_hist(void **state)
 	assert_int_equal(r.entries, 4);
 	assert_int_equal(r.rows[0].hist[0], 1);
 	assert_int_equal(r.rows[0].hist[4], 1);
-	osnoise_report_free(&r);
+	noise_osnoise_free(&r);
 	/* Periods from 300: the noise lies 300 and 300 in two. */
 	o.origin_ns = 300;
 	noise_destroy(n);
 	report(tl, &n, 10, &o, &r);
 	assert_int_equal(r.rows[0].max_period_noise_ns, 300);
-	osnoise_report_free(&r);
+	noise_osnoise_free(&r);
 	noise_destroy(n);
 	tl_destroy(tl);
 }
@@ -224,7 +224,7 @@ static void test_osnoise_threads_migration(void **state)
 	th[0] = (size_t)tl_find(tl, 10);
 	th[1] = (size_t)tl_find(tl, 11);
 	assert_int_equal(noise_create(&n, tl), 0);
-	assert_int_equal(osnoise_threads(n, th, 2, NULL, &r), 0);
+	assert_int_equal(noise_osnoise(n, th, 2, NULL, &r), 0);
 	/* 10: CPU 0, CPU 1, all; 11: CPU 1, all. */
 	assert_int_equal(r.nr_rows, 5);
 	assert_int_equal(r.rows[0].cpu, 0);
@@ -248,12 +248,12 @@ static void test_osnoise_threads_migration(void **state)
 	assert_int_equal(r.rows[3].unknown_ns, 400);
 	assert_int_equal(r.rows[3].net_ns[OSNOISE_THREAD], 500);
 	assert_int_equal(r.rows[3].count[OSNOISE_THREAD], 1);
-	osnoise_report_free(&r);
+	noise_osnoise_free(&r);
 	/* Per CPU, the two threads together: CPU 0's and CPU 1's rows. */
 	{
 		struct osnoise_opts o = { .per_cpu = true };
 
-		assert_int_equal(osnoise_threads(n, th, 2, &o, &r), 0);
+		assert_int_equal(noise_osnoise(n, th, 2, &o, &r), 0);
 		assert_int_equal(r.nr_rows, 2);
 		assert_int_equal(r.rows[0].thread, -1);
 		assert_int_equal(r.rows[0].cpu, 0);
@@ -263,7 +263,7 @@ static void test_osnoise_threads_migration(void **state)
 		assert_int_equal(r.rows[1].noise_ns, 200 + 900);
 		assert_int_equal(r.rows[1].samples, 2);
 		assert_int_equal(r.rows[1].max_single_ns, 900);
-		osnoise_report_free(&r);
+		noise_osnoise_free(&r);
 	}
 	noise_destroy(n);
 	tl_destroy(tl);
@@ -281,16 +281,17 @@ static void test_osnoise_threads_bad_args(void **state)
 	workload(&s);
 	tl = build_sys(&s, 1);
 	assert_int_equal(noise_create(&n, tl), 0);
-	assert_int_equal(osnoise_threads(NULL, &th, 1, NULL, &r), -EINVAL);
-	assert_int_equal(osnoise_threads(n, NULL, 1, NULL, &r), -EINVAL);
-	assert_int_equal(osnoise_threads(n, &th, 1, NULL, NULL), -EINVAL);
-	assert_int_equal(osnoise_threads(n, &th, 1, NULL, &r), -ENOENT);
-	assert_int_equal(osnoise_threads(n, &th, 0, NULL, &r), 0);
+	assert_int_equal(noise_osnoise(NULL, &th, 1, NULL, &r), -EINVAL);
+	assert_int_equal(noise_osnoise(n, NULL, 1, NULL, &r), -EINVAL);
+	assert_int_equal(noise_osnoise(n, &th, 1, NULL, NULL), -EINVAL);
+	assert_int_equal(noise_osnoise(n, &th, 1, NULL, &r), -ENOENT);
+	assert_int_equal(noise_osnoise(n, &th, 0, NULL, &r), 0);
 	assert_int_equal(r.nr_rows, 0);
-	osnoise_report_free(&r);
-	osnoise_report_free(NULL);
-	assert_string_equal(osnoise_kind_name(OSNOISE_SOFTIRQ), "softirq");
-	assert_string_equal(osnoise_kind_name(OSNOISE_NR_KINDS), "?");
+	noise_osnoise_free(&r);
+	noise_osnoise_free(NULL);
+	assert_string_equal(noise_osnoise_kind_name(OSNOISE_SOFTIRQ),
+			    "softirq");
+	assert_string_equal(noise_osnoise_kind_name(OSNOISE_NR_KINDS), "?");
 	noise_destroy(n);
 	tl_destroy(tl);
 }

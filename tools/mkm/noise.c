@@ -72,8 +72,9 @@ int cmd_noise(int argc, char **argv)
 			o.period_ns = (uint64_t)parse_time_arg("noise --period",
 							       optarg);
 			if (!o.period_ns)
-				die_usage("noise --period: '%s' is no period: give a time above 0",
-					  optarg);
+				die_usage(
+					"noise --period: '%s' is no period: give a time above 0",
+					optarg);
 			osnoise_opt = true;
 			break;
 		case 'H':
@@ -89,8 +90,9 @@ int cmd_noise(int argc, char **argv)
 			o.bucket_ns = (uint64_t)parse_time_arg(
 				"noise --bucket-size", optarg);
 			if (!o.bucket_ns)
-				die_usage("noise --bucket-size: '%s' is no width: give a time above 0",
-					  optarg);
+				die_usage(
+					"noise --bucket-size: '%s' is no width: give a time above 0",
+					optarg);
 			hist_opt = true;
 			break;
 		case 'E':

@@ -8,7 +8,7 @@
  * them), as tables or JSON; with the first, osnoise's table (the
  * kernel's osnoise tracer, as rtla osnoise top and hist print it) of the
  * same threads. The analysis is libmonitor's (noise_thread(),
- * osnoise_threads(), idle_analyse()); this file chooses and prints.
+ * noise_osnoise(), idle_analyse()); this file chooses and prints.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -365,8 +365,7 @@ static void os_print_hist(const struct tl *tl, const struct osnoise_report *rep,
 	unsigned int k;
 	size_t i;
 
-	printf("\n%s, %s\n", title,
-	       in_us ? "time is in us" : "time is in ns");
+	printf("\n%s, %s\n", title, in_us ? "time is in us" : "time is in ns");
 	printf("Index ");
 	for (i = 0; i < rep->nr_rows; i++) {
 		const struct osnoise_row *r = &rep->rows[i];
@@ -392,8 +391,9 @@ static void os_print_hist(const struct tl *tl, const struct osnoise_report *rep,
 		if (k == rep->entries)
 			printf("over: ");
 		else
-			printf("%-6llu", (unsigned long long)(k * rep->bucket_ns /
-							     (in_us ? 1000 : 1)));
+			printf("%-6llu",
+			       (unsigned long long)(k * rep->bucket_ns /
+						    (in_us ? 1000 : 1)));
 		for (i = 0; i < rep->nr_rows; i++)
 			if (rep->rows[i].cpu >= 0)
 				printf(" %12llu",
@@ -403,12 +403,14 @@ static void os_print_hist(const struct tl *tl, const struct osnoise_report *rep,
 	printf("count:");
 	for (i = 0; i < rep->nr_rows; i++)
 		if (rep->rows[i].cpu >= 0)
-			printf(" %12llu", (unsigned long long)rep->rows[i].samples);
+			printf(" %12llu",
+			       (unsigned long long)rep->rows[i].samples);
 	printf("\nmin:  ");
 	for (i = 0; i < rep->nr_rows; i++)
 		if (rep->rows[i].cpu >= 0)
-			printf(" %12llu", (unsigned long long)(rep->rows[i].min_single_ns /
-							       (in_us ? 1000 : 1)));
+			printf(" %12llu",
+			       (unsigned long long)(rep->rows[i].min_single_ns /
+						    (in_us ? 1000 : 1)));
 	printf("\navg:  ");
 	for (i = 0; i < rep->nr_rows; i++) {
 		const struct osnoise_row *r = &rep->rows[i];
@@ -422,8 +424,9 @@ static void os_print_hist(const struct tl *tl, const struct osnoise_report *rep,
 	printf("\nmax:  ");
 	for (i = 0; i < rep->nr_rows; i++)
 		if (rep->rows[i].cpu >= 0)
-			printf(" %12llu", (unsigned long long)(rep->rows[i].max_single_ns /
-							       (in_us ? 1000 : 1)));
+			printf(" %12llu",
+			       (unsigned long long)(rep->rows[i].max_single_ns /
+						    (in_us ? 1000 : 1)));
 	printf("\n");
 }
 
@@ -434,9 +437,8 @@ static void os_options_line(const struct noise_opts *o)
 	printf("(period: %s; threshold: %s; HW and NMI: no tracepoint shows them, docs/accuracy.md)\n",
 	       o->period_ns ? mon_fmt_ns(a, sizeof(a), o->period_ns) :
 			      "none, the whole recording is one",
-	       o->threshold_ns ?
-		       mon_fmt_ns(b, sizeof(b), o->threshold_ns) :
-		       "none, every noise is a sample");
+	       o->threshold_ns ? mon_fmt_ns(b, sizeof(b), o->threshold_ns) :
+				 "none, every noise is a sample");
 }
 
 static void print_osnoise(const struct tl *tl, const struct noise_opts *o,
@@ -453,7 +455,7 @@ static void print_osnoise(const struct tl *tl, const struct noise_opts *o,
 			continue;
 		os_print_row(tl, o->nodes, &rep->rows[i],
 			     !i || rep->rows[i - 1].thread !=
-					   rep->rows[i].thread);
+					     rep->rows[i].thread);
 	}
 	if (cpus) {
 		printf("\nPer CPU, the threads above together (as osnoise gives it for its own threads)\n");
@@ -569,12 +571,12 @@ static void report_osnoise(struct noise *n, const struct tl *tl,
 	bool sys = meta->info.flags & MKM_CONFIG_SYSTEM;
 	int ret;
 
-	ret = osnoise_threads(n, th, nt, &oo, &rep);
+	ret = noise_osnoise(n, th, nt, &oo, &rep);
 	if (!ret && sys) {
 		oo.per_cpu = true;
-		ret = osnoise_threads(n, th, nt, &oo, &cpus);
+		ret = noise_osnoise(n, th, nt, &oo, &cpus);
 		if (ret)
-			osnoise_report_free(&rep);
+			noise_osnoise_free(&rep);
 	}
 	if (ret)
 		die("noise: %s", monitor_strerror(ret));
@@ -582,9 +584,9 @@ static void report_osnoise(struct noise *n, const struct tl *tl,
 		json_osnoise(tl, o, &rep, sys ? &cpus : NULL);
 	else
 		print_osnoise(tl, o, &rep, sys ? &cpus : NULL);
-	osnoise_report_free(&rep);
+	noise_osnoise_free(&rep);
 	if (sys)
-		osnoise_report_free(&cpus);
+		noise_osnoise_free(&cpus);
 }
 
 int report_noise(struct tl *tl, const struct mon_meta *meta,

@@ -35,8 +35,7 @@ int mon_wakings_create(struct mon_wakings **wp)
 	return *wp ? 0 : -ENOMEM;
 }
 
-int mon_wakings_add(struct mon_wakings *w, const struct mkm_event *ev,
-		    size_t n)
+int mon_wakings_add(struct mon_wakings *w, const struct mkm_event *ev, size_t n)
 {
 	size_t i;
 
@@ -196,8 +195,8 @@ static uint64_t waking_start(const struct noise *n, struct mon_wakings *w,
 }
 
 /* A thread's wakeups: RUNQ after a sleep (or first), up to a switch-in. */
-static int find_wakeups(const struct noise *n, size_t th,
-			struct mon_wakings *w, struct cands *out)
+static int find_wakeups(const struct noise *n, size_t th, struct mon_wakings *w,
+			struct cands *out)
 {
 	const struct tl *tl = n->tl;
 	const struct tl_th *t = &tl->th[th];
@@ -216,7 +215,7 @@ static int find_wakeups(const struct noise *n, size_t th,
 		/* After a sleep; or its first state, if it was made here. */
 		woken = k ? asleep_state(tl_iv_at(t, k - 1)->state) :
 			    t->parent != NO_THREAD ||
-				    !tl_wake_at(tl, th, iv->start, &wake);
+					!tl_wake_at(tl, th, iv->start, &wake);
 		while (k + 1 < t->nr_iv && tl_iv_at(t, k + 1)->state == TL_RUNQ)
 			k++;
 		c.last = k++;
@@ -315,16 +314,17 @@ static void thread_why(const struct noise *n, size_t owner, unsigned int cpu,
 		if (tl_iv_at(o, k)->start >= wait_start)
 			*came = MON_LATE_OVERTOOK;
 	}
-	for (end = (size_t)at; end < o->nr_iv &&
-			       mon_states[tl_iv_at(o, end)->state].on_cpu &&
-			       tl_iv_at(o, end)->cpu == cpu;
+	for (end = (size_t)at;
+	     end < o->nr_iv && mon_states[tl_iv_at(o, end)->state].on_cpu &&
+	     tl_iv_at(o, end)->cpu == cpu;
 	     end++)
 		;
 	if (end >= o->nr_iv)
 		return;
 	switch (mon_states[tl_iv_at(o, end)->state].group) {
 	case TL_GROUP_RUNQ: {
-		const struct tl_irq *r = last_irq(n, cpu, tl_iv_at(o, first)->start,
+		const struct tl_irq *r = last_irq(n, cpu,
+						  tl_iv_at(o, first)->start,
 						  tl_iv_at(o, end)->start);
 
 		*left = MON_LATE_PREEMPTED;
@@ -497,8 +497,8 @@ static int charge(const struct noise *n, struct mon_late *l, struct parts *p,
 	return 0;
 }
 
-static int explain(struct noise *n, struct mon_wakings *w,
-		   const struct cand *c, struct mon_late *l)
+static int explain(struct noise *n, struct mon_wakings *w, const struct cand *c,
+		   struct mon_late *l)
 {
 	const struct tl *tl = n->tl;
 	const struct tl_th *t = &tl->th[c->thread];
@@ -528,7 +528,8 @@ static int explain(struct noise *n, struct mon_wakings *w,
 		l->waker_tid = wake.waker_tid;
 		break;
 	}
-	wk = waking_find(w, t->tid, c->first ? tl_iv_at(t, c->first - 1)->start : 0,
+	wk = waking_find(w, t->tid,
+			 c->first ? tl_iv_at(t, c->first - 1)->start : 0,
 			 q->start);
 	if (wk) {
 		l->waking_ns = wk->time;

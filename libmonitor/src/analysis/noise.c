@@ -344,11 +344,11 @@ struct os_walk {
 	struct os_sample cs, as; /* the CPU row's noise, the all row's */
 };
 
-const char *osnoise_kind_name(unsigned int kind)
+const char *noise_osnoise_kind_name(unsigned int kind)
 {
 	static const char *const names[] = {
-		[OSNOISE_HW] = "HW",	       [OSNOISE_NMI] = "NMI",
-		[OSNOISE_IRQ] = "IRQ",	       [OSNOISE_SOFTIRQ] = "softirq",
+		[OSNOISE_HW] = "HW",	     [OSNOISE_NMI] = "NMI",
+		[OSNOISE_IRQ] = "IRQ",	     [OSNOISE_SOFTIRQ] = "softirq",
 		[OSNOISE_THREAD] = "thread",
 	};
 
@@ -411,13 +411,15 @@ static int os_spread(const struct osnoise_opts *o, struct os_row *r, uint64_t a,
 		uint64_t p = 0, end = b;
 
 		if (o->period_ns) {
-			p = a > o->origin_ns ? (a - o->origin_ns) / o->period_ns :
-					       0;
+			p = a > o->origin_ns ?
+				    (a - o->origin_ns) / o->period_ns :
+				    0;
 			end = o->origin_ns + (p + 1) * o->period_ns;
 			if (end > b || end <= a)
 				end = b;
 		}
-		if (os_period_add(r, p, noise ? 0 : end - a, noise ? end - a : 0))
+		if (os_period_add(r, p, noise ? 0 : end - a,
+				  noise ? end - a : 0))
 			return -ENOMEM;
 		a = end;
 	}
@@ -588,9 +590,8 @@ static int os_thread(struct os_walk *w, size_t th)
 		if (!on && !noise) {
 			/* A wakeup's wait, a sleep, UNKNOWN: no run time. */
 			in_run = false;
-			err = os_close(w, &w->cs, w->cs.open ?
-							  w->cpu_row[w->cs.cpu] :
-							  -1);
+			err = os_close(w, &w->cs,
+				       w->cs.open ? w->cpu_row[w->cs.cpu] : -1);
 			if (!err)
 				err = os_close(w, &w->as, w->all_row);
 			continue;
@@ -690,8 +691,8 @@ static int row_cmp(const void *a, const void *b)
 	return x->r.cpu < y->r.cpu ? -1 : 1;
 }
 
-int osnoise_threads(struct noise *n, const size_t *th, size_t nr,
-		    const struct osnoise_opts *opts, struct osnoise_report *out)
+int noise_osnoise(struct noise *n, const size_t *th, size_t nr,
+		  const struct osnoise_opts *opts, struct osnoise_report *out)
 {
 	struct osnoise_opts o = { 0 };
 	struct os_walk w = { 0 };
@@ -760,13 +761,13 @@ int osnoise_threads(struct noise *n, const size_t *th, size_t nr,
 	}
 	free(w.rows);
 	if (err) {
-		osnoise_report_free(out);
+		noise_osnoise_free(out);
 		return err;
 	}
 	return 0;
 }
 
-void osnoise_report_free(struct osnoise_report *r)
+void noise_osnoise_free(struct osnoise_report *r)
 {
 	size_t i;
 
