@@ -927,6 +927,48 @@ static void test_noise_osnoise_table(void **state)
 	assert_non_null(strstr(slurp_in("os.err"), "no thread of that name"));
 }
 
+/*
+ * mkm latency --why on mktrace's events trace: 503, made by a FORK at
+ * 50 us, waits while its parent runs (an IRQ and a softirq inside) and
+ * sleeps at 70 us; 502, made at 20 us on CPU 0, moves to CPU 1 queued.
+ */
+static void test_latency_why(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_int_equal(run("'%s' events why.mkm", mktrace), 0);
+	assert_int_equal(run("mkm latency --why why.mkm >why.txt"), 0);
+	s = slurp_in("why.txt");
+	assert_non_null(
+		strstr(s, "2 of 2 wakeups of 3 threads, the longest first\n"));
+	assert_non_null(strstr(
+		s,
+		"#1 child-exec (503): 20.0 us, created at 50.0 us by parent-process (501), switched in at 70.0 us on CPU 0\n"));
+	assert_non_null(strstr(
+		s,
+		"from the enqueue at 50.0 us on CPU 0: threads 15.0 us, IRQs 3000 ns (1 begun), softirqs 2000 ns (1), idle 0 ns, not recorded 0 ns\n"));
+	assert_non_null(strstr(
+		s,
+		"    thread  parent-process (501)            15.0 us  x1  held the CPU at the wakeup; ran until it slept\n"));
+	assert_non_null(
+		strstr(s, "on CPU 0 (moved 1 time while queued, to CPU 1)"));
+	/* The alias prints the same; JSON keeps the longest alone. */
+	assert_int_equal(run("mkm report --latency --why why.mkm >why2.txt"),
+			 0);
+	assert_int_equal(run("cmp -s why.txt why2.txt"), 0);
+	assert_int_equal(
+		run("mkm latency --why --json --top 1 why.mkm >why.json"), 0);
+	s = slurp_in("why.json");
+	assert_non_null(strstr(s, "\"wakeups\":2,\"late\":[{\"tid\":503,"));
+	assert_non_null(
+		strstr(s, "\"latency_ns\":20000,\"type\":\"wakeup_new\","));
+	assert_null(strstr(
+		s, "\"tid\":502,\"name\":\"worker-thread\",\"latency_ns\""));
+	assert_int_equal(run("mkm latency --why --top 0 why.mkm 2>why.err"), 2);
+	assert_non_null(strstr(slurp_in("why.err"), "is not a count above 0"));
+}
+
 /* --noise and --latency on a merged trace (job 77, each CPU's rank and
  * progress threads taking turns): rows say their node and the tid the
  * node gave, as the threads table does; JSON keeps the merged tid (what
@@ -1272,6 +1314,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_reports_as_commands),
 		cmocka_unit_test(test_noise_osnoise_table),
+		cmocka_unit_test(test_latency_why),
 		cmocka_unit_test(test_report_noise_latency_merged),
 		cmocka_unit_test(test_report_barriers_merged),
 		cmocka_unit_test(test_timeline_window_zooms),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * latency.c - mkm latency: each thread's scheduling delays, the longest
- * and when it was, as perf sched latency gives them (report_latency.c
- * prints the table); also reached as mkm report --latency.
+ * and when it was, as perf sched latency gives them, or with --why the
+ * longest wakeups taken apart (report_latency.c prints them); also
+ * reached as mkm report --latency.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +22,51 @@
 const char latency_usage[] =
 	"usage: mkm latency [--compensated [--calibration FILE] [--force-calibration]]\n"
 	"                   [--tid TID[,TID...] | --comm NAME] [--pid PID[,PID...]]\n"
-	"                   [--top N] [--json] FILE";
+	"                   [--why] [--top N] [--json] FILE";
+
+/*
+ * The trace read once into a timeline and, for --why, the WAKING records
+ * the timeline does not keep: file source [-> order -> compensate] ->
+ * timeline and wakings sinks.
+ */
+static struct tl *load_why(const char *path, const struct mon_calibration *cal,
+			   const struct mon_compensate_opts *copts,
+			   struct mon_meta *meta, struct mon_wakings *w)
+{
+	struct mon_pipeline *p = open_trace(path);
+	const struct trace_info *info = mon_source_info(mon_pipeline_source(p));
+	struct tl_config cfg = { .nr_cpus = info->nr_cpus,
+				 .classes = info->classes };
+	struct mon_stage *order, *comp;
+	struct mon_sink *sink, *wsink;
+	struct tl *tl;
+	int ret;
+
+	ret = tl_create(&tl, &cfg);
+	if (!ret && cal) {
+		ret = mon_stage_order(&order);
+		if (!ret)
+			ret = mon_pipeline_add_stage(p, order);
+		if (!ret)
+			ret = mon_stage_compensate_opts(&comp, cal, copts);
+		if (!ret)
+			ret = mon_pipeline_add_stage(p, comp);
+	}
+	if (!ret)
+		ret = mon_sink_timeline(&sink, tl);
+	if (!ret)
+		ret = mon_pipeline_add_sink(p, sink);
+	if (!ret)
+		ret = mon_sink_wakings(&wsink, w);
+	if (!ret)
+		ret = mon_pipeline_add_sink(p, wsink);
+	if (ret)
+		die("%s: %s", path, monitor_strerror(ret));
+	run_trace(p, path, NULL, 0);
+	*meta = *mon_pipeline_meta(p);
+	mon_pipeline_destroy(p);
+	return tl;
+}
 
 int cmd_latency(int argc, char **argv)
 {
@@ -34,11 +79,13 @@ int cmd_latency(int argc, char **argv)
 		{ "comm", required_argument, NULL, 'm' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "why", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *cal_file = NULL, *tids = NULL, *comm = NULL, *pids = NULL;
-	bool json = false, compensated = false, force = false;
+	bool json = false, compensated = false, force = false, why = false;
+	struct mon_wakings *wakings = NULL;
 	struct mon_nodes nodes = { 0 };
 	struct doubts doubts = { 0 };
 	struct mon_calibration cal;
@@ -79,6 +126,9 @@ int cmd_latency(int argc, char **argv)
 					"latency --top: '%s' is not a count above 0",
 					optarg);
 			break;
+		case 'w':
+			why = true;
+			break;
 		case 'h':
 			puts(latency_usage);
 			return 0;
@@ -95,15 +145,20 @@ int cmd_latency(int argc, char **argv)
 		die_usage("latency: --tid or --comm, not both");
 	if (tids && pids)
 		die_usage("latency: --tid or --pid, not both");
+	if (why && mon_wakings_create(&wakings))
+		die("out of memory");
 	if (compensated) {
 		struct mon_compensate_opts copts = doubts_opts(&doubts, force);
 
 		calibration_for(argv[optind], cal_file, force, &cal);
-		tl = load_trace_compensated(argv[optind], &cal, &copts, &meta,
-					    NULL, 0);
+		tl = why ? load_why(argv[optind], &cal, &copts, &meta,
+				    wakings) :
+			   load_trace_compensated(argv[optind], &cal, &copts,
+						  &meta, NULL, 0);
 		mon_calibration_free(&cal);
 	} else {
-		tl = load_trace(argv[optind], &meta, NULL, 0);
+		tl = why ? load_why(argv[optind], NULL, NULL, &meta, wakings) :
+			   load_trace(argv[optind], &meta, NULL, 0);
 	}
 	if (mon_nodes_load(&nodes, argv[optind]))
 		mon_nodes_free(&nodes); /* not a merged trace */
@@ -111,8 +166,13 @@ int cmd_latency(int argc, char **argv)
 	if (!rows)
 		die("out of memory");
 	nr = select_threads(tl, "latency", tids, comm, pids, rows);
-	ret = report_latency(tl, &meta, &nodes, argv[optind], rows, nr, top,
-			     json);
+	if (why)
+		ret = report_latency_why(tl, &meta, &nodes, argv[optind], rows,
+					 nr, wakings, top ? top : 10, json);
+	else
+		ret = report_latency(tl, &meta, &nodes, argv[optind], rows, nr,
+				     top, json);
+	mon_wakings_destroy(wakings);
 	free(rows);
 	doubts_free(&doubts);
 	mon_nodes_free(&nodes);

@@ -169,3 +169,192 @@ int report_latency(struct tl *tl, const struct mon_meta *meta,
 	free(l);
 	return 0;
 }
+
+/* "main (1001)", "tid 0" for a waker nobody records, "?" for none. */
+static void who(const struct tl *tl, const struct mon_nodes *nodes, int64_t th,
+		uint32_t tid, char *buf, size_t len)
+{
+	struct tl_thread t;
+
+	if (th >= 0 && !tl_thread(tl, (size_t)th, &t)) {
+		snprintf(buf, len, "%s (%u)", t.name[0] ? t.name : "?",
+			 print_node_of_tid(nodes, t.tid));
+		return;
+	}
+	if (tid)
+		snprintf(buf, len, "tid %u (not recorded)", tid);
+	else
+		snprintf(buf, len, "an interrupt or a task not recorded");
+}
+
+static void print_part(const struct tl *tl, const struct mon_nodes *nodes,
+		       const struct mon_late_part *p)
+{
+	char name[48], a[32];
+
+	if (p->kind == NOISE_THREAD && p->thread >= 0)
+		who(tl, nodes, p->thread, 0, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", p->name);
+	printf("    %-7s %-28.28s %10s  x%llu",
+	       p->idle ? "idle" : noise_kind_name(p->kind), name,
+	       mon_fmt_ns(a, sizeof(a), p->ns), (unsigned long long)p->count);
+	if (p->kind == NOISE_THREAD && p->idle)
+		printf("  the CPU was idle: waking it took this");
+	else if (p->kind == NOISE_THREAD)
+		printf("  %s; %s", mon_late_came_name(p->came),
+		       mon_late_left_name(p->left));
+	putchar('\n');
+}
+
+static void print_late(const struct tl *tl, const struct mon_nodes *nodes,
+		       const struct mon_late *l, size_t i, uint64_t origin)
+{
+	char name[48], waker[48], a[32], b[32], c[32], d[32], e[32], f[32];
+	size_t k;
+
+	who(tl, nodes, (int64_t)l->thread, 0, name, sizeof(name));
+	who(tl, nodes, l->waker, l->waker_tid, waker, sizeof(waker));
+	printf("\n#%zu %s: %s, %s at %s by %s", i + 1, name,
+	       mon_fmt_ns(a, sizeof(a), l->latency_ns),
+	       l->type == MKM_EV_WAKEUP_NEW ? "created" : "woken",
+	       mon_fmt_time(b, sizeof(b),
+			    l->waking_ns ? l->waking_ns : l->wakeup_ns, origin),
+	       waker);
+	if (l->waker_cpu >= 0)
+		printf(" on CPU %d", l->waker_cpu);
+	if (l->flags & MKM_EVF_IN_IRQ)
+		printf(" (from an interrupt)");
+	printf(", switched in at %s on CPU %u\n",
+	       mon_fmt_time(c, sizeof(c), l->switch_in_ns, origin), l->run_cpu);
+	if (l->waking_ns)
+		printf("    %-36s %10s  %s\n", "the wakeup call to the enqueue",
+		       mon_fmt_ns(d, sizeof(d), l->wakeup_ns - l->waking_ns),
+		       (int)l->cpu != l->waker_cpu ?
+			       "a remote wakeup: queued on the target CPU" :
+			       "on the waker's CPU");
+	else
+		printf("    %-36s %10s  %s\n", "the wakeup call to the enqueue",
+		       "-", "no WAKING record of it");
+	printf("    from the enqueue at %s on CPU %u",
+	       mon_fmt_time(e, sizeof(e), l->wakeup_ns, origin), l->cpu);
+	if (l->migrations)
+		printf(" (moved %u time%s while queued, to CPU %u)",
+		       l->migrations, l->migrations > 1 ? "s" : "", l->run_cpu);
+	printf(": threads %s, IRQs %s (%llu begun), softirqs %s (%llu), idle %s, not recorded %s\n",
+	       mon_fmt_ns(a, sizeof(a), l->thread_ns),
+	       mon_fmt_ns(b, sizeof(b), l->irq_ns), (unsigned long long)l->irqs,
+	       mon_fmt_ns(c, sizeof(c), l->softirq_ns),
+	       (unsigned long long)l->softirqs,
+	       mon_fmt_ns(d, sizeof(d), l->idle_ns),
+	       mon_fmt_ns(f, sizeof(f), l->unknown_ns));
+	for (k = 0; k < l->nr_parts && k < 8; k++)
+		print_part(tl, nodes, &l->parts[k]);
+	if (l->nr_parts > 8)
+		printf("    ... %zu more\n", l->nr_parts - 8);
+}
+
+static void json_late(const struct tl *tl, const struct mon_nodes *nodes,
+		      const struct mon_late *l)
+{
+	struct tl_thread t;
+	size_t k;
+
+	tl_thread(tl, l->thread, &t);
+	printf("{\"tid\":%u", t.tid);
+	json_node_of_tid(nodes, t.tid);
+	printf(",\"name\":");
+	json_string(t.name);
+	printf(",\"latency_ns\":%llu,\"type\":%s,\"in_irq\":%s,\"waker_tid\":%u,\"waker_cpu\":",
+	       (unsigned long long)l->latency_ns,
+	       l->type == MKM_EV_WAKEUP_NEW ? "\"wakeup_new\"" :
+	       l->type == MKM_EV_WAKEUP	    ? "\"wakeup\"" :
+					      "null",
+	       l->flags & MKM_EVF_IN_IRQ ? "true" : "false", l->waker_tid);
+	if (l->waker_cpu >= 0)
+		printf("%d", l->waker_cpu);
+	else
+		printf("null");
+	printf(",\"waking_ns\":");
+	if (l->waking_ns)
+		printf("%llu", (unsigned long long)l->waking_ns);
+	else
+		printf("null");
+	printf(",\"wakeup_ns\":%llu,\"switch_in_ns\":%llu,\"cpu\":%u,\"run_cpu\":%u,\"migrations\":%u,\"thread_ns\":%llu,\"irq_ns\":%llu,\"softirq_ns\":%llu,\"idle_ns\":%llu,\"unknown_ns\":%llu,\"irqs\":%llu,\"softirqs\":%llu,\"parts\":[",
+	       (unsigned long long)l->wakeup_ns,
+	       (unsigned long long)l->switch_in_ns, l->cpu, l->run_cpu,
+	       l->migrations, (unsigned long long)l->thread_ns,
+	       (unsigned long long)l->irq_ns, (unsigned long long)l->softirq_ns,
+	       (unsigned long long)l->idle_ns,
+	       (unsigned long long)l->unknown_ns, (unsigned long long)l->irqs,
+	       (unsigned long long)l->softirqs);
+	for (k = 0; k < l->nr_parts; k++) {
+		const struct mon_late_part *p = &l->parts[k];
+		struct tl_thread u;
+
+		printf("%s{\"kind\":\"%s\",\"name\":", k ? "," : "",
+		       noise_kind_name(p->kind));
+		json_string(p->name);
+		if (p->kind == NOISE_THREAD &&
+		    !tl_thread(tl, (size_t)p->thread, &u)) {
+			printf(",\"tid\":%u,\"idle\":%s", u.tid,
+			       p->idle ? "true" : "false");
+			if (!p->idle) {
+				printf(",\"came\":");
+				json_string(mon_late_came_name(p->came));
+				printf(",\"left\":");
+				json_string(mon_late_left_name(p->left));
+			}
+		} else {
+			printf(",\"number\":%u", p->number);
+		}
+		printf(",\"ns\":%llu,\"count\":%llu}",
+		       (unsigned long long)p->ns, (unsigned long long)p->count);
+	}
+	printf("]}");
+}
+
+int report_latency_why(struct tl *tl, const struct mon_meta *meta,
+		       const struct mon_nodes *nodes, const char *path,
+		       const size_t *rows, size_t nr, struct mon_wakings *w,
+		       size_t top, bool json)
+{
+	uint64_t origin = mon_time_origin(&meta->info);
+	struct mon_lates r;
+	struct noise *n;
+	size_t i;
+	int ret;
+
+	ret = noise_create(&n, tl);
+	if (!ret)
+		ret = mon_late_wakeups(n, rows, nr, w, top, &r);
+	if (ret)
+		die("latency --why: %s", monitor_strerror(ret));
+	if (json) {
+		printf("{\"file\":");
+		json_string(path);
+		printf(",\"origin_ns\":%llu,\"system_wide\":%s,\"wakeups\":%zu,\"late\":[",
+		       (unsigned long long)origin,
+		       meta->info.flags & MKM_CONFIG_SYSTEM ? "true" : "false",
+		       r.nr_wakeups);
+		for (i = 0; i < r.nr; i++) {
+			if (i)
+				putchar(',');
+			json_late(tl, nodes, &r.late[i]);
+		}
+		printf("]}\n");
+	} else {
+		printf("%s: why the longest wakeups were late: %zu of %zu wakeups of %zu threads, the longest first\n",
+		       path, r.nr, r.nr_wakeups, nr);
+		printf("A wakeup's latency: from the waker's wakeup call (else the enqueue) to the switch-in; times from the recording's start\n");
+		if (!(meta->info.flags & MKM_CONFIG_SYSTEM))
+			printf("(not a system-wide trace: threads not recorded show as time not recorded; record with -a)\n");
+		if (!(meta->info.classes & MKM_CLASS_WAKEUP))
+			printf("(recorded without the wakeup class: no waker, no wakeup call; the default --events records it)\n");
+		for (i = 0; i < r.nr; i++)
+			print_late(tl, nodes, &r.late[i], i, origin);
+	}
+	mon_lates_free(&r);
+	noise_destroy(n);
+	return 0;
+}

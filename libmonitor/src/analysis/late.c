@@ -528,6 +528,12 @@ static int explain(struct noise *n, struct mon_wakings *w, const struct cand *c,
 		l->waker_tid = wake.waker_tid;
 		break;
 	}
+	/* Made by a FORK whose WAKEUP_NEW came after it began to wait. */
+	if (!l->type && !c->first && t->parent != NO_THREAD) {
+		l->type = MKM_EV_WAKEUP_NEW;
+		l->waker = t->parent;
+		l->waker_tid = tl->th[t->parent].tid;
+	}
 	wk = waking_find(w, t->tid,
 			 c->first ? tl_iv_at(t, c->first - 1)->start : 0,
 			 q->start);
