@@ -6,10 +6,11 @@
 #
 # Each guest boots the VM harness's image (tests/vm: Debian's kernel,
 # busybox, mkm.ko loaded by init) with an overlay holding Debian's Slurm
-# 22.05 (slurmctld, slurmd, slurmstepd, srun, sbatch, sinfo and the plugins
-# whose libraries are installed), munged, mkm.so, the jobs (cluster_job,
-# and cluster_barrier: ranks meeting at barriers, a daemon on n1),
-# e1000.ko, the configuration generated here (a fresh munge key,
+# 22.05 (slurmctld, slurmd, slurmstepd, srun, sbatch, sinfo, scontrol,
+# squeue, scancel and the plugins whose libraries are installed), munged,
+# mkm.so, the jobs (cluster_job, and cluster_barrier: ranks meeting at
+# barriers, a daemon on n1), e1000.ko, the configuration generated here (a
+# fresh munge key,
 # slurm.conf, plugstack.conf) and tests/slurm/cluster_node.sh as the
 # command. The guests are networked only with each other: QEMU's socket
 # network, a link from node 0 to each other node (node 0's QEMU listening
@@ -20,7 +21,9 @@
 #
 # usage: cluster.sh BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB CLUSTER_BARRIER
 # Environment: NODES (2 or 3, default 2: the machine is shared), MKM_CACHE
-# as tests/vm/run.sh.
+# as tests/vm/run.sh, JOB_TIMEOUT (seconds a job may take in the guests,
+# default 240) and DEADLINE (seconds after which every guest ends by
+# itself, default 1200; the host stops them 300 s later).
 set -euo pipefail
 
 [ $# -eq 6 ] || { echo "usage: $0 BUILD INITRAMFS MKM SPANK_SO CLUSTER_JOB CLUSTER_BARRIER" >&2; exit 2; }
@@ -28,6 +31,8 @@ build=$1 base=$2 mkm=$3 spank=$4 job=$5 barrier=$6
 here=$(cd "$(dirname "$0")" && pwd)
 vm=$here/../vm
 nodes=${NODES:-2}
+job_timeout=${JOB_TIMEOUT:-240}
+deadline=${DEADLINE:-1200}
 case $nodes in 2 | 3) ;; *) echo "cluster: NODES=$nodes: 2 or 3" >&2; exit 2 ;; esac
 work=$build/cluster
 fails=0
@@ -37,7 +42,8 @@ fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
 die() { printf 'cluster: %s\n' "$*" >&2; exit 1; }
 
 for p in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmstepd /usr/bin/srun \
-	/usr/bin/sbatch /usr/bin/sinfo /usr/bin/scontrol /usr/sbin/munged; do
+	/usr/bin/sbatch /usr/bin/sinfo /usr/bin/scontrol /usr/bin/squeue /usr/bin/scancel \
+	/usr/sbin/munged; do
 	[ -x $p ] || die "$p missing: make deps (slurmctld slurmd slurm-client munge)"
 done
 rm -rf "$work"
@@ -71,6 +77,10 @@ SchedulerType=sched/builtin
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
+# debug: each RPC a daemon handles, and slurmstepd's steps (in slurmd's
+# log), for the run that stalls.
+SlurmctldDebug=debug
+SlurmdDebug=debug
 ReturnToService=2
 SlurmdTimeout=300
 SlurmctldTimeout=300
@@ -98,7 +108,8 @@ echo "required /usr/lib/mkm/mkm.so" >"$work/etc/plugstack.conf"
 # plugins), so it is kept in $image and rebuilt when an input is newer.
 image=$build/cluster-image
 progs=(/usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmstepd /usr/bin/srun
-	/usr/bin/sbatch /usr/bin/sinfo /usr/bin/scontrol /usr/sbin/munged)
+	/usr/bin/sbatch /usr/bin/sinfo /usr/bin/scontrol /usr/bin/squeue /usr/bin/scancel
+	/usr/sbin/munged)
 inputs=("$e1000" "$spank" "$job" "$barrier" "$0" /usr/lib/x86_64-linux-gnu/slurm-wlm/*.so
 	$(readlink -f "${progs[@]}"))
 if [ ! -s "$image/programs.gz" ] ||
@@ -133,8 +144,9 @@ boot() {
 	local i=$1
 	shift
 	MKM_VM_BOOT_RETRIES=0 BUILD=$build nice -n 5 "$vm/run.sh" -i "$work/initramfs.gz" \
-		-c "$here/cluster_node.sh" -s 1 -m 768M -t 1500 -l "$work/n$i.log" -o "$work/out/n$i" \
-		-a "mkm_node=$i mkm_nodes=$nodes" -- "$@" >"$work/n$i.vm" 2>&1
+		-c "$here/cluster_node.sh" -s 1 -m 768M -t $((deadline + 300)) -l "$work/n$i.log" \
+		-o "$work/out/n$i" -a "mkm_node=$i mkm_nodes=$nodes mkm_job_timeout=$job_timeout mkm_deadline=$deadline" \
+		-- "$@" >"$work/n$i.vm" 2>&1
 }
 # A link: node 0's end (net$i), node i's end (net0).
 nic() { echo -netdev "socket,id=net$1,$2" -device "e1000,netdev=net$1,mac=52:54:00:4d:4b:$3"; }
@@ -171,6 +183,19 @@ for ((i = 0; i < nodes; i++)); do
 done
 logs=$work/out/n0/logs
 cat "$work"/n*.vm | grep '^  cluster:' | sed 's/^  //' || true
+# A node drained by the end: a step failed in a way Slurm blames the
+# node for (a batch step's failure drains its node), and every job after
+# it waited for that node.
+if [ -s "$logs/sinfo-end.out" ]; then
+	while read -r n state reason; do
+		case $state in drain* | drng* | down*) fail "$n was $state at the end: ${reason:-no reason}" ;; esac
+	done <"$logs/sinfo-end.out"
+fi
+for f in "$logs"/stalled-*.txt; do
+	[ -f "$f" ] || continue
+	f=${f##*/stalled-}
+	fail "${f%.txt}: killed after $job_timeout s in the guest; Slurm's view in $logs/stalled-$f, each node's processes in $work/out/n*/logs/ps-n*.txt"
+done
 
 # A job's record: its exit status, then its output.
 ran() { [ -f "$logs/$1.rc" ] && [ "$(cat "$logs/$1.rc")" = "$2" ]; }
@@ -195,7 +220,12 @@ check_wrote() {
 check_job() {
 	local name=$1 out=$2 min=${3:-2} id dir merged
 	id=$(sed -n 's/^cluster_job on n0: job \([0-9]*\.[0-9]*\):.*/\1/p' "$out" | head -n1)
-	[ -n "$id" ] || { fail "$name: no cluster_job output from n0"; show "$name"; return; }
+	[ -n "$id" ] || {
+		fail "$name: no cluster_job output from n0"
+		show "$name"
+		[ "$out" = "$logs/$name.out" ] || sed "s|^|  $(basename "$out"): |" "$out"
+		return
+	}
 	for ((i = 0; i < nodes; i++)); do
 		grep -q "^cluster_job on n$i: job $id:" "$out" || fail "$name: no cluster_job output from n$i"
 	done
@@ -274,6 +304,10 @@ fi
 if ran sbatch-mkm 0 && [ -s "$logs/sbatch-job.out" ]; then
 	pass "sbatch -W -N$nodes --mkm --wrap 'srun cluster_job': exit 0"
 	check_job sbatch-mkm "$logs/sbatch-job.out"
+	# The batch step (Slurm's SLURM_BATCH_SCRIPT) records too, on the
+	# batch node alone.
+	batch=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$logs/sbatch-mkm.out")
+	check_wrote sbatch-mkm "${batch:-?}.4294967291" 0 "(with O_DIRECT|through the page cache)"
 else
 	fail "sbatch --mkm failed"
 	show sbatch-mkm

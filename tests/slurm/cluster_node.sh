@@ -11,16 +11,51 @@
 # for all nodes to be idle, runs the jobs (cluster_jobs, below) as user
 # mkm and saves their exit status, output and errors in /out/logs, then
 # tells the other nodes to stop through Slurm itself (a job touching
-# /tmp/cluster-done on each). Every node keeps its daemons' logs in
-# /out/logs; the traces are written by mkm.so under /out. The host checks
-# all of it: this script only runs things and records what they did.
+# /tmp/cluster-done on each, and a page the others fetch over HTTP, which
+# needs no Slurm). Every node keeps its daemons' logs in /out/logs (slurmd's
+# holds slurmstepd's too) and, when it ends, what its processes were doing
+# (ps-NODE.txt: each Slurm and munge thread's state, wait channel and
+# kernel stack); the traces are written by mkm.so under /out.
+#
+# Every job runs under a timeout (mkm_job_timeout, default 240 s), and
+# every node ends by itself by mkm_deadline (default 1200 s after it
+# started): a job that stalls is killed, its state saved (stalled-NAME.txt:
+# the queue, the jobs, the nodes), and the run goes on, so that each
+# guest's /out, which the host gets only from a guest that ends by itself,
+# comes back. The host checks all of it: this script only runs things and
+# records what they did.
 
 node=n${mkm_node:?}
 nodes=${mkm_nodes:?}
+job_timeout=${mkm_job_timeout:-240}
+deadline=$(($(cut -d. -f1 /proc/uptime) + ${mkm_deadline:-1200}))
+done_port=38888
 log=/out/logs
 mkdir -p $log
 chmod 1777 /out $log
 say() { echo "cluster: $node: $*"; }
+left() { echo $((deadline - $(cut -d. -f1 /proc/uptime))); }
+
+# What every process is doing, and each Slurm or munge thread's kernel
+# stack: where a stalled daemon waits.
+snapshot() {
+	{
+		echo "== $node at $(cut -d' ' -f1 /proc/uptime) s: $1"
+		ps -o pid,ppid,user,stat,rss,args
+		for p in /proc/[0-9]*; do
+			case $(cat $p/comm 2>/dev/null) in
+			slurm* | munged | srun | sbatch | cluster_* | noised) ;;
+			*) continue ;;
+			esac
+			for t in $p/task/*; do
+				echo "-- ${p#/proc/}/${t##*/} $(cat $t/comm 2>/dev/null)" \
+					"$(grep '^State' $t/status 2>/dev/null)" \
+					"wchan=$(cat $t/wchan 2>/dev/null)"
+				cat $t/stack 2>/dev/null | sed 's/^/     /'
+			done
+		done
+	} >>$log/ps-$node.txt 2>&1
+}
 
 # The network: only the socket links between the guests.
 insmod /lib/e1000.ko || { say "insmod e1000.ko failed"; exit 1; }
@@ -66,23 +101,45 @@ if [ $node = n0 ]; then
 fi
 slurmd -N $node -L $log/slurmd-$node.log || { say "slurmd failed"; exit 1; }
 
-# Wait for FILE or SECONDS.
-wait_for() {
-	t=0
-	while [ ! -e "$1" ] && [ $t -lt "$2" ]; do
-		sleep 1
-		t=$((t + 1))
-	done
-	[ -e "$1" ]
-}
-
-# Run a command as user mkm, its output and status saved as $log/NAME.*
+# Run a command as user mkm, its output and status saved as $log/NAME.*;
+# killed after the job timeout (or at the deadline), what Slurm knew of it
+# saved first.
 as_user() {
 	name=$1
 	shift
-	su -s /bin/sh -c "cd /tmp && $*" mkm >$log/$name.out 2>$log/$name.err
+	t=$(left)
+	[ "$t" -gt "$job_timeout" ] && t=$job_timeout
+	if [ "$t" -le 0 ]; then
+		echo 124 >$log/$name.rc
+		say "$name: not run: the deadline passed"
+		return
+	fi
+	timeout -s KILL "$t" su -s /bin/sh -c "cd /tmp && $*" mkm \
+		>$log/$name.out 2>$log/$name.err
 	echo $? >$log/$name.rc
+	if [ "$(cat $log/$name.rc)" = 137 ]; then
+		say "$name: killed after $t s"
+		{
+			squeue -a -l
+			scontrol show job
+			scontrol show step
+			sinfo -N -l
+		} >$log/stalled-$name.txt 2>&1
+		snapshot "$name stalled"
+		# The killed srun's job, pending or running, would hold the
+		# queue (sched/builtin) or its nodes for every job after it.
+		scancel -u mkm
+		sleep 5
+	fi
 	say "$name: exit $(cat $log/$name.rc)"
+}
+
+# Run a command as root, with the same timeout: $log/NAME.out.
+as_root() {
+	name=$1
+	shift
+	timeout -s KILL "$job_timeout" "$@" >$log/$name.out 2>&1
+	say "$name: exit $?"
 }
 
 cluster_jobs() {
@@ -96,9 +153,9 @@ cluster_jobs() {
 	# (examples/cluster_barrier): 60 rounds of 20 ms and a TCP barrier.
 	as_user srun-barrier "srun -N$nodes --mkm --mkm-buffered-io --mkm-output=/out/%j.%s/%N.mkm cluster_barrier 60 20 1"
 	# 4. A node without the module: the step must fail and say why.
-	srun -N1 -w n$((nodes - 1)) rmmod mkm >$log/rmmod.out 2>&1
+	as_root rmmod srun -N1 -w n$((nodes - 1)) rmmod mkm
 	as_user srun-nomod "srun -N$nodes --mkm --mkm-output=/out/nomod/%j/%N.mkm cluster_job"
-	srun -N1 -w n$((nodes - 1)) insmod /mkm.ko >$log/insmod.out 2>&1
+	as_root insmod srun -N1 -w n$((nodes - 1)) insmod /mkm.ko
 	# 5. An output no one can write: the same.
 	as_user srun-unwritable "srun -N$nodes --mkm --mkm-output=/proc/mkm/%j/%N.mkm cluster_job"
 }
@@ -118,11 +175,26 @@ if [ $node = n0 ]; then
 	sinfo -N >$log/sinfo.out 2>&1
 	say "nodes up after ${t} s"
 	cluster_jobs
-	srun -N$nodes touch /tmp/cluster-done >$log/done.out 2>&1
-	say "told the others to stop: exit $?"
+	# The word to stop, through Slurm and, for a node Slurm no longer
+	# reaches, over HTTP.
+	mkdir -p /tmp/www
+	: >/tmp/www/done
+	httpd -p $done_port -h /tmp/www
+	as_root done srun -N$nodes touch /tmp/cluster-done
+	# A node Slurm drained (a batch step that failed) takes no job.
+	sinfo -N -h -o '%N %t %E' >$log/sinfo-end.out 2>&1
+	sleep 3
 else
-	wait_for /tmp/cluster-done 1200 || say "no word from node 0"
+	until [ -e /tmp/cluster-done ] ||
+		wget -q -O /dev/null http://n0:$done_port/done 2>/dev/null; do
+		if [ "$(left)" -le 0 ]; then
+			say "no word from node 0 by the deadline"
+			break
+		fi
+		sleep 2
+	done
 fi
+snapshot "the end"
 
 # Stop the daemons so that nothing holds mkm.ko when init unloads it.
 sleep 2
