@@ -55,7 +55,13 @@ expect 1 "error: mkm: --mkm-sync=0.01: the seconds between periodic clock exchan
 expect 1 "error: mkm: plugstack.conf: unknown argument 'bogus=1'" bogus=1 --
 expect 1 "error: mkm: --mkm-sync=-1: the seconds" sync=-1 --
 expect 0 "" "output=$w/o/%N.mkm" port=4242 sync=0.5 buffered-io -- --mkm-output="$w/p/%j.mkm" --mkm-sync=10 --mkm-buffered-io
-expect 1 "error: mkm: plugstack.conf: unknown argument 'buffered-io=1' (output=TEMPLATE, port=N, sync=S, buffered-io)" buffered-io=1 --
+expect 1 "error: mkm: plugstack.conf: unknown argument 'buffered-io=1' (output=TEMPLATE, port=N, sync=S, buffered-io, no-calibrate, calibration=FILE)" buffered-io=1 --
+# The calibration stored in each trace: measured by default, skipped, or
+# a site's file (read only once a monitor exists: no module here).
+expect 0 "" no-calibrate -- --mkm-no-calibrate
+expect 0 "" "calibration=$w/cal.mkm" -- --mkm-calibration="$w/cal.mkm"
+expect 1 "error: mkm: --mkm-calibration=: a calibration file" calibration= --
+expect 1 "error: mkm: --mkm-calibration=: a calibration file" -- --mkm-calibration=
 # An output under a file cannot be made: said, before any monitor.
 : >"$w/file"
 expect 1 "error: mkm: node n3: --mkm-output $w/file/%N.mkm: Not a directory" \
