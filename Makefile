@@ -61,6 +61,7 @@ include bench/compensation/build.mk
 include tests/abi/build.mk
 include tests/cli/build.mk
 include tests/whole/build.mk
+include tests/osnoise/build.mk
 include tests/stress/build.mk
 include tests/view/build.mk
 include tests/export/build.mk

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh - mkm noise against the kernel's own osnoise tracer: on each
+# PREEMPT_RT kernel of tests/kernel/matrix (their configs build the
+# osnoise tracer in), boot a guest that runs `rtla osnoise top` on CPU 1
+# while `mkm record -a` records the machine, a noise source planted there
+# (guest.sh), and compare rtla's row with mkm noise's row of the osnoise
+# thread, count by count (compare.py says the bounds and why).
+#
+#   check.sh [-n NAME[,NAME...]]     default: the matrix's -rt rows
+#
+# rtla comes from Debian's package (bookworm's, with libtracefs1 and
+# libtraceevent1), fetched with apt-get download into $MKM_CACHE/rtla and
+# unpacked there with dpkg -x, never installed on this machine; the guest
+# gets it in its initramfs. Each kernel's files are in
+# $BUILD/osnoise/NAME: the console log, the guest's /out, compare.txt.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${BUILD:-$top/build}
+cache=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
+export MKM_CACHE=$cache
+names=
+
+say() { printf 'osnoise: %s\n' "$*" >&2; }
+die() { printf 'osnoise: %s\n' "$*" >&2; exit 1; }
+
+while getopts "n:h" opt; do
+	case $opt in
+	n) names=$(echo "$OPTARG" | tr , ' ') ;;
+	*) sed -n '3,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+[ -x "$build/tools/mkm" ] || die "$build/tools/mkm: not built (make)"
+[ -n "$names" ] || names=$("$top/tests/kernel/kernels.sh" list |
+	awk '$1 ~ /-rt$/ { print $1 }')
+
+# rtla and its libraries, unpacked once.
+rtla=$cache/rtla/root
+if [ ! -x "$rtla/usr/bin/rtla" ]; then
+	dl=$(mktemp -d)
+	chmod 0777 "$dl"
+	say "fetching rtla, libtracefs1, libtraceevent1 into $cache/rtla"
+	(cd "$dl" && apt-get download -qq rtla libtracefs1 libtraceevent1) ||
+		die "apt-get download rtla failed (apt-get update, as root?)"
+	mkdir -p "$rtla"
+	for d in "$dl"/*.deb; do dpkg -x "$d" "$rtla"; done
+	mkdir -p "$cache/rtla/debs" && mv "$dl"/*.deb "$cache/rtla/debs/"
+	rm -rf "$dl"
+fi
+libs=$rtla/usr/lib/x86_64-linux-gnu
+
+failed=0
+mkdir -p "$build"
+printf '%-10s %-8s %s\n' KERNEL RESULT FILES >"$build/osnoise.table.tmp"
+for name in $names; do
+	dir=$build/osnoise/$name
+	rm -rf "$dir/out" && mkdir -p "$dir/out"
+	say "$name: building mkm.ko"
+	if ! "$top/tests/kernel/kernels.sh" build "$name" "$dir/ko"; then
+		printf '%-10s %-8s %s\n' "$name" build "$dir/ko/build.log" >>"$build/osnoise.table.tmp"
+		failed=1
+		continue
+	fi
+	# ldd finds rtla's libraries there; the guest gets them at that path.
+	LD_LIBRARY_PATH=$libs "$top/tests/vm/mkinitramfs.sh" \
+		-o "$dir/initramfs.cpio.gz" -m "$dir/ko/mkm.ko" \
+		-f "$build/tools/mkm:/bin/mkm" -f "$rtla/usr/bin/rtla:/bin/rtla"
+	say "$name: booting"
+	if ! BUILD=$build "$top/tests/vm/run.sh" -i "$dir/initramfs.cpio.gz" \
+		-k "$("$top/tests/kernel/kernels.sh" image "$name")" \
+		-c "$here/guest.sh" -o "$dir/out" -l "$dir/console.log" -t 900 \
+		>"$dir/run.txt" 2>&1; then
+		printf '%-10s %-8s %s\n' "$name" boot "$dir/run.txt" >>"$build/osnoise.table.tmp"
+		failed=1
+		continue
+	fi
+	if python3 "$here/compare.py" "$dir/out/rtla.txt" "$dir/out/mkm.json" 1 \
+		>"$dir/compare.txt" 2>&1; then
+		result=pass
+	else
+		result=FAIL
+		failed=1
+	fi
+	sed "s/^/$name: /" "$dir/compare.txt" >&2
+	printf '%-10s %-8s %s\n' "$name" "$result" "$dir/compare.txt" >>"$build/osnoise.table.tmp"
+done
+mv "$build/osnoise.table.tmp" "$build/osnoise.table"
+cat "$build/osnoise.table"
+exit $failed

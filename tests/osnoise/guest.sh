@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# guest.sh - run in the guest by tests/osnoise/check.sh (tests/vm/run.sh -c):
+# rtla osnoise top measures CPU 1 with the osnoise tracer's spinner while
+# mkm records the whole machine; a noise source planted on CPU 1, a shell
+# loop that wakes every 20 ms, competes with the spinner. Periods of 100
+# ms, all of each sampled (-r as -p), so that the part of a period rtla's
+# -d cuts off is small. The results go to /out for the host to compare.
+echo "kernel $(uname -r)"
+taskset -c 1 sh -c 'i=0; while [ $i -lt 300 ]; do usleep 20000; j=0; while [ $j -lt 200 ]; do j=$((j+1)); done; i=$((i+1)); done' &
+mkm record -a -o /tmp/os.mkm -- rtla osnoise top -c 1 -d 5 -q -T 1 -p 100000 -r 100000 \
+	>/out/rtla.txt 2>/out/rtla.err
+echo "record rc=$?"
+wait
+cat /out/rtla.txt /out/rtla.err
+# rtla's -T 1: samples from 1 us, as mkm's --threshold.
+mkm noise --comm 'osnoise/*' --threshold 1us --json /tmp/os.mkm >/out/mkm.json
+echo "noise rc=$?"
+mkm noise --comm 'osnoise/*' --threshold 1us /tmp/os.mkm | sed -n '/osnoise.s table/,/^$/p'
