@@ -23,18 +23,33 @@ struct acc {
 	struct noise_source *v;
 	struct acc_entry *e;
 	size_t n, cap;
+	/* With nr_th set, threads' entries by thread index (1 + entry, 0:
+	 * none), allocated at the first charge: a row of a system-wide
+	 * table meets hundreds of intruders. */
+	uint32_t *slot;
+	size_t nr_th;
 };
 
 static int acc_charge(struct acc *a, int64_t owner, uint64_t burst, uint64_t ns)
 {
 	struct noise_source *s;
 	struct acc_entry *e;
-	size_t i;
+	size_t i = (size_t)-1;
 
-	/* Few intruders per thread: a linear search, most recent first. */
-	for (i = a->n; i-- > 0;)
-		if (a->e[i].owner == owner)
-			break;
+	if (a->nr_th && owner >= 0 && (size_t)owner < a->nr_th) {
+		if (!a->slot) {
+			a->slot = calloc(a->nr_th, sizeof(*a->slot));
+			if (!a->slot)
+				return -ENOMEM;
+		}
+		if (a->slot[owner])
+			i = a->slot[owner] - 1;
+	} else {
+		/* Few handlers: a linear search, most recent first. */
+		for (i = a->n; i-- > 0;)
+			if (a->e[i].owner == owner)
+				break;
+	}
 	if (i == (size_t)-1) {
 		if (a->n == a->cap) {
 			size_t cap = a->cap ? a->cap * 2 : 16;
@@ -53,6 +68,8 @@ static int acc_charge(struct acc *a, int64_t owner, uint64_t burst, uint64_t ns)
 		i = a->n++;
 		memset(&a->v[i], 0, sizeof(a->v[i]));
 		a->e[i] = (struct acc_entry){ .owner = owner };
+		if (a->slot && owner >= 0 && (size_t)owner < a->nr_th)
+			a->slot[owner] = (uint32_t)(i + 1);
 	}
 	s = &a->v[i];
 	e = &a->e[i];
@@ -243,6 +260,7 @@ int noise_thread(struct noise *n, size_t th, uint64_t t0, uint64_t t1,
 	out->thread = th;
 	if (!t->nr_iv)
 		return 0;
+	acc.nr_th = n->tl->nr_th;
 	if (t0 < t->first)
 		t0 = t->first;
 	if (t1 > tl_iv_end(n->tl, t, t->nr_iv - 1))
@@ -288,10 +306,12 @@ int noise_thread(struct noise *n, size_t th, uint64_t t0, uint64_t t1,
 	out->sources = acc.v;
 	out->nr_sources = acc.n;
 	free(acc.e);
+	free(acc.slot);
 	return 0;
 fail:
 	free(acc.v);
 	free(acc.e);
+	free(acc.slot);
 	memset(out, 0, sizeof(*out));
 	return err;
 }
@@ -340,6 +360,7 @@ struct os_walk {
 	struct os_row *rows;
 	size_t nr_rows, cap_rows;
 	ssize_t *cpu_row; /* per CPU: the current table's row, or -1 */
+	size_t *seg_hint; /* per CPU: where the thread's last noise ended */
 	ssize_t all_row; /* the thread's all-CPU row, or -1 */
 	struct os_sample cs, as; /* the CPU row's noise, the all row's */
 };
@@ -372,6 +393,7 @@ static ssize_t os_new_row(struct os_walk *w, int64_t thread, int cpu)
 	memset(r, 0, sizeof(*r));
 	r->r.thread = thread;
 	r->r.cpu = cpu;
+	r->acc.nr_th = w->n->tl->nr_th;
 	r->r.hist = calloc(w->o->entries + 1, sizeof(*r->r.hist));
 	if (!r->r.hist)
 		return -ENOMEM;
@@ -506,8 +528,17 @@ static int os_noise(struct os_walk *w, ssize_t row, struct os_sample *s,
 		return 0;
 	}
 	c = &w->n->cpus[cpu];
-	for (k = an_seg_after(c, a); k < c->nr_seg && c->seg[k].start < b;
-	     k++) {
+	/* A thread's noises on a CPU come in time order: on from the last
+	 * one's segment when it is near, else a binary search. */
+	k = w->seg_hint[cpu];
+	if (k > c->nr_seg || (k && c->seg[k - 1].end > a))
+		k = an_seg_after(c, a);
+	for (lo = 0; k < c->nr_seg && c->seg[k].end <= a; k++)
+		if (++lo == 8) {
+			k = an_seg_after(c, a);
+			break;
+		}
+	for (; k < c->nr_seg && c->seg[k].start < b; k++) {
 		const struct an_seg *g = &c->seg[k];
 		uint64_t x = g->start > pos ? g->start : pos;
 		uint64_t y = g->end < b ? g->end : b;
@@ -536,6 +567,7 @@ static int os_noise(struct os_walk *w, ssize_t row, struct os_sample *s,
 		if (runq)
 			s->unknown_runq += b - pos;
 	}
+	w->seg_hint[cpu] = k && c->seg[k - 1].end > b ? k - 1 : k;
 	/* Handler runs begun in [a, b): the CPU's runs are by start. */
 	for (lo = 0, hi = c->nr_irq; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -672,6 +704,8 @@ static int os_finish(struct noise *n, struct os_row *row)
 	row->acc.v = NULL;
 	free(row->acc.e);
 	row->acc.e = NULL;
+	free(row->acc.slot);
+	row->acc.slot = NULL;
 	free(row->per);
 	row->per = NULL;
 	return 0;
@@ -716,11 +750,17 @@ int noise_osnoise(struct noise *n, const size_t *th, size_t nr,
 	w.o = &o;
 	w.all_row = -1;
 	w.cpu_row = malloc((n->nr_cpus + 1) * sizeof(*w.cpu_row));
-	if (!w.cpu_row)
+	w.seg_hint = malloc((n->nr_cpus + 1) * sizeof(*w.seg_hint));
+	if (!w.cpu_row || !w.seg_hint) {
+		free(w.cpu_row);
+		free(w.seg_hint);
 		return -ENOMEM;
+	}
 	for (c = 0; c <= n->nr_cpus; c++)
 		w.cpu_row[c] = -1;
 	for (i = 0; i < nr && !err; i++) {
+		for (c = 0; c <= n->nr_cpus; c++)
+			w.seg_hint[c] = 0;
 		if (!o.per_cpu) {
 			first = w.nr_rows;
 			for (c = 0; c <= n->nr_cpus; c++)
@@ -742,6 +782,7 @@ int noise_osnoise(struct noise *n, const size_t *th, size_t nr,
 	for (i = 0; i < w.nr_rows && !err; i++)
 		err = os_finish(n, &w.rows[i]);
 	free(w.cpu_row);
+	free(w.seg_hint);
 	out->bucket_ns = o.bucket_ns;
 	out->entries = o.entries;
 	out->nr_rows = w.nr_rows;
@@ -758,6 +799,7 @@ int noise_osnoise(struct noise *n, const size_t *th, size_t nr,
 		free(w.rows[i].per);
 		free(w.rows[i].acc.v);
 		free(w.rows[i].acc.e);
+		free(w.rows[i].acc.slot);
 	}
 	free(w.rows);
 	if (err) {
