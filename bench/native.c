@@ -306,7 +306,7 @@ int main(int argc, char **argv)
 	if (!ring || !tasks || !ns)
 		return 1;
 	memset(ring, 0, ring_alloc_size(cap));
-	ring_init(ring, cap, cap / 2);
+	ring_init(ring, cap, cap / 2, 0);
 	clock_init();
 	/* Two tracked tasks among 64, as a monitored ping-pong. */
 	track(&tracked[0], &tasks[0], 100);

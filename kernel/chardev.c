@@ -120,8 +120,9 @@ static long ioctl_stats(struct mkm_monitor *mon, void __user *arg,
 		return ret;
 	if (st.busy_threads)
 		return -EINVAL;
+	/* 0: the entry as it was up to ABI 2.6, which callers built then size. */
 	if (!st.cpu_stats_size)
-		st.cpu_stats_size = sizeof(struct mkm_cpu_stats);
+		st.cpu_stats_size = MKM_CPU_STATS_SIZE_2_6;
 	if (st.cpu_stats_size < 32 || st.cpu_stats_size > PAGE_SIZE ||
 	    st.cpu_stats_size % 8)
 		return -EINVAL;
@@ -139,9 +140,9 @@ static long ioctl_mark(struct mkm_monitor *mon, void __user *arg,
 
 	if (ret)
 		return ret;
-	if (mark.reserved)
+	if (mark.reserved || mark.flags & ~MKM_MARK_TRIGGER)
 		return -EINVAL;
-	return mkm_monitor_mark(mon, mark.value);
+	return mkm_monitor_mark(mon, mark.value, mark.flags & MKM_MARK_TRIGGER);
 }
 
 static long ioctl_clock(void __user *arg)

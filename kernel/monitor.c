@@ -166,6 +166,7 @@ struct mkm_monitor *mkm_monitor_create(void)
 	init_waitqueue_head(&mon->readers);
 	INIT_LIST_HEAD(&mon->threads);
 	mon->stopped = true;
+	mon->trigger_runq = U32_MAX; /* none */
 	mon->hide_peers = !mon->perfmon && READ_ONCE(paranoid) >= 2;
 	mon->refused = !mon->perfmon && READ_ONCE(paranoid) >= 1 ?
 			       MONITOR_PARANOID_CLASSES :
@@ -236,12 +237,22 @@ static bool monitor_may_be_system(struct mkm_monitor *mon)
 int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 {
 	u64 capacity, wakeup;
+	u32 ring_flags = cfg->flags & MKM_CONFIG_FLIGHT ? MKM_RING_OVERWRITE :
+							  0;
 	int ret;
 
 	/* total_bytes is output only: a returned config may be passed back. */
-	if (cfg->reserved[0] || cfg->reserved[1])
-		return -EINVAL;
 	if (cfg->classes & ~MKM_CLASS_ALL || cfg->flags & ~MKM_CONFIG_ALL)
+		return -EINVAL;
+	/* A flight recorder's rings are always full: no occupancy wakes. */
+	if (ring_flags && cfg->wakeup_bytes)
+		return -EINVAL;
+	/* The interrupt trigger needs the interrupts. */
+	if (cfg->trigger_irq_ns && mon->refused & MKM_CLASS_IRQ)
+		return -EACCES;
+	if (cfg->trigger_irq_ns &&
+	    !((cfg->classes ? cfg->classes : monitor_default_classes(mon)) &
+	      MKM_CLASS_IRQ))
 		return -EINVAL;
 	if (!cfg->ring_bytes || cfg->ring_bytes > MKM_RING_MAX_BYTES)
 		return -EINVAL;
@@ -263,6 +274,7 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 		return -ENOMEM;
 	wakeup = cfg->wakeup_bytes ? DIV_ROUND_UP(cfg->wakeup_bytes,
 						  sizeof(struct mkm_event)) :
+		 ring_flags	   ? 0 :
 				     capacity / 2;
 
 	/* Killable: a reader stuck in its copy holds read_lock (reader.c). */
@@ -279,8 +291,9 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	if (cfg->flags & MKM_CONFIG_SYSTEM && !monitor_may_be_system(mon))
 		goto out;
 	ret = 0;
-	if (capacity != mon->capacity || wakeup != mon->wakeup_records)
-		ret = mkm_rings_replace(mon, capacity, wakeup);
+	if (capacity != mon->capacity || wakeup != mon->wakeup_records ||
+	    ring_flags != mon->ring_flags)
+		ret = mkm_rings_replace(mon, capacity, wakeup, ring_flags);
 	if (ret)
 		goto out;
 	mutex_lock(&monitors_lock);
@@ -300,6 +313,12 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 				      monitor_default_classes(mon);
 	WRITE_ONCE(mon->inherit, cfg->flags & MKM_CONFIG_INHERIT);
 	WRITE_ONCE(mon->one_switch, cfg->flags & MKM_CONFIG_ONE_SWITCH);
+	/* Read by the sensors only while resumed: set suspended. */
+	mon->trigger_runq_ns = cfg->trigger_runq_ns;
+	mon->trigger_runq = cfg->trigger_runq_ns ?
+				    min_t(u64, cfg->trigger_runq_ns, U32_MAX) :
+				    U32_MAX;
+	mon->trigger_irq_ns = cfg->trigger_irq_ns;
 	cfg->classes = mon->classes;
 	cfg->ring_bytes = capacity * sizeof(struct mkm_event);
 	cfg->total_bytes = cfg->ring_bytes * num_possible_cpus();
@@ -332,7 +351,7 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 		u32 capacity =
 			MKM_RING_DEFAULT_BYTES / sizeof(struct mkm_event);
 
-		ret = mkm_rings_replace(mon, capacity, capacity / 2);
+		ret = mkm_rings_replace(mon, capacity, capacity / 2, 0);
 		if (ret)
 			goto out;
 	}
@@ -391,7 +410,7 @@ int mkm_monitor_suspend(struct mkm_monitor *mon)
 	return 0;
 }
 
-int mkm_monitor_mark(struct mkm_monitor *mon, u64 value)
+int mkm_monitor_mark(struct mkm_monitor *mon, u64 value, bool trigger)
 {
 	int ret = mutex_lock_killable(&mon->lock);
 
@@ -399,7 +418,7 @@ int mkm_monitor_mark(struct mkm_monitor *mon, u64 value)
 		return ret;
 	ret = -EAGAIN;
 	if (mon->resumed) {
-		mkm_sensor_mark(mon, value);
+		mkm_sensor_mark(mon, value, trigger);
 		ret = 0;
 	}
 	mutex_unlock(&mon->lock);

@@ -49,7 +49,15 @@ struct mkm_monitor {
 	 * while it is non-zero.
 	 */
 	u32 recording;
+	/*
+	 * The run-queue trigger's threshold for the switch path's one
+	 * compare: trigger_runq_ns, at most U32_MAX, which stands for none.
+	 */
+	u32 trigger_runq;
 	struct mkm_cpu_buf __percpu *cpu;
+	/* The triggers (MKM_CONFIG_*'s), in ns, 0 for none; set suspended. */
+	u64 trigger_runq_ns;
+	u64 trigger_irq_ns;
 	bool inherit;
 	bool one_switch; /* MKM_CONFIG_ONE_SWITCH */
 	bool hide_peers; /* peers it does not track show as tid 0 (paranoid) */
@@ -61,6 +69,7 @@ struct mkm_monitor {
 	u32 classes;
 	u32 capacity; /* records per ring; 0 until the rings exist */
 	u32 wakeup_records;
+	u32 ring_flags; /* MKM_RING_*: MKM_RING_OVERWRITE for a flight recorder */
 	/*
 	 * Readers (read, STATS), and the replacing of the rings and clock
 	 * points, taken before lock, never under it: held across copies to
@@ -117,7 +126,7 @@ int mkm_monitor_resume(struct mkm_monitor *mon);
 int mkm_monitor_suspend(struct mkm_monitor *mon);
 int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id);
 int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid);
-int mkm_monitor_mark(struct mkm_monitor *mon, u64 value);
+int mkm_monitor_mark(struct mkm_monitor *mon, u64 value, bool trigger);
 int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st);
 int mkm_monitor_clock(struct mkm_clock *clk);
 ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,
@@ -142,7 +151,8 @@ static inline bool mkm_monitor_stopped(struct mkm_monitor *mon)
 /* rings.c: memory, and its charge to the creator. */
 int mkm_charge(struct mkm_monitor *mon, unsigned long pages);
 void mkm_uncharge(struct mkm_monitor *mon, unsigned long pages);
-int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup);
+int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup,
+		      u32 flags);
 void mkm_rings_init(struct mkm_monitor *mon);
 void mkm_rings_free(struct mkm_monitor *mon);
 

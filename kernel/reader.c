@@ -124,6 +124,8 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 			s.lost = READ_ONCE(r->lost);
 			s.read = READ_ONCE(r->rd.read);
 			s.buffered = ring_buffered(r);
+			s.overwritten = ring_overwritten(r);
+			s.triggers = READ_ONCE(r->triggers);
 		}
 		/* The caller's entry: the struct's prefix, or it and zeros. */
 		if (copy_to_user(entry, &s, min(size, sizeof(s))) ||
@@ -143,8 +145,10 @@ int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st)
 /*
  * Copies what one ring holds, as far as count allows, through the bounce
  * page; stopped: no sensor writes any more, so drops at the ring's end are
- * reported. Records are freed only once they reached user space. Returns
- * bytes copied or -EFAULT.
+ * reported. Records are freed only once they reached user space. A
+ * flight recorder's ring gives what it kept, from its oldest intact
+ * record on (ring_peek_flight()). The ring's triggers count as seen.
+ * Returns bytes copied or -EFAULT.
  */
 static ssize_t reader_drain_cpu(struct mkm_monitor *mon, int cpu,
 				char __user *buf, size_t count, bool stopped)
@@ -158,6 +162,7 @@ static ssize_t reader_drain_cpu(struct mkm_monitor *mon, int cpu,
 	reader_clock_point(cpu, &clk.t1, &clk.off1);
 	b->clock_t = clk.t1;
 	b->clock_off = clk.off1;
+	ring_see_triggers(r, &r->rd);
 
 	for (;;) {
 		size_t room = (count - done) / sizeof(struct mkm_event);
@@ -165,9 +170,9 @@ static ssize_t reader_drain_cpu(struct mkm_monitor *mon, int cpu,
 		u32 n, bytes;
 
 		ring_cursor_start(&r->rd, &c);
-		n = ring_peek(r, &c, mon->bounce,
-			      min_t(size_t, room, page_records), stopped, cpu,
-			      &clk);
+		n = ring_peek_flight(r, &c, mon->bounce,
+				     min_t(size_t, room, page_records), stopped,
+				     cpu, &clk);
 		if (!n)
 			return done;
 		bytes = n * sizeof(struct mkm_event);
@@ -219,7 +224,9 @@ bool mkm_monitor_readable(struct mkm_monitor *mon)
 			break;
 		r = per_cpu_ptr(bufs, cpu)->ring;
 		n = ring_buffered(r);
-		ready = !stopped ? n >= r->wakeup :
+		/* A trigger wakes; a flight recorder's wakeup is 0: never. */
+		ready = !stopped ? (r->wakeup && n >= r->wakeup) ||
+					   ring_untriggered(r) :
 				   n || READ_ONCE(r->lost) !=
 						   READ_ONCE(r->rd.read_lost);
 	}

@@ -22,6 +22,14 @@
  * times never go backwards, across reads too: the writer, which runs on
  * every context switch, does as little as it can.
  *
+ * A flight recorder's ring (MKM_RING_OVERWRITE) is never full: the writer
+ * overwrites the oldest record instead, and the reader skips what was
+ * overwritten (ring_peek_flight()), as a seqlock's reader retries: it
+ * copies, then checks that the writer has not come round to what it
+ * copied meanwhile. The writer's only extra work is in the branch a full
+ * ring takes, and a barrier there, so that a reader that sees an
+ * overwritten slot sees the head that overwrote it.
+ *
  * The reader's state lives on a page of its own, which a reader in user
  * space may map writable (the uapi's "Reading in place", mmap.c): it then
  * runs this same code on the mapped ring. The writer trusts nothing on that
@@ -53,6 +61,9 @@ struct mkm_ring {
 	u64 lost; /* events dropped; head + lost were produced */
 	u32 mask; /* capacity - 1; capacity is a power of two; set at creation */
 	u32 wakeup; /* occupancy at which the reader is woken; likewise */
+	u32 flags; /* MKM_RING_*; likewise */
+	u32 reserved;
+	u64 triggers; /* TRIGGER records written (ring_triggered()) */
 
 	/*
 	 * The reader page: written by the reader only, read() or a reader in
@@ -72,6 +83,8 @@ RING_AT(head, __builtin_offsetof(struct mkm_ring_control, head));
 RING_AT(lost, __builtin_offsetof(struct mkm_ring_control, lost));
 RING_AT(mask, __builtin_offsetof(struct mkm_ring_control, mask));
 RING_AT(wakeup, __builtin_offsetof(struct mkm_ring_control, wakeup));
+RING_AT(flags, __builtin_offsetof(struct mkm_ring_control, flags));
+RING_AT(triggers, __builtin_offsetof(struct mkm_ring_control, triggers));
 RING_AT(rd, MKM_RING_READER_OFFSET);
 RING_AT(ev, MKM_RING_RECORDS_OFFSET);
 #undef RING_AT
@@ -83,11 +96,62 @@ static inline u64 ring_alloc_size(u32 capacity)
 	       (u64)capacity * sizeof(struct mkm_event);
 }
 
-/* Prepares zeroed memory of ring_alloc_size(capacity) bytes. */
-static inline void ring_init(struct mkm_ring *r, u32 capacity, u32 wakeup)
+/*
+ * Prepares zeroed memory of ring_alloc_size(capacity) bytes. An
+ * overwriting ring (MKM_RING_OVERWRITE in flags) wakes no reader by
+ * occupancy, as it is always full: wakeup must be 0.
+ */
+static inline void ring_init(struct mkm_ring *r, u32 capacity, u32 wakeup,
+			     u32 flags)
 {
 	r->mask = capacity - 1;
 	r->wakeup = wakeup;
+	r->flags = flags;
+}
+
+static inline bool ring_overwrites(const struct mkm_ring *r)
+{
+	return r->flags & MKM_RING_OVERWRITE;
+}
+
+/*
+ * Writer: a TRIGGER record was written; the reader's poll() wakes on it
+ * (ring_untriggered()). Interrupts disabled, as for ring_reserve().
+ */
+static inline void ring_triggered(struct mkm_ring *r)
+{
+	WRITE_ONCE(r->triggers, r->triggers + 1);
+}
+
+/* Reader: triggers the reader has not yet seen (rd.triggers_seen). */
+static inline bool ring_untriggered(const struct mkm_ring *r)
+{
+	return READ_ONCE(r->triggers) != READ_ONCE(r->rd.triggers_seen);
+}
+
+/* Reader: every trigger so far seen, so that poll() waits for the next. */
+static inline void ring_see_triggers(const struct mkm_ring *r,
+				     struct mkm_ring_reader *rd)
+{
+	WRITE_ONCE(rd->triggers_seen, READ_ONCE(r->triggers));
+}
+
+/*
+ * The slot of position head is about to be written: full, the ring drops
+ * the event (and returns false) or, overwriting, lets the oldest record
+ * give way. The barrier orders the commit of head before the stores into
+ * the slot, which pairs with ring_peek_flight()'s smp_rmb(): a reader that
+ * loaded part of the new record loads a head past it, and knows.
+ */
+static inline bool ring_full(struct mkm_ring *r, u64 lost)
+{
+	if (!ring_overwrites(r)) {
+		WRITE_ONCE(r->lost, lost + 1);
+		return false;
+	}
+	/* head's commit before the slot's stores: see above. */
+	smp_wmb();
+	return true;
 }
 
 /* Events the writer produced: committed or dropped. */
@@ -117,10 +181,9 @@ static inline struct mkm_event *ring_reserve(struct mkm_ring *r)
 	struct mkm_event *ev;
 
 	/* Acquire pairs with ring_consume(): the reader is done with the slot. */
-	if (unlikely(head - smp_load_acquire(&r->rd.tail) > r->mask)) {
-		WRITE_ONCE(r->lost, lost + 1);
+	if (unlikely(head - smp_load_acquire(&r->rd.tail) > r->mask) &&
+	    !ring_full(r, lost))
 		return NULL;
-	}
 	ev = &r->ev[head & r->mask];
 	ev->seq = (u32)(head + lost);
 	return ev;
@@ -151,8 +214,8 @@ static inline bool ring_commit(struct mkm_ring *r, struct mkm_event *ev,
  * moved it since, as it may have just after a fresh read: either way the
  * test is of an occupancy this record made). Returns 1 when this record
  * brought the ring to its wakeup occupancy (ring_commit()), -1 when the
- * ring was full (the event counted as lost), else 0. Interrupts disabled,
- * as for ring_reserve().
+ * ring was full (the event counted as lost), else 0; an overwriting ring
+ * returns 0. Interrupts disabled, as for ring_reserve().
  */
 static inline int ring_write(struct mkm_ring *r, u32 tid, u32 unique_id,
 			     u8 type, u8 flags, u32 arg0, u32 arg1, u64 now)
@@ -163,10 +226,8 @@ static inline int ring_write(struct mkm_ring *r, u32 tid, u32 unique_id,
 	u32 mask = r->mask, wakeup = r->wakeup;
 	struct mkm_event *ev;
 
-	if (unlikely(head - tail > mask)) {
-		WRITE_ONCE(r->lost, lost + 1);
+	if (unlikely(head - tail > mask) && !ring_full(r, lost))
 		return -1;
-	}
 	ev = &r->ev[head & mask];
 	ev->time_ns = now;
 	ev->tid = tid;
@@ -181,11 +242,28 @@ static inline int ring_write(struct mkm_ring *r, u32 tid, u32 unique_id,
 	return head + 1 - tail == wakeup;
 }
 
-/* Reader: records waiting in the ring. */
+/*
+ * Reader: records waiting in the ring, and, overwriting, the positions
+ * behind them that the writer overwrote and the reader has not yet
+ * skipped.
+ */
 static inline u64 ring_buffered(const struct mkm_ring *r)
 {
 	/* Acquire pairs with the writer's release of head. */
-	return smp_load_acquire(&r->head) - READ_ONCE(r->rd.tail);
+	u64 n = smp_load_acquire(&r->head) - READ_ONCE(r->rd.tail);
+
+	return ring_overwrites(r) && n > (u64)r->mask + 1 ? (u64)r->mask + 1 :
+							    n;
+}
+
+static inline u64 ring_overwritten(const struct mkm_ring *r)
+{
+	/* Acquire pairs with the writer's release of head. */
+	u64 n = smp_load_acquire(&r->head) - READ_ONCE(r->rd.tail);
+
+	return READ_ONCE(r->rd.overwritten) +
+	       (ring_overwrites(r) && n > (u64)r->mask + 1 ? n - r->mask - 1 :
+							     0);
 }
 
 /*
@@ -269,6 +347,7 @@ struct ring_cursor {
 	u64 read_lost;
 	u32 next_seq;
 	u64 last_ts;
+	u64 overwritten;
 };
 
 static inline void ring_cursor_start(const struct mkm_ring_reader *rd,
@@ -279,6 +358,7 @@ static inline void ring_cursor_start(const struct mkm_ring_reader *rd,
 	c->read_lost = rd->read_lost;
 	c->next_seq = rd->next_seq;
 	c->last_ts = rd->read_ts;
+	c->overwritten = rd->overwritten;
 }
 
 static inline void ring_lost_record(struct mkm_event *dst, u32 count,
@@ -431,10 +511,86 @@ static inline u32 ring_peek(const struct mkm_ring *r,
 	return n;
 }
 
+/*
+ * The positions the writer may come round to while a reader copies: a
+ * flight reader starts this far ahead of the oldest record, so that a
+ * copy of up to this many records is not overtaken unless the writer
+ * writes faster than the reader copies.
+ */
+static inline u32 ring_flight_margin(u32 mask)
+{
+	u32 m = (mask + 1) / 8;
+
+	return m < 1024 ? m : 1024;
+}
+
+/*
+ * Reader of an overwriting ring: ring_peek() from the oldest record the
+ * writer will not overwrite during the copy. What it skips comes first,
+ * as a LOST record with MKM_EVF_OVERWRITTEN (arg0 and arg1 the count's
+ * low and high halves), counted in the cursor's overwritten. After the
+ * copy, the head tells whether the writer came round to what was copied
+ * meanwhile: if so, the copy starts again further on. At most
+ * ring_flight_margin() records a call (and at least one, when max is),
+ * so a copy is short beside the margin. For a ring that does not
+ * overwrite, this is ring_peek().
+ */
+static inline u32 ring_peek_flight(const struct mkm_ring *r,
+				   struct ring_cursor *cursor,
+				   struct mkm_event *dst, u32 max,
+				   bool quiescent, u16 cpu,
+				   const struct ring_clock *clock)
+{
+	const u64 capacity = (u64)r->mask + 1;
+	const u32 margin = ring_flight_margin(r->mask);
+
+	if (!ring_overwrites(r))
+		return ring_peek(r, cursor, dst, max, quiescent, cpu, clock);
+	if (max > margin)
+		max = margin;
+	for (;;) {
+		struct ring_cursor c = *cursor;
+		/* Acquire pairs with the writer's release of head. */
+		u64 head = smp_load_acquire(&r->head), start;
+		u32 n = 0;
+		/* Suspended, no writer comes round: all the ring holds. */
+		u64 keep = quiescent ? capacity : capacity - margin;
+
+		if (head - c.tail > keep) {
+			u64 skip = head - keep - c.tail;
+
+			ring_lost_record(dst, (u32)skip, c.next_seq, c.last_ts,
+					 cpu);
+			dst->flags = MKM_EVF_OVERWRITTEN;
+			dst->arg1 = (u32)(skip >> 32);
+			c.tail += skip;
+			c.next_seq += (u32)skip;
+			c.overwritten += skip;
+			n = 1;
+		}
+		start = c.tail;
+		n += ring_peek(r, &c, dst + n, max - n, quiescent, cpu, clock);
+		if (quiescent) {
+			*cursor = c;
+			return n;
+		}
+		/*
+		 * The slots' loads before head's: pairs with ring_full()'s
+		 * smp_wmb(). Positions from head - mask on are intact.
+		 */
+		smp_rmb();
+		if (READ_ONCE(r->head) - start <= r->mask) {
+			*cursor = c;
+			return n;
+		}
+	}
+}
+
 /* Reader: frees what the cursor has gone past. */
 static inline void ring_consume(struct mkm_ring_reader *rd,
 				const struct ring_cursor *c)
 {
+	rd->overwritten = c->overwritten;
 	rd->read = c->read;
 	rd->read_lost = c->read_lost;
 	rd->next_seq = c->next_seq;

@@ -44,6 +44,8 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 mul, unsigned int shift)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define __aligned(x) __attribute__((aligned(x)))
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)

@@ -136,8 +136,9 @@ void mkm_rings_free(struct mkm_monitor *mon)
 }
 
 /* Rings of capacity records, allocated and charged, or NULL (*err). */
-static struct mkm_cpu_buf __percpu *
-rings_alloc(struct mkm_monitor *mon, u32 capacity, u32 wakeup, int *err)
+static struct mkm_cpu_buf __percpu *rings_alloc(struct mkm_monitor *mon,
+						u32 capacity, u32 wakeup,
+						u32 flags, int *err)
 {
 	unsigned long pages = rings_pages(capacity);
 	struct mkm_cpu_buf __percpu *bufs;
@@ -168,7 +169,7 @@ rings_alloc(struct mkm_monitor *mon, u32 capacity, u32 wakeup, int *err)
 					  __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 		if (!cb->ring)
 			goto err_free;
-		ring_init(cb->ring, capacity, wakeup);
+		ring_init(cb->ring, capacity, wakeup, flags);
 	}
 	return bufs;
 
@@ -185,7 +186,7 @@ err_uncharge:
  * every reader reads from the new tail, 0, up to the new head.
  */
 static void rings_reset(struct mkm_cpu_buf __percpu *bufs, u32 capacity,
-			u32 wakeup)
+			u32 wakeup, u32 flags)
 {
 	int cpu;
 
@@ -193,19 +194,19 @@ static void rings_reset(struct mkm_cpu_buf __percpu *bufs, u32 capacity,
 		struct mkm_ring *r = per_cpu_ptr(bufs, cpu)->ring;
 
 		memset(r, 0, offsetof(struct mkm_ring, ev));
-		ring_init(r, capacity, wakeup);
+		ring_init(r, capacity, wakeup, flags);
 	}
 }
 
 /* The spare rings, if of capacity records, emptied for reuse. */
-static struct mkm_cpu_buf __percpu *rings_take_spare(struct mkm_monitor *mon,
-						     u32 capacity, u32 wakeup)
+static struct mkm_cpu_buf __percpu *
+rings_take_spare(struct mkm_monitor *mon, u32 capacity, u32 wakeup, u32 flags)
 {
 	struct mkm_cpu_buf __percpu *bufs = mon->spare;
 
 	if (!bufs || mon->spare_capacity != capacity)
 		return NULL;
-	rings_reset(bufs, capacity, wakeup);
+	rings_reset(bufs, capacity, wakeup, flags);
 	mon->spare = NULL;
 	mon->spare_capacity = 0;
 	return bufs;
@@ -213,10 +214,12 @@ static struct mkm_cpu_buf __percpu *rings_take_spare(struct mkm_monitor *mon,
 
 /*
  * Gives mon rings of capacity records, waking readers at wakeup records,
- * in place of any it had (which must be empty and unmapped: -EBUSY if
- * mapped). Under mon->lock and mon->read_lock, with recording off.
+ * with MKM_RING_* flags, in place of any it had (which must be empty and
+ * unmapped: -EBUSY if mapped). Under mon->lock and mon->read_lock, with
+ * recording off.
  */
-int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup)
+int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup,
+		      u32 flags)
 {
 	struct mkm_cpu_buf __percpu *bufs, *old;
 	unsigned long pages = rings_pages(capacity);
@@ -226,26 +229,27 @@ int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup)
 
 	lockdep_assert_held(&mon->read_lock);
 	/*
-	 * The same capacity, another wakeup: the rings stay, emptied, where
+	 * The same capacity, another wakeup or flags: the rings stay, emptied, where
 	 * no sensor writes (suspended, past its grace period) and, under
 	 * map_lock, none is mapped.
 	 */
 	if (mon->cpu && capacity == mon->capacity) {
 		mutex_lock(&mon->map_lock);
 		if (!atomic_read(&mon->mapped)) {
-			rings_reset(mon->cpu, capacity, wakeup);
+			rings_reset(mon->cpu, capacity, wakeup, flags);
 			mon->wakeup_records = wakeup;
+			mon->ring_flags = flags;
 		} else {
 			ret = -EBUSY;
 		}
 		mutex_unlock(&mon->map_lock);
 		return ret;
 	}
-	bufs = rings_take_spare(mon, capacity, wakeup);
+	bufs = rings_take_spare(mon, capacity, wakeup, flags);
 	if (bufs)
 		reused = true;
 	else
-		bufs = rings_alloc(mon, capacity, wakeup, &ret);
+		bufs = rings_alloc(mon, capacity, wakeup, flags, &ret);
 	if (!bufs)
 		return ret;
 	/* mmap() takes the rings under map_lock: none may be mapped now. */
@@ -279,5 +283,6 @@ int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup)
 	}
 	mon->charged = pages;
 	mon->wakeup_records = wakeup;
+	mon->ring_flags = flags;
 	return 0;
 }

@@ -80,6 +80,43 @@ static __always_inline void sensor_write(struct mkm_monitor *mon, u32 tid,
 }
 
 /*
+ * A trigger fired (MKM_EV_TRIGGER): its record goes right after the record
+ * that fired it, in the same ring, and the monitor's readers are woken,
+ * as a flight recorder's reader sleeps until one: once until the reader
+ * has seen the ring's triggers, as the wakeup's own interrupt may fire the
+ * interrupt trigger again. Interrupts disabled.
+ */
+static noinline void sensor_trigger(struct mkm_monitor *mon, u32 tid,
+				    u32 unique_id, u8 flags, u32 arg0, u32 arg1,
+				    u64 now)
+{
+	struct mkm_cpu_buf *b = this_cpu_ptr(mon->cpu);
+	bool seen = !ring_untriggered(b->ring);
+
+	ring_write(b->ring, tid, unique_id, MKM_EV_TRIGGER, flags, arg0, arg1,
+		   now);
+	ring_triggered(b->ring);
+	if (seen)
+		irq_work_queue(&b->wakeup);
+}
+
+/*
+ * A trigger of kind over its threshold: the value and the threshold in
+ * ns, or both in us (MKM_EVF_WAIT_US) where either needs more than 32 bits.
+ */
+static noinline void sensor_trigger_over(struct mkm_monitor *mon, u32 tid,
+					 u32 unique_id, u8 kind, u64 value,
+					 u64 threshold, u64 now)
+{
+	if (value > U32_MAX || threshold > U32_MAX) {
+		kind |= MKM_EVF_WAIT_US;
+		value = min_t(u64, div_u64(value, NSEC_PER_USEC), U32_MAX);
+		threshold = div_u64(threshold, NSEC_PER_USEC);
+	}
+	sensor_trigger(mon, tid, unique_id, kind, value, threshold, now);
+}
+
+/*
  * A tracked thread's records are written only under credentials the
  * monitor may watch. The access rule is applied at thread_monitor and in
  * the exec probe, but an exec installs its new credentials (commit_creds)
@@ -456,6 +493,30 @@ static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
 	       sensor_recording(pt->mon, both) == both;
 }
 
+static noinline void sensor_runq_over(struct mkm_tracked *nt, u32 wait,
+				      u8 in_flags, u64 now)
+{
+	struct mkm_monitor *mon = nt->mon;
+	u64 ns = in_flags & MKM_EVF_WAIT_US ? (u64)wait * NSEC_PER_USEC : wait;
+
+	if (mon->trigger_runq_ns && ns > mon->trigger_runq_ns)
+		sensor_trigger_over(mon, READ_ONCE(nt->tid), nt->unique_id,
+				    MKM_TRIGGER_RUNQ, ns, mon->trigger_runq_ns,
+				    now);
+}
+
+/*
+ * The run-queue trigger, at a shown thread's switch-in: one compare of
+ * the wait just measured with the monitor's threshold (trigger_runq,
+ * U32_MAX for none); a wait counted in us goes to the exact test.
+ */
+static __always_inline void sensor_check_runq(struct mkm_tracked *nt, u32 wait,
+					      u8 in_flags, u64 now)
+{
+	if (unlikely(wait > nt->mon->trigger_runq || in_flags))
+		sensor_runq_over(nt, wait, in_flags, now);
+}
+
 /*
  * A tracked thread leaves or takes the CPU: both records on one time, or
  * one record for both. tb and its shift are what the probe tested (one
@@ -496,6 +557,7 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 				     state << MKM_EVF_STATE_SHIFT,
 			     wait, READ_ONCE(nt->tid), now);
 		pt->run_delay = mkm_task_run_delay(prev);
+		sensor_check_runq(nt, wait, in_flags, now);
 		return;
 	}
 	if (pt && sensor_recording(pt->mon, MKM_CLASS_SCHED)) {
@@ -512,6 +574,8 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 				   wait,
 				   sensor_peer(nt->mon, prev, pt, p_shown),
 				   now);
+		if (n_shown)
+			sensor_check_runq(nt, wait, in_flags, now);
 	}
 }
 
@@ -825,6 +889,47 @@ static noinline void sensor_idle_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 		sensor_emit(mon, MKM_CLASS_IRQ, 0, 0, type, flags, arg0, arg1);
 }
 
+/*
+ * When the interrupt and the softirq under way on this CPU began, for the
+ * interrupt trigger: 0 when none is, or it began before the trigger saw it.
+ */
+static DEFINE_PER_CPU(u64, sensor_irq_began[2]);
+
+/*
+ * An interrupt or softirq record of tracked thread t, with the interrupt
+ * trigger (trigger_irq_ns) armed: at its exit, over the threshold since
+ * its entry, a TRIGGER right after it. Softirqs on PREEMPT_RT may be
+ * preempted: their time is from entry to exit, as the thread lost it.
+ */
+static noinline void sensor_irq_timed(struct mkm_tracked *t, u8 type, u8 flags,
+				      u32 arg0, u32 arg1)
+{
+	struct mkm_monitor *mon = t->mon;
+	bool soft = type == MKM_EV_SOFTIRQ_ENTRY || type == MKM_EV_SOFTIRQ_EXIT;
+	unsigned long irqflags;
+	u64 now, began;
+
+	if (!sensor_recording(mon, MKM_CLASS_IRQ))
+		return;
+	local_irq_save(irqflags);
+	if (t->task == current)
+		sensor_check_dumpable(t, current);
+	now = local_clock();
+	sensor_write_thread(t, type, flags, arg0, arg1, now);
+	began = this_cpu_read(sensor_irq_began[soft]);
+	if (type == MKM_EV_IRQ_ENTRY || type == MKM_EV_SOFTIRQ_ENTRY) {
+		this_cpu_write(sensor_irq_began[soft], now);
+	} else if (began) {
+		this_cpu_write(sensor_irq_began[soft], 0);
+		if (now - began > mon->trigger_irq_ns && sensor_may_record(t))
+			sensor_trigger_over(mon, READ_ONCE(t->tid),
+					    t->unique_id, MKM_TRIGGER_IRQ,
+					    now - began, mon->trigger_irq_ns,
+					    now);
+	}
+	local_irq_restore(irqflags);
+}
+
 /* An interrupt handler's entry or exit, for the thread it interrupted. */
 static __always_inline void sensor_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 {
@@ -833,7 +938,9 @@ static __always_inline void sensor_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 	/* Softirqs run preemptible in task context on PREEMPT_RT. */
 	rcu_read_lock();
 	t = sensor_lookup(current);
-	if (t)
+	if (t && unlikely(READ_ONCE(t->mon->trigger_irq_ns)))
+		sensor_irq_timed(t, type, flags, arg0, arg1);
+	else if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, type, flags, arg0, arg1);
 	else if (unlikely(is_idle_task(current)))
 		sensor_idle_irq(type, flags, arg0, arg1);
@@ -949,18 +1056,29 @@ void mkm_sensor_detach(struct mkm_tracked *t, u32 reason)
 	sensor_emit_tracking(t, MKM_EV_DETACH, reason, 0);
 }
 
-void mkm_sensor_mark(struct mkm_monitor *mon, u64 value)
+void mkm_sensor_mark(struct mkm_monitor *mon, u64 value, bool trigger)
 {
+	u32 tid = sensor_tid(mon, current), unique_id = 0;
+	u32 lo = lower_32_bits(value), hi = upper_32_bits(value);
 	struct mkm_tracked *t;
-	u32 unique_id = 0;
+	unsigned long irqflags;
+	u64 now;
 
 	rcu_read_lock();
 	t = mkm_threads_lookup(current);
 	if (t && t->mon == mon)
 		unique_id = t->unique_id;
 	rcu_read_unlock();
-	sensor_emit(mon, MKM_CLASS_ALL, sensor_tid(mon, current), unique_id,
-		    MKM_EV_MARK, 0, lower_32_bits(value), upper_32_bits(value));
+	if (!sensor_recording(mon, MKM_CLASS_ALL))
+		return;
+	/* The trigger right after its mark, in the same ring. */
+	local_irq_save(irqflags);
+	now = local_clock();
+	sensor_write(mon, tid, unique_id, MKM_EV_MARK, 0, lo, hi, now);
+	if (trigger)
+		sensor_trigger(mon, tid, unique_id, MKM_TRIGGER_MARK, lo, hi,
+			       now);
+	local_irq_restore(irqflags);
 }
 
 /*

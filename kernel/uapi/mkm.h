@@ -34,7 +34,8 @@
  *	The ABI version the module speaks. A reader must refuse a major it does
  *	not know; a newer minor only adds event types, flags or classes, or
  *	refuses what a caller should not have done (2.6: driving a monitor
- *	through a read-only fd).
+ *	through a read-only fd); 2.7 added the flight recorder and the
+ *	triggers, in fields that were reserved.
  *
  * MKM_IOC_CONFIGURE (struct mkm_config, in/out)
  *	Sets the per-CPU ring size, the event classes and the flags. Only while
@@ -78,8 +79,22 @@
  *	(unique_id 0) on that CPU, so each CPU's time is all accounted for.
  *	Needs CAP_PERFMON or CAP_SYS_ADMIN (EPERM); one system-wide monitor
  *	at a time (EBUSY while another is configured so).
+ *	MKM_CONFIG_FLIGHT (ABI 2.7) makes a flight recorder: a full ring
+ *	overwrites its oldest records instead of dropping new ones, with no
+ *	reader running, and counts what it overwrote (STATS' overwritten);
+ *	see "A flight recorder" below.
  *	wakeup_bytes: poll() and read() are woken when a ring holds this many
- *	bytes (0: half the ring; larger than the ring: EINVAL).
+ *	bytes (0: half the ring; larger than the ring: EINVAL). With
+ *	MKM_CONFIG_FLIGHT it must be 0 (EINVAL): such a ring is always full,
+ *	and wakes its readers on triggers only.
+ *	trigger_runq_ns, trigger_irq_ns (ABI 2.7; 0: none): the triggers.
+ *	After the SWITCH_IN (or SWITCH) of a tracked thread that waited on a
+ *	run queue longer than trigger_runq_ns, and after the IRQ_EXIT or
+ *	SOFTIRQ_EXIT of an interrupt or softirq that took a tracked thread's
+ *	CPU for longer than trigger_irq_ns since its entry, the sensor writes
+ *	a MKM_EV_TRIGGER in the same ring and wakes the readers (poll()
+ *	POLLIN), in either mode. The interrupt trigger needs MKM_CLASS_IRQ
+ *	among the classes (EINVAL; EACCES where that class is refused).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
  *	default classes (RESUME then fails as CONFIGURE would: ENOMEM, EPERM).
  *
@@ -134,13 +149,20 @@
  *	2.3 (32 bytes), at most 4096, a multiple of 8 (EINVAL otherwise). An
  *	entry larger than the module's struct gets zeros past it, a smaller
  *	one the struct's first fields: so the entry can grow without a new
- *	call.
+ *	call. 0 stands for MKM_CPU_STATS_SIZE_2_6, the entry's 32 bytes up
+ *	to ABI 2.6 (what a caller built then passes as 0); ABI 2.7 added
+ *	overwritten and triggers, so a caller that wants them passes
+ *	sizeof(struct mkm_cpu_stats). With overwritten, produced == read +
+ *	lost + buffered + overwritten.
  *
  * MKM_IOC_MARK (struct mkm_mark, in)
  *	Writes a MKM_EV_MARK event carrying value for the calling thread, on the
  *	monitor's clock, into the ring of the CPU it runs on (PIE's user-level
  *	sensor). Recorded only while resumed; the caller need not be monitored.
- *	EAGAIN when suspended.
+ *	EAGAIN when suspended. With MKM_MARK_TRIGGER in flags (ABI 2.7;
+ *	other bits: EINVAL), a MKM_EV_TRIGGER follows the mark, as for the
+ *	configured triggers: how a program, or a recorder told by a signal,
+ *	asks a flight recorder for a snapshot.
  *
  * read(fd, buf, count)
  *	Drains the rings: copies whole records (count must be at least one
@@ -152,7 +174,9 @@
  *	is left. A failed copy (EFAULT) frees nothing: no record is lost.
  *
  * poll(fd)
- *	POLLIN when a ring holds wakeup_bytes or more, or the monitor is
+ *	POLLIN when a ring holds wakeup_bytes or more, when a ring has a
+ *	trigger its reader has not yet seen (ABI 2.7: read() sees a ring's
+ *	triggers when it drains it), or when the monitor is
  *	suspended with records left; POLLHUP when it is suspended with nothing
  *	left to read (read() returns 0 then; also before the first resume).
  *	The wakeup is deferred with irq_work: the sensor never wakes anyone
@@ -187,10 +211,35 @@
  *	maps it) and their cpu field is not filled in. A gap in seq is the
  *	number of events dropped there (lost counts them all): the reader
  *	reports them, keeping read, read_lost, next_seq and read_ts as read()
- *	does, so that poll(), STATS and a read() after it agree with it. The
+ *	does, so that poll(), STATS and a read() after it agree with it, and
+ *	stores the control page's triggers into triggers_seen once it has
+ *	looked, so that poll() waits for the next trigger. The
  *	kernel trusts nothing on the reader page: a wrong tail costs the
  *	reader its own records only. CONFIGURE gives EBUSY while any ring is
  *	mapped.
+ *
+ * A flight recorder (ABI 2.7)
+ *	A monitor configured with MKM_CONFIG_FLIGHT keeps the last records
+ *	of each CPU and nothing else: its writer never waits for a reader,
+ *	so an armed recorder costs no drain at all, and poll() wakes only
+ *	at a trigger (or when the monitor is suspended). read() then gives,
+ *	per CPU, a LOST record with MKM_EVF_OVERWRITTEN (arg0 and arg1 the
+ *	low and high halves of the count; seq is the first one's) for what
+ *	was overwritten since the last read, then the records still intact,
+ *	from the oldest to the newest: a window without a hole, taken
+ *	without stopping the recording. While resumed, the reader keeps a
+ *	margin of an eighth of the ring (at most 1024 records) away from
+ *	where the writer overwrites next, and checks after each copy that the
+ *	writer has not come round to what it copied (else it skips on and
+ *	copies again), so a window is at most that much shorter than the
+ *	ring. A read after it continues from there: the records since,
+ *	written after the snapshot (a post-roll). A reader in place does the
+ *	same: mkm_ring_control.flags has MKM_RING_OVERWRITE; it loads head
+ *	(acquire), skips to at least head - capacity + margin, copies, then
+ *	after a read barrier (smp_rmb) loads head again: the positions from
+ *	that head - mask on were not overwritten; it counts what it skips in
+ *	overwritten on the reader page. The module's own reader is
+ *	kernel/ring.h's ring_peek_flight().
  *
  * The event record
  * ================
@@ -248,7 +297,8 @@
  * MKM_EV_ATTACH        the thread     -                MKM_TS_* now  on cpu (-1: no)
  * MKM_EV_DETACH        the thread     -                MKM_DETACH_*  -
  * MKM_EV_NAME          the thread     half (0, 1)      comm bytes    comm bytes
- * MKM_EV_LOST          0 / 0          -                count         -
+ * MKM_EV_LOST          0 / 0          OVERWRITTEN      count         - (high)
+ * MKM_EV_TRIGGER       the thread     MKM_TRIGGER_*    value         threshold
  *
  * MKM_EV_SWITCH_OUT gives the state the thread leaves in: MKM_TS_RUNNING with
  * MKM_EVF_PREEMPTED when it stays runnable involuntarily, MKM_TS_RUNNING
@@ -290,8 +340,18 @@
  * MKM_EV_LOST reports arg0 events dropped on that CPU just before the record
  * that follows it (or at the end of the stream); its time_ns is the time of
  * the last record before the gap, or 0 if there was none, and its seq is
- * that of the first event dropped. An inherited thread's unique_id is its
- * tid.
+ * that of the first event dropped. With MKM_EVF_OVERWRITTEN, the records
+ * were not dropped but overwritten by a flight recorder's ring (ABI 2.7),
+ * and arg1 holds the count's high half. An inherited thread's unique_id
+ * is its tid.
+ * MKM_EV_TRIGGER (ABI 2.7) follows the record that fired it, in the same
+ * ring and at the same time: its flags' low bits (MKM_EVF_TRIGGER_MASK)
+ * say which trigger, with MKM_EVF_WAIT_US when arg0 and arg1 count us,
+ * not ns (either would not fit). MKM_TRIGGER_RUNQ follows a SWITCH_IN
+ * or SWITCH of the thread: arg0 its run-queue wait, arg1 the threshold;
+ * MKM_TRIGGER_IRQ follows an IRQ_EXIT or SOFTIRQ_EXIT that interrupted
+ * the thread: arg0 the time since its entry, arg1 the threshold;
+ * MKM_TRIGGER_MARK follows a MARK: arg0 and arg1 the mark's value.
  */
 #ifndef _UAPI_MKM_H
 #define _UAPI_MKM_H
@@ -300,7 +360,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 6
+#define MKM_ABI_MINOR 7
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -324,7 +384,9 @@
 #define MKM_CONFIG_SYSTEM (1u << 1) /* every thread of the machine */
 /* a switch between two tracked threads as one MKM_EV_SWITCH (ABI 2.4) */
 #define MKM_CONFIG_ONE_SWITCH (1u << 2)
-#define MKM_CONFIG_ALL 0x7u
+/* a flight recorder: full rings overwrite their oldest records (ABI 2.7) */
+#define MKM_CONFIG_FLIGHT (1u << 3)
+#define MKM_CONFIG_ALL 0xfu
 
 /* Event types. Numbers are never reused. */
 enum mkm_event_type {
@@ -350,7 +412,8 @@ enum mkm_event_type {
 	MKM_EV_NAME = 20,
 	MKM_EV_LOST = 21,
 	MKM_EV_SWITCH = 22, /* ABI 2.4 */
-	MKM_EV_TYPE_MAX = MKM_EV_SWITCH,
+	MKM_EV_TRIGGER = 23, /* ABI 2.7 */
+	MKM_EV_TYPE_MAX = MKM_EV_TRIGGER,
 };
 
 /* mkm_event.flags */
@@ -371,6 +434,17 @@ enum mkm_event_type {
 #define MKM_EVF_STATE_MASK (7u << MKM_EVF_STATE_SHIFT)
 #define MKM_EVF_STATE(flags) \
 	(((flags)&MKM_EVF_STATE_MASK) >> MKM_EVF_STATE_SHIFT)
+/* LOST (ABI 2.7): the records a flight recorder's ring overwrote */
+#define MKM_EVF_OVERWRITTEN (1u << 7)
+/* TRIGGER (ABI 2.7): what fired, in bits 0-3 (MKM_TRIGGER_*) */
+#define MKM_EVF_TRIGGER_MASK 0xfu
+
+/* What a MKM_EV_TRIGGER record reports, in its flags. */
+enum mkm_trigger_kind {
+	MKM_TRIGGER_RUNQ = 1, /* a run-queue wait over trigger_runq_ns */
+	MKM_TRIGGER_IRQ = 2, /* an interrupt or softirq over trigger_irq_ns */
+	MKM_TRIGGER_MARK = 3, /* a MARK with MKM_MARK_TRIGGER */
+};
 
 /* The x86 system vectors that MKM_EVF_VECTOR records name. */
 #define MKM_X86_LOCAL_TIMER_VECTOR 0xec
@@ -422,7 +496,8 @@ struct mkm_config {
 	__u32 classes; /* MKM_CLASS_* (0: default) */
 	__u32 flags; /* MKM_CONFIG_* */
 	__u64 wakeup_bytes; /* 0: half the ring */
-	__u64 reserved[2];
+	__u64 trigger_runq_ns; /* ABI 2.7; 0: none */
+	__u64 trigger_irq_ns; /* ABI 2.7; 0: none */
 };
 
 struct mkm_thread {
@@ -432,11 +507,17 @@ struct mkm_thread {
 };
 
 struct mkm_cpu_stats {
-	__u64 produced; /* events the sensor made: read + lost + buffered */
+	/* events the sensor made: read + lost + buffered + overwritten */
+	__u64 produced;
 	__u64 lost; /* dropped because the ring was full */
 	__u64 read; /* delivered by read() */
 	__u64 buffered; /* in the ring now */
+	__u64 overwritten; /* ABI 2.7: given way to newer (MKM_CONFIG_FLIGHT) */
+	__u64 triggers; /* ABI 2.7: TRIGGER records written */
 };
+
+/* The bytes of struct mkm_cpu_stats up to ABI 2.6: buffered's end. */
+#define MKM_CPU_STATS_SIZE_2_6 32u
 
 struct mkm_stats {
 	__u32 nr_cpus; /* in: entries at cpus; out: possible CPU ids */
@@ -453,8 +534,12 @@ struct mkm_stats {
 
 struct mkm_mark {
 	__u64 value;
-	__u64 reserved; /* ABI 2.4 */
+	__u32 flags; /* ABI 2.7: MKM_MARK_*; ABI 2.4 to 2.6: reserved */
+	__u32 reserved; /* ABI 2.4 */
 };
+
+/* mkm_mark.flags: the mark is a trigger too (a MKM_EV_TRIGGER after it). */
+#define MKM_MARK_TRIGGER (1u << 0)
 
 struct mkm_clock {
 	__u32 cpu; /* in: the ring's CPU */
@@ -476,8 +561,14 @@ struct mkm_ring_control {
 	__u64 head; /* positions committed; load with acquire */
 	__u64 lost; /* events dropped; head + lost were produced */
 	__u32 mask; /* slots - 1 (a power of two, minus one) */
-	__u32 wakeup; /* occupancy at which poll() wakes */
+	__u32 wakeup; /* occupancy at which poll() wakes (0: never) */
+	__u32 flags; /* ABI 2.7: MKM_RING_* */
+	__u32 reserved;
+	__u64 triggers; /* ABI 2.7: TRIGGER records written */
 };
+
+/* mkm_ring_control.flags: the ring overwrites (MKM_CONFIG_FLIGHT). */
+#define MKM_RING_OVERWRITE (1u << 0)
 
 /* Page 1 of a mapped ring, written by the reader only. */
 struct mkm_ring_reader {
@@ -487,6 +578,8 @@ struct mkm_ring_reader {
 	__u64 read_ts; /* time_ns of the last record delivered */
 	__u32 next_seq; /* seq of the next event expected */
 	__u32 reserved;
+	__u64 overwritten; /* ABI 2.7: positions skipped as overwritten */
+	__u64 triggers_seen; /* ABI 2.7: control's triggers, once read */
 };
 
 #define MKM_IOC_MAGIC 0xB6

@@ -181,7 +181,10 @@ int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf, size_t max,
 		struct ring_cursor cur;
 		size_t room = max - done;
 
-		if (!r || !ring_map_pending(c, quiescent))
+		if (!r)
+			continue;
+		ring_see_triggers(r, c->rd);
+		if (!ring_map_pending(c, quiescent))
 			continue;
 		u64 head = smp_load_acquire(&r->head);
 		if (head != c->rd->tail &&
@@ -193,9 +196,10 @@ int mon_ring_map_read(struct mon_ring_map *m, struct mkm_event *buf, size_t max,
 				return err;
 		}
 		ring_cursor_start(c->rd, &cur);
-		done += ring_peek(r, &cur, buf + done,
-				  room > UINT32_MAX ? UINT32_MAX : (u32)room,
-				  quiescent, (u16)cpu, &c->clk);
+		done += ring_peek_flight(r, &cur, buf + done,
+					 room > UINT32_MAX ? UINT32_MAX :
+							     (u32)room,
+					 quiescent, (u16)cpu, &c->clk);
 		/* Drops are told by LOST records only. */
 		*lost |= cur.read_lost != c->rd->read_lost;
 		ring_consume(c->rd, &cur);

@@ -209,6 +209,7 @@ uint32_t abi_stats(int fd, struct mkm_cpu_stats **cpus)
 	*cpus = calloc(n, sizeof(**cpus));
 	assert_non_null(*cpus);
 	s.cpus = (uint64_t)(uintptr_t)*cpus;
+	s.cpu_stats_size = sizeof(**cpus);
 	ABI_OK(ioctl(fd, MKM_IOC_STATS, &s));
 	ABI_EQ(s.nr_cpus, n);
 	return n;

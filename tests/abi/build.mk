@@ -5,8 +5,8 @@
 # In the order the guest runs them; threads last (see its last test).
 # exactness_one is exactness recording one record per switch
 # (MKM_CONFIG_ONE_SWITCH): the same source, built with EXACT_ONE_SWITCH.
-ABI_AREAS := lifecycle mmap exactness exactness_one smp overflow security \
-	badinput classes threads
+ABI_AREAS := lifecycle mmap exactness exactness_one smp overflow flight \
+	security badinput classes threads
 ABI_DIR := $(BUILD)/tests/abi
 ABI_TESTS := $(ABI_AREAS:%=$(ABI_DIR)/test_%)
 ABI_OBJS := $(filter-out %_one.o,$(ABI_AREAS:%=$(ABI_DIR)/test_%.o)) \

@@ -204,10 +204,13 @@ static uint64_t random_ring_bytes(struct stress_rng *r)
 static int config_verdict(const struct mkm_config *c, int resumed,
 			  int *maybe_busy)
 {
+	uint32_t classes = c->classes ? c->classes : MKM_CLASS_DEFAULT;
+
 	*maybe_busy = 0;
-	if (c->reserved[0] || c->reserved[1] || c->classes & ~MKM_CLASS_ALL ||
-	    c->flags & ~MKM_CONFIG_ALL || c->ring_bytes == 0 ||
-	    c->ring_bytes > MKM_RING_MAX_BYTES)
+	if (c->classes & ~MKM_CLASS_ALL || c->flags & ~MKM_CONFIG_ALL ||
+	    (c->flags & MKM_CONFIG_FLIGHT && c->wakeup_bytes) ||
+	    (c->trigger_irq_ns && !(classes & MKM_CLASS_IRQ)) ||
+	    c->ring_bytes == 0 || c->ring_bytes > MKM_RING_MAX_BYTES)
 		return EINVAL;
 	if (c->classes & ~classes_ok)
 		return EOPNOTSUPP;
@@ -247,8 +250,12 @@ static void fill_config(struct stress_rng *r, struct mkm_config *c)
 		c->wakeup_bytes = stress_below(r, 4) ?
 					  stress_below(r, c->ring_bytes + 64) :
 					  stress_rand(r);
-	if (stress_below(r, 10) == 0)
-		c->reserved[stress_below(r, 2)] = stress_rand(r) | 1;
+	if (stress_below(r, 4) == 0)
+		c->flags |= MKM_CONFIG_FLIGHT;
+	if (stress_below(r, 4) == 0)
+		c->trigger_runq_ns = stress_rand(r) >> stress_below(r, 64);
+	if (stress_below(r, 4) == 0)
+		c->trigger_irq_ns = stress_rand(r) >> stress_below(r, 64);
 }
 
 static void fill_random(struct stress_rng *r, void *p, size_t n)

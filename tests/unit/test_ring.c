@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_ring.c - the per-CPU event ring (kernel/ring.h), built in userspace. */
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +15,7 @@
 /* One offset, 0: times as the writer stamped them. */
 static const struct ring_clock same_clock;
 
-static struct mkm_ring *ring_new(u32 capacity, u32 wakeup)
+static struct mkm_ring *ring_new_flags(u32 capacity, u32 wakeup, u32 flags)
 {
 	/* Aligned as the module's vmalloc'd rings, a whole number of pages. */
 	u64 bytes = (ring_alloc_size(capacity) + MKM_RING_PAGE_BYTES - 1) &
@@ -23,8 +24,13 @@ static struct mkm_ring *ring_new(u32 capacity, u32 wakeup)
 
 	assert_non_null(r);
 	memset(r, 0, ring_alloc_size(capacity));
-	ring_init(r, capacity, wakeup);
+	ring_init(r, capacity, wakeup, flags);
 	return r;
+}
+
+static struct mkm_ring *ring_new(u32 capacity, u32 wakeup)
+{
+	return ring_new_flags(capacity, wakeup, 0);
 }
 
 /* Writes one event of type SWITCH_IN stamped ts; returns false if dropped. */
@@ -433,6 +439,175 @@ static void test_ring_peek_drops_past_2_32_exact(void **state)
 	free(r);
 }
 
+/* Drains a flight ring as the readers do (ring_peek_flight()). */
+static u32 drain_flight(struct mkm_ring *r, struct mkm_event *dst, u32 max,
+			bool quiescent)
+{
+	struct ring_cursor c;
+	u32 n;
+
+	ring_cursor_start(&r->rd, &c);
+	n = ring_peek_flight(r, &c, dst, max, quiescent, 3, &same_clock);
+	ring_consume(&r->rd, &c);
+	return n;
+}
+
+static void test_ring_flight_overwrites_oldest(void **state)
+{
+	struct mkm_ring *r = ring_new_flags(128, 0, MKM_RING_OVERWRITE);
+	struct mkm_event ev[256];
+	u32 i, n = 0, k;
+
+	(void)state;
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(ring_write(r, i, 0, MKM_EV_MARK, 0, i, 0, i),
+				 0);
+	assert_int_equal(r->lost, 0);
+	assert_int_equal(ring_buffered(r), 128);
+	assert_int_equal(ring_overwritten(r), 1000 - 128);
+	/* Quiescent: all 128 kept, after one record of what was not. */
+	while ((k = drain_flight(r, ev + n, 256 - n, true)))
+		n += k;
+	assert_int_equal(n, 129);
+	assert_int_equal(ev[0].type, MKM_EV_LOST);
+	assert_int_equal(ev[0].flags, MKM_EVF_OVERWRITTEN);
+	assert_int_equal(ev[0].arg0, 1000 - 128);
+	assert_int_equal(ev[0].arg1, 0);
+	assert_int_equal(ev[0].seq, 0);
+	for (i = 1; i < n; i++) {
+		assert_int_equal(ev[i].arg0, 1000 - 128 + i - 1);
+		assert_int_equal(ev[i].seq, 1000 - 128 + i - 1);
+	}
+	assert_int_equal(r->rd.overwritten, 1000 - 128);
+	assert_int_equal(r->rd.read, 128);
+	assert_int_equal(ring_overwritten(r), 1000 - 128);
+	free(r);
+}
+
+/* Resumed: the reader keeps clear of the records the writer comes to. */
+static void test_ring_flight_live_read_keeps_margin(void **state)
+{
+	struct mkm_ring *r = ring_new_flags(128, 0, MKM_RING_OVERWRITE);
+	struct mkm_event ev[256];
+	u32 i, n = 0, k, margin = ring_flight_margin(r->mask);
+
+	(void)state;
+	for (i = 0; i < 1000; i++)
+		ring_write(r, i, 0, MKM_EV_MARK, 0, i, 0, i);
+	while ((k = drain_flight(r, ev + n, 256 - n, false)))
+		n += k;
+	assert_int_equal(n, 1 + 128 - margin);
+	assert_int_equal(ev[0].arg0, 1000 - 128 + margin);
+	assert_int_equal(ev[1].arg0, 1000 - 128 + margin);
+	assert_int_equal(ev[n - 1].arg0, 999);
+	/* Caught up: the next read has only what came since. */
+	ring_write(r, 1000, 0, MKM_EV_MARK, 0, 1000, 0, 1000);
+	assert_int_equal(drain_flight(r, ev, 256, false), 1);
+	assert_int_equal(ev[0].arg0, 1000);
+	assert_int_equal(ev[0].seq, 1000);
+	free(r);
+}
+
+/* Triggers: seen once read, so that poll() waits for the next. */
+static void test_ring_flight_triggers_seen(void **state)
+{
+	struct mkm_ring *r = ring_new_flags(128, 0, MKM_RING_OVERWRITE);
+
+	(void)state;
+	assert_false(ring_untriggered(r));
+	ring_triggered(r);
+	assert_true(ring_untriggered(r));
+	ring_see_triggers(r, &r->rd);
+	assert_false(ring_untriggered(r));
+	free(r);
+}
+
+struct flight_writer {
+	struct mkm_ring *r;
+	int stop;
+	u32 written;
+};
+
+static void *flight_writer_fn(void *arg)
+{
+	struct flight_writer *w = arg;
+	u32 i;
+
+	for (i = 0; !READ_ONCE(w->stop); i++)
+		ring_write(w->r, 1, 0, MKM_EV_MARK, 0, i, 0, i);
+	w->written = i;
+	return NULL;
+}
+
+/*
+ * A writer on another thread, the reader racing it: every record read is
+ * one the writer wrote, in order, with no hole between two reads but the
+ * ones an OVERWRITTEN record tells, and the counts add up.
+ */
+static void test_ring_flight_concurrent_reads_have_no_hole(void **state)
+{
+	struct mkm_ring *r = ring_new_flags(128, 0, MKM_RING_OVERWRITE);
+	struct flight_writer w = { .r = r };
+	static struct mkm_event ev[64];
+	u64 next = 0, read = 0, skipped = 0;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, flight_writer_fn, &w), 0);
+	/* Until both happened often: reads that kept up, and laps. */
+	for (u32 loop = 0, laps = 0; laps < 20 || read < 10000; loop++) {
+		u32 n, i;
+
+		/* Now and then, a reader too slow: the writer laps it. */
+		if (loop % 64 == 63) {
+			while (smp_load_acquire(&r->head) - r->rd.tail < 512)
+				;
+			laps++;
+		}
+		n = drain_flight(r, ev, 64, false);
+
+		for (i = 0; i < n; i++) {
+			if (ev[i].type == MKM_EV_LOST) {
+				assert_int_equal(ev[i].flags,
+						 MKM_EVF_OVERWRITTEN);
+				next += ev[i].arg0;
+				skipped += ev[i].arg0;
+				continue;
+			}
+			if (ev[i].arg0 != (u32)next || ev[i].seq != (u32)next)
+				fail_msg("record %llu: value %u seq %u",
+					 (unsigned long long)next, ev[i].arg0,
+					 ev[i].seq);
+			next++;
+			read++;
+		}
+	}
+	WRITE_ONCE(w.stop, 1);
+	pthread_join(t, NULL);
+	while (true) {
+		u32 n = drain_flight(r, ev, 64, true), i;
+
+		if (!n)
+			break;
+		for (i = 0; i < n; i++) {
+			if (ev[i].type == MKM_EV_LOST) {
+				next += ev[i].arg0;
+				skipped += ev[i].arg0;
+				continue;
+			}
+			assert_int_equal(ev[i].arg0, (u32)next);
+			next++;
+			read++;
+		}
+	}
+	assert_int_equal(next, w.written);
+	assert_int_equal(read + skipped, w.written);
+	assert_true(skipped > 0);
+	assert_int_equal(r->rd.read, read);
+	assert_int_equal(r->rd.overwritten, skipped);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +626,11 @@ int main(void)
 		cmocka_unit_test(test_ring_reserve_wraps_around),
 		cmocka_unit_test(test_ring_peek_drops_past_2_32_exact),
 		cmocka_unit_test(test_ring_peek_gap_across_seq_wrap),
+		cmocka_unit_test(test_ring_flight_overwrites_oldest),
+		cmocka_unit_test(test_ring_flight_live_read_keeps_margin),
+		cmocka_unit_test(test_ring_flight_triggers_seen),
+		cmocka_unit_test(
+			test_ring_flight_concurrent_reads_have_no_hole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

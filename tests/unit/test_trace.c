@@ -115,7 +115,9 @@ static void write_full(struct file *f)
 	static struct mkm_event ev[3000];
 	struct trace_thread th[2] = { { 100, 1, "main" },
 				      { 101, 2, "0123456789abcdef" } };
-	struct mkm_cpu_stats st[4] = { { 10, 1, 9, 0 } };
+	struct mkm_cpu_stats st[4] = {
+		{ .produced = 10, .lost = 1, .read = 9 }
+	};
 	struct trace_calibration cal = { .cpu = 1 };
 	struct trace_calibration_hdr calh = { .rounds = 10,
 					      .kernel = "6.1.0-test" };

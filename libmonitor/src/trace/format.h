@@ -57,7 +57,9 @@ _Static_assert(sizeof(struct trace_process) == 8, "process entry size");
 _Static_assert(sizeof(struct trace_calibration) == 264, "calibration size");
 _Static_assert(sizeof(struct trace_calibration_hdr) == 224,
 	       "calibration header size");
-_Static_assert(sizeof(struct mkm_cpu_stats) == 32, "stats entry size");
+/* STATS' entry before it carried a flight recorder's counters. */
+#define TRACE_STATS_SIZE_1_0 32u
+_Static_assert(sizeof(struct mkm_cpu_stats) == 48, "stats entry size");
 _Static_assert(sizeof(struct trace_clock_sample) == 72, "clock sample size");
 _Static_assert(sizeof(struct trace_clock_sync_hdr) == 144,
 	       "clock sync header size");

@@ -33,6 +33,9 @@ struct trace_reader {
 	uint64_t first_off; /* of INFO: damage there is not skipped */
 	uint8_t *buf;
 	size_t cap;
+	/* STATS whose entries are not this build's struct, converted. */
+	struct mkm_cpu_stats *stats;
+	size_t stats_cap;
 	struct trace_info info;
 	uint64_t err_off;
 	char msg[768];
@@ -331,16 +334,40 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 		c->processes = (const struct trace_process *)p;
 		c->nr_processes = len / sizeof(struct trace_process);
 		return 0;
-	case TRACE_CHUNK_STATS:
+	case TRACE_CHUNK_STATS: {
+		uint32_t size;
+
 		if (len < 8)
 			goto bad_len;
 		nr = get32(p);
-		if ((len - 8) / sizeof(struct mkm_cpu_stats) != nr ||
-		    (len - 8) % sizeof(struct mkm_cpu_stats))
+		/* 0: the 32 bytes that were all before the entry grew. */
+		size = get32(p + 4) ? get32(p + 4) : TRACE_STATS_SIZE_1_0;
+		if (size < TRACE_STATS_SIZE_1_0 || size % 8 || size > 4096 ||
+		    (len - 8) / size != nr || (len - 8) % size)
 			goto bad_len;
 		c->stats = (const struct mkm_cpu_stats *)(p + 8);
 		c->nr_stats = nr;
+		if (size == sizeof(struct mkm_cpu_stats))
+			return 0;
+		/* Another size: this build's struct, cut or zero-filled. */
+		if (nr > r->stats_cap) {
+			struct mkm_cpu_stats *s =
+				realloc(r->stats, nr * sizeof(*s));
+
+			if (!s)
+				return fail(r, -ENOMEM, c->offset,
+					    "out of memory for STATS");
+			r->stats = s;
+			r->stats_cap = nr;
+		}
+		memset(r->stats, 0, nr * sizeof(*r->stats));
+		for (uint32_t i = 0; i < nr; i++)
+			memcpy(&r->stats[i], p + 8 + (size_t)i * size,
+			       size < sizeof(*r->stats) ? size :
+							  sizeof(*r->stats));
+		c->stats = r->stats;
 		return 0;
+	}
 	case TRACE_CHUNK_CALIBRATION:
 		if (len < sizeof(struct trace_calibration_hdr))
 			goto bad_len;
@@ -745,5 +772,6 @@ void trace_reader_close(struct trace_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
+	free(r->stats);
 	free(r);
 }

@@ -567,10 +567,27 @@ int trace_writer_processes(struct trace_writer *w,
 int trace_writer_stats(struct trace_writer *w, const struct mkm_cpu_stats *s,
 		       size_t nr_cpus)
 {
+	/*
+	 * Each entry's first 32 bytes, as every reader of format 1 reads
+	 * them (0 in the header); a flight recorder's counters stay out, its
+	 * trace tells them in-band (LOST records of what was overwritten).
+	 */
 	uint32_t hdr[2] = { (uint32_t)nr_cpus, 0 };
+	uint8_t *a;
+	int err;
 
-	return write_array(w, TRACE_CHUNK_STATS, hdr, sizeof(hdr), s,
-			   sizeof(*s), nr_cpus, 65536);
+	if (!w || (nr_cpus && !s) || nr_cpus > 65536)
+		return -EINVAL;
+	a = malloc(nr_cpus * TRACE_STATS_SIZE_1_0 + 1);
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_cpus; i++)
+		memcpy(a + i * TRACE_STATS_SIZE_1_0, &s[i],
+		       TRACE_STATS_SIZE_1_0);
+	err = write_array(w, TRACE_CHUNK_STATS, hdr, sizeof(hdr), a,
+			  TRACE_STATS_SIZE_1_0, nr_cpus, 65536);
+	free(a);
+	return err;
 }
 
 int trace_writer_calibration(struct trace_writer *w,
