@@ -108,6 +108,16 @@ struct monitor_config {
 	uint32_t classes; /* MKM_CLASS_* (0: MKM_CLASS_DEFAULT) */
 	uint32_t flags; /* MKM_CONFIG_* */
 	uint64_t wakeup_bytes; /* poll() watermark per ring (0: half) */
+	/*
+	 * Triggers (ABI 2.7; 0: none): a MKM_EV_TRIGGER after a tracked
+	 * thread's switch-in that waited longer than trigger_runq_ns on a
+	 * run queue, or after an interrupt or softirq of one that ran
+	 * longer than trigger_irq_ns (which needs MKM_CLASS_IRQ); each wakes
+	 * poll(). With MKM_CONFIG_FLIGHT in flags, the rings overwrite their
+	 * oldest records and poll() wakes on triggers only (wakeup_bytes 0).
+	 */
+	uint64_t trigger_runq_ns;
+	uint64_t trigger_irq_ns;
 };
 
 /*
@@ -295,6 +305,18 @@ MON_API int thread_unmonitor(struct monitor *mon, pid_t tid);
  * Return: 0, or -EAGAIN (the monitor is suspended).
  */
 MON_API int monitor_mark(struct monitor *mon, uint64_t value);
+
+/*
+ * monitor_trigger - record a marker that is a trigger too: MKM_EV_MARK,
+ * then MKM_EV_TRIGGER (MKM_TRIGGER_MARK, the value in arg0 and arg1),
+ * which wakes poll() (a flight recorder's reader writes a snapshot)
+ * @mon: the monitor
+ * @value: the mark's
+ *
+ * Return: 0, or -EAGAIN (the monitor is suspended), -EOPNOTSUPP (a
+ * module before ABI 2.7).
+ */
+MON_API int monitor_trigger(struct monitor *mon, uint64_t value);
 
 /*
  * monitor_statistics - per-CPU counters of the monitor

@@ -123,7 +123,14 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 	 */
 	if (mon->version.minor < 4)
 		c.flags &= ~MKM_CONFIG_ONE_SWITCH;
+	/* A flight recorder and its triggers: no module before 2.7 has them. */
+	if (mon->version.minor < 7 &&
+	    (c.flags & MKM_CONFIG_FLIGHT || cfg->trigger_runq_ns ||
+	     cfg->trigger_irq_ns))
+		return -EOPNOTSUPP;
 	c.wakeup_bytes = cfg->wakeup_bytes;
+	c.trigger_runq_ns = cfg->trigger_runq_ns;
+	c.trigger_irq_ns = cfg->trigger_irq_ns;
 	/* The module refuses to replace rings that are mapped. */
 	mon_ring_map_close(mon->map);
 	mon->map = NULL;
@@ -265,6 +272,17 @@ int monitor_mark(struct monitor *mon, uint64_t value)
 	return mon_ioctl(mon, mon_cmd(mon, MKM_IOC_MARK, MKM_IOC_MARK_2_3), &m);
 }
 
+int monitor_trigger(struct monitor *mon, uint64_t value)
+{
+	struct mkm_mark m = { .value = value, .flags = MKM_MARK_TRIGGER };
+
+	if (!mon)
+		return -EINVAL;
+	if (mon->version.minor < 7)
+		return -EOPNOTSUPP;
+	return mon_ioctl(mon, MKM_IOC_MARK, &m);
+}
+
 int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 		       unsigned int *nr_cpus)
 {
@@ -276,6 +294,8 @@ int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
 	memset(&s, 0, sizeof(s));
 	s.nr_cpus = *nr_cpus;
 	s.cpus = (uintptr_t)cpus;
+	/* Ignored by a module before ABI 2.4, whose entries are a prefix. */
+	s.cpu_stats_size = sizeof(*cpus);
 	err = mon_ioctl(mon, mon_cmd(mon, MKM_IOC_STATS, MKM_IOC_STATS_2_3),
 			&s);
 	if (err)

@@ -298,7 +298,7 @@ static void test_monitor_configure_in_out(void **state)
 	assert_int_equal(fake.cfg.flags, MKM_CONFIG_INHERIT);
 	assert_int_equal(cfg.flags, MKM_CONFIG_INHERIT);
 	assert_int_equal(fake.cfg.wakeup_bytes, 4096);
-	assert_int_equal(fake.cfg.reserved[0] | fake.cfg.reserved[1], 0);
+	assert_int_equal(fake.cfg.trigger_runq_ns | fake.cfg.trigger_irq_ns, 0);
 	assert_int_equal(cfg.ring_bytes, 131072);
 	assert_int_equal(cfg.total_bytes, 4 * 131072);
 	fake.ioctl_err[_IOC_NR(MKM_IOC_CONFIGURE)] = EBUSY;
