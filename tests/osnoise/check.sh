@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check.sh - mkm noise against the kernel's own osnoise tracer: on each
-# PREEMPT_RT kernel of tests/kernel/matrix (their configs build the
-# osnoise tracer in), boot a guest that runs `rtla osnoise top` on CPU 1
-# while `mkm record -a` records the machine, a noise source planted there
-# (guest.sh), and compare rtla's row with mkm noise's row of the osnoise
-# thread, count by count (compare.py says the bounds and why).
+# check.sh - mkm noise and mkm latency against the kernel's own osnoise
+# and timerlat tracers: on each PREEMPT_RT kernel of tests/kernel/matrix
+# (their configs build both in), boot a guest that runs `rtla osnoise
+# top`, then `rtla timerlat top`, on CPU 1 while `mkm record -a` records
+# the machine, a noise source planted there (guest.sh), and compare
+# rtla's rows with mkm's of the tracers' threads, count by count
+# (compare.py says the bounds and why).
 #
 #   check.sh [-n NAME[,NAME...]]     default: the matrix's -rt rows
 #
@@ -76,13 +77,12 @@ for name in $names; do
 		failed=1
 		continue
 	fi
-	if python3 "$here/compare.py" "$dir/out/rtla.txt" "$dir/out/mkm.json" 1 \
-		>"$dir/compare.txt" 2>&1; then
-		result=pass
-	else
-		result=FAIL
-		failed=1
-	fi
+	result=pass
+	python3 "$here/compare.py" osnoise "$dir/out/rtla.txt" \
+		"$dir/out/mkm.json" 1 >"$dir/compare.txt" 2>&1 || result=FAIL
+	python3 "$here/compare.py" timerlat "$dir/out/timerlat.txt" \
+		"$dir/out/tl.json" 1 >>"$dir/compare.txt" 2>&1 || result=FAIL
+	[ $result = pass ] || failed=1
 	sed "s/^/$name: /" "$dir/compare.txt" >&2
 	printf '%-10s %-8s %s\n' "$name" "$result" "$dir/compare.txt" >>"$build/osnoise.table.tmp"
 done

@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""compare.py - rtla osnoise top's row for a CPU against mkm noise's row of
-the osnoise tracer's thread there, from one run (tests/osnoise/guest.sh).
+"""compare.py - rtla's rows for a CPU against mkm's view of the tracer's
+thread there, from one run (tests/osnoise/guest.sh).
 
-    compare.py RTLA_TXT MKM_JSON CPU
+    compare.py osnoise RTLA_TXT MKM_NOISE_JSON CPU
+    compare.py timerlat RTLA_TXT MKM_LATENCY_JSON CPU
+
+osnoise: rtla osnoise top's row against mkm noise's row of osnoise/CPU.
 
 mkm follows the spinner over its whole life, rtla reports only the
 periods it completed, so mkm's run time holds rtla's and up to about a
@@ -15,6 +18,20 @@ rate of that count over the extra run time, with half again and 2 to
 spare. Noise: mkm sees no HW or NMI noise, nor the entry paths, so its
 noise is at most rtla's (with the same allowance for the extra time).
 Softirq: on PREEMPT_RT osnoise hooks no softirq events, so rtla's is 0.
+
+timerlat: rtla timerlat top's row against mkm latency's row of
+timerlat/CPU. timerlat's thread latency runs from the timer's expiry to
+the thread's read of the clock once it runs; mkm's delay from the enqueue
+(the wakeup in the timer's handler, after the expiry) to the switch-in
+(before that read), so each of mkm's is shorter than timerlat's of the
+same activation: mkm's longest and mean delays at most timerlat's
+thread maximum and mean, with 2 us for the two clocks (rtla rounds to
+whole us). Activations: rtla's COUNT is the timer's (its IRQ samples);
+mkm counts a delay for each wakeup of the sleeping thread, and a timer
+that fires before the thread has gone back to sleep (its latency above
+the period, under TCG) wakes none: at least rtla's count less 1% and 2;
+mkm sees the thread's whole life: at most 5% and 10 more.
+
 Prints a line per column, and FAIL lines; the exit status is 1 on a
 failure.
 """
@@ -45,11 +62,48 @@ def mkm_row(path, cpu):
     sys.exit(f'compare: no osnoise thread row for CPU {cpu} in {path}')
 
 
+def timerlat(rtla_txt, mkm_json, cpu):
+    row = re.compile(r'^\s*(\d+)\s+#(\d+)\s*\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)'
+                     r'\s*\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$')
+    r = None
+    for line in open(rtla_txt, errors='replace'):
+        m = row.match(re.sub(r'\x1b\[[0-9;]*m', '', line))
+        if m and int(m.group(1)) == cpu:
+            r = [int(m.group(i)) for i in range(1, 11)]
+    if not r:
+        sys.exit(f'compare: no timerlat row for CPU {cpu} in {rtla_txt}')
+    count, irq_max, th_avg, th_max = r[1], r[5], r[8], r[9]
+    rows = [t for t in json.load(open(mkm_json))['latency']
+            if t['name'] == f'timerlat/{cpu}']
+    if not rows:
+        sys.exit(f'compare: no timerlat/{cpu} in {mkm_json}')
+    t = rows[0]
+    fails = 0
+    low = count * 0.99 - 2
+    ok = low <= t['delays'] <= count * 1.05 + 10
+    print(f"activations: rtla {count}, mkm {t['delays']} delays (allowed "
+          f"{low:.0f} to {count * 1.05 + 10:.0f}){'' if ok else '  FAIL'}")
+    fails += not ok
+    got = t['max_delay_ns'] / 1000
+    ok = got <= th_max + 2
+    print(f"longest: rtla thread {th_max} us (IRQ {irq_max} us), mkm "
+          f"{got:.1f} us, at most {th_max + 2}{'' if ok else '  FAIL'}")
+    fails += not ok
+    got = t['avg_delay_ns'] / 1000
+    ok = got <= th_avg + 2
+    print(f"mean: rtla thread {th_avg} us, mkm {got:.1f} us, at most "
+          f"{th_avg + 2}{'' if ok else '  FAIL'}")
+    fails += not ok
+    return 1 if fails else 0
+
+
 def main():
-    if len(sys.argv) != 4:
-        sys.exit(__doc__.strip().splitlines()[2].strip())
-    r = rtla_row(sys.argv[1], int(sys.argv[3]))
-    m = mkm_row(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) != 5 or sys.argv[1] not in ('osnoise', 'timerlat'):
+        sys.exit('usage: compare.py osnoise|timerlat RTLA_TXT MKM_JSON CPU')
+    if sys.argv[1] == 'timerlat':
+        return timerlat(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    r = rtla_row(sys.argv[2], int(sys.argv[4]))
+    m = mkm_row(sys.argv[3], int(sys.argv[4]))
     rt_us = m['runtime_ns'] / 1000
     fails = 0
     extra = rt_us - r['runtime']
