@@ -214,7 +214,11 @@ static void print_late(const struct tl *tl, const struct mon_nodes *nodes,
 	size_t k;
 
 	who(tl, nodes, (int64_t)l->thread, 0, name, sizeof(name));
-	who(tl, nodes, l->waker, l->waker_tid, waker, sizeof(waker));
+	/* From an interrupt: the task it interrupted is no waker. */
+	if (l->flags & MKM_EVF_IN_IRQ)
+		snprintf(waker, sizeof(waker), "an interrupt");
+	else
+		who(tl, nodes, l->waker, l->waker_tid, waker, sizeof(waker));
 	printf("\n#%zu %s: %s, %s at %s by %s", i + 1, name,
 	       mon_fmt_ns(a, sizeof(a), l->latency_ns),
 	       l->type == MKM_EV_WAKEUP_NEW ? "created" : "woken",
@@ -223,8 +227,6 @@ static void print_late(const struct tl *tl, const struct mon_nodes *nodes,
 	       waker);
 	if (l->waker_cpu >= 0)
 		printf(" on CPU %d", l->waker_cpu);
-	if (l->flags & MKM_EVF_IN_IRQ)
-		printf(" (from an interrupt)");
 	printf(", switched in at %s on CPU %u\n",
 	       mon_fmt_time(c, sizeof(c), l->switch_in_ns, origin), l->run_cpu);
 	if (l->waking_ns)
