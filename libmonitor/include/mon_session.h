@@ -89,10 +89,36 @@ struct mon_calibration;
 /* mon_session_config.mode: what the session writes. */
 enum mon_session_mode {
 	/* Every record, from the start to the end, into one trace; the
-	 * rings drop new records when full, and count them. The only mode
-	 * so far: the others' numbers are reserved. */
+	 * rings drop new records when full, and count them. */
 	MON_SESSION_MODE_ALL = 0,
+	/* A flight recorder: the rings keep the last records and overwrite
+	 * the oldest (MKM_CONFIG_FLIGHT), nothing is read or written while
+	 * armed, and each trigger (the monitor's: @monitor.trigger_runq_ns,
+	 * _irq_ns; a mark that is one, monitor_trigger(); and
+	 * mon_session_snapshot()) writes one complete trace, the output's
+	 * path with .1, .2, ... appended (a file there is replaced): the
+	 * pre-roll the rings kept, the post-roll recorded after the trigger
+	 * (@flight.post_ns), the threads' names, the calibration, the
+	 * trigger's record. See struct mon_session_flight. */
+	MON_SESSION_MODE_FLIGHT = 1,
 };
+
+/* A flight recorder's snapshots (MON_SESSION_MODE_FLIGHT). */
+struct mon_session_flight {
+	uint64_t pre_ns; /* the pre-roll wanted: a snapshot whose rings kept
+			    less before its trigger says so through @note */
+	uint64_t post_ns; /* recorded after the trigger, before the file is
+			     closed */
+	uint64_t hold_off_ns; /* a trigger sooner than this after the last
+				 snapshot's is counted, not written */
+	uint32_t max_snapshots; /* then triggers are counted only (0: no
+				   limit) */
+	uint32_t flags; /* MON_FLIGHT_* */
+};
+
+/* mon_session_flight.flags: a snapshot at mon_session_stop() too, of what
+ * the rings kept (as perf record --overwrite writes at its end). */
+#define MON_FLIGHT_AT_END (1u << 0)
 
 /* mon_session_config.calibration: the costs stored with the trace. */
 enum mon_session_calibration {
@@ -157,7 +183,11 @@ struct mon_session_config {
 	 * 0 failed: ..."); called from those threads. NULL: nothing. */
 	void (*warn)(void *arg, const char *line);
 	void *warn_arg;
-	uint64_t reserved[8]; /* zero: room for the modes to come */
+	struct mon_session_flight flight; /* MON_SESSION_MODE_FLIGHT's */
+	/* What a flight recorder wrote, one line a snapshot ("wrote
+	 * x.mkm.1: ..."), from its thread; NULL: @warn. */
+	void (*note)(void *arg, const char *line);
+	uint64_t reserved[3]; /* zero */
 };
 
 /* Where mon_session_prepare() writes. */
@@ -311,6 +341,36 @@ MON_API int mon_session_start(struct mon_session *s,
  * -EINVAL (@s NULL).
  */
 MON_API int mon_session_stop(struct mon_session *s);
+
+/*
+ * mon_session_snapshot - a flight recorder's snapshot, now: a trigger
+ * from outside (a signal to the recorder, mkm trigger), recorded as a
+ * mark that is one (monitor_trigger(), @value its value), written by the
+ * session's thread as the others are; the rate limits apply
+ * @s: the session, started, MON_SESSION_MODE_FLIGHT
+ * @value: the mark's
+ *
+ * Return: 0, or -EINVAL (@s NULL, not a flight recorder, not started), or
+ * as monitor_trigger().
+ */
+MON_API int mon_session_snapshot(struct mon_session *s, uint64_t value);
+
+/* What a flight recorder did so far. */
+struct mon_session_flight_counts {
+	uint32_t written; /* snapshots written */
+	uint32_t held_off; /* triggers within hold_off_ns of a snapshot */
+	uint32_t over_max; /* triggers past max_snapshots */
+	uint32_t failed; /* snapshots that could not be written */
+	uint64_t triggers; /* TRIGGER records seen */
+};
+
+/*
+ * mon_session_flight_counts - a flight recorder's snapshots so far
+ *
+ * Return: 0, or -EINVAL (@s or @c NULL, not a flight recorder).
+ */
+MON_API int mon_session_flight_counts(const struct mon_session *s,
+				      struct mon_session_flight_counts *c);
 
 /*
  * mon_session_destroy - stop if need be, terminate the monitor, free the

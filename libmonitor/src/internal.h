@@ -34,6 +34,9 @@ MON_HIDDEN int mon_trace_each_chunk(const char *path, uint32_t type,
 /* crc32c (Castagnoli), for trace chunks (trace/crc32c.c). */
 MON_HIDDEN uint32_t mon_crc32c(uint32_t crc, const void *buf, size_t len);
 
+/* A live monitor's INFO, as a trace of it starts (source_live.c). */
+MON_HIDDEN int mon_live_info(struct monitor *mon, struct trace_info *info);
+
 /* A u32 -> u32 open hash (u32map.c); zeroed is empty. */
 struct mon_u32map {
 	uint64_t *key; /* the key plus one; 0: empty */

@@ -157,6 +157,7 @@ const char *mon_event_name(unsigned int type)
 		[MKM_EV_NAME] = "name",
 		[MKM_EV_LOST] = "LOST",
 		[MKM_EV_SWITCH] = "switch",
+		[MKM_EV_TRIGGER] = "trigger",
 	};
 
 	return type < ARRAY_SIZE(types) && types[type] ? types[type] : "?";

@@ -211,14 +211,25 @@ static void test_session_create_checks_config(void **state)
 	(void)state;
 	assert_int_equal(mon_session_create(NULL, &cfg), -EINVAL);
 	assert_int_equal(mon_session_create(&s, NULL), -EINVAL);
-	cfg.reserved[3] = 1;
+	cfg.reserved[2] = 1;
 	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
 	cfg = config();
 	cfg.flags = 1u << 31;
 	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
 	cfg = config();
-	cfg.mode = 1; /* reserved for the modes to come */
+	cfg.mode = MON_SESSION_MODE_FLIGHT + 1; /* a mode to come */
 	assert_int_equal(mon_session_create(&s, &cfg), -EOPNOTSUPP);
+	cfg = config();
+	cfg.flight.post_ns = 1; /* a flight recorder's, not this mode's */
+	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
+	cfg.mode = MON_SESSION_MODE_FLIGHT;
+	cfg.flight.flags = 1u << 31;
+	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
+	cfg.flight.flags = 0;
+	cfg.calibration = MON_SESSION_CAL_QUICK;
+	cfg.flags =
+		MON_SESSION_CALIBRATE_AT_END; /* a snapshot needs it first */
+	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
 	cfg = config();
 	cfg.calibration = MON_SESSION_CAL_FILE; /* without a file */
 	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);

@@ -512,7 +512,8 @@ static const struct mon_source_ops live_ops = {
 	.destroy = live_destroy,
 };
 
-static int live_info(struct live *l, struct trace_info *info)
+/* A live monitor's INFO, as its trace starts (the flight recorder's too). */
+int mon_live_info(struct monitor *mon, struct trace_info *info)
 {
 	struct monitor_config cfg;
 	unsigned int nr_cpus = 0;
@@ -520,10 +521,10 @@ static int live_info(struct live *l, struct trace_info *info)
 	int ret;
 
 	memset(info, 0, sizeof(*info));
-	ret = monitor_statistics(l->mon, NULL, &nr_cpus);
+	ret = monitor_statistics(mon, NULL, &nr_cpus);
 	if (ret)
 		return ret;
-	mon_monitor_config(l->mon, &cfg);
+	mon_monitor_config(mon, &cfg);
 	info->nr_cpus = nr_cpus;
 	info->classes = cfg.classes;
 	info->flags = cfg.flags;
@@ -568,7 +569,8 @@ int mon_source_live(struct mon_source **srcp, struct monitor *mon,
 	sem_init(&l->started, 0, 0);
 	l->ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ret = l->ready_fd < 0 || l->wake_fd < 0 ? -errno : live_info(l, &info);
+	ret = l->ready_fd < 0 || l->wake_fd < 0 ? -errno :
+						  mon_live_info(l->mon, &info);
 	for (i = 0; !ret && i < PREFILLED_SPARES; i++) {
 		struct item *it =
 			item_new(MON_MSG_EVENTS, l->cfg.batch_records, true);

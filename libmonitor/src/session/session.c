@@ -107,8 +107,16 @@ int mon_session_create(struct mon_session **sp,
 	if (!sp || !cfg || cfg->flags & ~MON_SESSION_FLAGS || cfg->reserved32 ||
 	    !all_zero(cfg->reserved, sizeof(cfg->reserved)))
 		return -EINVAL;
-	if (cfg->mode != MON_SESSION_MODE_ALL)
+	if (cfg->mode > MON_SESSION_MODE_FLIGHT)
 		return -EOPNOTSUPP;
+	if (cfg->mode != MON_SESSION_MODE_FLIGHT &&
+	    !all_zero(&cfg->flight, sizeof(cfg->flight)))
+		return -EINVAL;
+	/* A snapshot carries the calibration taken before the start. */
+	if (cfg->flight.flags & ~MON_FLIGHT_AT_END ||
+	    (cfg->mode == MON_SESSION_MODE_FLIGHT &&
+	     cfg->flags & MON_SESSION_CALIBRATE_AT_END))
+		return -EINVAL;
 	if (cfg->calibration > MON_SESSION_CAL_FILE ||
 	    (cfg->calibration == MON_SESSION_CAL_FILE &&
 	     !cfg->calibration_file))
@@ -118,9 +126,16 @@ int mon_session_create(struct mon_session **sp,
 		return -ENOMEM;
 	s->cfg = *cfg;
 	s->applied = cfg->monitor;
+	if (cfg->mode == MON_SESSION_MODE_FLIGHT) {
+		/* Always full: it wakes its reader on triggers only. */
+		s->applied.flags |= MKM_CONFIG_FLIGHT;
+		s->applied.wakeup_bytes = 0;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	ret = copy_str(&s->device, cfg->device);
+	if (!ret && cfg->mode == MON_SESSION_MODE_FLIGHT)
+		ret = session_flight_open(s);
 	if (!ret)
 		ret = copy_str(&s->cal_file, cfg->calibration_file);
 	s->cfg.device = s->device;
@@ -348,7 +363,8 @@ static void *runner_thread(void *arg)
 	go = s->go;
 	pthread_mutex_unlock(&s->lock);
 	if (go > 0)
-		s->run_err = mon_pipeline_run(s->p);
+		s->run_err = s->flight ? session_flight_run(s) :
+					 mon_pipeline_run(s->p);
 	return NULL;
 }
 
@@ -390,6 +406,30 @@ static void add_own_tid(struct trace_info *info, pid_t tid)
 		info->monitor_tids[info->nr_monitor_tids++] = (uint32_t)tid;
 }
 
+/*
+ * A flight recorder's: no pipeline; the thread that writes the snapshots
+ * started, waiting, so that INFO names it.
+ */
+static int prepare_flight(struct mon_session *s)
+{
+	struct trace_info info;
+	int ret;
+
+	mon_session_calibrate(s); /* without one, if it fails */
+	ret = find_processes(s);
+	if (!ret)
+		ret = mon_live_info(s->mon, &info);
+	if (!ret)
+		ret = start_runner(s);
+	if (ret)
+		return ret;
+	if (!(s->cfg.flags & MON_SESSION_FOREIGN_CALLER))
+		add_own_tid(&info, gettid());
+	add_own_tid(&info, s->runner_tid);
+	s->info = info;
+	return 0;
+}
+
 static int prepare(struct mon_session *s, const struct mon_session_output *out)
 {
 	struct mon_sink *extra = out->extra;
@@ -402,6 +442,14 @@ static int prepare(struct mon_session *s, const struct mon_session_output *out)
 	    (int)sizeof(s->path)) {
 		mon_sink_destroy(extra);
 		return -ENAMETOOLONG;
+	}
+	if (s->flight) {
+		/* A viewer's sink or a node's exchanges: not yet. */
+		if (extra || out->node) {
+			mon_sink_destroy(extra);
+			return -EOPNOTSUPP;
+		}
+		return prepare_flight(s);
 	}
 	if (out->node) {
 		ret = session_node_open(s, out->node);
@@ -544,6 +592,16 @@ int mon_session_stop(struct mon_session *s)
 	/* Before the suspend: its own drop may be the one deferred. */
 	if (monitor_deferrals(s->mon, &s->deferrals_end))
 		s->deferrals_end = s->deferrals_start;
+	if (s->flight) {
+		session_flight_stop(s);
+		join_runner(s);
+		session_flight_end(s);
+		self_cpu_ns(&user, &sys);
+		s->user_ns = user - s->user_ns;
+		s->sys_ns = sys - s->sys_ns;
+		s->stop_err = s->run_err;
+		return s->stop_err;
+	}
 	if (at_end(s)) {
 		/* The runner's stage reads the calibration at the end of
 		 * the stream, which mon_source_live_stop() queues after. */
@@ -571,6 +629,7 @@ void mon_session_destroy(struct mon_session *s)
 	join_runner(s);
 	mon_pipeline_destroy(s->p);
 	session_node_free(s);
+	session_flight_free(s);
 	monitor_terminate(s->mon);
 	mon_calibration_free(&s->cal);
 	free(s->tids);
@@ -588,7 +647,7 @@ int mon_session_counts(const struct mon_session *s, uint64_t *events,
 	if (!s)
 		return -EINVAL;
 	if (events)
-		*events = 0;
+		*events = s->flight ? session_flight_records(s) : 0;
 	if (lost)
 		*lost = 0;
 	if (!s->p)
@@ -600,10 +659,11 @@ int mon_session_stats(const struct mon_session *s, struct mon_session_stats *st)
 {
 	double user, sys;
 
-	if (!s || !st || !s->p)
+	if (!s || !st || (!s->p && !(s->flight && s->prepared)))
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
-	mon_source_live_stats(mon_pipeline_source(s->p), &st->live);
+	if (s->p)
+		mon_source_live_stats(mon_pipeline_source(s->p), &st->live);
 	st->user_ns = s->user_ns;
 	st->sys_ns = s->sys_ns;
 	if (s->started && !s->stopped) {
@@ -631,7 +691,7 @@ const struct mon_meta *mon_session_meta(const struct mon_session *s)
 
 const struct trace_info *mon_session_info(const struct mon_session *s)
 {
-	return s && s->p ? &s->info : NULL;
+	return s && s->prepared ? &s->info : NULL;
 }
 
 struct monitor *mon_session_monitor(const struct mon_session *s)

@@ -12,6 +12,7 @@
 #include "internal.h"
 
 struct session_node;
+struct session_flight;
 
 struct mon_session {
 	struct mon_session_config cfg;
@@ -33,6 +34,7 @@ struct mon_session {
 	struct mon_sink *sink; /* the file's, in p */
 	struct trace_info info; /* its INFO */
 	struct session_node *node; /* a node of a job step, or NULL */
+	struct session_flight *flight; /* a flight recorder's, or NULL */
 
 	pthread_t runner;
 	pid_t runner_tid;
@@ -70,5 +72,18 @@ MON_HIDDEN void session_node_free(struct mon_session *s);
 /* The node's fields of INFO. */
 MON_HIDDEN void session_node_info(const struct mon_session *s,
 				  struct trace_info *info);
+
+/*
+ * flight.c: a flight recorder (MON_SESSION_MODE_FLIGHT), in place of the
+ * pipeline. _open(): its state; _run(): the session's thread, until
+ * _stop() tells it; _end(): the monitor suspended, the snapshot at the end
+ * if asked; _records(): records written over all snapshots; _free().
+ */
+MON_HIDDEN int session_flight_open(struct mon_session *s);
+MON_HIDDEN int session_flight_run(struct mon_session *s);
+MON_HIDDEN void session_flight_stop(struct mon_session *s);
+MON_HIDDEN void session_flight_end(struct mon_session *s);
+MON_HIDDEN uint64_t session_flight_records(const struct mon_session *s);
+MON_HIDDEN void session_flight_free(struct mon_session *s);
 
 #endif /* MON_SESSION_INTERNAL_H */
