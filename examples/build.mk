@@ -12,6 +12,15 @@ $(BUILD)/examples/matmul: examples/matmul/matmul.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
+# A smooth run with a planted stall, for mkm record --flight: no libmonitor.
+FLIGHT_EXAMPLE := $(BUILD)/examples/flight
+all: $(FLIGHT_EXAMPLE)
+$(FLIGHT_EXAMPLE): examples/flight/flight.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+VM_FILES += $(FLIGHT_EXAMPLE):/bin/flight
+
 # One rank per node under srun --mkm: no libmonitor, Slurm records it.
 CLUSTER_BARRIER := $(BUILD)/examples/cluster_barrier
 all: $(CLUSTER_BARRIER)

@@ -31,10 +31,11 @@ int cmd_merge(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 int cmd_noise(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 
 extern const char record_usage[], report_usage[], timeline_usage[],
 	dump_usage[], view_usage[], export_usage[], calibrate_usage[],
 	replay_usage[], merge_usage[], latency_usage[], noise_usage[],
-	idle_usage[];
+	idle_usage[], trigger_usage[];
 
 #endif /* MKM_BUILTIN_H */

@@ -56,6 +56,9 @@ static const struct cmd_struct commands[] = {
 	  replay_usage },
 	{ "merge", cmd_merge,
 	  "a job's node traces as one trace on one node's clock", merge_usage },
+	{ "trigger", cmd_trigger,
+	  "a flight recorder's snapshot now (mkm record --flight)",
+	  trigger_usage },
 	{ "help", cmd_help, "the commands, or one command's usage",
 	  help_usage },
 };

@@ -41,12 +41,14 @@ static void status_line(struct recorder *rec, uint64_t start, uint64_t *last_t,
 	*last_events = ev;
 }
 
-const char record_usage[] = "usage: mkm record " RECORDER_USAGE;
+const char record_usage[] = "usage: mkm record " RECORDER_USAGE
+			    "\n" RECORDER_FLIGHT_USAGE;
 
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		RECORDER_LONG_OPTS,
+		RECORDER_FLIGHT_LONG_OPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -58,7 +60,8 @@ int cmd_record(int argc, char **argv)
 	recorder_init(&rec);
 	while ((opt = getopt_long(argc, argv, "+" RECORDER_SHORT_OPTS "ah",
 				  opts, NULL)) != -1) {
-		if (recorder_option(&rec, opt == 'a' ? 'S' : opt, optarg))
+		if (recorder_option(&rec, opt == 'a' ? 'S' : opt, optarg) ||
+		    recorder_flight_option(&rec, opt, optarg))
 			continue;
 		if (opt == 'h') {
 			puts(record_usage);
@@ -69,6 +72,8 @@ int cmd_record(int argc, char **argv)
 	recorder_command(&rec, argc - optind, argv + optind, "record");
 	recorder_start(&rec, NULL);
 	start = last_t = now_ns();
+	/* A flight recorder's file is not growing: no status line. */
+	tty = tty && !rec.flight_bytes;
 	while (recorder_wait(&rec, 250))
 		if (tty)
 			status_line(&rec, start, &last_t, &last_ev, false);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -231,6 +232,107 @@ static void calibrate(struct recorder *rec)
 		       rec->cal_file, why);
 }
 
+/* --trigger 'runq>T', 'irq>T' (or '=' for '>'), or exit. */
+static void parse_trigger(struct recorder *rec, const char *arg)
+{
+	struct monitor_config *m = &rec->cfg.monitor;
+	size_t n = strcspn(arg, ">=");
+	int64_t t;
+
+	if (!strcmp(arg, "exit")) {
+		rec->cfg.flight.flags |= MON_FLIGHT_AT_END;
+		return;
+	}
+	if (!arg[n] || (strncmp(arg, "runq", n) && strncmp(arg, "irq", n)) ||
+	    !n)
+		die_usage(
+			"--trigger: '%s' is not a trigger: give 'runq>T' (a thread's run-queue wait), 'irq>T' (an interrupt's or softirq's time on a thread's CPU) or exit, with T a time (e.g. 'runq>1ms': quote the >)",
+			arg);
+	t = parse_time_arg("--trigger", arg + n + 1);
+	if (t <= 0)
+		die_usage("--trigger %s: the threshold must be above 0", arg);
+	if (!strncmp(arg, "runq", n))
+		m->trigger_runq_ns = (uint64_t)t;
+	else
+		m->trigger_irq_ns = (uint64_t)t;
+}
+
+bool recorder_flight_option(struct recorder *rec, int opt, const char *arg)
+{
+	struct mon_session_flight *f = &rec->cfg.flight;
+	char *end;
+	long n;
+
+	switch (opt) {
+	case RECORDER_OPT_FLIGHT:
+		if (parse_size(arg) < (int64_t)MKM_RING_MIN_BYTES)
+			die_usage(
+				"--flight: '%s' is not a size of at least 4K (e.g. 64M)",
+				arg);
+		rec->flight_bytes = (uint64_t)parse_size(arg);
+		return true;
+	case RECORDER_OPT_TRIGGER:
+		parse_trigger(rec, arg);
+		return true;
+	case RECORDER_OPT_PRE:
+		f->pre_ns = (uint64_t)parse_time_arg("--pre", arg);
+		return true;
+	case RECORDER_OPT_POST:
+		f->post_ns = (uint64_t)parse_time_arg("--post", arg);
+		return true;
+	case RECORDER_OPT_HOLD_OFF:
+		f->hold_off_ns = (uint64_t)parse_time_arg("--hold-off", arg);
+		return true;
+	case RECORDER_OPT_MAX_SNAPSHOTS:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > UINT32_MAX)
+			die_usage(
+				"--max-snapshots: '%s' is not a count of at least 1",
+				arg);
+		f->max_snapshots = (uint32_t)n;
+		return true;
+	}
+	return false;
+}
+
+/* The session's lines (a flight recorder's snapshots, its failures). */
+static void say_line(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "mkm: %s\n", line);
+}
+
+/*
+ * A flight recorder: its rings, SIZE over every CPU. The flight options
+ * without --flight are a mistake worth saying.
+ */
+static void flight_setup(struct recorder *rec)
+{
+	const struct mon_session_flight none = { 0 };
+	struct monitor_config *m = &rec->cfg.monitor;
+	unsigned int cpus = (unsigned int)get_nprocs_conf();
+
+	if (!rec->flight_bytes) {
+		if (memcmp(&rec->cfg.flight, &none, sizeof(none)) ||
+		    m->trigger_runq_ns || m->trigger_irq_ns)
+			die_usage(
+				"--trigger, --pre, --post, --max-snapshots and --hold-off go with --flight SIZE");
+		return;
+	}
+	if (m->ring_bytes)
+		die_usage(
+			"--flight SIZE sets the rings' size: no --buffer-size with it");
+	if (m->trigger_irq_ns && m->classes && !(m->classes & MKM_CLASS_IRQ))
+		die_usage(
+			"--trigger irq>T needs the irq events (--events ...,irq)");
+	rec->cfg.mode = MON_SESSION_MODE_FLIGHT;
+	m->ring_bytes = rec->flight_bytes / (cpus ? cpus : 1);
+	if (m->ring_bytes < MKM_RING_MIN_BYTES)
+		m->ring_bytes = MKM_RING_MIN_BYTES;
+	rec->cfg.note = say_line;
+}
+
 void recorder_init(struct recorder *rec)
 {
 	memset(rec, 0, sizeof(*rec));
@@ -243,6 +345,8 @@ void recorder_init(struct recorder *rec)
 	sigaddset(&rec->sigs, SIGINT);
 	sigaddset(&rec->sigs, SIGTERM);
 	sigaddset(&rec->sigs, SIGCHLD);
+	/* mkm trigger's: a flight recorder's snapshot, never a death. */
+	sigaddset(&rec->sigs, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &rec->sigs, NULL);
 }
 
@@ -414,6 +518,8 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	rec->cfg.calibration_file = rec->cal_file;
 	if (rec->buffered_io)
 		rec->cfg.flags |= MON_SESSION_BUFFERED_IO;
+	rec->cfg.warn = say_line;
+	flight_setup(rec);
 	/* What can fail is tried before the calibration takes its time: the
 	 * device and the right to record (-a), the output, the threads
 	 * given (one that does not exist leaves no file). The monitor stays
@@ -441,7 +547,9 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	 * stops everything before the file is made. */
 	calibrate(rec);
 	stop_if_asked(rec);
-	keep_old_output(rec->out);
+	/* A flight recorder writes FILE.1, FILE.2, ...: FILE stays. */
+	if (!rec->flight_bytes)
+		keep_old_output(rec->out);
 	prepare_or_die(rec, extra);
 	if (rec->cmd) {
 		rec->child = spawn(rec->cmd, &go_fd, &err_fd);
@@ -484,6 +592,16 @@ bool recorder_wait(struct recorder *rec, int ms)
 	if (rec->exec_failed)
 		return false;
 	sig = sigtimedwait(&rec->sigs, NULL, &tick);
+	if (sig == SIGUSR2 && !rec->flight_bytes)
+		warnx_("SIGUSR2 (mkm trigger): not a flight recorder (--flight): ignored");
+	if (sig == SIGUSR2 && rec->flight_bytes) {
+		/* mkm trigger: a snapshot, as a mark that triggers. */
+		int ret = mon_session_snapshot(rec->s, 0);
+
+		if (ret)
+			warnx_("SIGUSR2: no snapshot: %s",
+			       monitor_strerror(ret));
+	}
 	if (sig == SIGINT || sig == SIGTERM) {
 		/* Ctrl-C reached the command too; a second one ends us. */
 		if (rec->child && rec->stop_asked)
@@ -569,6 +687,26 @@ static void say_deferrals(const struct mon_session_stats *st)
 	warnx_("the module kept probes registered that no monitor wanted during the recording (a resume/suspend loop of a user without CAP_PERFMON): the threads paid for them, and compensation cannot take that out");
 }
 
+/* A flight recorder's end: what it wrote, and what it did not. */
+static void say_flight(const struct recorder *rec)
+{
+	struct mon_session_flight_counts c;
+
+	if (mon_session_flight_counts(rec->s, &c))
+		return;
+	fprintf(stderr,
+		"mkm: flight recorder: %u snapshot%s written (%s.1 on), %llu trigger%s",
+		c.written, c.written == 1 ? "" : "s", rec->out,
+		(unsigned long long)c.triggers, c.triggers == 1 ? "" : "s");
+	if (c.held_off)
+		fprintf(stderr, "; %u within --hold-off", c.held_off);
+	if (c.over_max)
+		fprintf(stderr, "; %u past --max-snapshots", c.over_max);
+	if (c.failed)
+		fprintf(stderr, "; %u could not be written", c.failed);
+	fputc('\n', stderr);
+}
+
 int recorder_finish(struct recorder *rec)
 {
 	const struct mon_meta *meta;
@@ -582,6 +720,12 @@ int recorder_finish(struct recorder *rec)
 	else if (rec->child && !rec->reaped)
 		warnx_("%s (pid %d) still runs, no longer monitored",
 		       rec->cmd[0], rec->child);
+	if (rec->flight_bytes) {
+		if (rec->run_err)
+			warnx_("flight recorder: %s", strerror(-rec->run_err));
+		say_flight(rec);
+		goto out;
+	}
 	if (rec->run_err)
 		die("%s: %s: the trace is incomplete", rec->out,
 		    mon_session_error(rec->s));
@@ -616,6 +760,7 @@ int recorder_finish(struct recorder *rec)
 	say_deferrals(&st);
 	if (meta->lost_by_stats)
 		say_loss(rec, events, meta->lost_by_stats);
+out:
 	mon_session_destroy(rec->s);
 	rec->s = NULL;
 	free(rec->tids);

@@ -45,9 +45,33 @@
 	"       ... [-o FILE] ... -t TID[,TID...] | -p PID\n"             \
 	"       ... [-o FILE] ... -a [-- CMD [ARGS...]]"
 
+/* mkm record's flight recorder options (recorder_flight_option()). */
+enum {
+	RECORDER_OPT_FLIGHT = 1000,
+	RECORDER_OPT_TRIGGER,
+	RECORDER_OPT_PRE,
+	RECORDER_OPT_POST,
+	RECORDER_OPT_MAX_SNAPSHOTS,
+	RECORDER_OPT_HOLD_OFF,
+};
+#define RECORDER_FLIGHT_LONG_OPTS                                             \
+	{ "flight", required_argument, NULL, RECORDER_OPT_FLIGHT },           \
+		{ "trigger", required_argument, NULL, RECORDER_OPT_TRIGGER }, \
+		{ "pre", required_argument, NULL, RECORDER_OPT_PRE },         \
+		{ "post", required_argument, NULL, RECORDER_OPT_POST },       \
+		{ "max-snapshots", required_argument, NULL,                   \
+		  RECORDER_OPT_MAX_SNAPSHOTS },                               \
+	{                                                                     \
+		"hold-off", required_argument, NULL, RECORDER_OPT_HOLD_OFF    \
+	}
+#define RECORDER_FLIGHT_USAGE                                                 \
+	"       ... --flight SIZE [--trigger 'runq>T' | 'irq>T' | exit]...\n" \
+	"           [--pre T] [--post T] [--max-snapshots N] [--hold-off T] ..."
+
 struct recorder {
 	struct mon_session_config cfg; /* the options' (cfg.monitor: -b, -e,
-					  -a) */
+					  -a; cfg.flight: --flight's) */
+	uint64_t flight_bytes; /* --flight SIZE: over all CPUs; 0: not one */
 	bool no_calibrate;
 	bool buffered_io; /* --buffered-io: no O_DIRECT */
 	const char *cal_file; /* --calibration: reused, not measured */
@@ -76,6 +100,14 @@ void recorder_init(struct recorder *rec);
 void recorder_release(struct recorder *rec);
 /* Takes option @opt of RECORDER_SHORT_OPTS; false if it is not one. */
 bool recorder_option(struct recorder *rec, int opt, const char *arg);
+/*
+ * Takes option @opt of RECORDER_FLIGHT_LONG_OPTS (mkm record's); false if
+ * it is not one. --flight SIZE keeps the last SIZE of records over all
+ * CPUs (MON_SESSION_MODE_FLIGHT) and writes a snapshot FILE.1, FILE.2,
+ * ... at each trigger, at SIGUSR2 (mkm trigger) and, with --trigger exit,
+ * at the end.
+ */
+bool recorder_flight_option(struct recorder *rec, int opt, const char *arg);
 /* The arguments after the options: the command, if any. Dies (usage)
  * when there is neither a command nor threads (nor -a), or both. With -a
  * and no command the recording lasts until Ctrl-C. */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flight.c - a program that runs smoothly, but for a stall planted at a
+ * random time: what a flight recorder is for (mkm record --flight, see
+ * README.md).
+ *
+ * A worker thread wakes every period (1 ms), computes for a tenth of it,
+ * and sleeps again, pinned to one CPU; a hog thread on the same CPU sleeps
+ * until a random instant, takes SCHED_FIFO and spins for the stall's
+ * length (5 ms), so that the worker, woken meanwhile, waits on the run
+ * queue the whole time. The program says at the end when the hog struck
+ * and the worker's longest delay: the snapshot should show both.
+ *
+ *	flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PERIOD_NS 1000000ull
+
+static struct {
+	double seconds, stall_ms;
+	int stalls, cpu;
+	unsigned int seed;
+} opt = { 60, 5, 1, 0, 0 };
+
+static uint64_t start_ns, stall_at_ns[16];
+static uint64_t worst_delay_ns, worst_at_ns, periods;
+static volatile int done;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void spin_until(uint64_t end)
+{
+	while (now_ns() < end)
+		;
+}
+
+static void pin(const char *name)
+{
+	cpu_set_t set;
+
+	prctl(PR_SET_NAME, name);
+	CPU_ZERO(&set);
+	CPU_SET(opt.cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "flight: CPU %d: %s\n", opt.cpu,
+			strerror(errno));
+		exit(1);
+	}
+}
+
+/* Wakes every period, a tenth of it computing: how late was each wake? */
+static void *worker(void *arg)
+{
+	uint64_t next = start_ns;
+
+	(void)arg;
+	pin("worker");
+	while (!done) {
+		struct timespec t;
+		uint64_t late;
+
+		next += PERIOD_NS;
+		t.tv_sec = (time_t)(next / 1000000000ull);
+		t.tv_nsec = (long)(next % 1000000000ull);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+		late = now_ns() - next;
+		if (late > worst_delay_ns) {
+			worst_delay_ns = late;
+			worst_at_ns = next - start_ns;
+		}
+		spin_until(now_ns() + PERIOD_NS / 10);
+		periods++;
+	}
+	return NULL;
+}
+
+/* Sleeps to a random instant, then takes the CPU at SCHED_FIFO. */
+static void *hog(void *arg)
+{
+	uint64_t span = (uint64_t)(opt.seconds * 1e9);
+	struct sched_param fifo = { .sched_priority = 50 }, other = { 0 };
+
+	(void)arg;
+	pin("hog");
+	for (int i = 0; i < opt.stalls; i++) {
+		/* In the middle half of its share of the run. */
+		uint64_t share = span / (uint64_t)opt.stalls;
+		uint64_t at = share * (uint64_t)i + share / 4 +
+			      (uint64_t)rand_r(&opt.seed) % (share / 2 + 1);
+		struct timespec t = {
+			(time_t)((start_ns + at) / 1000000000ull),
+			(long)((start_ns + at) % 1000000000ull),
+		};
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo)) {
+			fprintf(stderr,
+				"flight: SCHED_FIFO: %s (run it as root, or with CAP_SYS_NICE)\n",
+				strerror(errno));
+			exit(1);
+		}
+		stall_at_ns[i] = now_ns() - start_ns;
+		spin_until(now_ns() + (uint64_t)(opt.stall_ms * 1e6));
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t w, h;
+	int c;
+
+	opt.seed = (unsigned int)time(NULL);
+	while ((c = getopt(argc, argv, "t:s:n:c:S:")) != -1) {
+		switch (c) {
+		case 't':
+			opt.seconds = atof(optarg);
+			break;
+		case 's':
+			opt.stall_ms = atof(optarg);
+			break;
+		case 'n':
+			opt.stalls = atoi(optarg);
+			break;
+		case 'c':
+			opt.cpu = atoi(optarg);
+			break;
+		case 'S':
+			opt.seed = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		default:
+			fprintf(stderr,
+				"usage: flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED]\n");
+			return 2;
+		}
+	}
+	if (opt.seconds <= 0 || opt.stall_ms <= 0 || opt.stalls < 1 ||
+	    opt.stalls > 16) {
+		fprintf(stderr, "flight: -t and -s above 0, -n from 1 to 16\n");
+		return 2;
+	}
+	start_ns = now_ns();
+	pthread_create(&w, NULL, worker, NULL);
+	pthread_create(&h, NULL, hog, NULL);
+	pthread_join(h, NULL);
+	{
+		uint64_t end = start_ns + (uint64_t)(opt.seconds * 1e9);
+		struct timespec t = { (time_t)(end / 1000000000ull),
+				      (long)(end % 1000000000ull) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+	}
+	done = 1;
+	pthread_join(w, NULL);
+	printf("flight: %llu periods of 1 ms on CPU %d in %.1f s\n",
+	       (unsigned long long)periods, opt.cpu, opt.seconds);
+	for (int i = 0; i < opt.stalls; i++)
+		printf("flight: the hog took CPU %d for %.1f ms at %.3f s\n",
+		       opt.cpu, opt.stall_ms, stall_at_ns[i] / 1e9);
+	printf("flight: the worker's longest delay: %.3f ms, at %.3f s\n",
+	       worst_delay_ns / 1e6, worst_at_ns / 1e9);
+	return 0;
+}

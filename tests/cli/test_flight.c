@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_flight.c - mkm record --flight in the guest: the planted stall of
+ * examples/flight caught once, with the hog in the snapshot, and nothing
+ * over a threshold above it; mkm trigger (SIGUSR2) and a mark each write a
+ * snapshot; --max-snapshots holds; a snapshot that cannot be written is
+ * said in one line and the recording goes on.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "shell.h"
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void clean(const char *base)
+{
+	sh("rm -f %s %s.[0-9]*", base, base);
+}
+
+static void test_flight_catches_the_stall_once(void **state)
+{
+	char *e;
+
+	(void)state;
+	clean("/tmp/fl.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --trigger 'runq>25ms' -o /tmp/fl.mkm -- flight -t 1.5 -s 50 >/tmp/fl.out 2>/tmp/e"),
+		0);
+	e = slurp("/tmp/e");
+	fputs(e, stderr); /* what fired, for a failure */
+	assert_non_null(strstr(e, "wrote /tmp/fl.mkm.1"));
+	assert_non_null(strstr(e, "a run-queue wait of"));
+	assert_non_null(strstr(e, "1 snapshot written"));
+	assert_true(exists("/tmp/fl.mkm.1"));
+	assert_false(exists("/tmp/fl.mkm.2"));
+	assert_false(exists("/tmp/fl.mkm"));
+	/* A trace as any: its trigger, the hog that stalled the worker. */
+	assert_int_equal(sh("mkm dump /tmp/fl.mkm.1 >/tmp/fl.dump"), 0);
+	assert_int_equal(sh("grep -q ' trigger ' /tmp/fl.dump"), 0);
+	assert_int_equal(sh("grep -q hog /tmp/fl.dump"), 0);
+	assert_int_equal(sh("mkm report /tmp/fl.mkm.1 >/tmp/fl.txt"), 0);
+	assert_non_null(strstr(slurp("/tmp/fl.txt"), "worker"));
+
+	/* Above the stall: armed all along, nothing written. */
+	clean("/tmp/fh.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --trigger 'runq>500ms' -o /tmp/fh.mkm -- flight -t 1 -s 50 >/dev/null 2>/tmp/e"),
+		0);
+	assert_non_null(strstr(slurp("/tmp/e"), "0 snapshots written"));
+	assert_false(exists("/tmp/fh.mkm.1"));
+}
+
+static void test_flight_max_snapshots_and_hold_off(void **state)
+{
+	char *e;
+
+	(void)state;
+	clean("/tmp/fm.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --trigger 'runq>25ms' --max-snapshots 1 -o /tmp/fm.mkm -- flight -t 1.5 -n 3 -s 50 >/dev/null 2>/tmp/e"),
+		0);
+	e = slurp("/tmp/e");
+	assert_true(exists("/tmp/fm.mkm.1"));
+	assert_false(exists("/tmp/fm.mkm.2"));
+	assert_non_null(strstr(e, "past --max-snapshots"));
+	clean("/tmp/fo.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --trigger 'runq>25ms' --hold-off 10s -o /tmp/fo.mkm -- flight -t 1.5 -n 3 -s 50 >/dev/null 2>/tmp/e"),
+		0);
+	assert_true(exists("/tmp/fo.mkm.1"));
+	assert_false(exists("/tmp/fo.mkm.2"));
+	assert_non_null(strstr(slurp("/tmp/e"), "within --hold-off"));
+}
+
+/* From outside: mkm trigger by the output's name, and at the end. */
+static void test_flight_mkm_trigger_and_exit(void **state)
+{
+	int i;
+
+	(void)state;
+	clean("/tmp/fs.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 1M --trigger exit -o /tmp/fs.mkm -- sleep 4 >/dev/null 2>/tmp/es &"),
+		0);
+	for (i = 0; i < 100 && sh("mkm trigger /tmp/fs.mkm 2>/dev/null"); i++)
+		usleep(50000);
+	assert_true(i < 100);
+	for (i = 0; i < 100 && !exists("/tmp/fs.mkm.1"); i++)
+		usleep(50000);
+	if (!exists("/tmp/fs.mkm.1"))
+		sh("cat /tmp/es >&2; ls -la /tmp/ >&2");
+	assert_true(exists("/tmp/fs.mkm.1"));
+	assert_int_equal(sh("mkm dump /tmp/fs.mkm.1 | grep -q ' trigger '"), 0);
+	/* The end's snapshot, once the command is done. */
+	for (i = 0; i < 200 && !exists("/tmp/fs.mkm.2"); i++)
+		usleep(50000);
+	assert_true(exists("/tmp/fs.mkm.2"));
+	sleep(1);
+	assert_non_null(strstr(slurp("/tmp/es"), "2 snapshots written"));
+	assert_int_equal(sh("mkm trigger 1 2>/tmp/e"), 1);
+	assert_non_null(strstr(slurp("/tmp/e"), "not mkm record --flight"));
+}
+
+/* A full file system: said in one line, the recording goes on. */
+static void test_flight_full_disk_says_so_and_goes_on(void **state)
+{
+	char *e;
+
+	(void)state;
+	mkdir("/tmp/small", 0755);
+	assert_int_equal(mount("tmpfs", "/tmp/small", "tmpfs", 0, "size=16k"),
+			 0);
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --trigger 'runq>25ms' -o /tmp/small/x.mkm -- flight -t 1.5 -n 2 -s 50 >/dev/null 2>/tmp/e"),
+		0);
+	e = slurp("/tmp/e");
+	assert_non_null(strstr(e, "cannot write /tmp/small/x.mkm.1"));
+	assert_non_null(strstr(e, "recording goes on"));
+	assert_non_null(strstr(e, "could not be written"));
+	assert_false(exists("/tmp/small/x.mkm.1"));
+	umount("/tmp/small");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flight_catches_the_stall_once),
+		cmocka_unit_test(test_flight_max_snapshots_and_hold_off),
+		cmocka_unit_test(test_flight_mkm_trigger_and_exit),
+		cmocka_unit_test(test_flight_full_disk_says_so_and_goes_on),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
