@@ -55,11 +55,13 @@ def rtla_row(path, cpu):
 
 
 def mkm_row(path, cpu):
+    # osnoise/N's row on CPU N: each thread also has a short one on the
+    # CPU it was made on, before it was bound.
     rep = json.load(open(path))
     for r in rep['osnoise']['rows']:
-        if r.get('cpu') == cpu and r.get('name', '').startswith('osnoise/'):
+        if r.get('cpu') == cpu and r.get('name') == f'osnoise/{cpu}':
             return r
-    sys.exit(f'compare: no osnoise thread row for CPU {cpu} in {path}')
+    sys.exit(f'compare: no row of osnoise/{cpu} on CPU {cpu} in {path}')
 
 
 def timerlat(rtla_txt, mkm_json, cpu):
