@@ -57,6 +57,10 @@
  *   floor-count floor.ko's probe on sched_switch, bumping a per-CPU counter
  *   mon-sys     a system-wide monitor (MKM_CONFIG_SYSTEM), default classes:
  *               every thread of the machine, the two among them
+ *   mon-flight  mon as a flight recorder armed and never triggered
+ *               (MKM_CONFIG_FLIGHT, a 1 s run-queue trigger), its rings
+ *               small enough to come round many times a run: every
+ *               record takes the overwriting branch, no reader runs
  *
  * LTTng's kernel PID tracker matches the current task's tgid (lttng-modules
  * 2.13, tracepoint-event-impl.h), not its tid: tracking this process's PID
@@ -118,6 +122,7 @@ enum config {
 	C_FLOOR_NOP,
 	C_FLOOR_COUNT,
 	C_MON_SYS,
+	C_MON_FLIGHT,
 	C_NR
 };
 
@@ -127,7 +132,7 @@ static const char *const config_name[C_NR] = {
 	"ftrace-pid",  "ftrace-all",   "perf-task",  "perf-other",
 	"lttng-pid",   "lttng-other",  "bpf-pid",    "bpf-batch",
 	"bpf-other",   "bpftrace-pid", "floor-none", "floor-nop",
-	"floor-count", "mon-sys",
+	"floor-count", "mon-sys",      "mon-flight",
 };
 
 static const char *module_path = "/mkm.ko";
@@ -790,6 +795,31 @@ static int monitored_start(struct setup *s, const struct pingpong *pp,
 	return ret;
 }
 
+/*
+ * A flight recorder armed, never triggered: rings of 64 KiB, which a run
+ * fills many times over, so that every record overwrites.
+ */
+static int flight_start(struct setup *s, const struct pingpong *pp)
+{
+	struct monitor_config cfg = { .ring_bytes = 64 << 10,
+				      .flags = MKM_CONFIG_ONE_SWITCH |
+					       MKM_CONFIG_FLIGHT,
+				      .trigger_runq_ns = 1000000000ull };
+	int ret;
+
+	ret = monitor_create_at(&s->mon, NULL, &cfg);
+	if (!ret)
+		ret = thread_monitor(s->mon, 1, pp->main_tid);
+	if (!ret)
+		ret = thread_monitor(s->mon, 2, pp->peer_tid);
+	if (!ret)
+		ret = monitor_resume(s->mon);
+	if (ret)
+		fprintf(stderr, "vm_switch: flight monitor: %s\n",
+			monitor_strerror(ret));
+	return ret;
+}
+
 /* A system-wide monitor: it takes the two threads with all the others. */
 static int system_start(struct setup *s, unsigned long rounds)
 {
@@ -874,6 +904,8 @@ static int setup(enum config c, struct setup *s, struct pingpong *pp,
 		return module_load(floor_path, "mode=count");
 	case C_MON_SYS:
 		return system_start(s, rounds);
+	case C_MON_FLIGHT:
+		return flight_start(s, pp);
 	default:
 		return -1;
 	}
