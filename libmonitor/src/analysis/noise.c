@@ -608,6 +608,7 @@ static int os_thread(struct os_walk *w, size_t th)
 	const struct tl *tl = w->n->tl;
 	const struct tl_th *t = &tl->th[th];
 	bool in_run = false; /* inside run time: had its CPU, wants it */
+	unsigned int cpu;
 	size_t k;
 	int err = 0;
 
@@ -631,11 +632,13 @@ static int os_thread(struct os_walk *w, size_t th)
 		in_run = true;
 		if (b <= a)
 			continue;
-		cr = os_cpu_row(w, th, iv->cpu);
+		/* A CPU past the index's has one row (os_cpu_row()). */
+		cpu = iv->cpu < w->n->nr_cpus ? iv->cpu : w->n->nr_cpus;
+		cr = os_cpu_row(w, th, cpu);
 		if (cr < 0)
 			return (int)cr;
 		/* A noise on another CPU than the one before is another. */
-		if (w->cs.open && (!noise || w->cs.cpu != (int)iv->cpu))
+		if (w->cs.open && (!noise || w->cs.cpu != (int)cpu))
 			err = os_close(w, &w->cs, w->cpu_row[w->cs.cpu]);
 		if (!err && !noise)
 			err = os_close(w, &w->as, w->all_row);
@@ -647,10 +650,9 @@ static int os_thread(struct os_walk *w, size_t th)
 				err = os_runtime(w, w->all_row, a, b);
 			continue;
 		}
-		err = os_noise(w, cr, &w->cs, iv->cpu, a, b,
-			       iv->state == TL_RUNQ);
+		err = os_noise(w, cr, &w->cs, cpu, a, b, iv->state == TL_RUNQ);
 		if (!err)
-			err = os_noise(w, w->all_row, &w->as, iv->cpu, a, b,
+			err = os_noise(w, w->all_row, &w->as, cpu, a, b,
 				       iv->state == TL_RUNQ);
 	}
 	/* A noise still going at the end of the timeline ends there. */
