@@ -2,7 +2,9 @@
 /*
  * test_noise.c - osnoise's columns for recorded threads (noise_osnoise()
  * in analysis/noise.c) on synthetic event streams: run time, samples and
- * their net durations by kind, periods, the histogram, per-CPU rows.
+ * their net durations by kind, periods, the histogram, per-CPU rows; and
+ * on random streams, what the osnoise table and the late wakeups'
+ * breakdown (analysis/late.c) must add up to.
  */
 #include <errno.h>
 
@@ -296,6 +298,202 @@ static void test_osnoise_threads_bad_args(void **state)
 	tl_destroy(tl);
 }
 
+/* xorshift64*: repeatable streams. */
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ull;
+}
+
+#define R_CPUS 3
+#define R_THREADS 6 /* tids 10 .. 15 */
+
+/*
+ * A random system-wide stream that a scheduler could have made: per CPU
+ * one thread (or idle) at a time, wakeups of sleeping threads onto a
+ * CPU, switches to queued threads or idle, preempted or to sleep,
+ * migrations of queued threads, handlers nested two deep.
+ */
+static void random_stream(struct evs *s, uint64_t seed)
+{
+	int where[R_THREADS]; /* -1 asleep; c: queued on c; R_CPUS + c: on c */
+	uint32_t cur[R_CPUS] = { 0 };
+	uint64_t t = 1000;
+	unsigned int i, c;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < R_THREADS; i++) {
+		bool on = i < R_CPUS;
+
+		where[i] = on ? R_CPUS + (int)i : -1;
+		if (on)
+			cur[i] = 10 + i;
+		ATTACH(s, t, on ? i : 0, 10 + i,
+		       on ? MKM_TS_RUNNING : MKM_TS_INTERRUPTIBLE,
+		       on ? i : 0xffffffffu);
+	}
+	while (s->n + 8 < EVS_MAX) {
+		uint64_t op = rnd(&seed) % 4;
+
+		t += 1 + rnd(&seed) % 50;
+		c = (unsigned int)(rnd(&seed) % R_CPUS);
+		if (op == 0) { /* a handler, maybe another inside */
+			unsigned int kind = (unsigned int)(rnd(&seed) % 3);
+			unsigned int type = kind == 2 ? MKM_EV_SOFTIRQ_ENTRY :
+							MKM_EV_IRQ_ENTRY;
+			unsigned int f = kind == 1 ? MKM_EVF_VECTOR : 0;
+			uint32_t num = kind == 1 ? TIMER : kind == 2 ? 1 : 19;
+
+			evs_add(s, t, c, type, cur[c], num, 0, f);
+			if (rnd(&seed) % 2) {
+				IRQ(s, t + 2, c, cur[c], MKM_EV_SOFTIRQ_ENTRY,
+				    3, 0);
+				IRQ(s, t + 5, c, cur[c], MKM_EV_SOFTIRQ_EXIT, 3,
+				    0);
+			}
+			t += 10 + rnd(&seed) % 40;
+			evs_add(s, t, c, type + 1, cur[c], num, 0, f);
+		} else if (op == 1) { /* wake a sleeper onto c */
+			for (i = 0; i < R_THREADS && where[i] != -1; i++)
+				;
+			if (i == R_THREADS)
+				continue;
+			evs_add(s, t, (c + 1) % R_CPUS, MKM_EV_WAKING, 10 + i,
+				0, cur[(c + 1) % R_CPUS], 0);
+			t += rnd(&seed) % 20;
+			evs_add(s, t, c, MKM_EV_WAKEUP, 10 + i, c, 0, 0);
+			where[i] = (int)c;
+		} else if (op == 2) { /* switch on c */
+			uint32_t prev = cur[c], next = 0;
+			bool preempt = rnd(&seed) % 2;
+
+			for (i = 0; i < R_THREADS; i++)
+				if (where[i] == (int)c) {
+					next = 10 + i;
+					break;
+				}
+			if (!prev && !next)
+				continue;
+			if (prev) {
+				evs_add(s, t, c, MKM_EV_SWITCH_OUT, prev,
+					preempt ? MKM_TS_RUNNING :
+						  MKM_TS_INTERRUPTIBLE,
+					next, preempt ? MKM_EVF_PREEMPTED : 0);
+				where[prev - 10] = preempt ? (int)c : -1;
+			}
+			if (next) {
+				evs_add(s, t, c, MKM_EV_SWITCH_IN, next, 0,
+					prev, 0);
+				where[next - 10] = R_CPUS + (int)c;
+			}
+			cur[c] = next;
+		} else { /* move a thread queued on c */
+			unsigned int to = (c + 1) % R_CPUS;
+
+			for (i = 0; i < R_THREADS && where[i] != (int)c; i++)
+				;
+			if (i == R_THREADS)
+				continue;
+			evs_add(s, t, c, MKM_EV_MIGRATE, 10 + i, to, c, 0);
+			where[i] = (int)to;
+		}
+	}
+	for (c = 0; c < R_CPUS; c++)
+		evs_add(s, t + 100, c, MKM_EV_MARK, cur[c], 1, 0, 0);
+}
+
+/*
+ * On random streams, what the columns promise: a row's noise is its
+ * net time by kind plus what no record explains, within its run time,
+ * its samples in its histogram; the per-CPU table's run time is the
+ * threads' rows' added up; a late wakeup's parts add up to its wait.
+ */
+static void test_noise_osnoise_random_streams(void **state)
+{
+	static struct evs s;
+	uint64_t seed;
+	(void)state;
+
+	for (seed = 1; seed <= 300; seed++) {
+		struct tl_config cfg = { .nr_cpus = R_CPUS,
+					 .classes = MKM_CLASS_DEFAULT |
+						    MKM_CLASS_WAKEUP,
+					 .flags = TL_IDLE };
+		struct osnoise_opts po = { .per_cpu = true };
+		struct osnoise_report r, pc;
+		struct mon_wakings *w;
+		uint64_t per_thread = 0, per_cpu = 0, x = seed * 0x9e37u;
+		struct mon_lates l;
+		size_t th[R_THREADS], i, k;
+		struct noise *n;
+		struct tl *tl;
+
+		random_stream(&s, x);
+		assert_int_equal(tl_create(&tl, &cfg), 0);
+		assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+		assert_int_equal(tl_flush(tl), 0);
+		for (i = 0; i < R_THREADS; i++)
+			th[i] = (size_t)tl_find(tl, 10 + (uint32_t)i);
+		assert_int_equal(noise_create(&n, tl), 0);
+		assert_int_equal(noise_osnoise(n, th, R_THREADS, NULL, &r), 0);
+		for (i = 0; i < r.nr_rows; i++) {
+			const struct osnoise_row *o = &r.rows[i];
+			uint64_t sum = o->unknown_ns, hist = 0;
+
+			for (k = 0; k < OSNOISE_NR_KINDS; k++)
+				sum += o->net_ns[k];
+			for (k = 0; k <= r.entries; k++)
+				hist += o->hist[k];
+			assert_int_equal(sum, o->noise_ns);
+			assert_true(o->noise_ns <= o->runtime_ns);
+			assert_true(o->max_single_ns <= o->noise_ns);
+			assert_true(o->max_period_noise_ns == o->noise_ns);
+			assert_int_equal(hist, o->samples);
+			if (o->cpu >= 0)
+				per_thread += o->runtime_ns;
+		}
+		assert_int_equal(noise_osnoise(n, th, R_THREADS, &po, &pc), 0);
+		for (i = 0; i < pc.nr_rows; i++)
+			per_cpu += pc.rows[i].runtime_ns;
+		assert_int_equal(per_cpu, per_thread);
+		noise_osnoise_free(&pc);
+		noise_osnoise_free(&r);
+		assert_int_equal(mon_wakings_create(&w), 0);
+		assert_int_equal(mon_wakings_add(w, s.ev, s.n), 0);
+		assert_int_equal(mon_late_wakeups(n, th, R_THREADS, w, 0, &l),
+				 0);
+		for (i = 0; i < l.nr; i++) {
+			const struct mon_late *m = &l.late[i];
+			uint64_t parts = 0;
+
+			for (k = 0; k < m->nr_parts; k++)
+				if (m->parts[k].kind != NOISE_THREAD ||
+				    m->parts[k].ns)
+					parts += m->parts[k].ns;
+			assert_int_equal(m->thread_ns + m->irq_ns +
+						 m->softirq_ns + m->idle_ns +
+						 m->unknown_ns,
+					 m->switch_in_ns - m->wakeup_ns);
+			assert_int_equal(parts, m->thread_ns + m->irq_ns +
+							m->softirq_ns +
+							m->idle_ns);
+			assert_int_equal(m->latency_ns,
+					 m->switch_in_ns -
+						 (m->waking_ns ? m->waking_ns :
+								 m->wakeup_ns));
+			if (i)
+				assert_true(m->latency_ns <=
+					    l.late[i - 1].latency_ns);
+		}
+		mon_lates_free(&l);
+		mon_wakings_destroy(w);
+		noise_destroy(n);
+		tl_destroy(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_osnoise_threads_periods_hist),
 		cmocka_unit_test(test_osnoise_threads_migration),
 		cmocka_unit_test(test_osnoise_threads_bad_args),
+		cmocka_unit_test(test_noise_osnoise_random_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
