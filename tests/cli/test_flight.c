@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -117,6 +118,40 @@ static void test_flight_mkm_trigger_and_exit(void **state)
 	assert_non_null(strstr(slurp("/tmp/e"), "not mkm record --flight"));
 }
 
+/* The context switches of every thread of process @pid so far. */
+static long switches(int pid)
+{
+	sh("cat /proc/%d/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }' >/tmp/fw.n",
+	   pid);
+	return atol(slurp("/tmp/fw.n"));
+}
+
+/*
+ * Armed, the recorder sleeps: no drain, no tick, while the command
+ * runs (its threads' switches are the command's, not counted).
+ */
+static void test_flight_armed_recorder_does_not_wake(void **state)
+{
+	long before, after;
+	int pid;
+
+	(void)state;
+	clean("/tmp/fw.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --trigger 'runq>1s' -o /tmp/fw.mkm -- sleep 5 >/dev/null 2>&1 & echo $! >/tmp/fw.pid"),
+		0);
+	sleep(2);
+	pid = atoi(slurp("/tmp/fw.pid"));
+	before = switches(pid);
+	sleep(2);
+	after = switches(pid);
+	fprintf(stderr, "armed recorder: %ld context switches in 2 s\n",
+		after - before);
+	assert_true(after - before <= 1);
+	for (int i = 0; i < 100 && !kill(pid, 0); i++)
+		usleep(100000);
+}
+
 /* A full file system: said in one line, the recording goes on. */
 static void test_flight_full_disk_says_so_and_goes_on(void **state)
 {
@@ -143,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_flight_catches_the_stall_once),
 		cmocka_unit_test(test_flight_max_snapshots_and_hold_off),
 		cmocka_unit_test(test_flight_mkm_trigger_and_exit),
+		cmocka_unit_test(test_flight_armed_recorder_does_not_wake),
 		cmocka_unit_test(test_flight_full_disk_says_so_and_goes_on),
 	};
 

@@ -72,9 +72,15 @@ int cmd_record(int argc, char **argv)
 	recorder_command(&rec, argc - optind, argv + optind, "record");
 	recorder_start(&rec, NULL);
 	start = last_t = now_ns();
-	/* A flight recorder's file is not growing: no status line. */
+	/*
+	 * A flight recorder's file is not growing: no status line, and no
+	 * tick either where a signal says what ends the recording (the
+	 * command's SIGCHLD, Ctrl-C): an armed recorder does not wake.
+	 */
 	tty = tty && !rec.flight_bytes;
-	while (recorder_wait(&rec, 250))
+	while (recorder_wait(&rec, !rec.flight_bytes	   ? 250 :
+				   rec.child || rec.system ? 3600000 :
+							     1000))
 		if (tty)
 			status_line(&rec, start, &last_t, &last_ev, false);
 	recorder_stop(&rec);
