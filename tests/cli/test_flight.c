@@ -118,6 +118,31 @@ static void test_flight_mkm_trigger_and_exit(void **state)
 	assert_non_null(strstr(slurp("/tmp/e"), "not mkm record --flight"));
 }
 
+/*
+ * Both CPUs loaded by spinners: the snapshot still comes, whole (no LOST
+ * record: no hole in any CPU's window), and says how soon after the
+ * trigger it was complete.
+ */
+static void test_flight_loaded_snapshot_has_no_hole(void **state)
+{
+	char *e;
+
+	(void)state;
+	clean("/tmp/fb.mkm");
+	sh("for c in 0 1; do taskset -c $c sh -c 'while :; do :; done' & echo $! >>/tmp/fb.spin; done");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --events default,wakeup --trigger 'runq>25ms' -o /tmp/fb.mkm -- flight -t 1.5 -s 50 >/dev/null 2>/tmp/e"),
+		0);
+	sh("kill $(cat /tmp/fb.spin); rm -f /tmp/fb.spin");
+	e = slurp("/tmp/e");
+	fputs(e, stderr);
+	assert_non_null(strstr(e, "wrote /tmp/fb.mkm.1"));
+	assert_non_null(strstr(e, "complete "));
+	assert_int_equal(sh("mkm dump /tmp/fb.mkm.1 >/tmp/fb.dump"), 0);
+	assert_int_equal(sh("grep -c LOST /tmp/fb.dump"), 1); /* none */
+	assert_int_equal(sh("grep -q ' trigger ' /tmp/fb.dump"), 0);
+}
+
 /* The context switches of every thread of process @pid so far. */
 static long switches(int pid)
 {
@@ -179,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_flight_max_snapshots_and_hold_off),
 		cmocka_unit_test(test_flight_mkm_trigger_and_exit),
 		cmocka_unit_test(test_flight_armed_recorder_does_not_wake),
+		cmocka_unit_test(test_flight_loaded_snapshot_has_no_hole),
 		cmocka_unit_test(test_flight_full_disk_says_so_and_goes_on),
 	};
 

@@ -268,6 +268,7 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 {
 	const struct mon_session_flight *c = &s->cfg.flight;
 	uint64_t triggers, trig_ns, first_ns = 0, last_ns = 0, kept = 0;
+	uint64_t done_ns;
 	const struct mkm_event *t;
 	unsigned int nr_cpus = s->info.nr_cpus ? s->info.nr_cpus : 1;
 	bool *keep, *seen;
@@ -345,6 +346,8 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	free(seen);
 	snprintf(path, sizeof(path), "%s.%u", s->path, ++f->index);
 	ret = write_snapshot(s, f, path, keep, first_ns);
+	/* From the trigger to the file complete, the post-roll aside. */
+	done_ns = now_mono_ns() - trig_ns - (at_end ? 0 : c->post_ns);
 	free(keep);
 	pthread_mutex_lock(&s->lock);
 	if (ret) {
@@ -366,10 +369,12 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	}
 	flight_note(
 		s,
-		"wrote %s: %llu records, %.1f ms before the trigger and %.1f ms after; trigger: %s",
+		"wrote %s: %llu records, %.1f ms before the trigger and %.1f ms after, complete %.1f ms after it%s; trigger: %s",
 		path, (unsigned long long)kept,
 		trig_ns > first_ns ? (trig_ns - first_ns) / 1e6 : 0.0,
-		last_ns > trig_ns ? (last_ns - trig_ns) / 1e6 : 0.0, what);
+		last_ns > trig_ns ? (last_ns - trig_ns) / 1e6 : 0.0,
+		done_ns / 1e6,
+		c->post_ns && !at_end ? " and its post-roll" : "", what);
 	if (!at_end && c->pre_ns && trig_ns - first_ns < c->pre_ns)
 		flight_note(
 			s,
