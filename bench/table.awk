@@ -30,6 +30,7 @@ function describe(c) {
 	if (c == "mon-two") return "the same, two records a switch"
 	if (c == "mon-wake") return "monitored, default + wakeup"
 	if (c == "mon-all") return "monitored, every class"
+	if (c == "mon-flight") return "mon, flight recorder armed, overwriting"
 	if (c == "ftrace-pid") return "ftrace switch+wakeup, set_event_pid"
 	if (c == "ftrace-all") return "ftrace switch+wakeup, unfiltered"
 	if (c == "perf-task") return "perf record -t, switch+waking+wakeup"
