@@ -347,7 +347,7 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 			goto bad_len;
 		c->stats = (const struct mkm_cpu_stats *)(p + 8);
 		c->nr_stats = nr;
-		if (size == sizeof(struct mkm_cpu_stats))
+		if (size == sizeof(struct mkm_cpu_stats) || !nr)
 			return 0;
 		/* Another size: this build's struct, cut or zero-filled. */
 		if (nr > r->stats_cap) {
