@@ -158,9 +158,16 @@ static void axis(const struct viewer_state *vs)
 		col = view_time_col(v, m.time_ns);
 		if (col < 0)
 			continue;
-		/* The mark and its value, cut where the screen ends. */
-		snprintf(buf, sizeof(buf), "v%llu",
-			 (unsigned long long)m.value);
+		/* The mark and its value, cut where the screen ends; a
+		 * trigger as T and what fired it. */
+		if (m.trigger && m.trigger != MKM_TRIGGER_MARK)
+			snprintf(buf, sizeof(buf), "T%s %.2fms",
+				 m.trigger == MKM_TRIGGER_RUNQ ? "runq" : "irq",
+				 m.value / 1e6);
+		else
+			snprintf(buf, sizeof(buf), "%s%llu",
+				 m.trigger ? "T" : "v",
+				 (unsigned long long)m.value);
 		mvaddnstr(2, x0 + col, buf, (int)v->cols - col);
 	}
 	for (k = 0; k < 2; k++) {

@@ -27,6 +27,21 @@ static void time_range(const struct tl *tl, uint64_t *begin, uint64_t *end)
 		*begin = *end = 0;
 }
 
+/* A flight recorder's snapshot opens with the cursor on its trigger. */
+static void open_at_trigger(struct viewer_state *vs)
+{
+	for (size_t k = 0; k < tl_nr_marks(vs->tl); k++) {
+		struct tl_mark m;
+
+		if (tl_mark(vs->tl, k, &m))
+			return;
+		if (m.trigger) {
+			view_set_cursor(&vs->view, m.time_ns);
+			return;
+		}
+	}
+}
+
 int state_open(struct viewer_state *vs, const char *file, struct tl *tl,
 	       const struct mon_meta *meta)
 {
@@ -52,6 +67,7 @@ int state_open(struct viewer_state *vs, const char *file, struct tl *tl,
 	}
 	time_range(tl, &begin, &end);
 	view_init(&vs->view, begin, end, 80);
+	open_at_trigger(vs);
 	err = lod_create(&vs->lod, tl);
 	if (!err)
 		err = rows_update(vs);

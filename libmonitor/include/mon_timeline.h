@@ -201,9 +201,12 @@ struct tl_memory {
 
 struct tl_mark {
 	uint64_t time_ns;
+	/* The mark's value; a trigger's: what fired it (a wait or an
+	 * interrupt's time, ns), or its mark's value */
 	uint64_t value;
 	uint32_t tid;
 	uint16_t cpu;
+	uint8_t trigger; /* a MKM_EV_TRIGGER's MKM_TRIGGER_*, 0: a mark */
 };
 
 /* Called once per interval when it closes (it can no longer change). */
@@ -458,7 +461,8 @@ MON_API int tl_irq(const struct tl *tl, size_t i, struct tl_irq *out);
 MON_API const char *tl_irq_name(unsigned int kind, uint32_t number, char *buf,
 				size_t len);
 
-/* tl_nr_marks - number of MKM_EV_MARK records processed. */
+/* tl_nr_marks - number of MKM_EV_MARK and MKM_EV_TRIGGER records
+ * processed (a flight recorder's triggers are marks with their kind). */
 MON_API size_t tl_nr_marks(const struct tl *tl);
 
 /* tl_mark - mark @i, in time order. Return: 0, -EINVAL or -ENOENT. */

@@ -202,8 +202,27 @@ const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 			 (int)e->arg1);
 		break;
 	case MKM_EV_LOST:
-		snprintf(buf, len, "%u events", e->arg0);
+		if (e->flags & MKM_EVF_OVERWRITTEN)
+			snprintf(buf, len, "%" PRIu64 " events overwritten",
+				 (uint64_t)e->arg1 << 32 | e->arg0);
+		else
+			snprintf(buf, len, "%u events", e->arg0);
 		break;
+	case MKM_EV_TRIGGER: {
+		uint64_t unit = e->flags & MKM_EVF_WAIT_US ? 1000 : 1;
+		unsigned int kind = e->flags & MKM_EVF_TRIGGER_MASK;
+
+		if (kind == MKM_TRIGGER_MARK)
+			snprintf(buf, len, "mark value=%" PRIu64,
+				 (uint64_t)e->arg1 << 32 | e->arg0);
+		else
+			snprintf(buf, len, "%s %" PRIu64 " ns > %" PRIu64 " ns",
+				 kind == MKM_TRIGGER_RUNQ ? "runq" :
+				 kind == MKM_TRIGGER_IRQ  ? "irq" :
+							    "?",
+				 e->arg0 * unit, e->arg1 * unit);
+		break;
+	}
 	case MKM_EV_EXIT:
 		exit_args(buf, len, e->arg0);
 		break;

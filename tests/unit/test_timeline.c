@@ -865,6 +865,37 @@ static void test_tl_mark_recorded_without_thread(void **state)
 	tl_destroy(tl);
 }
 
+/* A flight recorder's triggers are marks of their kind: a run-queue
+ * wait's (in us past 2^32 ns) gives the wait, a mark's its value. */
+static void test_tl_trigger_is_a_mark_of_its_kind(void **state)
+{
+	struct evs s = { 0 };
+	struct tl_mark m;
+	struct tl *tl;
+
+	(void)state;
+	evs_add(&s, 150, 0, MKM_EV_TRIGGER, 77, 5000000, 1000000,
+		MKM_TRIGGER_RUNQ);
+	evs_add(&s, 160, 1, MKM_EV_TRIGGER, 78, 5000000, 1000000,
+		MKM_TRIGGER_IRQ | MKM_EVF_WAIT_US);
+	evs_add(&s, 170, 0, MKM_EV_MARK, 79, 42, 0, 0);
+	evs_add(&s, 170, 0, MKM_EV_TRIGGER, 79, 42, 0, MKM_TRIGGER_MARK);
+	tl = build(&s, 0, 2);
+	assert_int_equal(tl_nr_marks(tl), 4);
+	assert_int_equal(tl_mark(tl, 0, &m), 0);
+	assert_int_equal(m.trigger, MKM_TRIGGER_RUNQ);
+	assert_int_equal(m.value, 5000000);
+	assert_int_equal(tl_mark(tl, 1, &m), 0);
+	assert_int_equal(m.trigger, MKM_TRIGGER_IRQ);
+	assert_int_equal(m.value, 5000000000ull);
+	assert_int_equal(tl_mark(tl, 2, &m), 0);
+	assert_int_equal(m.trigger, 0);
+	assert_int_equal(tl_mark(tl, 3, &m), 0);
+	assert_int_equal(m.trigger, MKM_TRIGGER_MARK);
+	assert_int_equal(m.value, 42);
+	tl_destroy(tl);
+}
+
 struct cb_sum {
 	uint64_t total;
 	size_t calls;
@@ -1606,6 +1637,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_same_instant_rewrites),
 		cmocka_unit_test(test_tl_feed_unknown_type_skipped),
 		cmocka_unit_test(test_tl_mark_recorded_without_thread),
+		cmocka_unit_test(test_tl_trigger_is_a_mark_of_its_kind),
 		cmocka_unit_test(test_tl_set_callback_reports_closed),
 		cmocka_unit_test(test_tl_feed_many_threads_map_grows),
 		cmocka_unit_test(test_tl_feed_wakeup_new_sets_parent),

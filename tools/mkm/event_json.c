@@ -137,7 +137,11 @@ void json_event_fields(const struct mkm_event *e, const struct mon_event_fmt *f)
 		       mon_task_state_name(e->arg0), (int)e->arg1);
 		break;
 	case MKM_EV_LOST:
-		printf(",\"lost\":%u", e->arg0);
+		if (e->flags & MKM_EVF_OVERWRITTEN)
+			printf(",\"lost\":%" PRIu64 ",\"overwritten\":true",
+			       (uint64_t)e->arg1 << 32 | e->arg0);
+		else
+			printf(",\"lost\":%u", e->arg0);
 		break;
 	case MKM_EV_EXIT:
 		exit_fields(e->arg0);
@@ -151,6 +155,20 @@ void json_event_fields(const struct mkm_event *e, const struct mon_event_fmt *f)
 		printf(",\"value\":%" PRIu64,
 		       (uint64_t)e->arg1 << 32 | e->arg0);
 		break;
+	case MKM_EV_TRIGGER: {
+		uint64_t unit = e->flags & MKM_EVF_WAIT_US ? 1000 : 1;
+		unsigned int kind = e->flags & MKM_EVF_TRIGGER_MASK;
+
+		if (kind == MKM_TRIGGER_MARK)
+			printf(",\"trigger\":\"mark\",\"value\":%" PRIu64,
+			       (uint64_t)e->arg1 << 32 | e->arg0);
+		else
+			printf(",\"trigger\":\"%s\",\"value_ns\":%" PRIu64
+			       ",\"threshold_ns\":%" PRIu64,
+			       kind == MKM_TRIGGER_RUNQ ? "runq" : "irq",
+			       e->arg0 * unit, e->arg1 * unit);
+		break;
+	}
 	case MKM_EV_DETACH:
 		if (e->arg0 == MKM_DETACH_UNMONITOR)
 			printf(",\"reason\":\"thread_unmonitor\"");

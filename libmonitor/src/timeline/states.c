@@ -318,6 +318,14 @@ static void add_mark(struct tl *tl, const struct mkm_event *ev, uint64_t now)
 	m->value = (uint64_t)ev->arg0 | (uint64_t)ev->arg1 << 32;
 	m->tid = ev->tid;
 	m->cpu = ev->cpu;
+	m->trigger = 0;
+	if (ev->type != MKM_EV_TRIGGER)
+		return;
+	m->trigger = ev->flags & MKM_EVF_TRIGGER_MASK;
+	/* A wait's or an interrupt's trigger: the time that fired it. */
+	if (m->trigger != MKM_TRIGGER_MARK)
+		m->value = (uint64_t)ev->arg0 *
+			   (ev->flags & MKM_EVF_WAIT_US ? 1000 : 1);
 }
 
 /*
@@ -582,6 +590,7 @@ apply(struct tl *tl, struct tl_cpu *cpu, const struct mkm_event *ev,
 		lost_gap(tl, c, now);
 		return;
 	case MKM_EV_MARK:
+	case MKM_EV_TRIGGER:
 		add_mark(tl, ev, now);
 		return;
 	case MKM_EV_SWITCH_IN:
