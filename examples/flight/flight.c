@@ -4,7 +4,7 @@
  * random time: what a flight recorder is for (mkm record --flight, see
  * README.md).
  *
- * A worker thread wakes every period (1 ms), computes for a tenth of it,
+ * A worker thread wakes every period (1 ms, -p), computes for a tenth of it,
  * and sleeps again, pinned to one CPU; a hog thread on the same CPU sleeps
  * until a random instant, takes SCHED_FIFO and spins for the stall's
  * length (5 ms), so that the worker, woken meanwhile, waits on the run
@@ -12,6 +12,7 @@
  * and the worker's longest delay: the snapshot should show both.
  *
  *	flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED]
+ *	       [-p PERIOD_US]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,13 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PERIOD_NS 1000000ull
-
 static struct {
 	double seconds, stall_ms;
 	int stalls, cpu;
 	unsigned int seed;
-} opt = { 60, 5, 1, 0, 0 };
+	uint64_t period_ns; /* the worker's */
+} opt = { 60, 5, 1, 0, 0, 1000000 };
 
 static uint64_t start_ns, stall_at_ns[16];
 static uint64_t worst_delay_ns, worst_at_ns, periods;
@@ -76,7 +76,7 @@ static void *worker(void *arg)
 		struct timespec t;
 		uint64_t late;
 
-		next += PERIOD_NS;
+		next += opt.period_ns;
 		t.tv_sec = (time_t)(next / 1000000000ull);
 		t.tv_nsec = (long)(next % 1000000000ull);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
@@ -85,7 +85,7 @@ static void *worker(void *arg)
 			worst_delay_ns = late;
 			worst_at_ns = next - start_ns;
 		}
-		spin_until(now_ns() + PERIOD_NS / 10);
+		spin_until(now_ns() + opt.period_ns / 10);
 		periods++;
 	}
 	return NULL;
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 	int c;
 
 	opt.seed = (unsigned int)time(NULL);
-	while ((c = getopt(argc, argv, "t:s:n:c:S:")) != -1) {
+	while ((c = getopt(argc, argv, "t:s:n:c:S:p:")) != -1) {
 		switch (c) {
 		case 't':
 			opt.seconds = atof(optarg);
@@ -146,15 +146,19 @@ int main(int argc, char **argv)
 		case 'S':
 			opt.seed = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'p':
+			opt.period_ns = (uint64_t)(atof(optarg) * 1e3);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED]\n");
+				"usage: flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED] [-p PERIOD_US]\n");
 			return 2;
 		}
 	}
 	if (opt.seconds <= 0 || opt.stall_ms <= 0 || opt.stalls < 1 ||
-	    opt.stalls > 16) {
-		fprintf(stderr, "flight: -t and -s above 0, -n from 1 to 16\n");
+	    opt.stalls > 16 || opt.period_ns < 1000) {
+		fprintf(stderr,
+			"flight: -t and -s above 0, -n from 1 to 16, -p at least 1\n");
 		return 2;
 	}
 	start_ns = now_ns();
@@ -170,8 +174,9 @@ int main(int argc, char **argv)
 	}
 	done = 1;
 	pthread_join(w, NULL);
-	printf("flight: %llu periods of 1 ms on CPU %d in %.1f s\n",
-	       (unsigned long long)periods, opt.cpu, opt.seconds);
+	printf("flight: %llu periods of %.0f us on CPU %d in %.1f s\n",
+	       (unsigned long long)periods, opt.period_ns / 1e3, opt.cpu,
+	       opt.seconds);
 	for (int i = 0; i < opt.stalls; i++)
 		printf("flight: the hog took CPU %d for %.1f ms at %.3f s\n",
 		       opt.cpu, opt.stall_ms, stall_at_ns[i] / 1e9);
