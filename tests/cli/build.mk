@@ -3,7 +3,7 @@
 # records), against the kernel's own schedstat.
 
 CLI_TEST := $(BUILD)/tests/cli/test_cli
-CLI_FLIGHT_TEST := $(BUILD)/tests/cli/test_flight
+CLI_FLIGHT_TEST := $(BUILD)/tests/cli/test_record_flight
 CLI_WORKLOAD := $(BUILD)/tests/cli/cli_workload
 VM_TESTS += $(CLI_TEST) $(CLI_FLIGHT_TEST)
 # Its schedstat comparisons run in the one-vCPU -icount boot (tests/vm).
@@ -12,7 +12,7 @@ VM_FILES += $(MKM_TOOL):/bin/mkm $(CLI_WORKLOAD):/bin/cli_workload
 all: $(CLI_TEST) $(CLI_FLIGHT_TEST) $(CLI_WORKLOAD)
 
 # mkm record --flight, on examples/flight's planted stall.
-$(CLI_FLIGHT_TEST): tests/cli/test_flight.c tests/cli/shell.h
+$(CLI_FLIGHT_TEST): tests/cli/test_record_flight.c tests/cli/shell.h
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< -lcmocka

@@ -66,8 +66,33 @@ static bool is_flight_recorder(const char *argv, size_t len, const char *out)
 	return record && flight && named;
 }
 
+/* Whether @pid blocks SIGUSR2 yet: until then, the signal would kill it. */
+static bool takes_sigusr2(pid_t pid)
+{
+	char path[64], line[256];
+	bool blocked = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7))
+			blocked = strtoull(line + 7, NULL, 16) &
+				  (1ull << (SIGUSR2 - 1));
+	fclose(f);
+	return blocked;
+}
+
 static int signal_recorder(pid_t pid)
 {
+	/* A recorder just started takes it within moments. */
+	for (int i = 0; i < 100 && !takes_sigusr2(pid); i++)
+		usleep(10000);
+	if (!takes_sigusr2(pid))
+		die("pid %d does not take SIGUSR2 yet: no snapshot asked",
+		    (int)pid);
 	if (kill(pid, SIGUSR2))
 		die("pid %d: %s", (int)pid, strerror(errno));
 	fprintf(stderr, "mkm: asked pid %d for a snapshot\n", (int)pid);

@@ -272,7 +272,7 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	const struct mkm_event *t;
 	unsigned int nr_cpus = s->info.nr_cpus ? s->info.nr_cpus : 1;
 	bool *keep, *seen;
-	char path[PATH_MAX + 16], what[160];
+	char path[PATH_MAX + 16], part[PATH_MAX + 24], what[160];
 	int ret;
 
 	f->n = 0;
@@ -345,7 +345,14 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	}
 	free(seen);
 	snprintf(path, sizeof(path), "%s.%u", s->path, ++f->index);
-	ret = write_snapshot(s, f, path, keep, first_ns);
+	/*
+	 * Written under another name, renamed once complete: whoever
+	 * watches for FILE.N sees whole traces only.
+	 */
+	snprintf(part, sizeof(part), "%s.part", path);
+	ret = write_snapshot(s, f, part, keep, first_ns);
+	if (!ret && rename(part, path))
+		ret = -errno;
 	/* From the trigger to the file complete, the post-roll aside. */
 	done_ns = now_mono_ns() - trig_ns - (at_end ? 0 : c->post_ns);
 	free(keep);
@@ -360,7 +367,7 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	pthread_mutex_unlock(&s->lock);
 	if (ret) {
 		/* Its part written is no trace: the earlier ones stay. */
-		unlink(path);
+		unlink(part);
 		session_warn(
 			s,
 			"flight recorder: cannot write %s: %s (trigger: %s); recording goes on",

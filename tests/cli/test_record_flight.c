@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_flight.c - mkm record --flight in the guest: the planted stall of
+ * test_record_flight.c - mkm record --flight in the guest: the planted stall of
  * examples/flight caught once, with the hog in the snapshot, and nothing
  * over a threshold above it; mkm trigger (SIGUSR2) and a mark each write a
  * snapshot; --max-snapshots holds; a snapshot that cannot be written is
@@ -194,6 +194,7 @@ static void test_flight_full_disk_says_so_and_goes_on(void **state)
 	assert_non_null(strstr(e, "recording goes on"));
 	assert_non_null(strstr(e, "could not be written"));
 	assert_false(exists("/tmp/small/x.mkm.1"));
+	assert_false(exists("/tmp/small/x.mkm.1.part"));
 	umount("/tmp/small");
 }
 
