@@ -381,6 +381,26 @@ static void test_flight_bad_configurations(void **state)
 	ABI_ERR(ioctl(fd, MKM_IOC_MARK, &mk), EINVAL);
 	abi_suspend(fd);
 	ABI_OK(close(fd));
+
+	/* Where the module refuses a user the interrupts, their trigger. */
+	abi_allow_unprivileged_open();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct mkm_config u = { .ring_bytes = RING_BYTES,
+					.flags = MKM_CONFIG_FLIGHT,
+					.classes = MKM_CLASS_SCHED,
+					.trigger_irq_ns = 1000 };
+
+		CHILD_OK(abi_drop_privileges(1000, 1000));
+		int ufd = abi_open();
+		CHILD_ERR(ioctl(ufd, MKM_IOC_CONFIGURE, &u), EACCES);
+		u.trigger_irq_ns = 0;
+		u.trigger_runq_ns = 1000;
+		CHILD_OK(ioctl(ufd, MKM_IOC_CONFIGURE, &u));
+		_exit(0);
+	}
+	abi_expect_child_ok(pid);
 }
 
 int main(int argc, char **argv)

@@ -1002,9 +1002,12 @@ static void test_dumpable_cleared_while_suspended_withholds_attach(void **state)
 #define BUDGET_KB 16384
 #define BUDGET_RING (1u << 20)
 
+/* The rings as a flight recorder's (MKM_CONFIG_FLIGHT): charged alike. */
+static uint32_t budget_flags;
+
 static int configure_ring(int fd, uint64_t bytes)
 {
-	struct mkm_config cfg = { .ring_bytes = bytes };
+	struct mkm_config cfg = { .ring_bytes = bytes, .flags = budget_flags };
 
 	return ioctl(fd, MKM_IOC_CONFIGURE, &cfg);
 }
@@ -1087,6 +1090,13 @@ static void test_configure_unpriv_past_user_budget_eperm(void **state)
 	ABI_OK(configure_ring(fd, (uint64_t)BUDGET_KB << 10));
 	ABI_OK(close(fd));
 	write_param(BUDGET_PARAM, old);
+}
+
+static void test_configure_unpriv_flight_past_user_budget_eperm(void **state)
+{
+	budget_flags = MKM_CONFIG_FLIGHT;
+	test_configure_unpriv_past_user_budget_eperm(state);
+	budget_flags = 0;
 }
 
 /*
@@ -2436,6 +2446,7 @@ int main(int argc, char **argv)
 		ABI_TEST(
 			test_dumpable_cleared_while_suspended_withholds_attach),
 		ABI_TEST(test_configure_unpriv_past_user_budget_eperm),
+		ABI_TEST(test_configure_unpriv_flight_past_user_budget_eperm),
 		ABI_TEST(test_configure_charges_memcg),
 		ABI_TEST(test_open_charged_to_memcg_and_budget),
 		ABI_TEST(test_faulting_reader_does_not_block_thread_monitor),

@@ -427,14 +427,14 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 	}
 	case MKM_IOC_STATS:
 	case MKM_IOC_STATS_2_3: {
-		static const uint32_t sizes[] = { 0, 32, 40, 64 };
+		static const uint32_t sizes[] = { 0, 32, 40, 48, 64 };
 		struct mkm_stats s;
 		int crd, cwr;
 		fill_random(r, &s, sizeof(s));
 		if (!random_bytes || stress_below(r, 2)) {
 			s.busy_threads = 0;
 			s.deferrals = 0;
-			s.cpu_stats_size = sizes[stress_below(r, 4)];
+			s.cpu_stats_size = sizes[stress_below(r, 5)];
 		}
 		if (n < sizeof(s)) { /* ABI 2.3's: 32-byte entries */
 			s.deferrals = 0;
@@ -442,8 +442,9 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		}
 		if (stress_below(r, 3))
 			s.nr_cpus = (uint32_t)stress_below(r, 2 * nr_cpus + 2);
+		/* 0: the entry of ABI 2.6, whatever this header's is. */
 		size_t entry = s.cpu_stats_size ? s.cpu_stats_size :
-						  sizeof(struct mkm_cpu_stats);
+						  MKM_CPU_STATS_SIZE_2_6;
 		int bad = s.busy_threads || entry < 32 || entry > 4096 ||
 			  entry % 8;
 		size_t want =
@@ -483,8 +484,13 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 		fill_random(r, &m, sizeof(m));
 		if (n < sizeof(m) || stress_below(r, 2))
 			m.reserved = 0;
+		/* A flag but the trigger's is as wrong as a reserved bit. */
+		if (n < sizeof(m) || stress_below(r, 2))
+			m.flags &= MKM_MARK_TRIGGER;
 		memcpy(tmp, &m, sizeof(m));
-		expect = m.reserved ? EINVAL : f->resumed ? 0 : EAGAIN;
+		expect = m.reserved || m.flags & ~MKM_MARK_TRIGGER ? EINVAL :
+			 f->resumed				   ? 0 :
+								     EAGAIN;
 		break;
 	}
 	}
