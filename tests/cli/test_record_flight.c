@@ -55,6 +55,9 @@ static void test_flight_catches_the_stall_once(void **state)
 	assert_int_equal(sh("mkm dump /tmp/fl.mkm.1 >/tmp/fl.dump"), 0);
 	assert_int_equal(sh("grep -q ' trigger ' /tmp/fl.dump"), 0);
 	assert_int_equal(sh("grep -q hog /tmp/fl.dump"), 0);
+	assert_int_equal(
+		sh("mkm latency /tmp/fl.mkm.1 | grep -q '^triggered by a run-queue wait of .* (worker)'"),
+		0);
 	assert_int_equal(sh("mkm report /tmp/fl.mkm.1 >/tmp/fl.txt"), 0);
 	assert_non_null(strstr(slurp("/tmp/fl.txt"), "worker"));
 

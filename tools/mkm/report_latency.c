@@ -5,6 +5,7 @@
  * preempted, until switched in); back-to-back run-queue intervals (a
  * migration while queued) make one delay.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -110,6 +111,35 @@ static void print_json(const struct tl *tl, const struct mon_nodes *nodes,
 	printf("]}\n");
 }
 
+/* A flight recorder's snapshot: the delays that triggered it, first. */
+static void print_triggers(const struct tl *tl, uint64_t origin)
+{
+	char a[32], b[32];
+	bool any = false;
+
+	for (size_t k = 0; k < tl_nr_marks(tl); k++) {
+		struct tl_mark m;
+		int64_t th;
+		struct tl_thread t = { 0 };
+
+		if (tl_mark(tl, k, &m))
+			break;
+		if (m.trigger != MKM_TRIGGER_RUNQ)
+			continue;
+		th = tl_find(tl, m.tid);
+		if (th >= 0)
+			tl_thread(tl, (size_t)th, &t);
+		printf("%sa run-queue wait of %s of tid %u (%s), to %s\n",
+		       any ? "          " : "triggered by ",
+		       mon_fmt_ns(a, sizeof(a), m.value), m.tid,
+		       t.name[0] ? t.name : "?",
+		       mon_fmt_time(b, sizeof(b), m.time_ns, origin));
+		any = true;
+	}
+	if (any)
+		putchar('\n');
+}
+
 static void print_table(const struct tl *tl, const struct mon_nodes *nodes,
 			const char *path, const struct latency *l, size_t n,
 			size_t all, uint64_t origin)
@@ -122,6 +152,7 @@ static void print_table(const struct tl *tl, const struct mon_nodes *nodes,
 	if (n < all)
 		printf("(%zu of %zu threads shown)\n", n, all);
 	printf("A delay: runnable (woken, created or preempted) until switched in; times from the recording's start\n\n");
+	print_triggers(tl, origin);
 	print_node_head(nodes);
 	printf("    TID NAME                RUNTIME SWITCHES   DELAYS  AVG DELAY  MAX DELAY  MAX DELAY FROM .. TO\n");
 	for (i = 0; i < n; i++) {
