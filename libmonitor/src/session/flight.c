@@ -278,9 +278,6 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	f->n = 0;
 	ret = read_all(s, f);
 	t = first_trigger(f, &triggers);
-	pthread_mutex_lock(&s->lock);
-	f->counts.triggers += triggers;
-	pthread_mutex_unlock(&s->lock);
 	if (ret) {
 		session_warn(s, "flight recorder: cannot read the rings: %s",
 			     strerror(-ret));
@@ -288,6 +285,9 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	}
 	if (!t && !at_end)
 		return; /* woken, but the trigger was read with another */
+	pthread_mutex_lock(&s->lock);
+	f->counts.triggers += triggers;
+	pthread_mutex_unlock(&s->lock);
 	trig_ns = t ? t->time_ns : f->n ? f->buf[f->n - 1].time_ns : 0;
 	describe(at_end ? NULL : t, what, sizeof(what));
 	if (!at_end) {
@@ -305,6 +305,8 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 			pthread_mutex_unlock(&s->lock);
 			return;
 		}
+		size_t before = f->n;
+
 		/* The post-roll: read as it comes, so the rings keep up. */
 		while (c->post_ns && now_mono_ns() < trig_ns + c->post_ns &&
 		       !ret) {
@@ -317,6 +319,13 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 			nanosleep(&nap, NULL);
 			ret = read_all(s, f);
 		}
+		/* Its triggers are the snapshot's (t may have moved). */
+		triggers = 0;
+		for (size_t i = before; i < f->n; i++)
+			triggers += f->buf[i].type == MKM_EV_TRIGGER;
+		pthread_mutex_lock(&s->lock);
+		f->counts.triggers += triggers;
+		pthread_mutex_unlock(&s->lock);
 	}
 	keep = calloc(f->n + 1, sizeof(*keep));
 	seen = calloc(nr_cpus, sizeof(*seen));
