@@ -439,7 +439,10 @@ static void worker_op(struct stress_rng *r, enum op op)
 				     st.nr_cpus, nr_cpus);
 		break;
 	case OP_MARK:
-		m.value = stress_rand(r);
+		/* Now and then a trigger, which wakes the readers too. */
+		m = (struct mkm_mark){ .value = stress_rand(r) };
+		if (stress_below(r, 8) == 0)
+			m.flags = MKM_MARK_TRIGGER;
 		rc = ioctl(fd, MKM_IOC_MARK, &m);
 		check_errno(op, rc, errno, ok_mark);
 		break;
