@@ -269,6 +269,12 @@ static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
 	struct hog h = { .ms = 20 };
 	int cpu = abi_cpu_online(0);
 
+	/*
+	 * The waker on the other CPU: behind the hog on this one, it would
+	 * wake the victim only when the hog is done (PREEMPT_RT moved it
+	 * away later than the stall lasted).
+	 */
+	ABI_OK(abi_pin_self(abi_cpu_online(1)));
 	int fd = open_flight(threshold_ns, 0, 0);
 	abi_worker_start(&victim, "abi-victim", cpu, wake_fn, NULL);
 	abi_worker_start(&hog, "abi-hog", cpu, hog_fn, &h);
@@ -279,6 +285,7 @@ static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
 	abi_worker_run(&victim);
 	abi_worker_wait(&victim);
 	abi_worker_wait(&hog);
+	ABI_OK(abi_pin_self(-1));
 	ABI_EQ(hog.error, 0);
 	abi_suspend(fd);
 	abi_drain(fd, t);
