@@ -111,3 +111,34 @@ void stats_row(const char *name, const double *x, size_t n, double scale,
 	       s.mean * scale, unit, s.stddev * scale, unit, s.mean * scale,
 	       s.ci99 * scale);
 }
+
+void print_osnoise(struct noise *nz, size_t th)
+{
+	struct osnoise_report r;
+	size_t i;
+
+	if (noise_osnoise(nz, &th, 1, NULL, &r))
+		return;
+	printf("\nosnoise's table of this thread (rtla osnoise top's columns), time is in us\n");
+	printf("CPU Period       Runtime        Noise  %% CPU Aval   Max Noise   Max Single          IRQ      Softirq       Thread\n");
+	for (i = 0; i < r.nr_rows; i++) {
+		const struct osnoise_row *o = &r.rows[i];
+
+		if (o->cpu < 0)
+			continue;
+		printf("%3d #%-6llu %12llu %12llu  %10.5f %11llu %12llu %12llu %12llu %12llu\n",
+		       o->cpu, (unsigned long long)o->periods,
+		       (unsigned long long)(o->runtime_ns / 1000),
+		       (unsigned long long)(o->noise_ns / 1000),
+		       o->runtime_ns ?
+			       100.0 * (double)(o->runtime_ns - o->noise_ns) /
+				       (double)o->runtime_ns :
+			       100.0,
+		       (unsigned long long)(o->max_period_noise_ns / 1000),
+		       (unsigned long long)(o->max_single_ns / 1000),
+		       (unsigned long long)o->count[OSNOISE_IRQ],
+		       (unsigned long long)o->count[OSNOISE_SOFTIRQ],
+		       (unsigned long long)o->count[OSNOISE_THREAD]);
+	}
+	noise_osnoise_free(&r);
+}

@@ -40,4 +40,11 @@ int record_finish(struct monitor *mon, struct mon_source *src,
 void stats_row(const char *name, const double *x, size_t n, double scale,
 	       const char *unit);
 
+/*
+ * osnoise's table for thread @th of @nz (rtla osnoise top's columns, time
+ * in us), beside an example's own figures (mkm noise prints it for any
+ * thread; HW and NMI: no tracepoint shows them).
+ */
+void print_osnoise(struct noise *nz, size_t th);
+
 #endif /* MKM_EXAMPLES_COMMON_H */

@@ -49,43 +49,6 @@ static uint64_t rnd(uint64_t *s)
 	return *s * 2685821657736338717ull;
 }
 
-/*
- * osnoise's table for the same thread (rtla osnoise top's columns, time in
- * us), beside the benchmark's own figure: what the kernel's osnoise tracer
- * would print for a spinner that did this work (mkm noise prints it for
- * any thread; HW and NMI: no tracepoint shows them).
- */
-static void print_osnoise(struct noise *nz, size_t th)
-{
-	struct osnoise_report r;
-	size_t i;
-
-	if (noise_osnoise(nz, &th, 1, NULL, &r))
-		return;
-	printf("\nosnoise's table of this thread (rtla osnoise top's columns), time is in us\n");
-	printf("CPU Period       Runtime        Noise  %% CPU Aval   Max Noise   Max Single          IRQ      Softirq       Thread\n");
-	for (i = 0; i < r.nr_rows; i++) {
-		const struct osnoise_row *o = &r.rows[i];
-
-		if (o->cpu < 0)
-			continue;
-		printf("%3d #%-6llu %12llu %12llu  %10.5f %11llu %12llu %12llu %12llu %12llu\n",
-		       o->cpu, (unsigned long long)o->periods,
-		       (unsigned long long)(o->runtime_ns / 1000),
-		       (unsigned long long)(o->noise_ns / 1000),
-		       o->runtime_ns ?
-			       100.0 * (double)(o->runtime_ns - o->noise_ns) /
-				       (double)o->runtime_ns :
-			       100.0,
-		       (unsigned long long)(o->max_period_noise_ns / 1000),
-		       (unsigned long long)(o->max_single_ns / 1000),
-		       (unsigned long long)o->count[OSNOISE_IRQ],
-		       (unsigned long long)o->count[OSNOISE_SOFTIRQ],
-		       (unsigned long long)o->count[OSNOISE_THREAD]);
-	}
-	noise_osnoise_free(&r);
-}
-
 /* The cause of a quantum's delay: whatever took most of it, and how much. */
 static void cause(struct noise *n, size_t th, const struct quantum *q,
 		  char *buf, size_t len, uint64_t *taken, uint64_t *total)
