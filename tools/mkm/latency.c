@@ -33,39 +33,12 @@ static struct tl *load_why(const char *path, const struct mon_calibration *cal,
 			   const struct mon_compensate_opts *copts,
 			   struct mon_meta *meta, struct mon_wakings *w)
 {
-	struct mon_pipeline *p = open_trace(path);
-	const struct trace_info *info = mon_source_info(mon_pipeline_source(p));
-	struct tl_config cfg = { .nr_cpus = info->nr_cpus,
-				 .classes = info->classes };
-	struct mon_stage *order, *comp;
-	struct mon_sink *sink, *wsink;
-	struct tl *tl;
-	int ret;
+	struct mon_sink *wsink;
+	int ret = mon_sink_wakings(&wsink, w);
 
-	ret = tl_create(&tl, &cfg);
-	if (!ret && cal) {
-		ret = mon_stage_order(&order);
-		if (!ret)
-			ret = mon_pipeline_add_stage(p, order);
-		if (!ret)
-			ret = mon_stage_compensate_opts(&comp, cal, copts);
-		if (!ret)
-			ret = mon_pipeline_add_stage(p, comp);
-	}
-	if (!ret)
-		ret = mon_sink_timeline(&sink, tl);
-	if (!ret)
-		ret = mon_pipeline_add_sink(p, sink);
-	if (!ret)
-		ret = mon_sink_wakings(&wsink, w);
-	if (!ret)
-		ret = mon_pipeline_add_sink(p, wsink);
 	if (ret)
 		die("%s: %s", path, monitor_strerror(ret));
-	run_trace(p, path, NULL, 0);
-	*meta = *mon_pipeline_meta(p);
-	mon_pipeline_destroy(p);
-	return tl;
+	return load_trace_with(path, cal, copts, wsink, meta);
 }
 
 int cmd_latency(int argc, char **argv)

@@ -85,10 +85,11 @@ void run_trace(struct mon_pipeline *p, const char *path, char *damage,
 		die("%s: %s", path, why);
 }
 
-/* file source [-> order -> compensate] -> timeline sink */
+/* file source [-> order -> compensate] -> timeline sink (+ extra) */
 static struct tl *load(const char *path, const struct mon_calibration *cal,
 		       const struct mon_compensate_opts *opts,
-		       struct mon_meta *meta, char *damage, size_t len)
+		       struct mon_sink *extra, struct mon_meta *meta,
+		       char *damage, size_t len)
 {
 	struct mon_pipeline *p = open_trace(path);
 	const struct trace_info *info = mon_source_info(mon_pipeline_source(p));
@@ -113,6 +114,8 @@ static struct tl *load(const char *path, const struct mon_calibration *cal,
 		ret = mon_sink_timeline(&sink, tl);
 	if (!ret)
 		ret = mon_pipeline_add_sink(p, sink);
+	if (!ret && extra)
+		ret = mon_pipeline_add_sink(p, extra);
 	if (ret)
 		die("%s: %s", path, monitor_strerror(ret));
 	run_trace(p, path, damage, len);
@@ -124,7 +127,7 @@ static struct tl *load(const char *path, const struct mon_calibration *cal,
 struct tl *load_trace(const char *path, struct mon_meta *meta, char *damage,
 		      size_t len)
 {
-	return load(path, NULL, NULL, meta, damage, len);
+	return load(path, NULL, NULL, NULL, meta, damage, len);
 }
 
 struct tl *load_trace_compensated(const char *path,
@@ -133,5 +136,12 @@ struct tl *load_trace_compensated(const char *path,
 				  struct mon_meta *meta, char *damage,
 				  size_t len)
 {
-	return load(path, cal, opts, meta, damage, len);
+	return load(path, cal, opts, NULL, meta, damage, len);
+}
+
+struct tl *load_trace_with(const char *path, const struct mon_calibration *cal,
+			   const struct mon_compensate_opts *opts,
+			   struct mon_sink *extra, struct mon_meta *meta)
+{
+	return load(path, cal, opts, extra, meta, NULL, 0);
 }

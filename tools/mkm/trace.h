@@ -56,4 +56,10 @@ struct tl *load_trace_compensated(const char *path,
 				  struct mon_meta *meta, char *damage,
 				  size_t len);
 
+/* The same (@cal NULL: not compensated), with @extra fed the same stream
+ * as the timeline (taken by the pipeline); a damaged trace is warned of. */
+struct tl *load_trace_with(const char *path, const struct mon_calibration *cal,
+			   const struct mon_compensate_opts *opts,
+			   struct mon_sink *extra, struct mon_meta *meta);
+
 #endif /* MKM_TRACE_H */
