@@ -8,7 +8,7 @@ set -eu
 cd /tmp
 vm_switch -n 20 -r 1 -o /tmp/vm_switch.tsv
 awk -f /bench/table.awk /tmp/vm_switch.tsv
-for c in base loaded suspended const mon mon-two mon-wake mon-all; do
+for c in base loaded suspended const mon mon-two mon-wake mon-all mon-flight; do
 	grep -q "^1 $c 20 " /tmp/vm_switch.tsv || { echo "smoke: no $c line"; exit 1; }
 done
 # mon and mon-all recorded something and lost nothing.

@@ -773,13 +773,10 @@ static uint64_t ring_size(unsigned long rounds)
 	return bytes;
 }
 
-static int monitored_start(struct setup *s, const struct pingpong *pp,
-			   unsigned long rounds, uint32_t classes, bool resume,
-			   uint32_t flags)
+/* A monitor configured as @cfg, tracking the two threads. */
+static int pair_start(struct setup *s, const struct pingpong *pp,
+		      struct monitor_config cfg, bool resume)
 {
-	struct monitor_config cfg = { .classes = classes,
-				      .ring_bytes = ring_size(rounds),
-				      .flags = flags };
 	int ret;
 
 	ret = monitor_create_at(&s->mon, NULL, &cfg);
@@ -795,6 +792,17 @@ static int monitored_start(struct setup *s, const struct pingpong *pp,
 	return ret;
 }
 
+static int monitored_start(struct setup *s, const struct pingpong *pp,
+			   unsigned long rounds, uint32_t classes, bool resume,
+			   uint32_t flags)
+{
+	struct monitor_config cfg = { .classes = classes,
+				      .ring_bytes = ring_size(rounds),
+				      .flags = flags };
+
+	return pair_start(s, pp, cfg, resume);
+}
+
 /*
  * A flight recorder armed, never triggered: rings of 64 KiB, which a run
  * fills many times over, so that every record overwrites.
@@ -805,19 +813,8 @@ static int flight_start(struct setup *s, const struct pingpong *pp)
 				      .flags = MKM_CONFIG_ONE_SWITCH |
 					       MKM_CONFIG_FLIGHT,
 				      .trigger_runq_ns = 1000000000ull };
-	int ret;
 
-	ret = monitor_create_at(&s->mon, NULL, &cfg);
-	if (!ret)
-		ret = thread_monitor(s->mon, 1, pp->main_tid);
-	if (!ret)
-		ret = thread_monitor(s->mon, 2, pp->peer_tid);
-	if (!ret)
-		ret = monitor_resume(s->mon);
-	if (ret)
-		fprintf(stderr, "vm_switch: flight monitor: %s\n",
-			monitor_strerror(ret));
-	return ret;
+	return pair_start(s, pp, cfg, true);
 }
 
 /* A system-wide monitor: it takes the two threads with all the others. */
