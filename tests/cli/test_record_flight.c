@@ -110,6 +110,8 @@ static void test_flight_mkm_trigger_and_exit(void **state)
 	if (!exists("/tmp/fs.mkm.1"))
 		sh("cat /tmp/es >&2; ls -la /tmp/ >&2");
 	assert_true(exists("/tmp/fs.mkm.1"));
+	if (sh("mkm dump /tmp/fs.mkm.1 | grep -q ' trigger '"))
+		sh("cat /tmp/es >&2; mkm dump /tmp/fs.mkm.1 | tail -20 >&2");
 	assert_int_equal(sh("mkm dump /tmp/fs.mkm.1 | grep -q ' trigger '"), 0);
 	/* The end's snapshot, once the command is done. */
 	for (i = 0; i < 200 && !exists("/tmp/fs.mkm.2"); i++)

@@ -219,7 +219,7 @@ static int write_threads(struct trace_writer *w, const struct session_flight *f,
  * names, the monitor's counts.
  */
 static int write_snapshot(struct mon_session *s, struct session_flight *f,
-			  const char *path, const bool *keep, uint64_t first_ns)
+			  const char *path, const bool *keep, uint64_t start_ns)
 {
 	struct trace_info info = s->info;
 	unsigned int nr_cpus = info.nr_cpus;
@@ -227,8 +227,8 @@ static int write_snapshot(struct mon_session *s, struct session_flight *f,
 	struct trace_writer *w;
 	int ret, err;
 
-	info.start_real_ns += first_ns - info.start_mono_ns;
-	info.start_mono_ns = first_ns;
+	info.start_real_ns += start_ns - info.start_mono_ns;
+	info.start_mono_ns = start_ns;
 	ret = trace_writer_open_flags(&w, path, &info,
 				      s->cfg.flags & MON_SESSION_BUFFERED_IO ?
 					      0 :
@@ -268,6 +268,7 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 {
 	const struct mon_session_flight *c = &s->cfg.flight;
 	uint64_t triggers, trig_ns, first_ns = 0, last_ns = 0, kept = 0;
+	uint64_t start_ns = UINT64_MAX; /* the earliest record kept */
 	uint64_t done_ns;
 	const struct mkm_event *t;
 	unsigned int nr_cpus = s->info.nr_cpus ? s->info.nr_cpus : 1;
@@ -347,6 +348,8 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 		/* The window is whole from the latest CPU's first record. */
 		if (!seen[cpu] && e->time_ns > first_ns)
 			first_ns = e->time_ns;
+		if (e->time_ns < start_ns)
+			start_ns = e->time_ns;
 		if (e->time_ns > last_ns)
 			last_ns = e->time_ns;
 		seen[cpu] = true;
@@ -359,7 +362,9 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	 * watches for FILE.N sees whole traces only.
 	 */
 	snprintf(part, sizeof(part), "%s.part", path);
-	ret = write_snapshot(s, f, part, keep, first_ns);
+	/* The trace starts at its first record, on whichever CPU. */
+	ret = write_snapshot(s, f, part, keep,
+			     start_ns == UINT64_MAX ? first_ns : start_ns);
 	if (!ret && rename(part, path))
 		ret = -errno;
 	/* From the trigger to the file complete, the post-roll aside. */
