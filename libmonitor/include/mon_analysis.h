@@ -379,6 +379,28 @@ MON_API int mon_late_wakeups(struct noise *n, const size_t *th, size_t nr,
  * no-op. */
 MON_API void mon_lates_free(struct mon_lates *l);
 
+/*
+ * mon_late_wakeup_at - the wakeup of thread @th at time @t, broken down as
+ * mon_late_wakeups() breaks down each (what a viewer shows for the wait
+ * or the switch-in under its cursor)
+ * @n: an index of the timeline (noise_create())
+ * @th: the thread (a timeline index)
+ * @t: an instant of the wakeup's wait on a run queue, or its switch-in
+ * @w: WAKING records of the same stream, or NULL (no waking part)
+ * @out: filled; free with mon_late_free()
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOENT (@th out of range), -ESRCH (no
+ * wakeup there: @t is not in such a wait, or the wait followed a
+ * preemption, or the trace's end or a gap of lost events cut it),
+ * -ENOMEM.
+ */
+MON_API int mon_late_wakeup_at(struct noise *n, size_t th, uint64_t t,
+			       struct mon_wakings *w, struct mon_late *out);
+
+/* mon_late_free - free what mon_late_wakeup_at() allocated; NULL is a
+ * no-op. */
+MON_API void mon_late_free(struct mon_late *l);
+
 /* Idle interval lengths: bucket 0 below 1 us, bucket k in [2^(k-1),
  * 2^k) us, the last one everything longer. */
 #define IDLE_HIST_BUCKETS 24

@@ -3,7 +3,8 @@
  * test_late.c - why a wakeup was late (analysis/late.c) on synthetic
  * system-wide streams: the waking-to-enqueue gap of a remote wakeup, the
  * handlers and threads on the wakee's CPU meanwhile, how each came to
- * hold the CPU and how it let it go, a migration, the longest first.
+ * hold the CPU and how it let it go, a migration, the longest first; one
+ * wakeup found by an instant of its wait or its switch-in.
  */
 #include <errno.h>
 
@@ -200,11 +201,65 @@ static void test_mon_late_wakeups_migration(void **state)
 	tl_destroy(tl);
 }
 
+/* One wakeup by an instant of it (a viewer's cursor): the same breakdown
+ * as in the list, from its wait or its switch-in; none in a run, or in
+ * a wait after a preemption. */
+static void test_mon_late_wakeup_at_cursor(void **state)
+{
+	struct mon_wakings *w;
+	struct mon_lates r;
+	struct mon_late one;
+	struct noise *n;
+	struct tl *tl;
+	size_t th, k;
+	(void)state;
+
+	tl = workload(&w);
+	th = (size_t)tl_find(tl, 20);
+	assert_int_equal(noise_create(&n, tl), 0);
+	assert_int_equal(mon_late_wakeups(n, &th, 1, w, 0, &r), 0);
+	/* In the wait, at its start, at the switch-in. */
+	for (k = 0; k < 3; k++) {
+		static const uint64_t at[] = { 1300, 2000, 2500 };
+
+		assert_int_equal(mon_late_wakeup_at(n, th, at[k], w, &one), 0);
+		assert_int_equal(one.wakeup_ns, r.late[0].wakeup_ns);
+		assert_int_equal(one.switch_in_ns, r.late[0].switch_in_ns);
+		assert_int_equal(one.latency_ns, r.late[0].latency_ns);
+		assert_int_equal(one.waking_ns, 1000);
+		assert_int_equal(one.thread_ns, r.late[0].thread_ns);
+		assert_int_equal(one.irq_ns, r.late[0].irq_ns);
+		assert_int_equal(one.nr_parts, r.late[0].nr_parts);
+		assert_string_equal(one.parts[0].name, r.late[0].parts[0].name);
+		mon_late_free(&one);
+	}
+	assert_int_equal(mon_late_wakeup_at(n, th, 3150, w, &one), 0);
+	assert_int_equal(one.latency_ns, 100);
+	assert_int_equal(one.switch_in_ns, 3200);
+	mon_late_free(&one);
+	/* Running, asleep: no wakeup there. */
+	assert_int_equal(mon_late_wakeup_at(n, th, 2600, w, &one), -ESRCH);
+	assert_int_equal(one.nr_parts, 0);
+	assert_int_equal(mon_late_wakeup_at(n, th, 3050, w, &one), -ESRCH);
+	/* 30's wait after the tick preempted it is noise, not a wakeup. */
+	assert_int_equal(mon_late_wakeup_at(n, (size_t)tl_find(tl, 30), 2000, w,
+					    &one),
+			 -ESRCH);
+	assert_int_equal(mon_late_wakeup_at(n, 99, 2000, w, &one), -ENOENT);
+	assert_int_equal(mon_late_wakeup_at(NULL, th, 2000, w, &one), -EINVAL);
+	mon_late_free(NULL);
+	mon_lates_free(&r);
+	noise_destroy(n);
+	mon_wakings_destroy(w);
+	tl_destroy(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mon_late_wakeups_breakdown),
 		cmocka_unit_test(test_mon_late_wakeups_migration),
+		cmocka_unit_test(test_mon_late_wakeup_at_cursor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

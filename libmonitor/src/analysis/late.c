@@ -194,43 +194,55 @@ static uint64_t waking_start(const struct noise *n, struct mon_wakings *w,
 	return wk ? wk->time : 0;
 }
 
+/*
+ * The wakeup whose RUNQ stretch begins at interval @k of thread @th: true,
+ * and @c filled, if the stretch follows a sleep (or is the thread's first
+ * state and it was made here) and ends in a switch-in. *@next is the
+ * interval after the stretch.
+ */
+static bool wakeup_from(const struct noise *n, size_t th, size_t k,
+			struct mon_wakings *w, struct cand *c, size_t *next)
+{
+	const struct tl *tl = n->tl;
+	const struct tl_th *t = &tl->th[th];
+	const struct tl_iv *iv = tl_iv_at(t, k);
+	struct tl_wake wake;
+	uint64_t start;
+	bool woken;
+
+	*c = (struct cand){ .thread = th, .first = k };
+	woken = k ? asleep_state(tl_iv_at(t, k - 1)->state) :
+		    t->parent != NO_THREAD ||
+				!tl_wake_at(tl, th, iv->start, &wake);
+	while (k + 1 < t->nr_iv && tl_iv_at(t, k + 1)->state == TL_RUNQ)
+		k++;
+	c->last = k++;
+	*next = k;
+	if (!woken || k >= t->nr_iv ||
+	    !mon_states[tl_iv_at(t, k)->state].on_cpu)
+		return false;
+	start = waking_start(n, w, t, c->first);
+	if (!start)
+		start = tl_iv_at(t, c->first)->start;
+	c->latency = tl_iv_at(t, k)->start - start;
+	return true;
+}
+
 /* A thread's wakeups: RUNQ after a sleep (or first), up to a switch-in. */
 static int find_wakeups(const struct noise *n, size_t th, struct mon_wakings *w,
 			struct cands *out)
 {
-	const struct tl *tl = n->tl;
-	const struct tl_th *t = &tl->th[th];
+	const struct tl_th *t = &n->tl->th[th];
 	size_t k = 0;
 
 	while (k < t->nr_iv) {
-		const struct tl_iv *iv = tl_iv_at(t, k);
-		struct cand c = { .thread = th, .first = k };
-		struct tl_wake wake;
-		bool woken;
+		struct cand c;
 
-		if (iv->state != TL_RUNQ) {
+		if (tl_iv_at(t, k)->state != TL_RUNQ) {
 			k++;
 			continue;
 		}
-		/* After a sleep; or its first state, if it was made here. */
-		woken = k ? asleep_state(tl_iv_at(t, k - 1)->state) :
-			    t->parent != NO_THREAD ||
-					!tl_wake_at(tl, th, iv->start, &wake);
-		while (k + 1 < t->nr_iv && tl_iv_at(t, k + 1)->state == TL_RUNQ)
-			k++;
-		c.last = k++;
-		if (!woken || k >= t->nr_iv ||
-		    !mon_states[tl_iv_at(t, k)->state].on_cpu)
-			continue;
-		{
-			uint64_t start = waking_start(n, w, t, c.first);
-			uint64_t in = tl_iv_at(t, k)->start;
-
-			if (!start)
-				start = tl_iv_at(t, c.first)->start;
-			c.latency = in - start;
-		}
-		if (cand_push(out, &c))
+		if (wakeup_from(n, th, k, w, &c, &k) && cand_push(out, &c))
 			return -ENOMEM;
 	}
 	return 0;
@@ -597,6 +609,46 @@ out:
 	if (err)
 		mon_lates_free(out);
 	return err;
+}
+
+int mon_late_wakeup_at(struct noise *n, size_t th, uint64_t t,
+		       struct mon_wakings *w, struct mon_late *out)
+{
+	const struct tl_th *tt;
+	struct cand c;
+	size_t k, next;
+	int64_t at;
+
+	if (!n || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (th >= n->tl->nr_th)
+		return -ENOENT;
+	at = tl_interval_at(n->tl, th, t);
+	if (at < 0)
+		return -ESRCH;
+	tt = &n->tl->th[th];
+	k = (size_t)at;
+	/* At the switch-in itself: the wait it ended. */
+	if (k && tl_iv_at(tt, k)->state != TL_RUNQ &&
+	    tl_iv_at(tt, k)->start == t &&
+	    tl_iv_at(tt, k - 1)->state == TL_RUNQ)
+		k--;
+	if (tl_iv_at(tt, k)->state != TL_RUNQ)
+		return -ESRCH;
+	while (k && tl_iv_at(tt, k - 1)->state == TL_RUNQ)
+		k--;
+	if (!wakeup_from(n, th, k, w, &c, &next))
+		return -ESRCH;
+	return explain(n, w, &c, out);
+}
+
+void mon_late_free(struct mon_late *l)
+{
+	if (!l)
+		return;
+	free(l->parts);
+	memset(l, 0, sizeof(*l));
 }
 
 void mon_lates_free(struct mon_lates *l)
