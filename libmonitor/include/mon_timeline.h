@@ -134,6 +134,20 @@ struct tl_config {
  */
 #define TL_IDLE (1u << 1)
 
+/*
+ * tl_config.flags: the stream is a window cut from a longer recording (a
+ * flight recorder's snapshot: MKM_CONFIG_FLIGHT in the trace's INFO; the
+ * timeline sink sets it from there), so its threads lived before it. A
+ * thread first seen on CPU c, other than by its ATTACH, begins at c's
+ * first record, not at its own: each CPU's window is contiguous, so a
+ * thread whose first record shows it on c (a switch-out, an interrupt,
+ * a syscall) was on c since then, RUN; one that switches in was on a run
+ * queue for the wait its SWITCH_IN gives, UNKNOWN before; one woken
+ * first is UNKNOWN until its wakeup (no record says which sleep it was
+ * in).
+ */
+#define TL_WINDOW (1u << 2)
+
 struct tl_interval {
 	uint64_t start_ns;
 	uint64_t end_ns; /* == next interval's start_ns */
@@ -414,6 +428,14 @@ MON_API int tl_wake_at(const struct tl *tl, size_t th, uint64_t t_ns,
  * Return: 0, or -EINVAL, -EBUSY (records were fed already).
  */
 MON_API int tl_set_idle(struct tl *tl);
+
+/*
+ * tl_set_window - turn TL_WINDOW on before anything is fed (the timeline
+ * sink does so when the stream's INFO says MKM_CONFIG_FLIGHT)
+ *
+ * Return: 0, or -EINVAL, -EBUSY (records were fed already).
+ */
+MON_API int tl_set_window(struct tl *tl);
 
 /*
  * tl_idle_thread - the thread that stands for @cpu's idle task (TL_IDLE)

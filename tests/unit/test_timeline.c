@@ -301,6 +301,55 @@ static void test_tl_feed_switch_in_wait(void **state)
 	tl_destroy(tl);
 }
 
+/*
+ * A flight recorder's window (TL_WINDOW): threads begin at their CPU's
+ * first record, in the state their first record shows they had there;
+ * an ATTACH or a WAKEUP_NEW still begins a thread, and a stream that is
+ * no window begins each at its first record.
+ */
+static void test_tl_feed_window_start_states(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2,
+				 .classes = MKM_CLASS_DEFAULT,
+				 .flags = TL_WINDOW };
+	struct evs s = { 0 };
+	struct tl *tl;
+
+	(void)state;
+	/* CPU 0's window begins at 100: 10 was on it, 11 queued since 250. */
+	evs_add(&s, 100, 0, MKM_EV_MARK, 99, 0, 0, 0);
+	OUT(&s, 300, 0, 10, MKM_TS_INTERRUPTIBLE, 11);
+	evs_add(&s, 300, 0, MKM_EV_SWITCH_IN, 11, 50, 10, 0);
+	/* CPU 1's at 200: 12 queued longer than the window, 13 asleep. */
+	evs_add(&s, 200, 1, MKM_EV_IRQ_ENTRY, 14, 33, 0, 0);
+	evs_add(&s, 220, 1, MKM_EV_IRQ_EXIT, 14, 33, 1, 0);
+	evs_add(&s, 400, 1, MKM_EV_SWITCH_OUT, 14, MKM_TS_RUNNING, 12,
+		MKM_EVF_PREEMPTED);
+	evs_add(&s, 400, 1, MKM_EV_SWITCH_IN, 12, 1000, 14, 0);
+	WAKEUP(&s, 500, 1, 13, 1);
+	ATTACH(&s, 600, 1, 15, MKM_TS_INTERRUPTIBLE, NONE);
+	evs_add(&s, 700, 1, MKM_EV_WAKEUP_NEW, 16, 1, 12, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	EXPECT(tl, 10, { 100, 300, TL_RUN, 0 }, { 300, 700, TL_SLEEP, 0 });
+	EXPECT(tl, 11, { 100, 250, TL_UNKNOWN, 0 }, { 250, 300, TL_RUNQ, 0 },
+	       { 300, 700, TL_RUN, 0 });
+	EXPECT(tl, 12, { 200, 400, TL_RUNQ, 1 }, { 400, 700, TL_RUN, 1 });
+	EXPECT(tl, 13, { 200, 500, TL_UNKNOWN, 1 }, { 500, 700, TL_RUNQ, 1 });
+	EXPECT(tl, 14, { 200, 220, TL_INTERRUPTED, 1 }, { 220, 400, TL_RUN, 1 },
+	       { 400, 700, TL_RUNQ, 1 });
+	EXPECT(tl, 15, { 600, 700, TL_SLEEP, 1 });
+	EXPECT(tl, 16, { 700, 700, TL_RUNQ, 1 });
+	tl_destroy(tl);
+
+	/* The same records as a whole recording: each from its first. */
+	tl = build(&s, MKM_CLASS_DEFAULT, 2);
+	EXPECT(tl, 10, { 300, 700, TL_SLEEP, 0 });
+	EXPECT(tl, 12, { 400, 700, TL_RUN, 1 });
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_migration(void **state)
 {
 	struct evs s = { 0 };
@@ -1062,7 +1111,7 @@ static void test_tl_set_callback_detach_closes_last(void **state)
 
 static void test_tl_create_invalid(void **state)
 {
-	struct tl_config bad = { .flags = 4 }; /* not a flag */
+	struct tl_config bad = { .flags = 8 }; /* not a flag */
 	struct tl_config cls = { .classes = 0x100 };
 	struct tl_config cpus = { .nr_cpus = 8193 };
 	struct tl_interval iv;
@@ -1614,6 +1663,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_seq_wraps),
 		cmocka_unit_test(test_tl_feed_syscalls_off_plain_run),
 		cmocka_unit_test(test_tl_feed_switch_in_wait),
+		cmocka_unit_test(test_tl_feed_window_start_states),
 		cmocka_unit_test(test_tl_feed_migration),
 		cmocka_unit_test(test_tl_feed_lost_record_makes_unknown),
 		cmocka_unit_test(test_tl_feed_seq_gap_makes_unknown),

@@ -12,11 +12,18 @@
 static int timeline_consume(void *priv, const struct mon_msg *msg)
 {
 	switch (msg->type) {
-	case MON_MSG_INFO:
+	case MON_MSG_INFO: {
+		uint32_t flags = msg->info ? msg->info->flags : 0;
+		int ret = 0;
+
 		/* A system-wide stream: rebuild each CPU's idle task. */
-		if (msg->info && msg->info->flags & MKM_CONFIG_SYSTEM)
-			return tl_set_idle(priv) == -EINVAL ? -EINVAL : 0;
-		return 0;
+		if (flags & MKM_CONFIG_SYSTEM)
+			ret = tl_set_idle(priv);
+		/* A flight recorder's snapshot: its threads lived before. */
+		if (ret != -EINVAL && flags & MKM_CONFIG_FLIGHT)
+			ret = tl_set_window(priv);
+		return ret == -EINVAL ? -EINVAL : 0;
+	}
 	case MON_MSG_EVENTS:
 		return tl_feed(priv, msg->events, msg->nr_events);
 	case MON_MSG_HORIZON:

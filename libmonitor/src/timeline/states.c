@@ -151,12 +151,32 @@ static inline unsigned int state_after(const struct tl_th *t, uint32_t ts)
 	return ts < ARRAY_SIZE(after) ? after[ts] : TL_UNKNOWN;
 }
 
+/*
+ * TL_WINDOW: the first record of thread t, begun at CPU c's window start,
+ * shows it on c: it was there all along, since c's earlier records would
+ * otherwise show it coming in.
+ */
+static void window_on_cpu(struct tl *tl, struct tl_th *t, unsigned int c)
+{
+	t->window_born = 0;
+	if (t->state != TL_UNKNOWN || t->since != t->first || t->ivcpu != c)
+		return;
+	t->cpu = (uint16_t)c;
+	tl->cpus[c].cur = t->index;
+	set_state(tl, t, t->since, run_state(t), c);
+}
+
 /* The event proves t is on CPU c now: make it so, counting a correction. */
 static inline __attribute__((always_inline)) int
 ensure_running(struct tl *tl, struct tl_th *t, uint64_t now, unsigned int c)
 {
 	if (likely(state_on_cpu(t->state) && t->ivcpu == c))
 		return 0;
+	if (unlikely(t->window_born)) {
+		window_on_cpu(tl, t, c);
+		if (state_on_cpu(t->state))
+			return 0;
+	}
 	if (t->state != TL_UNKNOWN) {
 		t->anomalies++;
 		tl->stats.anomalies++;
@@ -399,6 +419,26 @@ name_anonymous(struct tl *tl, struct tl_th *t, const struct mkm_event *ev)
 }
 
 /*
+ * A new timeline for tid, seen first in ev: at now, or under TL_WINDOW at
+ * the window's start on ev's CPU, unless ev begins it (its ATTACH, the
+ * start of its tracking; a WAKEUP_NEW, of its life).
+ */
+static int64_t window_thread_new(struct tl *tl, const struct mkm_event *ev,
+				 uint32_t tid, uint32_t unique_id, uint64_t now)
+{
+	uint64_t born = now;
+	int64_t i;
+
+	if (unlikely(tl->window) && ev->type != MKM_EV_ATTACH &&
+	    ev->type != MKM_EV_WAKEUP_NEW && tl->cpus[ev->cpu].first_time < now)
+		born = tl->cpus[ev->cpu].first_time;
+	i = tl_thread_new(tl, tid, unique_id, born, ev->cpu);
+	if (i >= 0 && born < now)
+		tl->th[i].window_born = 1;
+	return i;
+}
+
+/*
  * The thread an event is about: the per-CPU cache, else the tid map; a new
  * timeline for an unknown tid when create. A thread looked up in the map
  * becomes the CPU's cached one when remember: not for a record about
@@ -419,7 +459,7 @@ static inline struct tl_th *th_get(struct tl *tl, struct tl_cpu *cpu,
 	if (i == NO_THREAD) {
 		if (!create)
 			return NULL;
-		i = tl_thread_new(tl, ev->tid, ev->unique_id, now, ev->cpu);
+		i = window_thread_new(tl, ev, ev->tid, ev->unique_id, now);
 		if (i < 0)
 			return NULL;
 	} else if (unlikely(tl->nr_anonymous)) {
@@ -518,6 +558,8 @@ switch_out(struct tl *tl, struct tl_cpu *cpu, unsigned int c, struct tl_th *t,
 {
 	int64_t i = t->index;
 
+	if (unlikely(t->window_born))
+		window_on_cpu(tl, t, c);
 	if (!state_on_cpu(t->state) && t->state != TL_UNKNOWN) {
 		t->anomalies++;
 		tl->stats.anomalies++;
@@ -557,7 +599,7 @@ static inline struct tl_th *switch_next(struct tl *tl, struct tl_cpu *cpu,
 	if (unlikely(i == NO_THREAD)) {
 		if (!ev->arg1)
 			return NULL;
-		i = tl_thread_new(tl, ev->arg1, 0, now, ev->cpu);
+		i = window_thread_new(tl, ev, ev->arg1, 0, now);
 		if (i < 0)
 			return NULL;
 		tl->th[i].anonymous = 1;

@@ -65,7 +65,7 @@ int tl_create(struct tl **tlp, const struct tl_config *cfg)
 	*tlp = NULL;
 	if (!cfg)
 		cfg = &def;
-	if ((cfg->flags & ~(TL_STREAMING | TL_IDLE)) ||
+	if ((cfg->flags & ~(TL_STREAMING | TL_IDLE | TL_WINDOW)) ||
 	    (cfg->classes & ~MKM_CLASS_ALL) || cfg->nr_cpus > TL_MAX_CPUS)
 		return -EINVAL;
 	tl = calloc(1, sizeof(*tl));
@@ -74,6 +74,7 @@ int tl_create(struct tl **tlp, const struct tl_config *cfg)
 	tl->cfg = *cfg;
 	tl->streaming = cfg->flags & TL_STREAMING;
 	tl->idle = cfg->flags & TL_IDLE;
+	tl->window = cfg->flags & TL_WINDOW;
 	if (!tl->cfg.classes)
 		tl->cfg.classes = MKM_CLASS_DEFAULT;
 	tl->syscalls = tl->cfg.classes & MKM_CLASS_SYSCALL;
@@ -196,14 +197,23 @@ int tl_irq(const struct tl *tl, size_t i, struct tl_irq *out)
 	return 0;
 }
 
-int tl_set_idle(struct tl *tl)
+/* A flag that changes how records are read: before the first one only. */
+static int set_before_feeding(struct tl *tl, bool *flag)
 {
-	if (!tl)
-		return -EINVAL;
 	if (tl->nr_th || tl->stats.events || tl->pending)
 		return -EBUSY;
-	tl->idle = true;
+	*flag = true;
 	return 0;
+}
+
+int tl_set_idle(struct tl *tl)
+{
+	return tl ? set_before_feeding(tl, &tl->idle) : -EINVAL;
+}
+
+int tl_set_window(struct tl *tl)
+{
+	return tl ? set_before_feeding(tl, &tl->window) : -EINVAL;
 }
 
 int64_t tl_find(const struct tl *tl, uint32_t tid)

@@ -59,6 +59,7 @@ struct tl_th {
 	 */
 	uint8_t run;
 	uint8_t anonymous; /* made by a SWITCH: unique_id not known yet */
+	uint8_t window_born; /* TL_WINDOW: begun at its CPU's window start */
 	uint16_t ivcpu; /* cpu of the open interval */
 	uint16_t cpu; /* last known cpu */
 	uint32_t sysnr;
@@ -168,6 +169,7 @@ struct tl {
 	struct tl_irq *irqs; /* handlers run, in order of their exits */
 	size_t nr_irqs, cap_irqs;
 	bool idle; /* TL_IDLE: tid 0 of IRQ records is the CPU's idle task */
+	bool window; /* TL_WINDOW: threads lived before the stream */
 	uint64_t horizon;
 	uint64_t now;
 	size_t nr_anonymous; /* threads a SWITCH made, unique_id not known */
