@@ -47,9 +47,9 @@ static void reader_clock_point(int cpu, u64 *t, s64 *off)
 		u64 before, mono, after;
 
 		local_irq_save(irqflags);
-		before = sched_clock_cpu(cpu);
+		before = cpu_clock(cpu);
 		mono = ktime_get_mono_fast_ns();
-		after = sched_clock_cpu(cpu);
+		after = cpu_clock(cpu);
 		local_irq_restore(irqflags);
 		if (after - before < width) {
 			width = after - before;

@@ -3,6 +3,11 @@
 # kernels.sh - the kernels of tests/kernel/matrix: fetch them, build mkm.ko
 # for one, and check them all (build, boot, the VM suite, a table).
 #
+#   kernels.sh [-a ARCH] COMMAND ... the x86-64 kernels of tests/kernel/matrix,
+#                                    or (-a arm64) the arm64 ones of
+#                                    matrix-arm64: mkm.ko cross-built
+#                                    (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-),
+#                                    booted in qemu-system-aarch64
 #   kernels.sh fetch [-n NAMES]      headers and images of every kernel (make
 #                                    deps), or of those named
 #   kernels.sh list                  name release builds, a line each
@@ -34,14 +39,38 @@
 # private apt configuration in $MKM_CACHE/apt (the machine's sources stay as
 # they are); kernels built with sid's gcc-16 are built in a sid chroot that
 # mmdebstrap makes in $MKM_CACHE/sid, with their headers installed there.
+#
+# arm64 (-a arm64): every package of that architecture comes through a
+# private apt configuration naming it (APT::Architecture, lists in
+# $MKM_CACHE/apt/SUITE-arm64), never the machine's dpkg architectures.
+# A cross build takes the arm64 package's arch headers (.config,
+# Module.symvers, generated headers), the common headers (all
+# architectures) and the kbuild tools of the build machine (amd64, the
+# same version); sid's kernels build in a chroot of their own,
+# $MKM_CACHE/sid-arm64, with sid's cross gcc-16 and the arm64 headers
+# unpacked into it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 build=${BUILD:-$top/build}
-matrix=$here/matrix
 mirror=${MKM_MIRROR:-http://deb.debian.org/debian}
+security_mirror=${MKM_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# The guests' architecture, as Debian names it: amd64 or arm64.
+arch=amd64
+if [ "${1:-}" = -a ]; then
+	arch=$2
+	shift 2
+fi
+case $arch in
+amd64) matrix=$here/matrix ;;
+arm64) matrix=$here/matrix-arm64 ;;
+*) echo "kernels: no architecture '$arch' (amd64, arm64)" >&2; exit 2 ;;
+esac
+# Packages are asked of apt for this architecture (the build machine's,
+# amd64, for the kbuild tools of a cross build).
+apt_arch=$arch
 
 say() { printf 'kernels: %s\n' "$*" >&2; }
 die() { printf 'kernels: %s\n' "$*" >&2; exit 1; }
@@ -59,8 +88,8 @@ rows() {
 	while read -r name suite release builds; do
 		case $name in '' | '#'*) continue ;; esac
 		case $release in
-		reference) release=$ref ;;
-		reference-rt) release=${ref%-amd64}-rt-amd64 ;;
+		reference) release=${ref%-amd64}-$arch ;;
+		reference-rt) release=${ref%-amd64}-rt-$arch ;;
 		esac
 		echo "$name $suite $release $builds"
 	done <"$matrix"
@@ -73,17 +102,29 @@ row() {
 	echo "$r"
 }
 
-# apt-get and apt-cache for one suite: bookworm is the machine's own; the
-# others read a sources file of their own in the cache (sid's Release file is
-# served past its Valid-Until date, hence the option).
+# apt-get and apt-cache for one suite, of $apt_arch: bookworm's amd64 is
+# the machine's own; the others read a sources file of their own in the
+# cache (sid's Release file is served past its Valid-Until date, hence the
+# option). Another architecture's bookworm has the machine's suites (point
+# releases and security updates: where bookworm's kernels are).
 apt_opts() {
-	[ "$1" = bookworm ] && return 0
-	local d=$cache/apt/$1
+	[ "$1" = bookworm ] && [ "$apt_arch" = amd64 ] && return 0
+	local d=$cache/apt/$1 suites=$1
+	[ "$apt_arch" = amd64 ] || d=$cache/apt/$1-$apt_arch
+	[ "$1" != bookworm ] || suites="bookworm bookworm-updates"
 	mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial"
 	cat >"$d/sources/$1.sources" <<EOF
 Types: deb
 URIs: $mirror
-Suites: $1
+Suites: $suites
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+	[ "$1" != bookworm ] || cat >>"$d/sources/$1.sources" <<EOF
+
+Types: deb
+URIs: $security_mirror
+Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
@@ -92,6 +133,8 @@ EOF
 		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" \
 		-o "Acquire::Check-Valid-Until=false" \
 		-o "APT::Sandbox::User=root"
+	[ "$apt_arch" = amd64 ] ||
+		printf '%s\n' -o "APT::Architecture=$apt_arch" -o "APT::Architectures=$apt_arch"
 }
 
 apt_update() {
@@ -186,6 +229,10 @@ fetch_image() {
 		rm -rf "$dl"
 		rm -rf "$dir" && mv "$dir.tmp" "$dir"
 	fi
+	if [ "$arch" = arm64 ]; then
+		arm64_image "$vmlinuz" "$dir/boot/Image-$release"
+		return
+	fi
 	[ -f "$vmlinux" ] && return 0
 	# Debian compresses it with xz (6.1) or zstd (6.12 on): try each
 	# header of either in the bzImage until one gives an ELF file.
@@ -207,11 +254,41 @@ fetch_image() {
 	say "$release: no ELF vmlinux in $vmlinuz; the VM boots the slower vmlinuz"
 }
 
+# The arm64 Image QEMU boots, out of the vmlinuz IN into OUT: a gzip'd
+# Image (6.1), or an EFI zboot image (a PE file whose header says where
+# its compressed Image is and how it is compressed: "zimg" at offset 4,
+# the payload's offset and size at 8 and 12, the method at 24). An
+# Image has "ARM\x64" at offset 56.
+arm64_image() {
+	local in=$1 out=$2 off size method
+	[ -f "$out" ] && return 0
+	if [ "$(head -c 2 "$in" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+		gzip -dc "$in" >"$out.tmp"
+	elif [ "$(dd if="$in" bs=1 skip=4 count=4 status=none)" = zimg ]; then
+		off=$(od -An -tu4 -j 8 -N 4 "$in" | tr -d ' ')
+		size=$(od -An -tu4 -j 12 -N 4 "$in" | tr -d ' ')
+		method=$(dd if="$in" bs=1 skip=24 count=8 status=none | tr -d '\0')
+		case $method in
+		gzip) tail -c +$((off + 1)) "$in" | head -c "$size" | gzip -dc >"$out.tmp" ;;
+		zstd) tail -c +$((off + 1)) "$in" | head -c "$size" | zstd -dcq >"$out.tmp" ;;
+		xz | lzma) tail -c +$((off + 1)) "$in" | head -c "$size" | xz -dcq >"$out.tmp" ;;
+		*) die "$in: a zboot image compressed with '$method', which this script cannot unpack" ;;
+		esac
+	else
+		ln -f "$in" "$out.tmp"
+	fi
+	[ "$(dd if="$out.tmp" bs=1 skip=56 count=4 status=none)" = $'ARM\x64' ] ||
+		die "$in: no arm64 Image in it"
+	mv "$out.tmp" "$out"
+}
+
 # Headers for a kernel this machine builds for: the arch package, its
 # common headers and kbuild, unpacked together; the arch Makefile's include
-# of the common one pointed into the unpacked tree.
+# of the common one pointed into the unpacked tree. A cross build's kbuild
+# (its fixdep and modpost run here) is the build machine's, of the arch
+# package's version.
 fetch_headers() {
-	local suite=$1 release=$2 root=$cache/kernels/$2 dl common kbuild deps
+	local suite=$1 release=$2 root=$cache/kernels/$2 dl common kbuild deps version
 	local kdir=$root/usr/src/linux-headers-$2
 	[ -f "$kdir/.mkm-ready" ] && return 0
 	if [ "$release" = "$(reference)" ]; then
@@ -225,7 +302,13 @@ fetch_headers() {
 	[ -n "$common" ] && [ -n "$kbuild" ] ||
 		die "linux-headers-$release: cannot find its common headers and kbuild in: $deps"
 	say "$release: downloading its headers ($common, $kbuild)"
-	(cd "$dl" && apt_download "$suite" "$common" "$kbuild")
+	if [ "$arch" = amd64 ]; then
+		(cd "$dl" && apt_download "$suite" "$common" "$kbuild")
+	else
+		version=$(dpkg-deb -f "$dl"/linux-headers-"$release"_*.deb Version)
+		(cd "$dl" && apt_download "$suite" "$common" &&
+			apt_arch=amd64 apt_download "$suite" "$kbuild=$version")
+	fi
 	rm -rf "$root" && mkdir -p "$root"
 	for deb in "$dl"/*.deb; do dpkg -x "$deb" "$root"; done
 	rm -rf "$dl"
@@ -236,13 +319,36 @@ fetch_headers() {
 # The sid chroot, with the headers of every kernel built there installed
 # (gcc-16 comes with them) and what DKMS and the debug kernel need. Made
 # again when the matrix asks for other headers.
-sid_root() { echo "$cache/sid"; }
+sid_root() {
+	[ "$arch" = amd64 ] && echo "$cache/sid" || echo "$cache/sid-$arch"
+}
+
+# The common headers and kbuild tools an arm64 headers package of sid
+# depends on (installed in the arm64 chroot, for amd64), a line each.
+sid_cross_deps() {
+	local opts deps
+	mapfile -t opts < <(apt_opts sid)
+	deps=$(apt-cache "${opts[@]}" show "linux-headers-$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
+	if [ -z "$deps" ]; then
+		apt_update sid
+		deps=$(apt-cache "${opts[@]}" show "linux-headers-$1" | sed -n 's/^Depends: //p' | head -n 1)
+	fi
+	echo "$deps" | grep -o -e 'linux-headers-[^ ,]*-common[^ ,]*' -e 'linux-kbuild-[^ ,]*' ||
+		die "sid: cannot tell linux-headers-$1's common headers and kbuild from: $deps"
+}
 
 fetch_sid() {
 	local root pkgs want
 	root=$(sid_root)
-	pkgs="make kmod dkms gcc-16 flex bison bc cpio libelf-dev libssl-dev xz-utils"
-	pkgs+=" $(rows | awk '$4 == "sid" { printf " linux-headers-%s", $3 }')"
+	if [ "$arch" = amd64 ]; then
+		pkgs="make kmod dkms gcc-16 flex bison bc cpio libelf-dev libssl-dev xz-utils"
+		pkgs+=" $(rows | awk '$4 == "sid" { printf " linux-headers-%s", $3 }')"
+	else
+		# The cross compiler, and what the arch headers (unpacked
+		# into the chroot, fetch_sid_headers) build with.
+		pkgs="make kmod gcc-16 gcc-16-aarch64-linux-gnu flex bison bc libelf-dev libssl-dev xz-utils"
+		pkgs+=" $(rows | awk '$4 == "sid" { print $3 }' | while read -r r; do sid_cross_deps "$r"; done | sort -u | tr '\n' ' ')"
+	fi
 	want=$(echo "$pkgs" | tr ' ' '\n' | sort | tr '\n' ' ')
 	if [ -f "$root/.mkm-ready" ] && [ "$(cat "$root/.mkm-ready")" = "$want" ]; then
 		return 0
@@ -264,6 +370,20 @@ fetch_sid() {
 	mv "$root.tmp" "$root"
 }
 
+# A cross-built sid kernel's arch headers, unpacked into the chroot (its
+# common headers and kbuild are installed there: fetch_sid).
+fetch_sid_headers() {
+	local suite=$1 release=$2 root dl
+	root=$(sid_root)
+	[ -f "$root/usr/src/linux-headers-$release/.mkm-ready" ] && return 0
+	say "$release: downloading its headers into $root"
+	dl=$(dl_dir)
+	(cd "$dl" && apt_download "$suite" "linux-headers-$release")
+	dpkg -x "$dl"/linux-headers-"$release"_*.deb "$root"
+	rm -rf "$dl"
+	touch "$root/usr/src/linux-headers-$release/.mkm-ready"
+}
+
 cmd_fetch() {
 	local name suite release builds only=,
 	[ "${1:-}" != -n ] || only=,$2,
@@ -274,6 +394,7 @@ cmd_fetch() {
 	while read -r name suite release builds; do
 		picked "$name" || continue
 		[ "$builds" = host ] && fetch_headers "$suite" "$release"
+		[ "$builds" = sid ] && [ "$arch" != amd64 ] && fetch_sid_headers "$suite" "$release"
 		fetch_image "$suite" "$release"
 		say "$name: $release ready"
 	done < <(rows)
@@ -344,6 +465,12 @@ cmd_build() {
 	# sid's compiler by name: a debug kernel built there records no other.
 	local cc=()
 	[ "$builds" != sid ] || cc=(CC=gcc-16 HOSTCC=gcc-16)
+	# A cross build: the arch headers' .kernelvariables name the compiler
+	# of the host build ($(CROSS_COMPILE)gcc-12); sid's, by name as above.
+	if [ "$arch" = arm64 ]; then
+		cc=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+		[ "$builds" != sid ] || cc+=(CC=aarch64-linux-gnu-gcc-16 HOSTCC=gcc-16)
+	fi
 	# A debug kernel's tree (KDIR_OVERRIDE) is outside the chroot: its
 	# folder (with the source its build links to) is mounted there too.
 	local also=()
@@ -356,7 +483,10 @@ cmd_image() {
 	local release
 	release=$(row "$1" | cut -d' ' -f3)
 	local boot=$cache/linux-image-$release/boot
-	if [ -f "$boot/vmlinux-$release" ]; then
+	if [ "$arch" = arm64 ]; then
+		[ -f "$boot/Image-$release" ] || die "no image of $release in $boot: run kernels.sh -a arm64 fetch"
+		echo "$boot/Image-$release"
+	elif [ -f "$boot/vmlinux-$release" ]; then
 		echo "$boot/vmlinux-$release"
 	elif [ -f "$boot/vmlinuz-$release" ]; then
 		echo "$boot/vmlinuz-$release"

@@ -35,6 +35,7 @@ PACKAGES=(
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
 	rt-tests stress-ng   # hackbench, stress-ng: workloads nobody here wrote (bench/compensation)
 	mmdebstrap dwarves zstd   # the kernel matrix (tests/kernel: sid chroot, BTF, 6.12's images)
+	crossbuild-essential-arm64 qemu-system-arm   # the arm64 matrix (tests/kernel/matrix-arm64)
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
 	linux-perf libglib2.0-dev   # bench-vm's perf record, bench-profile's QEMU plugin
 	libpopt0 liblttng-ctl0 liblttng-ust-ctl5 liblttng-ust-common1   # lttng-tools' libraries
