@@ -50,8 +50,21 @@
  * between the start and the end, from a thread of its own, on the same
  * connection (mkm merge aligns linearly between consecutive exchanges).
  *
+ * --mkm-flight=SIZE makes each node's recording a flight recorder
+ * (mon_session.h's MON_SESSION_MODE_FLIGHT, as mkm record --flight): the
+ * rings keep the last SIZE of records, nothing is written while nothing
+ * triggers, and each trigger of --mkm-trigger (runq>T, irq>T, exit) or
+ * of the program (a mark that is one, monitor_trigger()) writes that
+ * node's snapshot, TRACE.1, TRACE.2, ..., with --mkm-post's post-roll.
+ * Each snapshot carries the node's exchanges that span its window (one
+ * more is taken at each snapshot), so any node's snapshots go through
+ * mkm merge as traces do. Its calibration is measured before the start,
+ * in init_post_opt: a snapshot is written while the step runs.
+ *
  * plugstack.conf:  optional mkm.so [output=TEMPLATE] [port=N] [sync=S]
  *                  [buffered-io] [no-calibrate | calibration=FILE]
+ *                  [flight=SIZE] [trigger=LIST] [post=T]
+ * (flight=SIZE makes --mkm a flight recorder; it records nothing alone.)
  *
  * A callback fails with FAIL, negative: slurmstepd tests spank_user()
  * and spank_task_post_fork() with < 0, so ESPANK_ERROR (positive) would
@@ -85,6 +98,8 @@ SPANK_PLUGIN(mkm, 1);
 #define SYNC_MIN_S 0.1
 #define SYNC_MAX_S 86400 /* --mkm-sync's longest period */
 #define FAIL (-ESPANK_ERROR)
+/* An option's val when plugstack.conf gives it (srun's are 0). */
+#define PLUGSTACK 1
 
 static struct {
 	bool enabled;
@@ -95,6 +110,10 @@ static struct {
 	bool buffered_io; /* no O_DIRECT */
 	bool no_calibrate;
 	char cal_file[PATH_MAX]; /* calibration=FILE ("": measured) */
+	/* --mkm-flight=SIZE and its triggers: a flight recorder's rings
+	 * (0: a recording of everything) */
+	struct mon_session_config flight;
+	uint64_t flight_bytes;
 	/* In slurmstepd: */
 	struct mon_session *s;
 	bool tried; /* mon_session_create() called in init_post_opt, */
@@ -210,6 +229,52 @@ static int opt_calibration(int val, const char *arg, int remote)
 	return ESPANK_SUCCESS;
 }
 
+static int opt_flight(int val, const char *arg, int remote)
+{
+	int64_t bytes = mon_parse_size(arg);
+
+	(void)val;
+	(void)remote;
+	if (bytes < (int64_t)MKM_RING_MIN_BYTES) {
+		slurm_error("mkm: --mkm-flight=%s: the rings' size over all "
+			    "CPUs, at least 4K (e.g. 64M)",
+			    arg ? arg : "");
+		return ESPANK_BAD_ARG;
+	}
+	/* srun's option records; plugstack.conf's only sets the size. */
+	if (val != PLUGSTACK)
+		mkm.enabled = true;
+	mkm.flight_bytes = (uint64_t)bytes;
+	return ESPANK_SUCCESS;
+}
+
+static int opt_trigger(int val, const char *arg, int remote)
+{
+	(void)val;
+	(void)remote;
+	if (!arg || mon_session_trigger_parse(&mkm.flight, arg)) {
+		slurm_error("mkm: --mkm-trigger=%s: give %s, comma-separated",
+			    arg ? arg : "", MON_TRIGGER_SPECS);
+		return ESPANK_BAD_ARG;
+	}
+	return ESPANK_SUCCESS;
+}
+
+static int opt_post(int val, const char *arg, int remote)
+{
+	int64_t t = arg ? mon_parse_time(arg) : -1;
+
+	(void)val;
+	(void)remote;
+	if (t < 0) {
+		slurm_error("mkm: --mkm-post=%s: a time (%s)", arg ? arg : "",
+			    MON_TIME_UNITS);
+		return ESPANK_BAD_ARG;
+	}
+	mkm.flight.flight.post_ns = (uint64_t)t;
+	return ESPANK_SUCCESS;
+}
+
 static struct spank_option options[] = {
 	{ "mkm", "[events]",
 	  "Record the step's tasks with mkm on every node (events: "
@@ -239,6 +304,16 @@ static struct spank_option options[] = {
 	  "Store this calibration (mkm calibrate -o FILE) in the traces "
 	  "instead of measuring one",
 	  1, 0, opt_calibration },
+	{ "mkm-flight", "size",
+	  "A flight recorder on every node: rings of this size keep the "
+	  "last records, and each trigger writes a snapshot (TRACE.1, ...)",
+	  1, 0, opt_flight },
+	{ "mkm-trigger", "triggers",
+	  "With --mkm-flight: runq>T, irq>T, exit (comma-separated)", 1, 0,
+	  opt_trigger },
+	{ "mkm-post", "time",
+	  "With --mkm-flight: records kept after a trigger (e.g. 100ms)", 1, 0,
+	  opt_post },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -267,11 +342,18 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			ret = opt_no_calibrate(0, NULL, 0);
 		else if (!strncmp(av[i], "calibration=", 12))
 			ret = opt_calibration(0, av[i] + 12, 0);
+		else if (!strncmp(av[i], "flight=", 7))
+			ret = opt_flight(PLUGSTACK, av[i] + 7, 0);
+		else if (!strncmp(av[i], "trigger=", 8))
+			ret = opt_trigger(0, av[i] + 8, 0);
+		else if (!strncmp(av[i], "post=", 5))
+			ret = opt_post(0, av[i] + 5, 0);
 		else
 			slurm_error("mkm: plugstack.conf: unknown argument "
 				    "'%s' (output=TEMPLATE, port=N, sync=S, "
 				    "buffered-io, no-calibrate, "
-				    "calibration=FILE)",
+				    "calibration=FILE, flight=SIZE, "
+				    "trigger=LIST, post=T)",
 				    av[i]);
 		if (ret != ESPANK_SUCCESS)
 			return FAIL;
@@ -279,12 +361,19 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	return ESPANK_SUCCESS;
 }
 
-/* What the session's threads have to say (the clock exchanges'), in the
- * job's stderr. */
+/* What the session's threads have to say (the clock exchanges', a
+ * snapshot that could not be written), in the job's stderr. */
 static void warn(void *arg, const char *line)
 {
 	(void)arg;
 	slurm_error("mkm: node %s: %s", mkm.node, line);
+}
+
+/* A flight recorder's snapshot written: slurmd's log. */
+static void note(void *arg, const char *line)
+{
+	(void)arg;
+	slurm_info("mkm: node %s: %s", mkm.node, line);
 }
 
 /* The session, and its monitor; a calibration file (see the top). */
@@ -305,9 +394,24 @@ static int create_session(void)
 		.calibration_file = mkm.cal_file[0] ? mkm.cal_file : NULL,
 		.warn = warn,
 	};
-	int ret = mon_session_create(&mkm.s, &cfg);
+	int ret;
 
-	if (!ret && mkm.cal_file[0])
+	if (mkm.flight_bytes) {
+		/* Each snapshot carries the calibration, so it is measured
+		 * before the start, here as root (see the top). */
+		cfg.monitor.trigger_runq_ns =
+			mkm.flight.monitor.trigger_runq_ns;
+		cfg.monitor.trigger_irq_ns = mkm.flight.monitor.trigger_irq_ns;
+		cfg.flight = mkm.flight.flight;
+		cfg.flags &= ~MON_SESSION_CALIBRATE_AT_END;
+		cfg.note = note;
+		if (cfg.monitor.trigger_irq_ns) /* what it is measured on */
+			cfg.monitor.classes |= MKM_CLASS_IRQ;
+		mon_session_flight_size(&cfg, mkm.flight_bytes);
+	}
+	ret = mon_session_create(&mkm.s, &cfg);
+	if (!ret &&
+	    (mkm.cal_file[0] || (mkm.flight_bytes && !mkm.no_calibrate)))
 		mkm.cal_ret = mon_session_calibrate(mkm.s);
 	return ret;
 }
@@ -426,6 +530,14 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!mkm.enabled || spank_remote(sp) != 1)
 		return ESPANK_SUCCESS;
+	if (!mkm.flight_bytes &&
+	    (mkm.flight.monitor.trigger_runq_ns ||
+	     mkm.flight.monitor.trigger_irq_ns || mkm.flight.flight.flags ||
+	     mkm.flight.flight.post_ns)) {
+		slurm_error("mkm: --mkm-trigger and --mkm-post go with "
+			    "--mkm-flight=SIZE");
+		goto err_destroy;
+	}
 	if (item_u32(sp, S_JOB_ID, &mkm.job) ||
 	    item_u32(sp, S_JOB_STEPID, &mkm.step) ||
 	    item_u32(sp, S_JOB_NODEID, &mkm.node_id) ||
@@ -532,6 +644,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	struct mon_session_stats st = { 0 };
+	struct mon_session_flight_counts fc;
 	uint64_t events = 0, lost = 0;
 	int ret;
 
@@ -551,6 +664,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	if (ret)
 		slurm_error("mkm: node %s: %s: %s", mkm.node, mkm.path,
 			    mon_session_error(mkm.s));
+	else if (!mon_session_flight_counts(mkm.s, &fc))
+		slurm_info("mkm: node %s: %u snapshot(s) of %s written "
+			   "(%u held off, %u past the limit, %u failed)",
+			   mkm.node, fc.written, mkm.path, fc.held_off,
+			   fc.over_max, fc.failed);
 	else
 		slurm_info("mkm: node %s: wrote %s (%" PRIu64
 			   " events, %" PRIu64 " lost, %s)",

@@ -188,6 +188,14 @@ MON_API const char *mon_task_state_name(unsigned int task_state);
  */
 MON_API int64_t mon_parse_time(const char *s);
 
+/*
+ * mon_parse_size - a size in bytes, with an optional suffix K, M or G
+ * (powers of 1024; either case): "64M", "4096"
+ *
+ * Return: bytes, or -1 if malformed, negative or too large.
+ */
+MON_API int64_t mon_parse_size(const char *s);
+
 /* mon_fmt_ns - nanoseconds as a short human string ("12.3 ms") in @buf
  * of @len bytes. Return: @buf. */
 MON_API const char *mon_fmt_ns(char *buf, size_t len, uint64_t ns);

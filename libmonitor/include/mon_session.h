@@ -197,7 +197,10 @@ struct mon_session_output {
 	 * session from mon_session_prepare() on, also on error; NULL: none */
 	struct mon_sink *extra;
 	/* A node of a job step: its clock exchanges go into the trace, and
-	 * its name, job and step into INFO. NULL: one machine. */
+	 * its name, job and step into INFO. NULL: one machine. A flight
+	 * recorder's node takes one more exchange at each snapshot, and
+	 * each snapshot carries the exchanges that span its window (from
+	 * the last one before its start), so it aligns by itself. */
 	const struct mon_session_node *node;
 	uint64_t reserved[4]; /* zero */
 };
@@ -290,7 +293,9 @@ mon_session_calibration(const struct mon_session *s);
  * MKM_CONFIG_SYSTEM, of every thread of the machine) are read from
  * /proc; the runner thread starts and waits; the trace is created, its
  * INFO naming the recorder's own threads (and the node, job and step);
- * the start exchange is taken. The monitor stays suspended.
+ * the start exchange is taken. The monitor stays suspended. A flight
+ * recorder creates no file here (each snapshot is one) and takes no
+ * @extra (-EOPNOTSUPP).
  *
  * Return: 0, or -EINVAL (@s or @out or its path NULL, a reserved field
  * not zero, a node without its names, names too long), -EALREADY
@@ -363,6 +368,40 @@ struct mon_session_flight_counts {
 	uint32_t failed; /* snapshots that could not be written */
 	uint64_t triggers; /* TRIGGER records seen */
 };
+
+/*
+ * mon_session_flight_size - make @cfg a flight recorder
+ * (MON_SESSION_MODE_FLIGHT) whose rings keep @bytes of records over all
+ * the machine's CPUs, as mkm record --flight and srun --mkm-flight take it
+ * @cfg: the config to be given to mon_session_create(); its
+ *       @monitor.ring_bytes becomes @bytes over the CPUs (at least
+ *       MKM_RING_MIN_BYTES; the module rounds it to a power of two)
+ * @bytes: at least MKM_RING_MIN_BYTES
+ *
+ * Return: 0, or -EINVAL (@cfg NULL, @bytes too small, @cfg's ring_bytes
+ * already set: one size, not two).
+ */
+MON_API int mon_session_flight_size(struct mon_session_config *cfg,
+				    uint64_t bytes);
+
+/* What mon_session_trigger_parse() takes, for messages. */
+#define MON_TRIGGER_SPECS \
+	"'runq>T' (a thread's run-queue wait), 'irq>T' (an interrupt's or softirq's time on a thread's CPU) or exit, with T a time (e.g. 'runq>1ms')"
+
+/*
+ * mon_session_trigger_parse - a flight recorder's triggers, as mkm record
+ * --trigger and srun --mkm-trigger take them, into @cfg
+ * @cfg: the config to be given to mon_session_create()
+ * @specs: one or more of MON_TRIGGER_SPECS, comma-separated: "runq>T"
+ *         sets @monitor.trigger_runq_ns, "irq>T" @monitor.trigger_irq_ns
+ *         ('=' for '>' too, for shells where > is awkward; T as
+ *         mon_parse_time() takes it, above 0), "exit" MON_FLIGHT_AT_END
+ *
+ * Return: 0, or -EINVAL (NULL, an empty item, one that is no trigger, a
+ * threshold that is no time above 0); @cfg is then unchanged.
+ */
+MON_API int mon_session_trigger_parse(struct mon_session_config *cfg,
+				      const char *specs);
 
 /*
  * mon_session_flight_counts - a flight recorder's snapshots so far

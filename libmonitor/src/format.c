@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* sigabbrev_np() */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,39 @@ int64_t mon_parse_time(const char *s)
 		if (!strcmp(end, units[i].unit))
 			return (int64_t)(v * units[i].ns + 0.5);
 	return -1;
+}
+
+int64_t mon_parse_size(const char *s)
+{
+	char *end;
+	long long v;
+	int shift = 0;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		end++;
+	if (*end || v > INT64_MAX >> shift)
+		return -1;
+	return (int64_t)v << shift;
 }
 
 const char *mon_fmt_ns(char *buf, size_t len, uint64_t ns)

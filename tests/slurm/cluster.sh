@@ -383,6 +383,50 @@ else
 fi
 show srun-unwritable
 
+# srun --mkm-flight: n1's stall is caught there alone, every node writes
+# its end snapshot, and n1's stall snapshot merges with n0's.
+check_flight() {
+	local out=$logs/srun-flight.out id dir i
+	id=$(sed -n 's/^cluster_job on n0: job \([0-9]*\.[0-9]*\):.*/\1/p' "$out" | head -n1)
+	[ -n "$id" ] || { fail "srun-flight: no cluster_job output from n0"; show srun-flight; return; }
+	if grep -q "mkm: node n1: wrote /out/$id/n1.mkm.1: .*trigger: a run-queue wait of" \
+		"$work/out/n1/logs/slurmd-n1.log"; then
+		pass "srun-flight: job $id: n1's stall wrote its snapshot n1.mkm.1"
+	else
+		fail "srun-flight: job $id: n1's slurmd log has no snapshot of its stall"
+	fi
+	for ((i = 0; i < nodes; i++)); do
+		local want=$((i == 1 ? 2 : 1))
+		if grep -q "mkm: node n$i: $want snapshot(s) of /out/$id/n$i.mkm written (0 held off, 0 past the limit, 0 failed)" \
+			"$work/out/n$i/logs/slurmd-n$i.log" &&
+			[ -s "$work/out/n$i/$id/n$i.mkm.$want" ] && [ ! -e "$work/out/n$i/$id/n$i.mkm" ]; then
+			pass "srun-flight: job $id: n$i wrote $want snapshot(s) and no whole trace"
+		else
+			fail "srun-flight: job $id: n$i did not write exactly $want snapshot(s)"
+		fi
+	done
+	"$mkm" dump "$work/out/n1/$id/n1.mkm.1" 2>&1 | grep -q ' trigger ' ||
+		fail "srun-flight: job $id: n1.mkm.1 holds no trigger record"
+	dir=$work/flight$id
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp "$work/out/n0/$id/n0.mkm.1" "$dir/n0.mkm"
+	cp "$work/out/n1/$id/n1.mkm.1" "$dir/n1.mkm"
+	if "$mkm" merge "$dir" -o "$dir.mkm" >"$dir/merge.out" 2>&1 &&
+		grep -q "2 nodes of 2 merged" "$dir/merge.out" &&
+		grep -Eq "^ *n1 .*bound \+-[0-9.]+ [mun]?s \(([2-9]|[1-9][0-9]+) exchanges\)" "$dir/merge.out"; then
+		pass "srun-flight: job $id: n1's stall snapshot merged with n0's snapshot, aligned on its own exchanges"
+	else
+		fail "srun-flight: job $id: the snapshots did not merge, aligned"
+	fi
+	sed 's/^/  /' "$dir/merge.out"
+}
+if ran srun-flight 0; then
+	check_flight
+else
+	fail "srun -N$nodes --mkm-flight failed"
+	show srun-flight
+fi
+
 if [ $fails -gt 0 ]; then
 	say "$fails check(s) failed; guests' logs in $work/n*.log, their /out in $work/out"
 	exit 1

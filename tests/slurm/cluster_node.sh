@@ -134,13 +134,24 @@ as_user() {
 	say "$name: exit $(cat $log/$name.rc)"
 }
 
-# Run a command as root, with the same timeout: $log/NAME.out.
+# Run a command as root, with the same timeout: $log/NAME.out (stdout
+# and stderr) and NAME.rc.
 as_root() {
 	name=$1
 	shift
 	timeout -s KILL "$job_timeout" "$@" >$log/$name.out 2>&1
-	say "$name: exit $?"
+	echo $? >$log/$name.rc
+	say "$name: exit $(cat $log/$name.rc)"
 }
+
+# srun-flight's task: n1 runs examples/flight's planted stall (its hog
+# takes SCHED_FIFO: the job runs as root), every other node cluster_job.
+cat >/tmp/flight_task.sh <<'EOF'
+#!/bin/sh
+if [ "$SLURM_NODEID" = 1 ]; then exec flight -t 1.5 -s 50; fi
+exec cluster_job
+EOF
+chmod 755 /tmp/flight_task.sh
 
 cluster_jobs() {
 	# 1. srun --mkm across all nodes: a trace per node under the template,
@@ -158,6 +169,11 @@ cluster_jobs() {
 	as_root insmod srun -N1 -w n$((nodes - 1)) insmod /mkm.ko
 	# 5. An output no one can write: the same.
 	as_user srun-unwritable "srun -N$nodes --mkm --mkm-output=/proc/mkm/%j/%N.mkm cluster_job"
+	# 6. A flight recorder on every node: n1's stall writes its
+	# snapshot, and each node writes one at the end (exit).
+	as_root srun-flight srun -N$nodes --mkm-flight=4M \
+		'--mkm-trigger=runq>25ms,exit' --mkm-output=/out/%j.%s/%N.mkm \
+		/tmp/flight_task.sh
 }
 
 if [ $node = n0 ]; then

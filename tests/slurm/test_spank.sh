@@ -55,13 +55,26 @@ expect 1 "error: mkm: --mkm-sync=0.01: the seconds between periodic clock exchan
 expect 1 "error: mkm: plugstack.conf: unknown argument 'bogus=1'" bogus=1 --
 expect 1 "error: mkm: --mkm-sync=-1: the seconds" sync=-1 --
 expect 0 "" "output=$w/o/%N.mkm" port=4242 sync=0.5 buffered-io -- --mkm-output="$w/p/%j.mkm" --mkm-sync=10 --mkm-buffered-io
-expect 1 "error: mkm: plugstack.conf: unknown argument 'buffered-io=1' (output=TEMPLATE, port=N, sync=S, buffered-io, no-calibrate, calibration=FILE)" buffered-io=1 --
+expect 1 "error: mkm: plugstack.conf: unknown argument 'buffered-io=1' (output=TEMPLATE, port=N, sync=S, buffered-io, no-calibrate, calibration=FILE, flight=SIZE, trigger=LIST, post=T)" buffered-io=1 --
 # The calibration stored in each trace: measured by default, skipped, or
 # a site's file (read only once a monitor exists: no module here).
 expect 0 "" no-calibrate -- --mkm-no-calibrate
 expect 0 "" "calibration=$w/cal.mkm" -- --mkm-calibration="$w/cal.mkm"
 expect 1 "error: mkm: --mkm-calibration=: a calibration file" calibration= --
 expect 1 "error: mkm: --mkm-calibration=: a calibration file" -- --mkm-calibration=
+# A flight recorder's options: checked as given; srun's --mkm-flight
+# records (here: no module), plugstack.conf's flight= alone does not.
+expect 1 "error: mkm: --mkm-flight=1k: the rings' size over all CPUs, at least 4K" -- --mkm-flight=1k
+expect 1 "error: mkm: --mkm-trigger=foo>1ms: give 'runq>T'" -- --mkm-trigger='foo>1ms'
+expect 1 "error: mkm: --mkm-trigger=runq>5: give" trigger='runq>5' --
+expect 1 "error: mkm: --mkm-post=5: a time (ns, us, ms, s)" -- --mkm-post=5
+expect 1 "error: mkm: --mkm-trigger and --mkm-post go with --mkm-flight=SIZE" \
+	-- --mkm --mkm-trigger='runq>1ms'
+expect 0 "" flight=4M trigger='runq>1ms,exit' post=10ms --
+if [ ! -e /dev/mkm ]; then
+	expect 1 "load the module on this node (sudo modprobe mkm)" \
+		-- --mkm-flight=4M --mkm-trigger='runq>1ms,exit' --mkm-post=50ms
+fi
 # An output under a file cannot be made: said, before any monitor.
 : >"$w/file"
 expect 1 "error: mkm: node n3: --mkm-output $w/file/%N.mkm: Not a directory" \

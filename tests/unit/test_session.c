@@ -203,6 +203,38 @@ static struct mon_session_config config(void)
 	return cfg;
 }
 
+/* A flight recorder's options as the front ends take them. */
+static void test_session_trigger_parse_and_flight_size(void **state)
+{
+	struct mon_session_config cfg = { 0 };
+
+	(void)state;
+	assert_int_equal(mon_session_trigger_parse(&cfg, "runq>1.5ms,exit"), 0);
+	assert_int_equal(cfg.monitor.trigger_runq_ns, 1500000);
+	assert_int_equal(cfg.flight.flags, MON_FLIGHT_AT_END);
+	assert_int_equal(mon_session_trigger_parse(&cfg, "irq=200us"), 0);
+	assert_int_equal(cfg.monitor.trigger_irq_ns, 200000);
+	assert_int_equal(cfg.monitor.trigger_runq_ns, 1500000);
+	/* Refused whole: nothing of a bad list is taken. */
+	assert_int_equal(mon_session_trigger_parse(&cfg, "runq>2ms,foo>1ms"),
+			 -EINVAL);
+	assert_int_equal(cfg.monitor.trigger_runq_ns, 1500000);
+	assert_int_equal(mon_session_trigger_parse(&cfg, "runq>5"), -EINVAL);
+	assert_int_equal(mon_session_trigger_parse(&cfg, "runq>0ms"), -EINVAL);
+	assert_int_equal(mon_session_trigger_parse(&cfg, "run>1ms"), -EINVAL);
+	assert_int_equal(mon_session_trigger_parse(&cfg, "runq>1ms,"), -EINVAL);
+	assert_int_equal(mon_session_trigger_parse(&cfg, ""), -EINVAL);
+	assert_int_equal(mon_session_trigger_parse(NULL, "exit"), -EINVAL);
+
+	assert_int_equal(mon_session_flight_size(&cfg, 1024), -EINVAL);
+	assert_int_equal(mon_session_flight_size(&cfg, 64u << 20), 0);
+	assert_int_equal(cfg.mode, MON_SESSION_MODE_FLIGHT);
+	assert_true(cfg.monitor.ring_bytes >= MKM_RING_MIN_BYTES &&
+		    cfg.monitor.ring_bytes <= 64u << 20);
+	/* One size, not two. */
+	assert_int_equal(mon_session_flight_size(&cfg, 64u << 20), -EINVAL);
+}
+
 static void test_session_create_checks_config(void **state)
 {
 	struct mon_session_config cfg = config();
@@ -551,6 +583,46 @@ static void test_session_node_foreign_caller(void **state)
 	mon_session_destroy(s);
 }
 
+/* A flight recorder on a node: its snapshot carries the node and the
+ * exchanges that span its window (here the start's and the end's: the
+ * snapshot at the end, after the end exchange). */
+static void test_session_flight_node_snapshot_aligns(void **state)
+{
+	struct mon_session_config cfg = config();
+	struct mon_session_node node = {
+		.name = "n0", .reference = "n0", .job_id = 78, .nr_nodes = 1
+	};
+	struct mon_session_output out = { .node = &node };
+	struct mon_session_flight_counts fc;
+	struct mon_session *s;
+	char path[96], snap[112];
+	struct carried c;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/f0.mkm", dir);
+	snprintf(snap, sizeof(snap), "%s.1", path);
+	cfg.flags = MON_SESSION_FOREIGN_CALLER | MON_SESSION_BUFFERED_IO;
+	assert_int_equal(mon_session_flight_size(&cfg, 1u << 20), 0);
+	assert_int_equal(mon_session_trigger_parse(&cfg, "exit"), 0);
+	assert_int_equal(mon_session_create(&s, &cfg), 0);
+	out.path = path;
+	assert_int_equal(mon_session_start(s, &out), 0);
+	assert_int_equal(mon_session_stop(s), 0);
+	assert_int_equal(mon_session_flight_counts(s, &fc), 0);
+	assert_int_equal(fc.written, 1);
+	mon_session_destroy(s);
+
+	assert_int_equal(access(path, F_OK), -1); /* only its snapshots */
+	read_back(snap, &c);
+	assert_true(c.end);
+	assert_string_equal(c.info.node, "n0");
+	assert_int_equal(c.info.job_id, 78);
+	assert_true(c.info.flags & MKM_CONFIG_FLIGHT);
+	assert_int_equal(c.clock_samples, 2);
+	assert_int_equal(c.first_kind, TRACE_CLOCK_START);
+	assert_int_equal(c.last_kind, TRACE_CLOCK_END);
+}
+
 /* Two nodes of a step, on loopback: the reference answers the other's
  * start, periodic and end exchanges, and each trace carries its own. */
 static void test_session_two_nodes_exchange_clocks(void **state)
@@ -687,6 +759,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 		T(test_session_create_checks_config),
+		T(test_session_trigger_parse_and_flight_size),
 		T(test_session_create_no_device),
 		T(test_session_create_resolves_classes_and_rings),
 		T(test_session_create_halves_refused_rings),
@@ -695,6 +768,7 @@ int main(void)
 		T(test_session_calibration_from_file),
 		T(test_session_records_calibration_and_own_threads),
 		T(test_session_node_foreign_caller),
+		T(test_session_flight_node_snapshot_aligns),
 		T(test_session_two_nodes_exchange_clocks),
 		T(test_session_node_without_reference),
 		T(test_session_calibrate_at_end),

@@ -30,32 +30,6 @@ size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 	return n;
 }
 
-int64_t parse_size(const char *s)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10, end++;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20, end++;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30, end++;
-		break;
-	}
-	return *end ? -1 : v;
-}
-
 int64_t parse_time_arg(const char *opt, const char *s)
 {
 	int64_t t = mon_parse_time(s);

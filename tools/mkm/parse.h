@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* parse.h - the values the options of mkm's commands take: thread ids,
- * sizes, times, speeds. Each dies (usage) naming the option when its
- * argument is malformed, but parse_size(). */
+ * times, speeds (sizes: mon_parse_size()). Each dies (usage) naming the
+ * option when its argument is malformed. */
 #ifndef MKM_PARSE_H
 #define MKM_PARSE_H
 
@@ -15,9 +15,6 @@
  * @tids (room for @max). Return: how many. */
 size_t parse_tid_list(const char *opt, const char *s, uint32_t *tids,
 		      size_t max);
-
-/* Parses a size with an optional K, M or G suffix; -1 if malformed. */
-int64_t parse_size(const char *s);
 
 /* mon_parse_time() of option @opt's argument @s; the message names the
  * units when it is not a time. */

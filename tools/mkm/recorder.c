@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -232,31 +231,6 @@ static void calibrate(struct recorder *rec)
 		       rec->cal_file, why);
 }
 
-/* --trigger 'runq>T', 'irq>T' (or '=' for '>'), or exit. */
-static void parse_trigger(struct recorder *rec, const char *arg)
-{
-	struct monitor_config *m = &rec->cfg.monitor;
-	size_t n = strcspn(arg, ">=");
-	int64_t t;
-
-	if (!strcmp(arg, "exit")) {
-		rec->cfg.flight.flags |= MON_FLIGHT_AT_END;
-		return;
-	}
-	if (!arg[n] || (strncmp(arg, "runq", n) && strncmp(arg, "irq", n)) ||
-	    !n)
-		die_usage(
-			"--trigger: '%s' is not a trigger: give 'runq>T' (a thread's run-queue wait), 'irq>T' (an interrupt's or softirq's time on a thread's CPU) or exit, with T a time (e.g. 'runq>1ms': quote the >)",
-			arg);
-	t = parse_time_arg("--trigger", arg + n + 1);
-	if (t <= 0)
-		die_usage("--trigger %s: the threshold must be above 0", arg);
-	if (!strncmp(arg, "runq", n))
-		m->trigger_runq_ns = (uint64_t)t;
-	else
-		m->trigger_irq_ns = (uint64_t)t;
-}
-
 bool recorder_flight_option(struct recorder *rec, int opt, const char *arg)
 {
 	struct mon_session_flight *f = &rec->cfg.flight;
@@ -265,14 +239,17 @@ bool recorder_flight_option(struct recorder *rec, int opt, const char *arg)
 
 	switch (opt) {
 	case RECORDER_OPT_FLIGHT:
-		if (parse_size(arg) < (int64_t)MKM_RING_MIN_BYTES)
+		if (mon_parse_size(arg) < (int64_t)MKM_RING_MIN_BYTES)
 			die_usage(
 				"--flight: '%s' is not a size of at least 4K (e.g. 64M)",
 				arg);
-		rec->flight_bytes = (uint64_t)parse_size(arg);
+		rec->flight_bytes = (uint64_t)mon_parse_size(arg);
 		return true;
 	case RECORDER_OPT_TRIGGER:
-		parse_trigger(rec, arg);
+		if (mon_session_trigger_parse(&rec->cfg, arg))
+			die_usage(
+				"--trigger: '%s' is not a trigger: give %s; quote the >",
+				arg, MON_TRIGGER_SPECS);
 		return true;
 	case RECORDER_OPT_PRE:
 		f->pre_ns = (uint64_t)parse_time_arg("--pre", arg);
@@ -311,7 +288,6 @@ static void flight_setup(struct recorder *rec)
 {
 	const struct mon_session_flight none = { 0 };
 	struct monitor_config *m = &rec->cfg.monitor;
-	unsigned int cpus = (unsigned int)get_nprocs_conf();
 
 	if (!rec->flight_bytes) {
 		if (memcmp(&rec->cfg.flight, &none, sizeof(none)) ||
@@ -326,10 +302,7 @@ static void flight_setup(struct recorder *rec)
 	if (m->trigger_irq_ns && m->classes && !(m->classes & MKM_CLASS_IRQ))
 		die_usage(
 			"--trigger irq>T needs the irq events (--events ...,irq)");
-	rec->cfg.mode = MON_SESSION_MODE_FLIGHT;
-	m->ring_bytes = rec->flight_bytes / (cpus ? cpus : 1);
-	if (m->ring_bytes < MKM_RING_MIN_BYTES)
-		m->ring_bytes = MKM_RING_MIN_BYTES;
+	mon_session_flight_size(&rec->cfg, rec->flight_bytes);
 	rec->cfg.note = say_line;
 }
 
@@ -364,10 +337,10 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 		rec->out = arg;
 		return true;
 	case 'b':
-		if (parse_size(arg) <= 0)
+		if (mon_parse_size(arg) <= 0)
 			die_usage("--buffer-size: '%s' is not a size (e.g. 4M)",
 				  arg);
-		rec->cfg.monitor.ring_bytes = parse_size(arg);
+		rec->cfg.monitor.ring_bytes = mon_parse_size(arg);
 		return true;
 	case 'e':
 		rec->cfg.monitor.classes = parse_events(arg);

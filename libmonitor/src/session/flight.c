@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,6 +251,9 @@ static int write_snapshot(struct mon_session *s, struct session_flight *f,
 	}
 	if (!ret)
 		ret = write_threads(w, f, keep);
+	/* Last, so the window's exchange adds nothing before the records. */
+	if (!ret && s->node)
+		ret = session_node_snapshot(s, w, start_ns);
 	st = calloc(nr_cpus ? nr_cpus : 1, sizeof(*st));
 	if (!ret && st && !monitor_statistics(s->mon, st, &nr_cpus))
 		ret = trace_writer_stats(w, st, nr_cpus);
@@ -467,4 +471,69 @@ int mon_session_flight_counts(const struct mon_session *s,
 uint64_t session_flight_records(const struct mon_session *s)
 {
 	return s->flight ? s->flight->records : 0;
+}
+
+int mon_session_flight_size(struct mon_session_config *cfg, uint64_t bytes)
+{
+	int cpus = get_nprocs_conf();
+
+	if (!cfg || bytes < MKM_RING_MIN_BYTES || cfg->monitor.ring_bytes)
+		return -EINVAL;
+	cfg->mode = MON_SESSION_MODE_FLIGHT;
+	cfg->monitor.ring_bytes = bytes / (uint64_t)(cpus > 0 ? cpus : 1);
+	if (cfg->monitor.ring_bytes < MKM_RING_MIN_BYTES)
+		cfg->monitor.ring_bytes = MKM_RING_MIN_BYTES;
+	return 0;
+}
+
+/* One trigger of a list, @n bytes at @spec, into the copy @c. */
+static int trigger_parse_one(struct mon_session_config *c, const char *spec,
+			     size_t n)
+{
+	char item[64];
+	size_t op;
+	int64_t t;
+
+	if (!n || n >= sizeof(item))
+		return -EINVAL;
+	memcpy(item, spec, n);
+	item[n] = 0;
+	if (!strcmp(item, "exit")) {
+		c->flight.flags |= MON_FLIGHT_AT_END;
+		return 0;
+	}
+	op = strcspn(item, ">=");
+	if (!item[op])
+		return -EINVAL;
+	t = mon_parse_time(item + op + 1);
+	if (t <= 0)
+		return -EINVAL;
+	if (op == 4 && !strncmp(item, "runq", op))
+		c->monitor.trigger_runq_ns = (uint64_t)t;
+	else if (op == 3 && !strncmp(item, "irq", op))
+		c->monitor.trigger_irq_ns = (uint64_t)t;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int mon_session_trigger_parse(struct mon_session_config *cfg, const char *specs)
+{
+	struct mon_session_config c;
+
+	if (!cfg || !specs)
+		return -EINVAL;
+	c = *cfg;
+	for (const char *p = specs;; p++) {
+		size_t n = strcspn(p, ",");
+		int ret = trigger_parse_one(&c, p, n);
+
+		if (ret)
+			return ret;
+		p += n;
+		if (!*p)
+			break;
+	}
+	*cfg = c;
+	return 0;
 }

@@ -9,7 +9,10 @@
  * connects to it and, with a period, exchanges again from a thread of its
  * own on the same connection (the lock serialises the exchanges on the
  * socket; the first failure ends them, and the end one: said once). Each
- * exchange goes into the clock-sync stage as it is taken.
+ * exchange goes into the clock-sync stage as it is taken; a flight
+ * recorder, which has no pipeline, keeps them, takes one more at each
+ * snapshot and writes those that span the snapshot's window into it, so
+ * each snapshot aligns on its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +47,10 @@ struct session_node {
 	bool periodic_on, periodic_stop;
 	bool broken; /* an exchange failed: sync_fd's protocol is lost */
 	bool ended;
+	/* A flight recorder's exchanges so far (no stage), under the lock
+	 * once the session has started. */
+	struct trace_clock_sample *kept;
+	size_t nr_kept, cap_kept;
 	struct mon_session *s;
 };
 
@@ -199,6 +206,23 @@ void session_node_info(const struct mon_session *s, struct trace_info *info)
 	info->nr_nodes = n->nr_nodes;
 }
 
+/* A flight recorder's exchange, kept for the snapshots. */
+static int keep(struct session_node *n, const struct trace_clock_sample *smp)
+{
+	if (n->nr_kept == n->cap_kept) {
+		size_t cap = n->cap_kept ? 2 * n->cap_kept : 16;
+		struct trace_clock_sample *k =
+			realloc(n->kept, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		n->kept = k;
+		n->cap_kept = cap;
+	}
+	n->kept[n->nr_kept++] = *smp;
+	return 0;
+}
+
 static int exchange(struct session_node *n, uint32_t kind)
 {
 	struct trace_clock_sample smp = { .kind = kind };
@@ -212,8 +236,10 @@ static int exchange(struct session_node *n, uint32_t kind)
 	} else {
 		ret = mon_clock_exchange(n->sync_fd, 0, kind, NULL, NULL, &smp);
 	}
-	if (!ret)
+	if (!ret && n->sync)
 		ret = mon_stage_clock_sync_add(n->sync, &smp);
+	else if (!ret)
+		ret = keep(n, &smp);
 	if (ret && n->node_id)
 		n->broken = true;
 	if (ret && kind == TRACE_CLOCK_PERIODIC)
@@ -331,13 +357,16 @@ void session_node_end(struct mon_session *s)
 		pthread_join(n->periodic, NULL);
 		n->periodic_on = false;
 	}
-	if (s->started && n->sync && !n->broken)
+	/* Under the lock: a flight recorder's snapshot may be exchanging. */
+	pthread_mutex_lock(&n->lock);
+	if (s->started && !n->broken && (n->sync || s->flight))
 		exchange(n, TRACE_CLOCK_END);
 	if (n->node_id && n->sync_fd >= 0) {
 		mon_clock_end(n->sync_fd);
 		close(n->sync_fd);
 		n->sync_fd = -1;
 	}
+	pthread_mutex_unlock(&n->lock);
 	if (!s->started && n->serving) {
 		/* Never recorded: no end exchange to wait for. */
 		shutdown(n->listen_fd, SHUT_RDWR);
@@ -353,6 +382,33 @@ void session_node_end(struct mon_session *s)
 	}
 }
 
+int session_node_snapshot(struct mon_session *s, struct trace_writer *w,
+			  uint64_t since_ns)
+{
+	struct session_node *n = s->node;
+	struct trace_clock_sync_hdr hdr = { .clock = CLOCK_MONOTONIC };
+	size_t first = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&n->lock);
+	/* The window's end: after the end exchange, that one is it. */
+	if (!n->ended && !n->broken && (n->node_id == 0 || n->sync_fd >= 0))
+		exchange(n, TRACE_CLOCK_PERIODIC);
+	/* From the last exchange at or before the window's start on. */
+	for (size_t i = 0; i < n->nr_kept; i++)
+		if (n->kept[i].local_ns <= since_ns)
+			first = i;
+	if (n->nr_kept > first) {
+		snprintf(hdr.node, sizeof(hdr.node), "%s", n->name);
+		snprintf(hdr.reference, sizeof(hdr.reference), "%s",
+			 n->reference);
+		ret = trace_writer_clock_sync(w, &hdr, n->kept + first,
+					      n->nr_kept - first);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return ret;
+}
+
 void session_node_free(struct mon_session *s)
 {
 	struct session_node *n = s->node;
@@ -363,6 +419,7 @@ void session_node_free(struct mon_session *s)
 	pthread_cond_destroy(&n->wake);
 	pthread_mutex_destroy(&n->lock);
 	free(n->served);
+	free(n->kept);
 	free(n);
 	s->node = NULL;
 }

@@ -426,8 +426,10 @@ static int prepare_flight(struct mon_session *s)
 	if (!(s->cfg.flags & MON_SESSION_FOREIGN_CALLER))
 		add_own_tid(&info, gettid());
 	add_own_tid(&info, s->runner_tid);
+	if (s->node)
+		session_node_info(s, &info);
 	s->info = info;
-	return 0;
+	return s->node ? session_node_begin(s) : 0;
 }
 
 static int prepare(struct mon_session *s, const struct mon_session_output *out)
@@ -443,13 +445,10 @@ static int prepare(struct mon_session *s, const struct mon_session_output *out)
 		mon_sink_destroy(extra);
 		return -ENAMETOOLONG;
 	}
-	if (s->flight) {
-		/* A viewer's sink or a node's exchanges: not yet. */
-		if (extra || out->node) {
-			mon_sink_destroy(extra);
-			return -EOPNOTSUPP;
-		}
-		return prepare_flight(s);
+	/* A flight recorder has no stream for a viewer's sink. */
+	if (s->flight && extra) {
+		mon_sink_destroy(extra);
+		return -EOPNOTSUPP;
 	}
 	if (out->node) {
 		ret = session_node_open(s, out->node);
@@ -458,6 +457,8 @@ static int prepare(struct mon_session *s, const struct mon_session_output *out)
 			return ret;
 		}
 	}
+	if (s->flight)
+		return prepare_flight(s);
 	mon_session_calibrate(s); /* without one, if it fails */
 	ret = find_processes(s);
 	if (!ret)

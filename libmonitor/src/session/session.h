@@ -72,6 +72,10 @@ MON_HIDDEN void session_node_free(struct mon_session *s);
 /* The node's fields of INFO. */
 MON_HIDDEN void session_node_info(const struct mon_session *s,
 				  struct trace_info *info);
+/* A flight recorder's snapshot: an exchange now, then the exchanges
+ * from the last at or before @since_ns (the window's start) into @w. */
+MON_HIDDEN int session_node_snapshot(struct mon_session *s,
+				     struct trace_writer *w, uint64_t since_ns);
 
 /*
  * flight.c: a flight recorder (MON_SESSION_MODE_FLIGHT), in place of the
