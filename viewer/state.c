@@ -28,7 +28,7 @@ static void time_range(const struct tl *tl, uint64_t *begin, uint64_t *end)
 }
 
 /* A flight recorder's snapshot opens with the cursor on its trigger. */
-static void open_at_trigger(struct viewer_state *vs)
+void state_at_trigger(struct viewer_state *vs)
 {
 	for (size_t k = 0; k < tl_nr_marks(vs->tl); k++) {
 		struct tl_mark m;
@@ -67,7 +67,7 @@ int state_open(struct viewer_state *vs, const char *file, struct tl *tl,
 	}
 	time_range(tl, &begin, &end);
 	view_init(&vs->view, begin, end, 80);
-	open_at_trigger(vs);
+	state_at_trigger(vs);
 	err = lod_create(&vs->lod, tl);
 	if (!err)
 		err = rows_update(vs);

@@ -131,6 +131,9 @@ int state_open(struct viewer_state *vs, const char *file, struct tl *tl,
 void state_close(struct viewer_state *vs);
 /* The timeline grew: index it, add rows, extend the time range. */
 int state_refresh(struct viewer_state *vs);
+/* The cursor on the timeline's first trigger (a flight recorder's
+ * snapshot), if it has one. */
+void state_at_trigger(struct viewer_state *vs);
 /* Shows @tl (another timeline of the same trace) in place of the one
  * shown, at the same times; rows are rebuilt. Return: 0 or -ENOMEM. */
 int state_swap(struct viewer_state *vs, struct tl *tl,

@@ -367,6 +367,8 @@ struct mon_session_flight_counts {
 	uint32_t over_max; /* triggers past max_snapshots */
 	uint32_t failed; /* snapshots that could not be written */
 	uint64_t triggers; /* TRIGGER records seen */
+	uint32_t last; /* N of the last snapshot written, the output's path
+			  with .N appended (0: none yet) */
 };
 
 /*

@@ -610,6 +610,7 @@ static void test_session_flight_node_snapshot_aligns(void **state)
 	assert_int_equal(mon_session_stop(s), 0);
 	assert_int_equal(mon_session_flight_counts(s, &fc), 0);
 	assert_int_equal(fc.written, 1);
+	assert_int_equal(fc.last, 1); /* FILE.1 */
 	mon_session_destroy(s);
 
 	assert_int_equal(access(path, F_OK), -1); /* only its snapshots */

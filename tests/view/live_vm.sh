@@ -4,7 +4,8 @@
 # workload runs. The screen must update as the workload runs, say when the
 # recording ended, and the trace on disk must be whole: every event the
 # recorder counted, and an END chunk (mkm report reads it without a
-# warning).
+# warning). Then a flight recorder's live view: examples/flight's stall
+# shown once its snapshot is written, the cursor on its trigger.
 set -eu
 cd /tmp
 # tmux insists on a UTF-8 locale (the image carries C.UTF-8).
@@ -51,4 +52,23 @@ echo "live: recorder counted $events events, the file holds $dumped"
 mkm report /tmp/live.mkm >/tmp/report.out 2>&1
 grep -q 'showing what precedes it' /tmp/report.out && { cat /tmp/report.out; exit 1; }
 head -3 /tmp/report.out
+
+t new-session -d -s live -x 100 -y 24 \
+	"TERM=screen mkm view --ascii --live --flight 4M --trigger 'runq>25ms' --no-calibrate -o /tmp/lf.mkm -- flight -t 1.5 -s 50 2>/tmp/lf.err; echo \"exit \$?\" >/tmp/lf.exit; sleep 60"
+within 120 shows '^mkm view  /tmp/lf.mkm' ||
+	{ screen; cat /tmp/lf.err /tmp/lf.exit; echo "live flight: no viewer"; exit 1; }
+within 120 shows 'Trunq' ||
+	{ screen; cat /tmp/lf.err; echo "live flight: no snapshot shown"; exit 1; }
+screen
+shows 'wrote /tmp/lf.mkm.1' || shows 'recording ended' ||
+	{ echo "live flight: the snapshot's line not shown"; exit 1; }
+within 180 shows 'recording ended' ||
+	{ screen; echo "live flight: the recording never ended"; exit 1; }
+t send-keys -t live q
+within 30 test -s /tmp/lf.exit || { echo "live flight: q did not quit"; exit 1; }
+t kill-server
+cat /tmp/lf.err
+grep -q '^exit 0' /tmp/lf.exit || { echo "live flight: mkm view failed"; exit 1; }
+grep -q '1 snapshot written' /tmp/lf.err || { echo "live flight: not one snapshot"; exit 1; }
+[ ! -e /tmp/lf.mkm ] && [ -s /tmp/lf.mkm.1 ] || { echo "live flight: not lf.mkm.1 alone"; exit 1; }
 echo "live: ok"

@@ -303,7 +303,7 @@ static void flight_setup(struct recorder *rec)
 		die_usage(
 			"--trigger irq>T needs the irq events (--events ...,irq)");
 	mon_session_flight_size(&rec->cfg, rec->flight_bytes);
-	rec->cfg.note = say_line;
+	rec->cfg.note = rec->cfg.warn;
 }
 
 void recorder_init(struct recorder *rec)
@@ -491,7 +491,8 @@ void recorder_start(struct recorder *rec, struct mon_sink *extra)
 	rec->cfg.calibration_file = rec->cal_file;
 	if (rec->buffered_io)
 		rec->cfg.flags |= MON_SESSION_BUFFERED_IO;
-	rec->cfg.warn = say_line;
+	rec->cfg.warn = rec->say ? rec->say : say_line;
+	rec->cfg.warn_arg = rec->say_arg;
 	flight_setup(rec);
 	/* What can fail is tried before the calibration takes its time: the
 	 * device and the right to record (-a), the output, the threads

@@ -90,6 +90,11 @@ struct recorder {
 			 still running */
 	bool system; /* -a: every thread of the machine (MKM_CONFIG_SYSTEM) */
 	sigset_t sigs;
+	/* The session's lines (a flight recorder's snapshot written, a
+	 * failure), from its threads: set before recorder_start() (a
+	 * viewer's screen); NULL: stderr. */
+	void (*say)(void *arg, const char *line);
+	void *say_arg;
 };
 
 /* Defaults: the command's threads and children, the default classes.

@@ -5,6 +5,8 @@
  */
 #include <curses.h>
 #include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +27,12 @@
 const char view_usage[] =
 	"usage: mkm view [--ascii] FILE\n"
 	"       mkm view [--ascii] --live " RECORDER_USAGE "\n"
+	"       mkm view [--ascii] --live --flight SIZE [--trigger ...] ...\n"
 	"       mkm view [--ascii] --play [--speed X] [--calibration CAL] FILE\n"
 	"  the threads' timeline, interactive; ? lists the keys. --live\n"
 	"  records as mkm record does (the trace goes to -o FILE) and shows\n"
-	"  it as it comes; --play shows FILE compensated as it is played\n"
+	"  it as it comes (with --flight, mkm record's flight recorder: each\n"
+	"  snapshot as it is written); --play shows FILE compensated as it is played\n"
 	"  back, at X times real time (mkm replay --play prints it)\n";
 
 /* A viewer on an empty timeline that a feed fills between frames. */
@@ -106,6 +110,94 @@ static int view_live(struct live_view *lv, bool ascii)
 	err = recorder_finish(&lv->rec);
 	live_feed_destroy(lv->feed);
 	return err;
+}
+
+/*
+ * A flight recorder's live view: nothing streams while it is armed; each
+ * snapshot, once written, is read as any trace and shown in place of the
+ * one before, its cursor on its trigger. The session's lines (a snapshot
+ * written, one that failed) come from its thread, for the next frame.
+ */
+struct flight_view {
+	struct live_view lv;
+	pthread_mutex_t lock;
+	char line[sizeof(((struct viewer_state *)0)->message)];
+	bool line_new;
+	uint32_t shown; /* the snapshot shown: FILE.shown */
+	struct tl *tl; /* its timeline (the viewer's empty one before) */
+};
+
+static void flight_say(void *arg, const char *line)
+{
+	struct flight_view *fv = arg;
+
+	pthread_mutex_lock(&fv->lock);
+	snprintf(fv->line, sizeof(fv->line), "%s", line);
+	fv->line_new = true;
+	pthread_mutex_unlock(&fv->lock);
+}
+
+static void flight_tick(struct viewer_state *vs, void *arg)
+{
+	struct flight_view *fv = arg;
+	struct mon_session_flight_counts c;
+	char path[PATH_MAX], damage[sizeof(vs->message)];
+	struct mon_meta meta;
+	struct tl *tl;
+
+	if (fv->lv.recording && !recorder_wait(&fv->lv.rec, 0)) {
+		recorder_stop(&fv->lv.rec); /* --trigger exit: one more */
+		fv->lv.recording = false;
+		flight_say(fv, "recording ended");
+	}
+	pthread_mutex_lock(&fv->lock);
+	if (fv->line_new)
+		snprintf(vs->message, sizeof(vs->message), "%s", fv->line);
+	fv->line_new = false;
+	pthread_mutex_unlock(&fv->lock);
+	if (mon_session_flight_counts(fv->lv.rec.s, &c) || c.last == fv->shown)
+		return;
+	snprintf(path, sizeof(path), "%s.%u", fv->lv.rec.out, c.last);
+	tl = load_trace(path, &meta, damage, sizeof(damage));
+	if (state_swap(vs, tl, &meta)) {
+		tl_destroy(tl);
+		snprintf(vs->message, sizeof(vs->message),
+			 "snapshot %u: too large to show here (mkm view it)",
+			 c.last);
+		return;
+	}
+	tl_destroy(fv->tl);
+	fv->tl = tl;
+	fv->shown = c.last;
+	state_refresh(vs); /* its own time range */
+	state_at_trigger(vs);
+}
+
+static int view_flight(struct flight_view *fv, bool ascii)
+{
+	struct viewer w;
+	int err;
+
+	pthread_mutex_init(&fv->lock, NULL);
+	fv->lv.rec.say = flight_say;
+	fv->lv.rec.say_arg = fv;
+	recorder_start(&fv->lv.rec, NULL);
+	fv->lv.recording = true;
+	fv->tl = fed_viewer(&w, fv->lv.rec.out, mon_session_info(fv->lv.rec.s),
+			    ascii);
+	w.vs.view.follow = false;
+	snprintf(w.vs.message, sizeof(w.vs.message),
+		 "armed: each snapshot %s.N is shown here once written",
+		 fv->lv.rec.out);
+	w.tick = flight_tick;
+	w.tick_arg = fv;
+	err = viewer_run(&w);
+	recorder_stop(&fv->lv.rec);
+	viewer_close(&w);
+	tl_destroy(fv->tl);
+	if (err)
+		warnx_("view: the terminal could not be set up");
+	return recorder_finish(&fv->lv.rec);
 }
 
 /* A play: the compensated trace, paced, fed to the viewer by a thread. */
@@ -254,6 +346,7 @@ int cmd_view(int argc, char **argv)
 	static struct both both;
 	static const struct option opts[] = {
 		RECORDER_LONG_OPTS,
+		RECORDER_FLIGHT_LONG_OPTS,
 		{ "ascii", no_argument, NULL, 'a' },
 		{ "live", no_argument, NULL, 'l' },
 		{ "play", no_argument, NULL, 'P' },
@@ -261,7 +354,8 @@ int cmd_view(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct live_view lv;
+	static struct flight_view fv;
+	struct live_view *lv = &fv.lv;
 	bool live = false, play = false, recording_opts = false;
 	double speed = 1;
 	struct viewer w;
@@ -271,10 +365,11 @@ int cmd_view(int argc, char **argv)
 	struct tl *tl;
 	int opt, err;
 
-	recorder_init(&lv.rec);
+	recorder_init(&lv->rec);
 	while ((opt = getopt_long(argc, argv, "+" RECORDER_SHORT_OPTS "h", opts,
 				  NULL)) != -1) {
-		if (recorder_option(&lv.rec, opt, optarg)) {
+		if (recorder_option(&lv->rec, opt, optarg) ||
+		    recorder_flight_option(&lv->rec, opt, optarg)) {
 			/* --calibration goes with --play too */
 			recording_opts |= opt != 'C';
 		} else if (opt == 'a') {
@@ -295,22 +390,24 @@ int cmd_view(int argc, char **argv)
 	if (live && play)
 		die_usage("view: --live or --play, not both");
 	if (live) {
-		recorder_command(&lv.rec, argc - optind, argv + optind,
+		recorder_command(&lv->rec, argc - optind, argv + optind,
 				 "view --live");
 		setlocale(LC_ALL, "");
 		check_terminal();
-		return view_live(&lv, ascii);
+		if (lv->rec.flight_bytes)
+			return view_flight(&fv, ascii);
+		return view_live(lv, ascii);
 	}
-	recorder_release(&lv.rec);
-	if (recording_opts || (lv.rec.cal_file && !play))
+	recorder_release(&lv->rec);
+	if (recording_opts || (lv->rec.cal_file && !play))
 		die_usage(
-			"view: -o, -b, -e, -t, -p, --no-calibrate and --buffered-io go with --live, --calibration with --live or --play");
+			"view: -o, -b, -e, -t, -p, --no-calibrate, --buffered-io and the flight recorder's options go with --live, --calibration with --live or --play");
 	if (optind != argc - 1)
 		die_usage("view: give one trace file");
 	setlocale(LC_ALL, "");
 	check_terminal();
 	if (play)
-		return view_play(argv[optind], lv.rec.cal_file, speed, ascii);
+		return view_play(argv[optind], lv->rec.cal_file, speed, ascii);
 	tl = load_trace(argv[optind], &meta, damage, sizeof(damage));
 	if (!tl_nr_threads(tl))
 		die("view: %s: no thread timeline in it%s%s", argv[optind],

@@ -379,6 +379,7 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 		f->counts.failed++;
 	} else {
 		f->counts.written++;
+		f->counts.last = f->index;
 		f->records += kept;
 		f->last_trigger_ns = trig_ns;
 	}
