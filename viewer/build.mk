@@ -3,7 +3,7 @@
 # unit tests of its parts without a terminal: layout, level-of-detail
 # index, model, and the state the keys change.
 
-VIEWER_TESTS := test_layout test_lod test_model test_state
+VIEWER_TESTS := test_layout test_lod test_model test_state test_viewer_late
 VIEWER_TEST_BINS := $(VIEWER_TESTS:%=$(BUILD)/tests/unit/%)
 UNIT_TESTS += $(VIEWER_TEST_BINS)
 all: $(VIEWER_TEST_BINS)
@@ -11,7 +11,7 @@ all: $(VIEWER_TEST_BINS)
 # (live.c) or cairo (picture.c).
 VIEWER_PURE_SRCS := viewer/layout.c viewer/lod.c viewer/model.c \
 	viewer/state.c viewer/actions.c viewer/rows.c viewer/events.c \
-	viewer/waker.c viewer/path.c
+	viewer/waker.c viewer/path.c viewer/late.c
 
 # Built with the sanitizers, libmonitor's sources compiled in.
 $(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \

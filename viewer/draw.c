@@ -15,6 +15,10 @@
  *   footer      the time range on screen, the cursor's time, a message
  *   path        with P, the critical path under the rows (its segments
  *               underlined in them): one line a segment, the latest last
+ *   wakeup      above the detail lines, while the cursor is on a wakeup's
+ *               wait or its switch-in: why it waited (late_update()
+ *               computed it), one line a thread or handler, the largest
+ *               first
  */
 #define _XOPEN_SOURCE_EXTENDED
 #include <curses.h>
@@ -677,6 +681,121 @@ static void path_pane(const struct viewer_state *vs, int y, unsigned int lines)
 	}
 }
 
+/* Lines the wakeup pane takes: three of summary, titles and a line a
+ * part, in at most half of @area; none if not even the summary fits. */
+static unsigned int late_lines(const struct viewer_state *vs, unsigned int area)
+{
+	size_t want = 4 + (vs->late.nr_parts ? vs->late.nr_parts : 1);
+
+	if (!vs->late_ok || vs->cpu_view || area / 2 < 3)
+		return 0;
+	return want < area / 2 ? (unsigned int)want : area / 2;
+}
+
+/* A thread of the timeline as "tid name", or by the tid the records gave
+ * when the trace does not follow it. */
+static void late_who(const struct viewer_state *vs, int64_t th, uint32_t tid,
+		     char *buf, size_t len)
+{
+	struct tl_thread t;
+
+	if (th >= 0 && !tl_thread(vs->tl, (size_t)th, &t))
+		snprintf(buf, len, "%u %s", t.tid, t.name[0] ? t.name : "?");
+	else if (tid)
+		snprintf(buf, len, "tid %u", tid);
+	else
+		snprintf(buf, len, "an interrupt");
+}
+
+/* A part's time, "-" for none: the summary's zeros say nothing. */
+static const char *late_ns(char *buf, size_t len, uint64_t ns)
+{
+	return ns ? mon_fmt_ns(buf, len, ns) : "-";
+}
+
+/* Why the wakeup under the cursor waited: who woke it, where it was
+ * queued and when it ran, the wait's parts by kind, then each thread and
+ * handler, the largest first. */
+static void late_pane(const struct viewer_state *vs, int y, unsigned int lines)
+{
+	const struct mon_late *l = &vs->late;
+	char a[32], b[32], c[32], d[32], e[32], who[64];
+	size_t k, shown = lines > 4 ? lines - 4 : 0;
+	struct tl_thread t = { 0 };
+	unsigned int r;
+
+	for (r = 0; r < lines; r++) {
+		move(y + (int)r, 0);
+		clrtoeol();
+	}
+	tl_thread(vs->tl, l->thread, &t);
+	late_who(vs, l->waker, l->waker_tid, who, sizeof(who));
+	mvprintw(y, 0, "wakeup of %u %s: %s from %s, %s by %s", t.tid,
+		 t.name[0] ? t.name : "?",
+		 mon_fmt_ns(a, sizeof(a), l->latency_ns),
+		 rel(vs, b, sizeof(b),
+		     l->waking_ns ? l->waking_ns : l->wakeup_ns),
+		 l->type == MKM_EV_WAKEUP_NEW ? "created" : "woken", who);
+	if (l->waker_cpu >= 0)
+		printw(" on cpu %d", l->waker_cpu);
+	mvprintw(y + 1, 0, "  queued on cpu %u at %s", l->cpu,
+		 rel(vs, a, sizeof(a), l->wakeup_ns));
+	if (l->waking_ns)
+		printw(" (%s after the call)",
+		       mon_fmt_ns(b, sizeof(b), l->wakeup_ns - l->waking_ns));
+	printw(", in at %s on cpu %u", rel(vs, c, sizeof(c), l->switch_in_ns),
+	       l->run_cpu);
+	if (l->migrations)
+		printw(", moved %u time%s", l->migrations,
+		       l->migrations == 1 ? "" : "s");
+	/* Handlers with how many began in the wait (one running at the
+	 * enqueue has time and no count). */
+	mvprintw(y + 2, 0, "  threads %s  irq %s",
+		 late_ns(a, sizeof(a), l->thread_ns),
+		 late_ns(b, sizeof(b), l->irq_ns));
+	if (l->irqs)
+		printw(" (%llu begun)", (unsigned long long)l->irqs);
+	printw("  softirq %s", late_ns(c, sizeof(c), l->softirq_ns));
+	if (l->softirqs)
+		printw(" (%llu begun)", (unsigned long long)l->softirqs);
+	printw("  idle %s  not recorded %s", late_ns(d, sizeof(d), l->idle_ns),
+	       late_ns(e, sizeof(e), l->unknown_ns));
+	if (lines < 4)
+		return;
+	mvprintw(y + 3, 0, "  %10s %6s  %-24s %s", "TIME", "COUNT", "WHAT",
+		 "HOW IT HELD THE CPU, HOW IT LET GO");
+	if (!l->nr_parts && shown)
+		mvaddstr(
+			y + 4, 0,
+			"  (no recorded thread or handler ran on its CPU meanwhile)");
+	/* The last line says how many more when they do not all fit. */
+	if (l->nr_parts > shown && shown)
+		shown--;
+	for (k = 0; k < l->nr_parts && k < shown; k++) {
+		const struct mon_late_part *p = &l->parts[k];
+		char how[96] = "";
+
+		if (p->kind == NOISE_THREAD && p->thread >= 0)
+			late_who(vs, p->thread, 0, who, sizeof(who));
+		else if (p->kind == NOISE_THREAD)
+			snprintf(who, sizeof(who), "%s", p->name);
+		else
+			snprintf(who, sizeof(who), "%s (%s)", p->name,
+				 noise_kind_name(p->kind));
+		if (p->kind == NOISE_THREAD && p->idle)
+			snprintf(how, sizeof(how), "idle: the CPU waking up");
+		else if (p->kind == NOISE_THREAD)
+			snprintf(how, sizeof(how), "%s; %s",
+				 mon_late_came_name(p->came),
+				 mon_late_left_name(p->left));
+		mvprintw(y + 4 + (int)k, 0, "  %10s %6llu  %-24.24s %s",
+			 mon_fmt_ns(a, sizeof(a), p->ns),
+			 (unsigned long long)p->count, who, how);
+	}
+	if (k < l->nr_parts)
+		mvprintw(y + 4 + (int)k, 0, "  ... %zu more", l->nr_parts - k);
+}
+
 static void help(void)
 {
 	int y = 0;
@@ -721,15 +840,17 @@ bool draw_size(const struct viewer_state *vs, unsigned int *cols,
 {
 	if (too_small())
 		return false;
+	unsigned int area = rows_area(), path = path_lines(vs, area);
+
 	*cols = (unsigned int)(COLS - LABEL_W - 1);
-	*page = rows_area() - path_lines(vs, rows_area());
+	*page = area - path - late_lines(vs, area - path);
 	return true;
 }
 
 void draw(const struct viewer *w)
 {
 	const struct viewer_state *vs = &w->vs;
-	unsigned int area = rows_area(), pane;
+	unsigned int area = rows_area(), pane, late;
 
 	if (too_small()) {
 		erase();
@@ -740,6 +861,7 @@ void draw(const struct viewer *w)
 		return;
 	}
 	pane = path_lines(vs, area);
+	late = late_lines(vs, area - pane);
 	if (w->help) {
 		help();
 		refresh();
@@ -758,7 +880,9 @@ void draw(const struct viewer *w)
 	else
 		rows(w);
 	if (pane)
-		path_pane(vs, TOP_LINES + (int)(area - pane), pane);
+		path_pane(vs, TOP_LINES + (int)(area - late - pane), pane);
+	if (late)
+		late_pane(vs, TOP_LINES + (int)(area - late), late);
 	detail(vs);
 	footer(vs);
 	refresh();

@@ -65,6 +65,7 @@ int state_open(struct viewer_state *vs, const char *file, struct tl *tl,
 	} else {
 		memset(&vs->nodes, 0, sizeof(vs->nodes));
 	}
+	vs->late_iv = -1;
 	time_range(tl, &begin, &end);
 	view_init(&vs->view, begin, end, 80);
 	state_at_trigger(vs);
@@ -79,6 +80,7 @@ int state_refresh(struct viewer_state *vs)
 	uint64_t begin, end;
 	int err = lod_update(vs->lod);
 
+	vs->late_stale = true; /* the wakeup pane indexes it again */
 	if (!err)
 		err = rows_update(vs);
 	time_range(vs->tl, &begin, &end);
@@ -103,6 +105,7 @@ int state_swap(struct viewer_state *vs, struct tl *tl,
 	vs->order = NULL;
 	vs->nr_threads = vs->nr_cpus = vs->nr_order = 0;
 	vs->events_cursor = UINT64_MAX; /* the pane reads them again */
+	late_free(vs); /* so did the wakeup pane's */
 	noise_destroy(vs->noise); /* it indexed the other timeline */
 	vs->noise = NULL;
 	vs->noise_pane = false;
@@ -115,6 +118,7 @@ void state_close(struct viewer_state *vs)
 {
 	noise_result_free(&vs->noise_res);
 	noise_destroy(vs->noise);
+	late_free(vs);
 	mon_path_free(&vs->path);
 	free(vs->events);
 	rows_free(vs);

@@ -4,7 +4,8 @@
  * rows shown and their order, sort and selection, the panes open, the
  * places W keeps for b, the last search and the message, over the
  * model's window (model.h). Keys change it (actions.c, rows.c, waker.c,
- * path.c, events.c); the drawing only reads it, so all of it can be
+ * path.c, events.c), and so does each frame (state_noise_update(),
+ * late_update()); the drawing only reads it, so all of it can be
  * built and driven in a unit test (tests/unit/test_state.c).
  */
 #ifndef MKM_STATE_H
@@ -112,6 +113,16 @@ struct viewer_state {
 	 * over A..B (noise_metered) or the window on screen. */
 	struct noise_result noise_res;
 	bool noise_ok, noise_metered;
+	/* The wakeup pane's (late.c): why the selected thread's wakeup
+	 * under the cursor waited, for the frame (late_ok: there is one),
+	 * and which wait it is (late_th's interval late_iv, -1: none). */
+	struct mon_late late;
+	bool late_ok;
+	size_t late_th;
+	int64_t late_iv;
+	struct noise *late_noise; /* its index, made when first needed */
+	struct mon_wakings *late_wakings; /* the file's WAKING records */
+	bool late_stale; /* the timeline changed since they were made */
 	struct mkm_event *events; /* the events pane's records, in time order */
 	size_t nr_events, events_before; /* of those, before the cursor */
 	uint32_t events_tid; /* the pane's thread, or 0 */
@@ -140,6 +151,13 @@ int state_swap(struct viewer_state *vs, struct tl *tl,
 	       const struct mon_meta *meta);
 /* Before each frame: the noise pane's figures for the selected thread. */
 void state_noise_update(struct viewer_state *vs);
+
+/* late.c: before each frame, the wakeup pane's breakdown of the selected
+ * thread's wakeup under the cursor (or the events pane's SWITCH_IN at >),
+ * if it is one; late_clear() drops it, late_free() its index too. */
+void late_update(struct viewer_state *vs);
+void late_clear(struct viewer_state *vs);
+void late_free(struct viewer_state *vs);
 
 /* actions.c */
 /* Apply action @a; @text is what the user typed for the actions that ask

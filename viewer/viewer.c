@@ -71,6 +71,7 @@ void viewer_frame(struct viewer *w)
 	unsigned int cols, page;
 
 	state_noise_update(&w->vs);
+	late_update(&w->vs);
 	if (draw_size(&w->vs, &cols, &page))
 		view_set_size(&w->vs.view, cols, page);
 	draw(w);

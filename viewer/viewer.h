@@ -20,6 +20,7 @@
  *             read again from the file through a pipeline
  *   waker.c   follow the waker (W) and back (b)
  *   path.c    the critical path of a thread's wait chain (P)
+ *   late.c    the wakeup pane: why the wakeup under the cursor waited
  *   live.c    --live: the recording's records handed to the viewer
  *   viewer.c  the loop: keys to actions, prompts, the mouse, frames
  *

@@ -8,6 +8,10 @@
  *   mktrace late FILE               the same, its first record 50 ms after
  *                                   the recording's start, as in a real
  *                                   recording (times count from the start)
+ *   mktrace why FILE                a system-wide trace of a remote wakeup
+ *                                   that waited for an IPI, a thread that
+ *                                   ran to the tick and one that overtook
+ *                                   (mkm view's wakeup pane)
  *   mktrace big FILE EVENTS THREADS a scheduler's worth of random switches
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
@@ -59,6 +63,8 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+static bool system_wide; /* why: mkm record -a's, with the wakeup class */
+
 static void open_trace(const char *path, unsigned int nr_cpus, uint64_t start)
 {
 	struct trace_info info = {
@@ -67,8 +73,10 @@ static void open_trace(const char *path, unsigned int nr_cpus, uint64_t start)
 		.abi_minor = MKM_ABI_MINOR,
 		.event_size = sizeof(struct mkm_event),
 		.nr_cpus = nr_cpus,
-		.classes = MKM_CLASS_DEFAULT,
-		.flags = one_switch ? MKM_CONFIG_ONE_SWITCH : 0,
+		.classes = MKM_CLASS_DEFAULT |
+			   (system_wide ? MKM_CLASS_WAKEUP : 0),
+		.flags = (one_switch ? MKM_CONFIG_ONE_SWITCH : 0) |
+			 (system_wide ? MKM_CONFIG_SYSTEM : 0),
 		.start_mono_ns = start,
 	};
 	int err = trace_writer_open(&w, path, &info);
@@ -228,6 +236,54 @@ static void small(void)
 	emit(1, US(9200), 1002, MKM_EV_SWITCH_IN, 200, 0, 0);
 	emit(0, US(10000), 1001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
 	emit(1, US(10000), 1002, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+}
+
+/*
+ * Why a wakeup waited (mkm view's wakeup pane), as tests/unit/test_late.c
+ * has it, in milliseconds: waker (2001) runs on CPU 0 and at 1 ms wakes
+ * wakee (2002), asleep on CPU 1, where holder (2003) runs; the wakeup
+ * goes through CPU 1's wake list: an IPI interrupts holder at 1.2 ms and
+ * wakee is queued at 1.3 ms. waker wakes overtaker (2004) there at 1.5
+ * ms; the tick preempts holder at 1.95 ms, overtaker runs first and sleeps
+ * at 2.5 ms, then wakee runs. At 3 ms wakee sleeps, holder runs, wakes it
+ * at 3.1 ms and sleeps at 3.2 ms: wakee runs to the end.
+ */
+static void why(void)
+{
+	const unsigned int vec = MKM_EVF_VECTOR;
+
+	attach(0, US(0), 2001, MKM_TS_RUNNING, 0, "waker");
+	attach(1, US(0), 2002, MKM_TS_INTERRUPTIBLE, -1, "wakee");
+	attach(1, US(0), 2003, MKM_TS_RUNNING, 1, "holder");
+	attach(1, US(0), 2004, MKM_TS_INTERRUPTIBLE, -1, "overtaker");
+	emit(0, US(1000), 2002, MKM_EV_WAKING, 0, 2001, 0);
+	emit(1, US(1200), 2003, MKM_EV_IRQ_ENTRY,
+	     MKM_X86_CALL_FUNCTION_SINGLE_VECTOR, 0, vec);
+	emit(1, US(1300), 2002, MKM_EV_WAKEUP, 1, 2001, 0);
+	emit(1, US(1350), 2003, MKM_EV_IRQ_EXIT,
+	     MKM_X86_CALL_FUNCTION_SINGLE_VECTOR, 0, vec);
+	emit(0, US(1500), 2004, MKM_EV_WAKING, 0, 2001, 0);
+	emit(1, US(1500), 2004, MKM_EV_WAKEUP, 1, 2001, 0);
+	emit(1, US(1900), 2003, MKM_EV_IRQ_ENTRY, MKM_X86_LOCAL_TIMER_VECTOR, 0,
+	     vec);
+	emit(1, US(1950), 2003, MKM_EV_IRQ_EXIT, MKM_X86_LOCAL_TIMER_VECTOR, 0,
+	     vec);
+	emit(1, US(1950), 2003, MKM_EV_SWITCH_OUT, MKM_TS_RUNNING, 2004,
+	     MKM_EVF_PREEMPTED);
+	emit(1, US(1950), 2004, MKM_EV_SWITCH_IN, 450000, 2003, 0);
+	emit(1, US(2500), 2004, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 2002,
+	     0);
+	emit(1, US(2500), 2002, MKM_EV_SWITCH_IN, 1200000, 2004, 0);
+	emit(1, US(3000), 2002, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 2003,
+	     0);
+	emit(1, US(3000), 2003, MKM_EV_SWITCH_IN, 1050000, 2002, 0);
+	emit(1, US(3100), 2002, MKM_EV_WAKING, 0, 2003, 0);
+	emit(1, US(3100), 2002, MKM_EV_WAKEUP, 1, 2003, 0);
+	emit(1, US(3200), 2003, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 2002,
+	     0);
+	emit(1, US(3200), 2002, MKM_EV_SWITCH_IN, 100000, 2003, 0);
+	emit(1, US(10000), 2002, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
+	emit(0, US(10000), 2001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
 }
 
 /*
@@ -510,6 +566,10 @@ int main(int argc, char **argv)
 			   !strcmp(argv[1], "late") ? T0 - LATE : T0);
 		calibration();
 		small();
+	} else if (argc == 3 && !strcmp(argv[1], "why")) {
+		system_wide = true;
+		open_trace(argv[2], NR_CPUS_SMALL, T0);
+		why();
 	} else if (argc == 3 && !strcmp(argv[1], "procs")) {
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		procs();
@@ -526,7 +586,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: mktrace small FILE | mktrace late FILE | "
 			"mktrace events FILE | mktrace events-one FILE | "
-			"mktrace procs FILE | "
+			"mktrace procs FILE | mktrace why FILE | "
 			"mktrace big FILE EVENTS THREADS | "
 			"mktrace job DIR [bad|busy|barrier]\n");
 		return 2;

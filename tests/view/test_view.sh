@@ -18,6 +18,8 @@ dir=$(realpath "$dir")
 # The same, recorded 50 ms after its recording's start: times count from
 # the start, in the viewer as in mkm dump and export.
 "$mktrace" late "$dir/late.mkm"
+# A system-wide trace of a remote wakeup that waited: the wakeup pane.
+"$mktrace" why "$dir/why.mkm"
 # Two processes attached (-p), one forking a thread and a process.
 "$mktrace" procs "$dir/procs.mkm"
 # More threads than rows on screen: where the user's place can be lost.
@@ -126,6 +128,18 @@ check path_closed 100x24 small.mkm G P P
 check path_asleep 100x24 small.mkm j j '>' '>' '>' '>' '>' P
 check path_cpus 100x24 small.mkm Tab P
 check longer_than 100x24 small.mkm j T 1.5ms Enter
+# Why a wakeup waited: with the cursor in wakee's wait after waker woke it
+# from CPU 0, the pane above the detail lines takes it apart (the IPI's
+# way to CPU 1, holder that ran to the tick, overtaker that went first,
+# the handlers); on its switch-in (n) the same; in the events pane, with
+# its SWITCH_IN at >; on a shorter screen the parts it cannot show are
+# counted; none in a run, nor in a wait after a preemption (holder's).
+check why 100x24 why.mkm j '>' . . .
+check why_switch_in 100x24 why.mkm j n
+check why_events 100x24 why.mkm j n e
+check why_short 100x16 why.mkm j '>' . . .
+check why_none 100x24 why.mkm j n '>' '>'
+check why_preempted 100x24 why.mkm j j G N N N
 check hide_sort 100x24 small.mkm H o o
 check collapse 100x24 small.mkm + + + + d d d d d d c
 check cpus 100x24 small.mkm Tab
