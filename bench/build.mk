@@ -180,3 +180,20 @@ VM_FILES += $(BENCH_SWITCH):/bin/vm_switch $(BENCH_READ):/bin/vm_read \
 
 # The instruction profile of bench-vm's timed runs (a QEMU plugin).
 include bench/prof/build.mk
+
+# make bench-flight-memory: a flight recorder left on in the guest, a
+# snapshot asked for every 30 s, the recorder's RSS and the guest's
+# vmalloc and slab sampled (bench/flight/memory.sh)
+# [FLIGHT_MEMORY_SECONDS=600, FLIGHT_MEMORY_PERIOD_US=15: the worker's
+# wakeups, three records each].
+FLIGHT_MEMORY_SECONDS ?= 600
+FLIGHT_MEMORY_PERIOD_US ?= 15
+.PHONY: bench-flight-memory
+## bench-flight-memory: a flight recorder left on for 10 minutes in the guest, its memory sampled
+bench-flight-memory: $(BUILD)/vm/initramfs.cpio.gz
+	$(Q)printf 'sh /bin/flight_memory %s %s\n' $(FLIGHT_MEMORY_SECONDS) \
+		$(FLIGHT_MEMORY_PERIOD_US) >$(BUILD)/vm/flight_memory.cmd
+	$(Q)tests/vm/run.sh -c $(BUILD)/vm/flight_memory.cmd \
+		-f bench/flight/memory.sh:/bin/flight_memory \
+		-l $(BUILD)/vm/flight_memory.log \
+		-t $$(($(FLIGHT_MEMORY_SECONDS) + 600))

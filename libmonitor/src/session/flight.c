@@ -273,7 +273,9 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	const struct mon_session_flight *c = &s->cfg.flight;
 	uint64_t triggers, trig_ns, first_ns = 0, last_ns = 0, kept = 0;
 	uint64_t start_ns = UINT64_MAX; /* the earliest record kept */
-	uint64_t done_ns;
+	/* Where the time to a complete file goes: the wake-up, the read of
+	 * the rings, the write. */
+	uint64_t woke_ns = now_mono_ns(), read_ns, write_ns, done_ns;
 	const struct mkm_event *t;
 	unsigned int nr_cpus = s->info.nr_cpus ? s->info.nr_cpus : 1;
 	bool *keep, *seen;
@@ -282,6 +284,7 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 
 	f->n = 0;
 	ret = read_all(s, f);
+	read_ns = now_mono_ns() - woke_ns;
 	t = first_trigger(f, &triggers);
 	if (ret) {
 		session_warn(s, "flight recorder: cannot read the rings: %s",
@@ -367,12 +370,15 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	 */
 	snprintf(part, sizeof(part), "%s.part", path);
 	/* The trace starts at its first record, on whichever CPU. */
+	write_ns = now_mono_ns();
 	ret = write_snapshot(s, f, part, keep,
 			     start_ns == UINT64_MAX ? first_ns : start_ns);
 	if (!ret && rename(part, path))
 		ret = -errno;
 	/* From the trigger to the file complete, the post-roll aside. */
-	done_ns = now_mono_ns() - trig_ns - (at_end ? 0 : c->post_ns);
+	done_ns = now_mono_ns();
+	write_ns = done_ns - write_ns;
+	done_ns -= trig_ns + (at_end ? 0 : c->post_ns);
 	free(keep);
 	pthread_mutex_lock(&s->lock);
 	if (ret) {
@@ -395,12 +401,14 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	}
 	flight_note(
 		s,
-		"wrote %s: %llu records, %.1f ms before the trigger and %.1f ms after, complete %.1f ms after it%s; trigger: %s",
+		"wrote %s: %llu records, %.1f ms before the trigger and %.1f ms after, complete %.1f ms after it%s (woken after %.1f ms, read in %.1f, written in %.1f); trigger: %s",
 		path, (unsigned long long)kept,
 		trig_ns > first_ns ? (trig_ns - first_ns) / 1e6 : 0.0,
 		last_ns > trig_ns ? (last_ns - trig_ns) / 1e6 : 0.0,
 		done_ns / 1e6,
-		c->post_ns && !at_end ? " and its post-roll" : "", what);
+		c->post_ns && !at_end ? " and its post-roll" : "",
+		woke_ns > trig_ns ? (woke_ns - trig_ns) / 1e6 : 0.0,
+		read_ns / 1e6, write_ns / 1e6, what);
 	if (!at_end && c->pre_ns && trig_ns - first_ns < c->pre_ns)
 		flight_note(
 			s,
