@@ -44,16 +44,8 @@ static const struct tl_irq *irq_at(const struct noise *n, unsigned int c,
 				   uint64_t t)
 {
 	const struct an_cpu *ac = &n->cpus[c];
-	size_t lo = 0, hi = ac->nr_irq;
+	size_t lo = an_irq_after(n, ac, t);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (n->tl->irqs[ac->irq[mid]].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < ac->nr_irq && n->tl->irqs[ac->irq[lo]].start_ns == t)
 		return &n->tl->irqs[ac->irq[lo]];
 	return NULL;

@@ -150,13 +150,6 @@ const char *mon_late_left_name(unsigned int left)
 	return left <= MON_LATE_EXITED ? names[left] : "?";
 }
 
-static bool asleep_state(unsigned int state)
-{
-	unsigned int g = mon_states[state].group;
-
-	return g == TL_GROUP_SLEEP || g == TL_GROUP_DISK || g == TL_GROUP_STOP;
-}
-
 /* A wakeup found: the thread's intervals [first, last] are its RUNQ. */
 struct cand {
 	size_t thread, first, last;
@@ -211,7 +204,7 @@ static bool wakeup_from(const struct noise *n, size_t th, size_t k,
 	bool woken;
 
 	*c = (struct cand){ .thread = th, .first = k };
-	woken = k ? asleep_state(tl_iv_at(t, k - 1)->state) :
+	woken = k ? an_asleep(tl_iv_at(t, k - 1)->state) :
 		    t->parent != NO_THREAD ||
 				!tl_wake_at(tl, th, iv->start, &wake);
 	while (k + 1 < t->nr_iv && tl_iv_at(t, k + 1)->state == TL_RUNQ)
@@ -276,18 +269,11 @@ static const struct tl_irq *last_irq(const struct noise *n, unsigned int cpu,
 {
 	const struct an_cpu *c = &n->cpus[cpu];
 	const struct tl_irq *best = NULL;
-	size_t lo = 0, hi = c->nr_irq, k;
+	size_t k;
 
-	/* Runs are by start: those that began before b, from the last. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (n->tl->irqs[c->irq[mid]].start_ns <= b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = lo; k-- > 0;) {
+	/* Runs are by start: those that began at or before b, the last
+	 * first. */
+	for (k = an_irq_after(n, c, b + 1); k-- > 0;) {
 		const struct tl_irq *r = &n->tl->irqs[c->irq[k]];
 
 		/* Outermost runs do not overlap: one that ended before a
@@ -412,78 +398,72 @@ static int part_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+struct charge {
+	const struct noise *n;
+	struct mon_late *l;
+	struct parts *p;
+	unsigned int cpu;
+	uint64_t wait_start;
+};
+
+/* One owner's part [x, y) of the wait, an_walk()'s piece. */
+static int charge_piece(void *arg, const struct an_seg *g, uint64_t x,
+			uint64_t y)
+{
+	struct charge *ch = arg;
+	const struct noise *n = ch->n;
+	struct mon_late *l = ch->l;
+	struct mon_late_part *part;
+	unsigned int kind = an_owner_kind(g->owner);
+	bool fresh;
+	size_t i;
+
+	part = part_of(ch->p, g->owner, &fresh);
+	if (!part)
+		return -ENOMEM;
+	i = (size_t)(part - ch->p->v);
+	if (fresh) {
+		part->kind = (uint8_t)kind;
+		part->number = an_owner_number(g->owner);
+		part->thread = g->owner >= 0 ? g->owner : -1;
+		an_owner_name(n, g->owner, part->name, sizeof(part->name));
+		part->idle = g->owner >= 0 && n->tl->th[g->owner].idle_cpu >= 0;
+		if (kind == NOISE_THREAD && !part->idle)
+			thread_why(n, (size_t)g->owner, ch->cpu, x,
+				   ch->wait_start, &part->came, &part->left);
+	}
+	part->ns += y - x;
+	if (kind == NOISE_THREAD && g->burst != ch->p->burst[i]) {
+		ch->p->burst[i] = g->burst;
+		part->count++;
+	}
+	if (kind == NOISE_IRQ_SOFT)
+		l->softirq_ns += y - x;
+	else if (kind != NOISE_THREAD)
+		l->irq_ns += y - x;
+	else if (part->idle)
+		l->idle_ns += y - x;
+	else
+		l->thread_ns += y - x;
+	return 0;
+}
+
 /* What took [a, b) on @cpu from a wakee queued since @wait_start. */
 static int charge(const struct noise *n, struct mon_late *l, struct parts *p,
 		  unsigned int cpu, uint64_t a, uint64_t b, uint64_t wait_start)
 {
+	struct charge ch = { n, l, p, cpu, wait_start };
 	const struct an_cpu *c;
-	uint64_t pos = a;
-	size_t k, lo, hi;
+	size_t k;
+	int err;
 
-	if (cpu >= n->nr_cpus) {
-		l->unknown_ns += b - a;
-		return 0;
-	}
-	c = &n->cpus[cpu];
-	for (k = an_seg_after(c, a); k < c->nr_seg && c->seg[k].start < b;
-	     k++) {
-		const struct an_seg *g = &c->seg[k];
-		uint64_t x = g->start > pos ? g->start : pos;
-		uint64_t y = g->end < b ? g->end : b;
-		struct mon_late_part *part;
-		unsigned int kind;
-		bool fresh;
-		size_t i;
-
-		if (x > pos)
-			l->unknown_ns += x - pos;
-		if (y <= x)
-			continue;
-		pos = y;
-		part = part_of(p, g->owner, &fresh);
-		if (!part)
-			return -ENOMEM;
-		i = (size_t)(part - p->v);
-		kind = an_owner_kind(g->owner);
-		if (fresh) {
-			part->kind = (uint8_t)kind;
-			part->number = an_owner_number(g->owner);
-			part->thread = g->owner >= 0 ? g->owner : -1;
-			an_owner_name(n, g->owner, part->name,
-				      sizeof(part->name));
-			part->idle = g->owner >= 0 &&
-				     n->tl->th[g->owner].idle_cpu >= 0;
-			if (kind == NOISE_THREAD && !part->idle)
-				thread_why(n, (size_t)g->owner, cpu, x,
-					   wait_start, &part->came,
-					   &part->left);
-		}
-		part->ns += y - x;
-		if (kind == NOISE_THREAD && g->burst != p->burst[i]) {
-			p->burst[i] = g->burst;
-			part->count++;
-		}
-		if (kind == NOISE_IRQ_SOFT)
-			l->softirq_ns += y - x;
-		else if (kind != NOISE_THREAD)
-			l->irq_ns += y - x;
-		else if (part->idle)
-			l->idle_ns += y - x;
-		else
-			l->thread_ns += y - x;
-	}
-	if (b > pos)
-		l->unknown_ns += b - pos;
+	err = an_walk(n, cpu, a, b, AN_SEARCH, charge_piece, &ch,
+		      &l->unknown_ns, NULL);
+	if (err || cpu >= n->nr_cpus)
+		return err;
 	/* Handler runs begun in [a, b), counted per handler too. */
-	for (lo = 0, hi = c->nr_irq; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (n->tl->irqs[c->irq[mid]].start_ns < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = lo; k < c->nr_irq; k++) {
+	c = &n->cpus[cpu];
+	for (k = an_irq_after(n, c, a); k < c->nr_irq; k++) {
 		const struct tl_irq *r = &n->tl->irqs[c->irq[k]];
 		struct mon_late_part *part;
 		bool fresh;

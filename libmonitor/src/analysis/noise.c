@@ -85,6 +85,24 @@ static int acc_charge(struct acc *a, int64_t owner, uint64_t burst, uint64_t ns)
 	return 0;
 }
 
+struct span {
+	struct acc *acc;
+	size_t self;
+	uint64_t *unknown;
+};
+
+static int span_piece(void *arg, const struct an_seg *g, uint64_t from,
+		      uint64_t to)
+{
+	struct span *sp = arg;
+
+	if (g->owner == (int64_t)sp->self) {
+		*sp->unknown += to - from; /* its own time: a contradiction */
+		return 0;
+	}
+	return acc_charge(sp->acc, g->owner, g->burst, to - from);
+}
+
 /*
  * Charges what owned CPU cpu in [a, b) to its owners, but for thread self;
  * time nobody is known to have owned is unknown.
@@ -92,41 +110,9 @@ static int acc_charge(struct acc *a, int64_t owner, uint64_t burst, uint64_t ns)
 static int charge_span(struct noise *n, struct acc *acc, unsigned int cpu,
 		       size_t self, uint64_t a, uint64_t b, uint64_t *unknown)
 {
-	const struct an_cpu *c;
-	uint64_t pos = a;
-	size_t k;
+	struct span sp = { acc, self, unknown };
 
-	if (cpu >= n->nr_cpus) {
-		*unknown += b - a;
-		return 0;
-	}
-	c = &n->cpus[cpu];
-	for (k = an_seg_after(c, a); k < c->nr_seg && c->seg[k].start < b;
-	     k++) {
-		const struct an_seg *g = &c->seg[k];
-		uint64_t s = g->start > pos ? g->start : pos;
-		uint64_t e = g->end < b ? g->end : b;
-
-		if (s > pos)
-			*unknown += s - pos;
-		if (e <= s)
-			continue;
-		if (g->owner == (int64_t)self)
-			*unknown += e - s; /* its own time: a contradiction */
-		else if (acc_charge(acc, g->owner, g->burst, e - s))
-			return -ENOMEM;
-		pos = e;
-	}
-	if (b > pos)
-		*unknown += b - pos;
-	return 0;
-}
-
-static bool asleep(unsigned int state)
-{
-	unsigned int g = mon_states[state].group;
-
-	return g == TL_GROUP_SLEEP || g == TL_GROUP_DISK || g == TL_GROUP_STOP;
+	return an_walk(n, cpu, a, b, AN_SEARCH, span_piece, &sp, unknown, NULL);
 }
 
 /* A thread's activations: each time it left a sleep for a CPU or a queue. */
@@ -149,7 +135,7 @@ static int thread_period(const struct noise *n, size_t th,
 
 		if (mon_states[iv->state].on_cpu)
 			out->busy_ns += tl_iv_end(tl, t, k) - iv->start;
-		if (!k || !asleep(tl_iv_at(t, k - 1)->state) ||
+		if (!k || !an_asleep(tl_iv_at(t, k - 1)->state) ||
 		    (iv->state != TL_RUNQ && !mon_states[iv->state].on_cpu))
 			continue;
 		if (out->activations++)
@@ -496,6 +482,31 @@ static unsigned int os_kind_of(int64_t owner)
 	}
 }
 
+struct os_piece {
+	struct os_walk *w;
+	ssize_t row;
+	struct os_sample *s;
+};
+
+/* One owner's part of a noise, an_walk()'s piece: by net time, and a
+ * thread's dispatch counted once. */
+static int os_piece(void *arg, const struct an_seg *g, uint64_t x, uint64_t y)
+{
+	struct os_piece *op = arg;
+	struct osnoise_row *r = &op->w->rows[op->row].r;
+	unsigned int kind = os_kind_of(g->owner);
+
+	r->net_ns[kind] += y - x;
+	if (acc_charge(&op->w->rows[op->row].acc, g->owner, g->burst, y - x))
+		return -ENOMEM;
+	if (kind == OSNOISE_THREAD && g->burst != op->s->last_burst) {
+		op->s->last_burst = g->burst;
+		op->s->threads++;
+		r->count[OSNOISE_THREAD]++;
+	}
+	return 0;
+}
+
 /*
  * Noise [a, b) on @cpu for row @row (whose noise is @s): the CPU's owners
  * charged by net time, the handlers begun in it and the threads
@@ -504,10 +515,12 @@ static unsigned int os_kind_of(int64_t owner)
 static int os_noise(struct os_walk *w, ssize_t row, struct os_sample *s,
 		    unsigned int cpu, uint64_t a, uint64_t b, bool runq)
 {
+	struct os_piece op = { w, row, s };
 	struct osnoise_row *r;
 	const struct an_cpu *c;
-	uint64_t pos = a;
-	size_t k, lo, hi;
+	uint64_t unknown = 0;
+	size_t k, lo;
+	int err;
 
 	if (row < 0)
 		return 0;
@@ -538,46 +551,15 @@ static int os_noise(struct os_walk *w, ssize_t row, struct os_sample *s,
 			k = an_seg_after(c, a);
 			break;
 		}
-	for (; k < c->nr_seg && c->seg[k].start < b; k++) {
-		const struct an_seg *g = &c->seg[k];
-		uint64_t x = g->start > pos ? g->start : pos;
-		uint64_t y = g->end < b ? g->end : b;
-		unsigned int kind;
-
-		if (x > pos) {
-			r->unknown_ns += x - pos;
-			if (runq)
-				s->unknown_runq += x - pos;
-		}
-		if (y <= x)
-			continue;
-		pos = y;
-		kind = os_kind_of(g->owner);
-		r->net_ns[kind] += y - x;
-		if (acc_charge(&w->rows[row].acc, g->owner, g->burst, y - x))
-			return -ENOMEM;
-		if (kind == OSNOISE_THREAD && g->burst != s->last_burst) {
-			s->last_burst = g->burst;
-			s->threads++;
-			r->count[OSNOISE_THREAD]++;
-		}
-	}
-	if (b > pos) {
-		r->unknown_ns += b - pos;
-		if (runq)
-			s->unknown_runq += b - pos;
-	}
+	err = an_walk(w->n, cpu, a, b, k, os_piece, &op, &unknown, &k);
+	if (err)
+		return err;
+	r->unknown_ns += unknown;
+	if (runq)
+		s->unknown_runq += unknown;
 	w->seg_hint[cpu] = k && c->seg[k - 1].end > b ? k - 1 : k;
 	/* Handler runs begun in [a, b): the CPU's runs are by start. */
-	for (lo = 0, hi = c->nr_irq; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->n->tl->irqs[c->irq[mid]].start_ns < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (k = lo; k < c->nr_irq; k++) {
+	for (k = an_irq_after(w->n, c, a); k < c->nr_irq; k++) {
 		const struct tl_irq *q = &w->n->tl->irqs[c->irq[k]];
 
 		if (q->start_ns >= b)
