@@ -32,9 +32,9 @@ all: $(CB_PROGS)
 # exit status's are one (check-host runs it).
 CHECK_HOST += check-compare
 ## check-compare: compare.py's verdicts on synthetic figures (in check-host)
-check-compare:
+check-compare: $(MKM_TOOL)
 	$(quiet) TEST tests/compensation/test_compare.py
-	$(Q)python3 tests/compensation/test_compare.py $(if $(filter 1,$(V)),-v,-q)
+	$(Q)MKM=$(MKM_TOOL) python3 tests/compensation/test_compare.py $(if $(filter 1,$(V)),-v,-q)
 
 $(CB_DIR)/cb_pingpong: bench/compensation/pingpong.c
 $(CB_DIR)/cb_mixed: bench/compensation/mixed.c

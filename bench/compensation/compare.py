@@ -248,8 +248,10 @@ def unsure_of(mkm, trace):
 
 
 def has_replay(mkm):
+    # mkm --help names each command as "  mkm replay ..." since its one
+    # table of commands; "  replay" before.
     r = subprocess.run([mkm, "--help"], capture_output=True, text=True)
-    return re.search(r"^\s+replay\b", r.stdout, re.M) is not None
+    return re.search(r"^\s+(mkm\s+)?replay\b", r.stdout, re.M) is not None
 
 
 class Refused(Exception):

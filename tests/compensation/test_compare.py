@@ -177,6 +177,26 @@ class TestReplayRefused(unittest.TestCase):
                 compare.replay(fake, os.path.join(d, "x.mkm"))
 
 
+class TestHasReplay(unittest.TestCase):
+    def test_has_replay_reads_the_help(self):
+        # Without it every comp column reads n/a and nothing is judged
+        # (the help's lines became "  mkm replay ..." with mkm's table
+        # of commands, and for a day make check-compensation judged no
+        # row). MKM= the built mkm checks the real help too.
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "mkm")
+            for line, has in (("  mkm replay [--calibration FILE] -o OUT"
+                               " FILE", True),
+                              ("  replay    compensate a trace", True),
+                              ("  mkm report [--json] FILE", False)):
+                with open(fake, "w") as f:
+                    f.write(f"#!/bin/sh\necho '{line}'\n")
+                os.chmod(fake, stat.S_IRWXU)
+                self.assertEqual(compare.has_replay(fake), has, line)
+        if os.environ.get("MKM"):
+            self.assertTrue(compare.has_replay(os.environ["MKM"]))
+
+
 class TestUnsure(unittest.TestCase):
     def test_unsure_threads_are_named(self):
         # The threads mkm report --compensated leaves raw as unsure are
