@@ -60,6 +60,9 @@ enum mon_msg_type {
 	MON_MSG_NODES = TRACE_CHUNK_NODES,
 	/* Threads' processes known at attach: processes, nr_processes */
 	MON_MSG_PROCESSES = TRACE_CHUNK_PROCESSES,
+	/* Compensated figures' bounds, by thread: bounds, nr_bounds (the
+	 * compensation stage's, at the end of the stream) */
+	MON_MSG_BOUNDS = TRACE_CHUNK_BOUNDS,
 };
 
 struct mon_msg {
@@ -86,6 +89,8 @@ struct mon_msg {
 	const struct trace_nodes_hdr *nodes_hdr;
 	const struct trace_node *nodes;
 	size_t nr_nodes;
+	const struct trace_bounds *bounds;
+	size_t nr_bounds;
 };
 
 /* consume() and process() return this when they want no more messages. */
@@ -468,12 +473,48 @@ struct mon_comp_doubt {
 	double tick_delay_ns; /* the monitor's delay that moved them, summed */
 };
 
+/*
+ * Bounds: how far each compensated figure of a thread may be from what
+ * the unmonitored run would have shown (struct trace_bounds, mon_trace.h;
+ * docs/compensation.md, "Bounds"). Each figure (its time on a CPU, on a
+ * run queue, asleep, its life, its first and last record's times) has one
+ * part per source of uncertainty, each a distance below and above it:
+ *  - TRACE_BOUND_CALIBRATION: the stage places every record again with
+ *    every cost of the calibration at the low end of its 99% interval (not
+ *    below 0), and again at the high end; the part is how far the figure
+ *    moves. Where the costs in a figure add up (a run's records, a chain
+ *    of delay), it is each kind's records times its interval's half-width.
+ *  - TRACE_BOUND_SCHEDULING: each scheduling decision above whose timing
+ *    the monitor moved is the monitor's with a chance p and puts w ns at
+ *    stake (the doubts' rules, a preemption's chance taken against the
+ *    run it ended where that is shorter than the granularity, and every
+ *    stake whole, not weighted: p w summed is the doubts' at_stake_ns);
+ *    the part is min(sum of w, sum of p w + 2.576 sqrt(sum of p (1-p)
+ *    w^2)), a 99% bound on the sum of independent stakes: RUNQ for waits
+ *    after a decision, RUN for a waker's run to the tick and a timed-out
+ *    turn, SLEEP for a timer's wakeup; START, END and LIFE take every
+ *    thread's decisions before the record (between them, for LIFE).
+ *  - TRACE_BOUND_SPLIT: where mkm knows when a wait began (its WAKEUP, or
+ *    a preemption), the kernel's own wait that the SWITCH_IN records less
+ *    mkm's is where the kernel put the switch against the tracepoint
+ *    (docs/accuracy.md): summed, it is how far the kernel's RUNQ (and, the
+ *    run starting and the one before ending that much earlier, its RUN)
+ *    lies from mkm's; the part reaches it, on its side.
+ * What is not known is said in the flags (TRACE_BOUND_LOST, _SPLIT_
+ * PARTIAL, _NO_INTERVAL, _NO_WAKEUPS), not guessed. The stage passes the
+ * bounds on at the end of the stream as a MON_MSG_BOUNDS message (the
+ * trace sink writes it: mkm replay's BOUNDS chunk) and to
+ * mon_compensate_opts.bounds.
+ */
 struct mon_compensate_opts {
 	unsigned int flags; /* MON_COMPENSATE_* */
 	/* Called at the end of the stream for every thread seen (may be
 	 * NULL), in no particular order. */
 	void (*doubt)(void *arg, const struct mon_comp_doubt *d);
 	void *arg;
+	/* Called once at the end of the stream (may be NULL) with every
+	 * thread's bounds, @n of them by tid (lent: valid during the call). */
+	void (*bounds)(void *arg, const struct trace_bounds *b, size_t n);
 };
 
 /*
@@ -486,6 +527,54 @@ struct mon_compensate_opts {
 MON_API int mon_stage_compensate_opts(struct mon_stage **stp,
 				      const struct mon_calibration *cal,
 				      const struct mon_compensate_opts *opts);
+
+/*
+ * mon_bound_total - the bound of figure @figure of @b: its parts added
+ * @out: below_ns and above_ns, each the sum of the parts'
+ *
+ * Return: 0, or -EINVAL (@b or @out NULL, @figure not a
+ * TRACE_BOUND_* figure).
+ */
+MON_API int mon_bound_total(const struct trace_bounds *b, unsigned int figure,
+			    struct trace_bound *out);
+
+/*
+ * mon_bound_elapsed - the bound of the time from thread @first's first
+ * record to thread @last's last record (the elapsed time of a command:
+ * its first thread's start to its last thread's end; they may be one)
+ * @out: below_ns, above_ns: the end's total bound and the start's, the
+ *       start's taken the other way (an earlier start is a longer span)
+ *
+ * Return: 0, or -EINVAL (an argument NULL).
+ */
+MON_API int mon_bound_elapsed(const struct trace_bounds *first,
+			      const struct trace_bounds *last,
+			      struct trace_bound *out);
+
+/* A compensated trace's bounds (its BOUNDS chunk, mkm replay's). */
+struct mon_bounds {
+	struct trace_bounds *b; /* n of them, by tid */
+	size_t n;
+};
+
+/*
+ * mon_bounds_load - the bounds a compensated trace carries: its last
+ * BOUNDS chunk (there is one, written at the end)
+ * @out: filled; free with mon_bounds_free()
+ * @path: the trace
+ *
+ * Return: 0, -EINVAL (an argument NULL), -ENOENT (no BOUNDS chunk: a
+ * trace not compensated, or compensated before format 1.5), -ENOMEM, or
+ * as trace_reader_open() and trace_reader_next().
+ */
+MON_API int mon_bounds_load(struct mon_bounds *out, const char *path);
+
+/* mon_bounds_find - the bounds of thread @tid in @bs, or NULL */
+MON_API const struct trace_bounds *mon_bounds_find(const struct mon_bounds *bs,
+						   uint32_t tid);
+
+/* mon_bounds_free - free what @bs holds (not @bs); NULL is a no-op */
+MON_API void mon_bounds_free(struct mon_bounds *bs);
 
 /* mon_stage_destroy, mon_sink_destroy - free one not added to a pipeline. */
 MON_API void mon_stage_destroy(struct mon_stage *st);

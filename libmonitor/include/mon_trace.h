@@ -26,7 +26,7 @@ extern "C" {
  * the file; this library reads both majors.
  */
 #define TRACE_MAJOR_SWITCH 2
-#define TRACE_MINOR 4
+#define TRACE_MINOR 5
 
 /* trace_info.trace_flags */
 #define TRACE_F_COMPENSATED \
@@ -185,6 +185,72 @@ enum trace_chunk_type {
 	TRACE_CHUNK_NODES = 9, /* since 1.2 */
 	TRACE_CHUNK_PROCESSES = 10, /* since 1.3 */
 	TRACE_CHUNK_PAD = 11, /* since 1.4: zeros (direct I/O's alignment) */
+	TRACE_CHUNK_BOUNDS = 12, /* since 1.5: compensated figures' bounds */
+};
+
+/*
+ * How far each compensated figure of a thread may be from the truth
+ * (mon_stage_compensate()'s bounds, the BOUNDS chunk that mkm replay
+ * writes: docs/compensation.md, "Bounds"). Each figure has a bound per
+ * part of what is uncertain; the truth lies within [figure - sum of the
+ * parts' below_ns, figure + sum of their above_ns] (mon_bound_total()).
+ */
+enum trace_bound_figure {
+	TRACE_BOUND_RUN, /* time on a CPU: RUN, RUN_USER, RUN_SYS, INTERRUPTED */
+	TRACE_BOUND_RUNQ, /* runnable, waiting for a CPU */
+	TRACE_BOUND_SLEEP, /* blocked */
+	TRACE_BOUND_LIFE, /* from its first record to its last */
+	TRACE_BOUND_START, /* the time of its first record */
+	TRACE_BOUND_END, /* the time of its last record */
+	TRACE_BOUND_FIGURES,
+};
+
+enum trace_bound_part {
+	/* Every cost of the calibration at either end of its 99% interval. */
+	TRACE_BOUND_CALIBRATION,
+	/* Scheduling decisions whose timing the monitor moved: the time at
+	 * stake in them, a 99% bound. */
+	TRACE_BOUND_SCHEDULING,
+	/* Where the kernel ends a run and a wait against the switch
+	 * tracepoint (docs/accuracy.md), as the SWITCH_INs' waits show it. */
+	TRACE_BOUND_SPLIT,
+	TRACE_BOUND_PARTS,
+};
+
+/* trace_bounds.flags: a part that could not be computed, said. */
+/* Records were lost in the thread's life: their cost is not known. */
+#define TRACE_BOUND_LOST (1u << 0)
+/* Some ends of its runs had no measurable split (split_unknown): the
+ * split part covers the others only. */
+#define TRACE_BOUND_SPLIT_PARTIAL (1u << 1)
+/* A figure charged to it has no interval of its own: a calibration
+ * figure of fewer than 2 trials, or one estimated from another (the
+ * interval is the other's). */
+#define TRACE_BOUND_NO_INTERVAL (1u << 2)
+/* No WAKEUP records: wakeups' scheduling decisions are not seen, and a
+ * sleep's end is taken from the wait its SWITCH_IN records. */
+#define TRACE_BOUND_NO_WAKEUPS (1u << 3)
+
+struct trace_bound {
+	uint64_t below_ns; /* the truth may be this much below the figure */
+	uint64_t above_ns; /* ... or this much above it */
+};
+
+/* One thread's bounds (312 bytes on disk). */
+struct trace_bounds {
+	uint32_t tid;
+	uint32_t flags; /* TRACE_BOUND_* */
+	uint64_t split_ends; /* ends of its runs (switches in and out) */
+	uint64_t split_unknown; /* of those, without a measurable split */
+	struct trace_bound part[TRACE_BOUND_PARTS][TRACE_BOUND_FIGURES];
+};
+
+/* A BOUNDS chunk's header (16 bytes); nr_threads entries follow, at most: */
+#define TRACE_MAX_BOUNDS (1u << 17)
+struct trace_bounds_hdr {
+	uint32_t version; /* 1 */
+	uint32_t nr_threads;
+	uint32_t nr_figures, nr_parts; /* TRACE_BOUND_FIGURES, _PARTS */
 };
 
 /*
@@ -310,6 +376,8 @@ struct trace_chunk {
 	const struct trace_nodes_hdr *nodes_hdr; /* NODES */
 	const struct trace_node *nodes; /* its entries */
 	size_t nr_nodes;
+	const struct trace_bounds *bounds; /* BOUNDS (NULL: a newer layout) */
+	size_t nr_bounds;
 };
 
 struct trace_writer;
@@ -443,6 +511,18 @@ MON_API int trace_writer_clock_sync(struct trace_writer *w,
 MON_API int trace_writer_nodes(struct trace_writer *w,
 			       const struct trace_nodes_hdr *hdr,
 			       const struct trace_node *nodes, size_t n);
+
+/*
+ * trace_writer_bounds - write a BOUNDS chunk (mon_stage_compensate()'s
+ * bounds, by thread)
+ * @w: the writer
+ * @b: @n entries (1 to TRACE_MAX_BOUNDS)
+ *
+ * Return: 0, or -EINVAL (@b NULL, @n out of range), as
+ * trace_writer_events().
+ */
+MON_API int trace_writer_bounds(struct trace_writer *w,
+				const struct trace_bounds *b, size_t n);
 
 /*
  * trace_writer_flush - write buffered records now, and fdatasync(2) when

@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "evstream.h"
 
@@ -1107,6 +1109,434 @@ static void test_compensate_switch_same_as_pairs(void **state)
 	tl_destroy(b);
 }
 
+/* ===== Bounds (mon_pipeline.h, struct trace_bounds) ===== */
+
+struct bcoll {
+	struct trace_bounds b[8];
+	size_t n, calls;
+};
+
+static void collect_bounds(void *arg, const struct trace_bounds *b, size_t n)
+{
+	struct bcoll *bc = arg;
+
+	assert_true(n <= 8);
+	memcpy(bc->b, b, n * sizeof(*b));
+	bc->n = n;
+	bc->calls++;
+}
+
+static const struct trace_bounds *bounds_of(const struct bcoll *bc,
+					    uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < bc->n; i++)
+		if (bc->b[i].tid == tid)
+			return &bc->b[i];
+	fail_msg("no bounds for thread %u", tid);
+	return NULL;
+}
+
+/* Switch 10 ns and mark @mark_ns on both CPUs, the mark's 99% interval
+ * +-@half_ns (the others exact: an interval of 0). */
+static struct mon_calibration *interval_calibration(int64_t mark_ns,
+						    int64_t half_ns)
+{
+	static struct trace_calibration cpu[2];
+	static struct mon_calibration cal = {
+		.hdr = { .version = 1, .nr_cpus = 2, .kernel = "test" },
+		.cpu = cpu
+	};
+	unsigned int c;
+
+	memset(cpu, 0, sizeof(cpu));
+	for (c = 0; c < 2; c++) {
+		cpu[c].cpu = c;
+		set_cost(&cpu[c], MON_COST_SWITCH, 10);
+		set_cost(&cpu[c], MON_COST_MARK, mark_ns);
+		cpu[c].cost[MON_COST_MARK].ci99_ps = (uint64_t)half_ns * 1000;
+	}
+	return &cal;
+}
+
+/*
+ * Thread 1 switches in from idle at 1000, writes five marks (2000 to
+ * 6000) and sleeps at 7000: its run, raw 6000, compensated 6000 - 10 -
+ * 5 x mark. Each mark's cost is known to +-half: the run, its end and
+ * its life may be 5 x half either way, exactly; its start did not move.
+ */
+static void bounds_run(int64_t mark_ns, int64_t half_ns, struct bcoll *bc,
+		       struct out *o)
+{
+	struct mon_compensate_opts opts = { .bounds = collect_bounds,
+					    .arg = bc };
+	struct evs s = { 0 };
+	int k;
+
+	memset(bc, 0, sizeof(*bc));
+	IN_WAIT(&s, 1000, 0, 1, 0, 100);
+	for (k = 0; k < 5; k++)
+		MARK(&s, 2000 + 1000 * (uint64_t)k, 0, 1);
+	OUT(&s, 7000, 0, 1, SLEEP, 0);
+	assert_int_equal(compensate_opts(&s, o, interval_calibration(mark_ns,
+								     half_ns),
+					 NULL, 0, &opts),
+			 0);
+	assert_int_equal(bc->calls, 1);
+	assert_int_equal(bc->n, 1);
+}
+
+static void test_mon_stage_compensate_bounds_calibration_counts(void **state)
+{
+	const struct trace_bounds *b;
+	struct trace_bound r;
+	struct bcoll bc;
+	struct out o;
+
+	(void)state;
+	bounds_run(300, 100, &bc, &o);
+	b = bounds_of(&bc, 1);
+	/* The run, compensated 6000 - 10 - 1500, is 5 x 100 off either way
+	 * with marks of 200 or 400: as much for its end. */
+	r = b->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN];
+	assert_int_equal(r.below_ns, 500);
+	assert_int_equal(r.above_ns, 500);
+	r = b->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_END];
+	assert_int_equal(r.below_ns, 500);
+	assert_int_equal(r.above_ns, 500);
+	r = b->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_START];
+	assert_int_equal(r.below_ns, 0);
+	assert_int_equal(r.above_ns, 0);
+	/* No decision at stake, nothing lost, wakeups not recorded. */
+	r = b->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ];
+	assert_int_equal(r.below_ns + r.above_ns, 0);
+	assert_false(b->flags & TRACE_BOUND_LOST);
+	assert_true(b->flags & TRACE_BOUND_NO_WAKEUPS);
+	/* Its switch in from idle and its switch out to idle: no split. */
+	assert_int_equal(b->split_ends, 2);
+	assert_int_equal(b->split_unknown, 2);
+	assert_true(b->flags & TRACE_BOUND_SPLIT_PARTIAL);
+}
+
+/* A wider interval widens the bounds by the counts times the widening. */
+static void test_mon_stage_compensate_bounds_widen_by_counts(void **state)
+{
+	struct trace_bound a, b;
+	struct bcoll bc;
+	struct out o;
+
+	(void)state;
+	bounds_run(300, 10, &bc, &o);
+	a = bounds_of(&bc, 1)->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_LIFE];
+	bounds_run(300, 100, &bc, &o);
+	b = bounds_of(&bc, 1)->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_LIFE];
+	assert_int_equal(a.below_ns, 50);
+	assert_int_equal(b.below_ns - a.below_ns, 5 * 90);
+	assert_int_equal(b.above_ns - a.above_ns, 5 * 90);
+}
+
+/*
+ * The truth inside: the same run unmonitored, its marks costing what the
+ * calibration's interval allows but not its mean (330 ns, against 300
+ * +-50), ran 6000 - 10 - 5 x 330 = 4340 ns; the compensated run (6000 -
+ * 10 - 5 x 300 = 4490) is off by 150, within its 250. Where the marks
+ * cost 360 (outside the interval), it is not.
+ */
+static void test_mon_stage_compensate_bounds_hold_the_truth(void **state)
+{
+	struct tl_config cfg = { .nr_cpus = 2 };
+	const struct trace_bounds *b;
+	struct trace_bound r;
+	uint64_t run[TL_NR_STATES];
+	struct bcoll bc;
+	struct out o;
+	struct tl *tl;
+	int64_t i;
+	uint64_t comp;
+
+	(void)state;
+	bounds_run(300, 50, &bc, &o);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, o.ev, o.n), 0);
+	assert_int_equal(tl_flush(tl), 0);
+	i = tl_find(tl, 1);
+	assert_true(i >= 0);
+	assert_int_equal(acct_msa(tl, ACCT_THREAD, (size_t)i, TL_NR_STATES,
+				  run),
+			 0);
+	comp = run[TL_RUN] + run[TL_RUN_USER] + run[TL_RUN_SYS] +
+	       run[TL_INTERRUPTED];
+	tl_destroy(tl);
+	assert_int_equal(comp, 4490);
+	b = bounds_of(&bc, 1);
+	assert_int_equal(mon_bound_total(b, TRACE_BOUND_RUN, &r), 0);
+	assert_true(comp - r.below_ns <= 4340 && 4340 <= comp + r.above_ns);
+	assert_false(comp - r.below_ns <= 6000 - 10 - 5 * 360);
+}
+
+/*
+ * The doubt's stream (doubt_run()): thread 1, preempted after 500 us of
+ * the monitor's cost in a run of 1 ms, waits 10 ms. The decision is the
+ * monitor's with a chance 0.5; alone, its 99% bound is the whole wait.
+ * Thread 2's end came before it: nothing at stake there.
+ */
+static void test_mon_stage_compensate_bounds_preempted(void **state)
+{
+	struct mon_compensate_opts opts;
+	struct trace_bound r;
+	struct bcoll bc;
+	struct evs s = { 0 };
+	struct out o;
+	int k;
+
+	(void)state;
+	memset(&bc, 0, sizeof(bc));
+	opts = (struct mon_compensate_opts){ .bounds = collect_bounds,
+					     .arg = &bc };
+	OUT(&s, 1000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 1000000, 0, 1, 2, 0);
+	for (k = 1; k <= 5; k++)
+		MARK(&s, 1000000 + 100000 * (uint64_t)k, 0, 1);
+	evs_add(&s, 2000000, 0, MKM_EV_SWITCH_OUT, 1, MKM_TS_RUNNING, 2,
+		MKM_EVF_PREEMPTED);
+	IN_WAIT(&s, 2000000, 0, 2, 1, 0);
+	OUT(&s, 12000000, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 12000000, 0, 1, 2, 10000000);
+	OUT(&s, 13000000, 0, 1, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, dear_calibration(), NULL, 0, &opts), 0);
+	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ];
+	assert_int_equal(r.below_ns, 10000000);
+	assert_int_equal(r.above_ns, 10000000);
+	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_END];
+	assert_int_equal(r.above_ns, 10000000);
+	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUN];
+	assert_int_equal(r.above_ns, 0);
+	r = bounds_of(&bc, 2)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_END];
+	assert_int_equal(r.above_ns, 0);
+	/* The preempted thread's split is measured at its switch in. */
+	assert_int_equal(bounds_of(&bc, 1)->split_ends, 4);
+}
+
+/*
+ * Preempted after short runs (stress-ng's mq stressor): 20 times thread 1
+ * runs 100 us with one 10 us mark and is preempted, and waits 1 ms. Each
+ * decision is the monitor's with a chance of 10 us against the 100 us run
+ * (not against the 1 ms granularity: 0.01); twenty of them: 20 x 0.1 x 1
+ * ms, plus 2.576 standard deviations, sqrt(20 x 0.09) ms.
+ */
+static void test_mon_stage_compensate_bounds_short_preempted_runs(void **state)
+{
+	struct mon_compensate_opts opts;
+	struct trace_bound r;
+	struct bcoll bc;
+	struct evs s = { 0 };
+	struct out o;
+	uint64_t t = 1000000;
+	int k;
+
+	(void)state;
+	memset(&bc, 0, sizeof(bc));
+	opts = (struct mon_compensate_opts){ .bounds = collect_bounds,
+					     .arg = &bc };
+	OUT(&s, t, 0, 2, MKM_TS_RUNNING, 1);
+	IN_WAIT(&s, t, 0, 1, 2, 0);
+	for (k = 0; k < 20; k++) {
+		MARK(&s, t + 50000, 0, 1);
+		evs_add(&s, t + 100000, 0, MKM_EV_SWITCH_OUT, 1,
+			MKM_TS_RUNNING, 2, MKM_EVF_PREEMPTED);
+		IN_WAIT(&s, t + 100000, 0, 2, 1, 0);
+		t += 1100000;
+		OUT(&s, t, 0, 2, MKM_TS_RUNNING, 1);
+		IN_WAIT(&s, t, 0, 1, 2, 1000000);
+	}
+	OUT(&s, t + 1000, 0, 1, SLEEP, 0);
+	assert_int_equal(compensate_opts(&s, &o, interval_calibration(10000, 0),
+					 NULL, 0, &opts),
+			 0);
+	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ];
+	/* The cost in each run: the mark's 10 us (the switch's is paid
+	 * before the run's start is taken). */
+	assert_float_equal((double)r.above_ns,
+			   20 * 0.1 * 1e6 + 2.576 * sqrt(20 * 0.1 * 0.9) * 1e6,
+			   2);
+	assert_true(r.above_ns < 20 * 1000000);
+}
+
+/*
+ * The split: thread 2 is woken at 1000 and switched in at 2000, but the
+ * kernel's wait (its SWITCH_IN's) is 700: the kernel ends the wait 300
+ * before the tracepoint, so its RUNQ of thread 2 is 300 shorter, its run
+ * of thread 2 300 longer, and its run of thread 1 (switched out at the
+ * same clock read) 300 shorter.
+ */
+static void test_mon_stage_compensate_bounds_split(void **state)
+{
+	struct mon_compensate_opts opts;
+	const struct trace_bounds *b1, *b2;
+	struct bcoll bc;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&bc, 0, sizeof(bc));
+	opts = (struct mon_compensate_opts){ .bounds = collect_bounds,
+					     .arg = &bc };
+	OUT(&s, 500, 0, 2, SLEEP, 1);
+	IN_WAIT(&s, 500, 0, 1, 2, 0);
+	evs_add(&s, 1000, 0, MKM_EV_WAKEUP, 2, 0, 1, 0);
+	OUT(&s, 2000, 0, 1, SLEEP, 2);
+	IN_WAIT(&s, 2000, 0, 2, 1, 700);
+	OUT(&s, 3000, 0, 2, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, test_calibration(), NULL, 0, &opts), 0);
+	b1 = bounds_of(&bc, 1);
+	b2 = bounds_of(&bc, 2);
+	assert_int_equal(b2->part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUNQ].below_ns,
+			 300);
+	assert_int_equal(b2->part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUNQ].above_ns,
+			 0);
+	assert_int_equal(b2->part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUN].above_ns,
+			 300);
+	assert_int_equal(b1->part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUN].below_ns,
+			 300);
+	assert_int_equal(b1->part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUN].above_ns,
+			 0);
+	/* Thread 2's first switch out (its start) and its last (to idle),
+	 * thread 1's first switch in: not measurable. */
+	assert_int_equal(b2->split_ends, 3);
+	assert_int_equal(b2->split_unknown, 2);
+	assert_int_equal(b1->split_unknown, 1);
+}
+
+/* Records lost in a thread's life: its bounds say so. */
+static void test_mon_stage_compensate_bounds_lost(void **state)
+{
+	struct mon_compensate_opts opts;
+	struct bcoll bc;
+	struct evs s = { 0 };
+	struct out o;
+
+	(void)state;
+	memset(&bc, 0, sizeof(bc));
+	opts = (struct mon_compensate_opts){ .bounds = collect_bounds,
+					     .arg = &bc };
+	IN_WAIT(&s, 1000, 0, 1, 0, 100);
+	IN_WAIT(&s, 1500, 1, 2, 0, 100);
+	evs_add(&s, 2000, 0, MKM_EV_LOST, 0, 3, 0, 0);
+	s.seq[0] += 2; /* seq counts the three lost */
+	OUT(&s, 3000, 0, 1, SLEEP, 0);
+	OUT(&s, 1800, 1, 2, SLEEP, 0);
+	assert_int_equal(
+		compensate_opts(&s, &o, test_calibration(), NULL, 0, &opts), 0);
+	assert_true(bounds_of(&bc, 1)->flags & TRACE_BOUND_LOST);
+	assert_false(bounds_of(&bc, 2)->flags & TRACE_BOUND_LOST);
+}
+
+static void test_mon_bound_total_adds_parts(void **state)
+{
+	struct trace_bounds b = { .tid = 1 };
+	struct trace_bound r;
+
+	(void)state;
+	b.part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUNQ] =
+		(struct trace_bound){ 1, 2 };
+	b.part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ] =
+		(struct trace_bound){ 10, 20 };
+	b.part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUNQ] =
+		(struct trace_bound){ 100, 0 };
+	b.part[TRACE_BOUND_SPLIT][TRACE_BOUND_RUN] =
+		(struct trace_bound){ 5000, 5000 };
+	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_RUNQ, &r), 0);
+	assert_int_equal(r.below_ns, 111);
+	assert_int_equal(r.above_ns, 22);
+	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_FIGURES, &r),
+			 -EINVAL);
+	assert_int_equal(mon_bound_total(NULL, TRACE_BOUND_RUN, &r), -EINVAL);
+	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_RUN, NULL), -EINVAL);
+}
+
+/* end - start: the end's bound, and the start's turned round. */
+static void test_mon_bound_elapsed_turns_the_start(void **state)
+{
+	struct trace_bounds a = { .tid = 1 }, z = { .tid = 2 };
+	struct trace_bound r;
+
+	(void)state;
+	a.part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_START] =
+		(struct trace_bound){ 1, 2 };
+	z.part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_END] =
+		(struct trace_bound){ 30, 40 };
+	assert_int_equal(mon_bound_elapsed(&a, &z, &r), 0);
+	assert_int_equal(r.below_ns, 32);
+	assert_int_equal(r.above_ns, 41);
+	assert_int_equal(mon_bound_elapsed(NULL, &z, &r), -EINVAL);
+	assert_int_equal(mon_bound_elapsed(&a, &z, NULL), -EINVAL);
+}
+
+/* The trace sink writes the bounds (mkm replay's BOUNDS chunk); they read
+ * back as given; a trace without them is -ENOENT. */
+static void test_mon_bounds_load_round_trip(void **state)
+{
+	char path[] = "/tmp/test_bounds_XXXXXX";
+	struct trace_info info = { .nr_cpus = 2 };
+	struct mon_compensate_opts opts;
+	struct mon_bounds got;
+	struct mon_pipeline *pl;
+	struct mon_source *src;
+	struct mon_stage *st;
+	struct mon_sink *sk;
+	struct bcoll bc;
+	struct evs s = { 0 };
+	struct src p = { .s = &s };
+	struct trace_writer *w;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	memset(&bc, 0, sizeof(bc));
+	opts = (struct mon_compensate_opts){ .bounds = collect_bounds,
+					     .arg = &bc };
+	IN_WAIT(&s, 1000, 0, 1, 0, 100);
+	MARK(&s, 2000, 0, 1);
+	OUT(&s, 3000, 0, 1, SLEEP, 0);
+	IN_WAIT(&s, 1500, 1, 2, 0, 100);
+	OUT(&s, 2500, 1, 2, SLEEP, 0);
+	assert_int_equal(mon_source_new(&src, &src_ops, &p, &info), 0);
+	assert_int_equal(mon_pipeline_create(&pl, src), 0);
+	assert_int_equal(mon_stage_order(&st), 0);
+	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
+	assert_int_equal(mon_stage_compensate_opts(
+				 &st, interval_calibration(300, 20), &opts),
+			 0);
+	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
+	assert_int_equal(mon_sink_trace(&sk, path, &info), 0);
+	assert_int_equal(mon_pipeline_add_sink(pl, sk), 0);
+	assert_int_equal(mon_pipeline_run(pl), 0);
+	mon_pipeline_destroy(pl);
+	assert_int_equal(bc.n, 2);
+	assert_int_equal(mon_bounds_load(&got, path), 0);
+	assert_int_equal(got.n, 2);
+	assert_memory_equal(got.b, bc.b, 2 * sizeof(*got.b));
+	assert_ptr_equal(mon_bounds_find(&got, 2), &got.b[1]);
+	assert_null(mon_bounds_find(&got, 3));
+	assert_int_equal(got.b[0].part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN]
+				 .below_ns,
+			 20);
+	mon_bounds_free(&got);
+	assert_null(got.b);
+	/* An uncompensated trace: no bounds. */
+	assert_int_equal(trace_writer_open(&w, path, &info), 0);
+	assert_int_equal(trace_writer_events(w, s.ev, s.n), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(mon_bounds_load(&got, path), -ENOENT);
+	assert_int_equal(mon_bounds_load(NULL, path), -EINVAL);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1138,6 +1568,20 @@ int main(void)
 			test_compensate_timeout_not_after_lost_or_detach),
 		cmocka_unit_test(
 			test_compensate_timeout_checked_against_its_waker),
+		cmocka_unit_test(
+			test_mon_stage_compensate_bounds_calibration_counts),
+		cmocka_unit_test(
+			test_mon_stage_compensate_bounds_widen_by_counts),
+		cmocka_unit_test(
+			test_mon_stage_compensate_bounds_hold_the_truth),
+		cmocka_unit_test(test_mon_stage_compensate_bounds_preempted),
+		cmocka_unit_test(
+			test_mon_stage_compensate_bounds_short_preempted_runs),
+		cmocka_unit_test(test_mon_stage_compensate_bounds_split),
+		cmocka_unit_test(test_mon_stage_compensate_bounds_lost),
+		cmocka_unit_test(test_mon_bound_total_adds_parts),
+		cmocka_unit_test(test_mon_bound_elapsed_turns_the_start),
+		cmocka_unit_test(test_mon_bounds_load_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,12 @@ static int file_next(void *priv, struct mon_msg *msg)
 			msg->nodes = c.nodes;
 			msg->nr_nodes = c.nr_nodes;
 			return 1;
+		case TRACE_CHUNK_BOUNDS:
+			if (!c.bounds)
+				continue; /* a newer layout */
+			msg->bounds = c.bounds;
+			msg->nr_bounds = c.nr_bounds;
+			return 1;
 		}
 		/* A chunk type this version does not know: skipped. */
 	}

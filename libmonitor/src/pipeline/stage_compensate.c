@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "mon_calibrate.h"
+#include "pipeline/comp_bounds.h"
 #include "pipeline/pipeline_internal.h"
 
 #define OUT_BATCH 4096
@@ -96,6 +97,7 @@ struct thread_state {
 	double run_delay; /* the CPU's delay when its current run began */
 	double last_run_cost; /* the monitor's cost in its last run */
 	double flip; /* the chance its current wait is the monitor's doing */
+	double bflip; /* the same for the bounds (doubt_switch_out()) */
 	bool preempted; /* its last switch out left it runnable */
 	uint64_t flip_at; /* input time of the decision that began it */
 	/* Timed waits the monitor made expire (timeout_caused()). */
@@ -124,8 +126,14 @@ struct compensate {
 	uint64_t floor; /* the last horizon passed on: no record goes below */
 	uint64_t lost_at; /* the last LOST's input time: state before it is
 			   * not proof (a switch may be among the lost) */
+	int err; /* the first error of the bounds' (-ENOMEM) */
 	struct trace_info info; /* as passed on; monitor_tids: the own */
 	struct mon_split *split; /* next's unique_id, to split a SWITCH */
+	/* The bounds (comp_bounds.c): the same stage with every cost at the
+	 * low and at the high end of its 99% interval, its records' times
+	 * only kept; none in those two themselves. */
+	struct compensate *shadow[2];
+	struct comp_bounds *bounds;
 	size_t n; /* records in out */
 	struct mkm_event out[OUT_BATCH];
 };
@@ -405,18 +413,30 @@ static double switch_in(const struct compensate *c, struct cpu_state *s,
 static void doubt_switch_out(struct thread_state *th, const struct mkm_event *e,
 			     double d)
 {
-	double c;
+	double c, run;
 
 	if (!th)
 		return;
 	c = th->run_delay >= 0 ? fmax(d - th->run_delay, 0) : 0;
 	th->last_run_cost = c;
-	th->flip = 0;
+	th->flip = th->bflip = 0;
 	th->preempted = e->arg0 == MKM_TS_RUNNING;
 	if (e->arg0 != MKM_TS_RUNNING || !(e->flags & MKM_EVF_PREEMPTED) ||
 	    !(c > 0))
 		return;
 	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
+	/*
+	 * For the bounds: the run time the scheduler compared grew over this
+	 * run at least, so the decision fell c into a stretch of at most the
+	 * run's length (shorter than the granularity: stress-ng's mq
+	 * stressor, preempted after runs of tens of microseconds, switched
+	 * 4% more often monitored, which c / 1 ms did not foresee).
+	 */
+	run = th->in_at && th->in_at <= e->time_ns ?
+		      (double)(e->time_ns - th->in_at) :
+		      MON_COMPENSATE_PREEMPT_GRAN_NS;
+	th->bflip = fmin(1, c / fmax(fmin(run, MON_COMPENSATE_PREEMPT_GRAN_NS),
+				     c));
 	th->flip_at = e->time_ns;
 	th->doubt.preemptions++;
 	th->doubt.preempt_cost_ns += c;
@@ -434,7 +454,7 @@ static void doubt_wakeup(struct thread_state *th, double waker_run_delay,
 		c += fmax(d - waker_run_delay, 0);
 	if (!(c > 0))
 		return;
-	th->flip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
+	th->flip = th->bflip = fmin(1, c / MON_COMPENSATE_PREEMPT_GRAN_NS);
 	th->flip_at = e->time_ns;
 	th->doubt.wakeups++;
 	th->doubt.wakeup_cost_ns += c;
@@ -444,26 +464,35 @@ static void doubt_wakeup(struct thread_state *th, double waker_run_delay,
  * decision which began it was the monitor's. Without WAKEUP records, a
  * wait after a sleep is taken to begin at its ready time (the wait the
  * SWITCH_IN records) with the cost of the wakee's last run alone. */
-static void doubt_switch_in(struct thread_state *th, const struct mkm_event *e)
+static int doubt_switch_in(struct compensate *c, struct thread_state *th,
+			   const struct mkm_event *e)
 {
 	uint64_t wait = e->flags & MKM_EVF_WAIT_US ? (uint64_t)e->arg0 * 1000 :
 						     e->arg0;
+	double p;
+	int ret = 0;
 
 	if (!th)
-		return;
+		return 0;
 	if (th->flip > 0 && e->time_ns > th->flip_at) {
 		th->doubt.at_stake_ns +=
 			th->flip * (double)(e->time_ns - th->flip_at);
+		ret = comp_bounds_stake(c->bounds, th->tid,
+					1u << TRACE_BOUND_RUNQ, th->bflip,
+					(double)(e->time_ns - th->flip_at),
+					true);
 	} else if (!th->flip && !th->preempted && wait &&
 		   th->last_run_cost > 0) {
+		p = fmin(1, th->last_run_cost / MON_COMPENSATE_PREEMPT_GRAN_NS);
 		th->doubt.wakeups++;
 		th->doubt.wakeup_cost_ns += th->last_run_cost;
-		th->doubt.at_stake_ns +=
-			fmin(1, th->last_run_cost /
-					MON_COMPENSATE_PREEMPT_GRAN_NS) *
-			(double)wait;
+		th->doubt.at_stake_ns += p * (double)wait;
+		ret = comp_bounds_stake(c->bounds, th->tid,
+					1u << TRACE_BOUND_RUNQ, p,
+					(double)wait, true);
 	}
-	th->flip = 0;
+	th->flip = th->bflip = 0;
+	return ret;
 }
 
 /*
@@ -491,26 +520,34 @@ static bool tick_run(const struct cpu_state *s, const struct thread_state *th,
  * weighted by the chance of a tick sooner or later; this run, ended on a
  * tick, is the next one's anchor (@d, the chain's delay after it).
  */
-static void doubt_tick(struct compensate *c, struct cpu_state *s,
-		       struct thread_state *th, const struct mkm_event *e,
-		       double before, double d)
+static int doubt_tick(struct compensate *c, struct cpu_state *s,
+		      struct thread_state *th, const struct mkm_event *e,
+		      double before, double d)
 {
 	uint64_t wait = e->time_ns - th->woke_at;
 	double moved = fmax(before - s->tick_anchor, 0);
+	double p = fmin(1, moved / MON_COMPENSATE_TICK_NS);
 	struct thread_state *k;
-	double stake;
+	int ret;
 
 	s->tick_anchor = d;
-	stake = fmin(1, moved / MON_COMPENSATE_TICK_NS) * (double)wait;
 	th->doubt.tick_runs++;
 	th->doubt.tick_delay_ns += moved;
-	th->doubt.at_stake_ns += stake;
+	th->doubt.at_stake_ns += p * (double)wait;
+	/* The wakee's wait, the waker's run: one decision. */
+	ret = comp_bounds_stake(c->bounds, th->tid, 1u << TRACE_BOUND_RUNQ, p,
+				(double)wait, true);
 	k = thread_find(c, e->arg1);
 	if (k && k != th) {
 		k->doubt.tick_runs++;
 		k->doubt.tick_delay_ns += moved;
-		k->doubt.at_stake_ns += stake;
+		k->doubt.at_stake_ns += p * (double)wait;
+		if (!ret)
+			ret = comp_bounds_stake(c->bounds, k->tid,
+						1u << TRACE_BOUND_RUN, p,
+						(double)wait, false);
 	}
+	return ret;
 }
 
 /*
@@ -546,13 +583,15 @@ static bool timeout_caused(struct compensate *c, const struct cpu_state *s,
  * not running here, or not the waker the timeout blamed), the timer would
  * have expired unmonitored too, and what was taken out is at stake.
  */
-static void timeout_check(struct thread_state *th, const struct thread_state *k,
-			  const struct mkm_event *e, double d)
+static int timeout_check(struct compensate *c, struct thread_state *th,
+			 const struct thread_state *k, const struct mkm_event *e,
+			 double d)
 {
 	double x = -1;
+	int ret = 0;
 
 	if (!th->check_len)
-		return;
+		return 0;
 	if (k && k->tid == th->check_waker && k->in_at &&
 	    k->in_at <= e->time_ns && !k->runnable && !k->sleeping &&
 	    k->run_delay >= 0)
@@ -560,9 +599,22 @@ static void timeout_check(struct thread_state *th, const struct thread_state *k,
 	if (x < 0 || x > (double)th->check_len) {
 		th->doubt.timeouts_unproven++;
 		th->doubt.at_stake_ns += th->check_ns;
+		/* The sleep and the turn taken out, whole. */
+		ret = comp_bounds_stake(c->bounds, th->tid,
+					1u << TRACE_BOUND_RUN |
+						1u << TRACE_BOUND_SLEEP,
+					1, th->check_ns, true);
 	}
 	th->check_len = 0;
 	th->check_ns = 0;
+	return ret;
+}
+
+/* The first error stays (place() returns it). */
+static void keep_err(struct compensate *c, int err)
+{
+	if (!c->err)
+		c->err = err;
 }
 
 /* The delay of @e (of thread @th, NULL for tid 0), from its CPU's chain
@@ -588,9 +640,9 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 		before = d;
 		tick = pair && tick_run(s, th, e);
 		d = switch_in(c, s, th, e, pair);
-		doubt_switch_in(th, e);
+		keep_err(c, doubt_switch_in(c, th, e));
 		if (tick)
-			doubt_tick(c, s, th, e, before, d);
+			keep_err(c, doubt_tick(c, s, th, e, before, d));
 		if (pair && s->per_switch) /* its SWITCH_OUT paid for both */
 			charge = 0;
 		break;
@@ -644,8 +696,9 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 			if (e->type != MKM_EV_WAKEUP_NEW) {
 				th->waker = e->arg1;
 				th->woke_at = e->time_ns;
-				timeout_check(th, thread_find(c, e->arg1), e,
-					      d);
+				keep_err(c, timeout_check(c, th,
+							  thread_find(c, e->arg1),
+							  e, d));
 			}
 		} else if (th && e->type != MKM_EV_WAKEUP_NEW &&
 			   (th->timed_out || timeout_caused(c, s, th, e))) {
@@ -675,6 +728,11 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 			th->doubt.timer_wakeups++;
 			th->doubt.timer_delay_ns += d;
 			th->doubt.at_stake_ns += d;
+			keep_err(c, comp_bounds_stake(
+					    c->bounds, th->tid,
+					    1u << TRACE_BOUND_SLEEP |
+						    1u << TRACE_BOUND_RUNQ,
+					    1, d, true));
 		}
 		break;
 	}
@@ -720,6 +778,8 @@ static int place(struct compensate *c, struct mkm_event *e)
 	if (th)
 		th->last_in = e->time_ns;
 	d = delay_of(c, s, th, e);
+	if (c->err)
+		return c->err;
 	if (th && e->type == MKM_EV_WAKEUP && !(e->flags & MKM_EVF_IN_IRQ)) {
 		/* Either lookup may grow the table: th again. */
 		const struct thread_state *w = thread_get(c, e->arg1, &ret);
@@ -759,6 +819,41 @@ static int put(struct compensate *c, const struct mkm_event *e,
 	return c->n == OUT_BATCH ? flush(c, out) : 0;
 }
 
+/* Whether the figure charged for @e has no interval of its own: a
+ * measured figure of fewer than two trials (an estimated one carries the
+ * interval of the figure it copies). */
+static bool no_interval(const struct compensate *c, const struct mkm_event *e)
+{
+	const struct trace_cost *k;
+	uint32_t i;
+
+	if (!c->cal.hdr.nr_cpus)
+		return true;
+	for (i = 0; i < c->cal.hdr.nr_cpus; i++)
+		if (c->cal.cpu[i].cpu == e->cpu)
+			break;
+	if (i == c->cal.hdr.nr_cpus)
+		i = 0;
+	k = &c->cal.cpu[i].cost[kind_of(e->type)];
+	return k->flags & MON_COST_MEASURED && k->samples < 2;
+}
+
+/* place(), and the same record in the two shadows, for the bounds. */
+static int place_all(struct compensate *c, struct mkm_event *e)
+{
+	struct mkm_event raw = *e, lo = *e, hi = *e;
+	int ret = place(c, e);
+
+	if (ret || !c->bounds)
+		return ret;
+	ret = place(c->shadow[0], &lo);
+	if (!ret)
+		ret = place(c->shadow[1], &hi);
+	return ret ? ret :
+		     comp_bounds_note(c->bounds, &raw, e->time_ns, lo.time_ns,
+				      hi.time_ns, no_interval(c, &raw));
+}
+
 /*
  * A SWITCH is its SWITCH_OUT and its SWITCH_IN placed one after the other
  * (same_switch() makes them one switch). It stays one record when both
@@ -776,9 +871,9 @@ static int place_switch(struct compensate *c, struct mkm_event *e,
 	if (mon_split_note(c->split, e))
 		return -ENOMEM;
 	mon_event_split(e, mon_split_unique_id(c->split, e->arg1), half);
-	ret = place(c, &half[0]);
+	ret = place_all(c, &half[0]);
 	if (!ret)
-		ret = place(c, &half[1]);
+		ret = place_all(c, &half[1]);
 	if (ret)
 		return ret;
 	shift = c->cpus[e->cpu].seq_shift;
@@ -811,13 +906,56 @@ static int compensate_events(struct compensate *c, const struct mon_msg *msg,
 		}
 		if (mon_split_note(c->split, &e))
 			return -ENOMEM;
-		ret = place(c, &e);
+		ret = place_all(c, &e);
 		if (!ret) {
 			e.seq += c->cpus[e.cpu].seq_shift;
 			ret = put(c, &e, out);
 		}
 	}
 	return ret ? ret : flush(c, out);
+}
+
+static void compensate_destroy(void *priv);
+
+/*
+ * The two shadows of @c (struct compensate): its calibration with every
+ * figure at the low end of its 99% interval (not below 0), and at the
+ * high end, and the gatherer of the bounds.
+ */
+static int make_shadows(struct compensate *c)
+{
+	int k, ret;
+
+	c->bounds = comp_bounds_new();
+	if (!c->bounds)
+		return -ENOMEM;
+	for (k = 0; k < 2; k++) {
+		struct compensate *sh = calloc(1, sizeof(*sh));
+		uint32_t i, j;
+
+		if (!sh)
+			return -ENOMEM;
+		c->shadow[k] = sh;
+		ret = mon_calibration_set(&sh->cal, &c->cal.hdr, c->cal.cpu,
+					  c->cal.hdr.nr_cpus);
+		if (ret)
+			return ret;
+		for (i = 0; i < sh->cal.hdr.nr_cpus; i++)
+			for (j = 0; j < MON_COST_NR; j++) {
+				struct trace_cost *f = &sh->cal.cpu[i].cost[j];
+				int64_t h = (int64_t)f->ci99_ps;
+
+				if (f->mean_ps <= 0)
+					continue;
+				f->mean_ps = k ? f->mean_ps + h :
+						 (f->mean_ps > h ?
+							  f->mean_ps - h :
+							  0);
+			}
+		sh->have_cal = sh->own_cal = true;
+		sh->info = c->info;
+	}
+	return 0;
 }
 
 static int take_calibration(struct compensate *c, const struct mon_msg *msg,
@@ -832,6 +970,8 @@ static int take_calibration(struct compensate *c, const struct mon_msg *msg,
 					  msg->nr_calibration);
 		if (!ret && !(c->opts.flags & MON_COMPENSATE_FORCE))
 			ret = mon_calibration_judge(&c->cal, NULL, 0);
+		if (!ret)
+			ret = make_shadows(c);
 		if (ret)
 			return ret;
 		c->have_cal = true;
@@ -850,7 +990,7 @@ static int compensate_process(void *priv, const struct mon_msg *msg,
 	struct compensate *c = priv;
 	struct mon_msg m = *msg;
 	double margin;
-	int ret;
+	int k, ret;
 
 	switch (msg->type) {
 	case MON_MSG_INFO:
@@ -858,6 +998,9 @@ static int compensate_process(void *priv, const struct mon_msg *msg,
 			return -EALREADY;
 		c->info = *msg->info;
 		c->info.trace_flags |= TRACE_F_COMPENSATED;
+		for (k = 0; k < 2; k++)
+			if (c->shadow[k])
+				c->shadow[k]->info = c->info;
 		m.info = &c->info;
 		ret = mon_emit(out, &m);
 		if (ret || !c->own_cal)
@@ -885,15 +1028,37 @@ static int compensate_process(void *priv, const struct mon_msg *msg,
 	return mon_emit(out, msg);
 }
 
-/* Every thread's doubt, to opts.doubt (struct mon_comp_doubt). */
+/* Every thread's bounds, to opts.bounds and on as a BOUNDS message. */
+static int finish_bounds(struct compensate *c, struct mon_emit *out)
+{
+	struct mon_msg m = { .type = MON_MSG_BOUNDS };
+	struct trace_bounds *b;
+	size_t n;
+	int ret;
+
+	if (!(c->info.classes & MKM_CLASS_WAKEUP))
+		comp_bounds_flag_all(c->bounds, TRACE_BOUND_NO_WAKEUPS);
+	ret = comp_bounds_result(c->bounds, &b, &n);
+	if (ret || !n)
+		return ret;
+	if (c->opts.bounds)
+		c->opts.bounds(c->opts.arg, b, n);
+	m.bounds = b;
+	m.nr_bounds = n;
+	ret = mon_emit(out, &m);
+	free(b);
+	return ret;
+}
+
+/* Every thread's doubt, to opts.doubt (struct mon_comp_doubt), and the
+ * bounds. */
 static int compensate_finish(void *priv, struct mon_emit *out)
 {
 	struct compensate *c = priv;
 	size_t i;
 
-	(void)out;
 	if (!c->opts.doubt)
-		return 0;
+		return finish_bounds(c, out);
 	for (i = 0; i < c->cap; i++) {
 		struct thread_state *th = &c->threads[i];
 		struct mon_comp_doubt d;
@@ -910,13 +1075,19 @@ static int compensate_finish(void *priv, struct mon_emit *out)
 						    (double)d.life_ns;
 		c->opts.doubt(c->opts.arg, &d);
 	}
-	return 0;
+	return finish_bounds(c, out);
 }
 
 static void compensate_destroy(void *priv)
 {
 	struct compensate *c = priv;
+	int k;
 
+	if (!c)
+		return;
+	for (k = 0; k < 2; k++)
+		compensate_destroy(c->shadow[k]);
+	comp_bounds_free(c->bounds);
 	mon_calibration_free(&c->cal);
 	mon_split_free(c->split);
 	free(c->cpus);
@@ -964,6 +1135,11 @@ int mon_stage_compensate_opts(struct mon_stage **stp,
 			return ret;
 		}
 		c->have_cal = c->own_cal = true;
+		ret = make_shadows(c);
+		if (ret) {
+			compensate_destroy(c);
+			return ret;
+		}
 	}
 	ret = mon_stage_new(stp, &compensate_ops, c);
 	if (ret)

@@ -249,6 +249,7 @@ static const char *const chunk_names[] = {
 	[TRACE_CHUNK_NODES] = "NODES",
 	[TRACE_CHUNK_PROCESSES] = "PROCESSES",
 	[TRACE_CHUNK_PAD] = "PAD",
+	[TRACE_CHUNK_BOUNDS] = "BOUNDS",
 };
 
 static const char *chunk_name(uint32_t type)
@@ -424,6 +425,25 @@ static int decode(struct trace_reader *r, struct trace_chunk *c,
 				    *)(p + sizeof(struct trace_nodes_hdr));
 		c->nr_nodes = nr;
 		return nodes_check(r, c);
+	case TRACE_CHUNK_BOUNDS: {
+		const struct trace_bounds_hdr *h;
+
+		if (len < sizeof(*h))
+			goto bad_len;
+		h = (const struct trace_bounds_hdr *)p;
+		/* Another layout (more figures or parts): skipped. */
+		if (h->version != 1 || h->nr_figures != TRACE_BOUND_FIGURES ||
+		    h->nr_parts != TRACE_BOUND_PARTS)
+			return 0;
+		nr = h->nr_threads;
+		len -= sizeof(*h);
+		if (len % sizeof(struct trace_bounds) ||
+		    len / sizeof(struct trace_bounds) != nr)
+			goto bad_len;
+		c->bounds = (const struct trace_bounds *)(p + sizeof(*h));
+		c->nr_bounds = nr;
+		return 0;
+	}
 	case TRACE_CHUNK_END:
 		if (len != 16)
 			goto bad_len;

@@ -638,6 +638,22 @@ int trace_writer_nodes(struct trace_writer *w,
 			   sizeof(*nodes), n, TRACE_MAX_NODES);
 }
 
+int trace_writer_bounds(struct trace_writer *w, const struct trace_bounds *b,
+			size_t n)
+{
+	struct trace_bounds_hdr h = {
+		.version = 1,
+		.nr_threads = (uint32_t)n,
+		.nr_figures = TRACE_BOUND_FIGURES,
+		.nr_parts = TRACE_BOUND_PARTS,
+	};
+
+	if (!b || !n)
+		return -EINVAL;
+	return write_array(w, TRACE_CHUNK_BOUNDS, &h, sizeof(h), b, sizeof(*b),
+			   n, TRACE_MAX_BOUNDS);
+}
+
 int trace_writer_flush(struct trace_writer *w, int sync)
 {
 	int err;
