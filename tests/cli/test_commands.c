@@ -606,6 +606,41 @@ static void test_report_compensated_refusal_is_one_line(void **state)
 			       "(mkm calibrate -o FILE writes one)\nnext\n"));
 }
 
+/*
+ * The bounds of the compensated figures: report --compensated prints
+ * each with its low and high and --json gives them per thread; mkm
+ * replay's trace keeps them (its BOUNDS chunk) for every later report;
+ * a raw trace has none and its report says nothing of them.
+ */
+static void test_report_compensated_bounds(void **state)
+{
+	const char *s;
+
+	(void)state;
+	assert_int_equal(run("mkm report --compensated small.mkm >bounds.txt"),
+			 0);
+	s = slurp_in("bounds.txt");
+	assert_non_null(strstr(s, "Bounds of the compensated figures"));
+	assert_non_null(strstr(s, " run "));
+	assert_non_null(strstr(s, "elapsed, thread "));
+	assert_int_equal(run("mkm report --compensated --json small.mkm"
+			     " >bounds.json"),
+			 0);
+	s = slurp_in("bounds.json");
+	assert_non_null(strstr(s, "\"bounds\":{\"run\":{\"ns\":"));
+	assert_non_null(strstr(s, "\"bounded\":true"));
+	assert_non_null(strstr(s, "\"elapsed\":{\"first_tid\":"));
+	assert_int_equal(run("mkm replay -o bcomp.mkm small.mkm 2>/dev/null"),
+			 0);
+	assert_int_equal(run("mkm report --json bcomp.mkm >bcomp.json"), 0);
+	assert_non_null(strstr(slurp_in("bcomp.json"), "\"bounded\":true"));
+	assert_int_equal(run("mkm report bcomp.mkm >bcomp.txt"), 0);
+	assert_non_null(strstr(slurp_in("bcomp.txt"),
+			       "Bounds of the compensated figures"));
+	assert_int_equal(run("mkm report --json small.mkm >braw.json"), 0);
+	assert_null(strstr(slurp_in("braw.json"), "\"bounds\""));
+}
+
 /* The life_ns of each thread of a report --json, in order; how many. */
 static size_t json_lives(const char *json, uint64_t *life, size_t max)
 {
@@ -1311,6 +1346,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_dump_json),
 		cmocka_unit_test(test_report_compensated_refusal_is_one_line),
+		cmocka_unit_test(test_report_compensated_bounds),
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_reports_as_commands),
 		cmocka_unit_test(test_noise_osnoise_table),

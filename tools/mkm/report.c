@@ -18,6 +18,7 @@
 #include "libmonitor.h"
 #include "matrix.h"
 #include "messages.h"
+#include "report_bounds.h"
 #include "report_doubt.h"
 #include "report_nodes.h"
 #include "threads.h"
@@ -41,6 +42,11 @@ struct report {
 	uint64_t t0, t1;
 	struct mon_calibration cal; /* the trace's, or the one applied */
 	struct doubts doubts; /* with --compensated: where it is unsure */
+	/* The compensated figures' bounds: the stage's (--compensated) or
+	 * the trace's (mkm replay's); bounds_absent: a compensated trace
+	 * without them (replayed before trace format 1.5). */
+	struct mon_bounds bounds;
+	bool bounds_absent;
 	size_t *rows; /* the threads shown, in order (--tid, --sort, --top) */
 	size_t nr_rows;
 	struct mon_nodes nodes; /* a merged trace's (mkm merge) */
@@ -640,7 +646,9 @@ static void print_json(const struct report *r, const char *path,
 			       cpu ? "," : "", (unsigned long long)c->run_ns,
 			       (unsigned long long)c->dispatches);
 		}
-		printf("]}");
+		printf("]");
+		bounds_json_thread(&r->bounds, r->tl, th);
+		printf("}");
 	}
 	printf("]");
 	if (procs) {
@@ -671,11 +679,32 @@ static void print_json(const struct report *r, const char *path,
 		json_calibration(&r->cal);
 	if (r->doubts.n)
 		doubts_json(&r->doubts);
+	if (r->bounds.n || r->bounds_absent) {
+		printf(",\"bounded\":%s", r->bounds.n ? "true" : "false");
+		bounds_json_elapsed(&r->bounds, r->tl);
+	}
 	if (r->nodes.hdr.nr_nodes) {
 		printf(",\"nodes\":");
 		json_nodes(&r->nodes, r->tl, r->cpus, r->nr_cpus);
 	}
 	printf("}\n");
+}
+
+/* The compensation stage's callbacks share one argument: what
+ * --compensated collects. */
+struct comp_out {
+	struct doubts *doubts;
+	struct mon_bounds *bounds;
+};
+
+static void comp_doubt(void *arg, const struct mon_comp_doubt *d)
+{
+	doubts_collect(((struct comp_out *)arg)->doubts, d);
+}
+
+static void comp_bounds(void *arg, const struct trace_bounds *b, size_t n)
+{
+	bounds_collect(((struct comp_out *)arg)->bounds, b, n);
 }
 
 /* The text report's first line: the trace, its span, what it holds and
@@ -715,6 +744,7 @@ static void report_free(struct report *r, struct tl *raw)
 	mon_calibration_free(&r->cal);
 	mon_nodes_free(&r->nodes);
 	doubts_free(&r->doubts);
+	mon_bounds_free(&r->bounds);
 }
 
 const char report_usage[] =
@@ -849,8 +879,13 @@ int cmd_report(int argc, char **argv)
 	if (compensated) {
 		struct mon_compensate_opts copts =
 			doubts_opts(&r.doubts, force);
+		struct comp_out co = { &r.doubts, &r.bounds };
 		struct mon_meta raw_meta;
 
+		/* Both callbacks take one argument: both collections. */
+		copts.doubt = comp_doubt;
+		copts.bounds = comp_bounds;
+		copts.arg = &co;
 		calibration_for(path, cal_file, force, &r.cal);
 		raw = load_trace(path, &raw_meta, NULL, 0);
 		r.tl = load_trace_compensated(path, &r.cal, &copts, &r.meta,
@@ -859,6 +894,9 @@ int cmd_report(int argc, char **argv)
 		r.tl = load_trace(path, &r.meta, NULL, 0);
 		if (mon_calibration_load(&r.cal, path))
 			memset(&r.cal, 0, sizeof(r.cal));
+		if (r.meta.info.trace_flags & TRACE_F_COMPENSATED &&
+		    mon_bounds_load(&r.bounds, path))
+			r.bounds_absent = true;
 	}
 	if (mon_nodes_load(&r.nodes, path))
 		mon_nodes_free(&r.nodes); /* not a merged trace */
@@ -892,6 +930,10 @@ int cmd_report(int argc, char **argv)
 		print_matrix(&r, cells);
 		if (raw)
 			print_compensation(&r, raw);
+		if (r.bounds.n)
+			bounds_print(&r.bounds, r.tl, r.rows, r.nr_rows);
+		else if (r.bounds_absent)
+			printf("\nBounds of the compensated figures: not in this trace (compensated before trace format 1.5, or cut short): mkm replay the recording again\n");
 		if (r.cal.hdr.nr_cpus) {
 			putchar('\n');
 			print_calibration(&r.cal);

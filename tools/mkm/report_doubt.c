@@ -10,7 +10,7 @@
 #include "messages.h"
 #include "report_doubt.h"
 
-static void collect(void *arg, const struct mon_comp_doubt *d)
+void doubts_collect(void *arg, const struct mon_comp_doubt *d)
 {
 	struct doubts *ds = arg;
 
@@ -30,7 +30,7 @@ struct mon_compensate_opts doubts_opts(struct doubts *ds, bool force)
 {
 	return (struct mon_compensate_opts){
 		.flags = force ? MON_COMPENSATE_FORCE : 0,
-		.doubt = collect,
+		.doubt = doubts_collect,
 		.arg = ds,
 	};
 }

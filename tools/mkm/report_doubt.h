@@ -21,6 +21,9 @@ struct doubts {
  * MON_COMPENSATE_FORCE). */
 struct mon_compensate_opts doubts_opts(struct doubts *ds, bool force);
 
+/* mon_compensate_opts.doubt: keeps @d in @arg, a struct doubts. */
+void doubts_collect(void *arg, const struct mon_comp_doubt *d);
+
 /* The doubt of thread @tid, or NULL when the stage saw none of it. */
 const struct mon_comp_doubt *doubt_of(const struct doubts *ds, uint32_t tid);
 
