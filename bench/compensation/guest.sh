@@ -53,7 +53,7 @@ command_of() {
 	hackbench-threads) echo "hackbench -T -g $CB_HB_GROUPS -l $CB_HB_LOOPS" ;;
 	# stress-ng's stressors by a count of operations, not a time: the
 	# run's length is what the monitor changes. One worker each.
-	switch | futex | pipe | cpu)
+	switch | futex | pipe | cpu | mq | eventfd | poll)
 		echo "stress-ng -q --$1 1 --$1-ops $(sng_ops "$1")" ;;
 	hdd) echo "stress-ng -q --temp-path /tmp --hdd 1 --hdd-bytes 1M --hdd-ops $(sng_ops hdd)" ;;
 	*) echo "guest.sh: unknown workload $1" >&2; exit 1 ;;
