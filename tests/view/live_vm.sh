@@ -54,14 +54,13 @@ grep -q 'showing what precedes it' /tmp/report.out && { cat /tmp/report.out; exi
 head -3 /tmp/report.out
 
 t new-session -d -s live -x 100 -y 24 \
-	"TERM=screen mkm view --ascii --live --flight 4M --trigger 'runq>25ms' --no-calibrate -o /tmp/lf.mkm -- flight -t 1.5 -s 50 2>/tmp/lf.err; echo \"exit \$?\" >/tmp/lf.exit; sleep 60"
+	"TERM=screen mkm view --ascii --live --flight 4M --trigger 'runq>25ms' --no-calibrate -o /tmp/lf.mkm -- sh -c 'exec flight -t 1.5 -s 50 >/tmp/lf.out 2>&1' 2>/tmp/lf.err; echo \"exit \$?\" >/tmp/lf.exit; sleep 60"
 within 120 shows '^mkm view  /tmp/lf.mkm' ||
 	{ screen; cat /tmp/lf.err /tmp/lf.exit; echo "live flight: no viewer"; exit 1; }
-within 120 shows 'Trunq' ||
+# The snapshot's rows, the stall's hog among them.
+within 120 shows '^[0-9]* hog ' ||
 	{ screen; cat /tmp/lf.err; echo "live flight: no snapshot shown"; exit 1; }
 screen
-shows 'wrote /tmp/lf.mkm.1' || shows 'recording ended' ||
-	{ echo "live flight: the snapshot's line not shown"; exit 1; }
 within 180 shows 'recording ended' ||
 	{ screen; echo "live flight: the recording never ended"; exit 1; }
 t send-keys -t live q
@@ -69,6 +68,6 @@ within 30 test -s /tmp/lf.exit || { echo "live flight: q did not quit"; exit 1; 
 t kill-server
 cat /tmp/lf.err
 grep -q '^exit 0' /tmp/lf.exit || { echo "live flight: mkm view failed"; exit 1; }
-grep -q '1 snapshot written' /tmp/lf.err || { echo "live flight: not one snapshot"; exit 1; }
-[ ! -e /tmp/lf.mkm ] && [ -s /tmp/lf.mkm.1 ] || { echo "live flight: not lf.mkm.1 alone"; exit 1; }
+grep -q 'snapshots\{0,1\} written' /tmp/lf.err || { echo "live flight: no snapshot counted"; exit 1; }
+[ ! -e /tmp/lf.mkm ] && [ -s /tmp/lf.mkm.1 ] || { echo "live flight: no lf.mkm.1, or lf.mkm written"; exit 1; }
 echo "live: ok"

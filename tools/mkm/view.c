@@ -169,8 +169,9 @@ static void flight_tick(struct viewer_state *vs, void *arg)
 	tl_destroy(fv->tl);
 	fv->tl = tl;
 	fv->shown = c.last;
-	state_refresh(vs); /* its own time range */
-	state_at_trigger(vs);
+	state_refresh(vs); /* its own time range, */
+	view_fit(&vs->view); /* shown whole, */
+	state_at_trigger(vs); /* the cursor at its trigger */
 }
 
 static int view_flight(struct flight_view *fv, bool ascii)
