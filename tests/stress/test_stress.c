@@ -371,7 +371,7 @@ static void map_some(int fd, struct stress_rng *r)
 static void worker_op(struct stress_rng *r, enum op op)
 {
 	struct slot *s = &slots[stress_below(r, NSLOTS)];
-	struct mkm_thread th;
+	struct mkm_thread th = { 0 };
 	struct mkm_config c;
 	struct mkm_mark m;
 	struct mkm_cpu_stats cs[STRESS_MAX_CPUS];
