@@ -360,7 +360,8 @@ static void test_monitor_read_in_place_matches_read(void **state)
 			fail_msg("record %zu: mapped %" PRIu64
 				 " after read()'s "
 				 "%" PRIu64,
-				 i, got[i].time_ns, t.ev[i].time_ns);
+				 i, (uint64_t)got[i].time_ns,
+				 (uint64_t)t.ev[i].time_ns);
 	}
 	ABI_EQ(got[256].type, MKM_EV_LOST);
 	ABI_EQ(got[256].arg0, 44);

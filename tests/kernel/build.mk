@@ -40,7 +40,7 @@ check-debug: $(DEBUG_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$
 # passed, failed, splats) at the end. KERNELS=6.12,7.2 picks some.
 # KERNELS_REFERENCE_REPORT=FILE: the reference kernel's row is check-vm's
 # (its report, run.sh -r), as make check gives it, not booted again.
-KERNELS_VM_TESTS := $(ABI_TESTS) $(CLI_TEST) $(WHOLE_TEST)
+KERNELS_VM_TESTS := $(ABI_TESTS) $(CLI_TEST) $(CLI_FLIGHT_TEST) $(WHOLE_TEST)
 KERNELS ?=
 KERNELS_REFERENCE_REPORT ?=
 # Guests booted at once: each is one host thread (TCG, thread=single), so
@@ -66,3 +66,31 @@ DEBUG_KERNELS ?= 6.12-rt,7.2
 check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh check -d -j $(KERNELS_JOBS) -n $(DEBUG_KERNELS) \
 		-e $(VM_ICOUNT_LIST) $(KERNELS_VM_TESTS) $(VM_FILES)
+
+# check-kernels-arm64: the same on every kernel of tests/kernel/matrix-arm64
+# (Debian's arm64 6.1, 6.12 and 7.2, generic and PREEMPT_RT), mkm.ko
+# cross-built for each, booted in qemu-system-aarch64 -M virt -cpu max
+# (TCG) with the ABI tests cross-built for arm64 into $(BUILD)/arm64
+# (aarch64-linux-gnu-gcc against Debian's arm64 libraries, which
+# tests/arm64/sysroot.sh fetches), the same table. Outside make check:
+# each arm64 boot under TCG takes longer than the budget leaves
+# (tests/README.md). ARM64_KERNELS=6.1,6.12 picks some; fetches what it
+# lacks first.
+ARM64_BUILD := $(BUILD)/arm64
+ARM64_VM_TESTS := $(ABI_TESTS:$(BUILD)/%=$(ARM64_BUILD)/%)
+ARM64_KERNELS ?=
+
+.PHONY: arm64-tests check-kernels-arm64
+## arm64-tests: the ABI tests cross-built for arm64, into build/arm64
+arm64-tests:
+	$(Q)sysroot=$$(tests/arm64/sysroot.sh) && \
+	$(MAKE) --no-print-directory BUILD=$(ARM64_BUILD) \
+		CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
+		CFLAGS="-O2 -g -I$$sysroot/usr/include -I$$sysroot/usr/include/aarch64-linux-gnu -L$$sysroot/usr/lib/aarch64-linux-gnu" \
+		$(ARM64_VM_TESTS)
+
+## check-kernels-arm64: the ABI tests on every arm64 kernel of tests/kernel/matrix-arm64, check-kernels' table (ARM64_KERNELS=...)
+check-kernels-arm64: arm64-tests
+	$(Q)tests/kernel/kernels.sh -a arm64 fetch $(if $(ARM64_KERNELS),-n $(ARM64_KERNELS))
+	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh -a arm64 check -j $(KERNELS_JOBS) \
+		$(if $(ARM64_KERNELS),-n $(ARM64_KERNELS)) $(ARM64_VM_TESTS)

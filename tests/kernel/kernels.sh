@@ -501,9 +501,9 @@ cmd_image() {
 boot_one() {
 	local name=$1 release=$2 dir=$3 image=$4 b=$5 status=0 boot=FAILED
 	local passed= failed= splats=
-	"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
+	"$top/tests/vm/mkinitramfs.sh" -A "$arch" -o "$dir/initramfs.cpio.gz" \
 		-m "$dir/module/mkm.ko" "${tests[@]}" "${files[@]}"
-	BUILD=$build "$top/tests/vm/run.sh" -k "$image" \
+	BUILD=$build "$top/tests/vm/run.sh" -A "$arch" -k "$image" \
 		-i "$dir/initramfs.cpio.gz" -l "$dir/check.log" -t 3000 "${exact[@]}" \
 		>"$dir/report.txt" 2>&1 || status=$?
 	grep -E '^(FAIL|vm: )' "$dir/report.txt" | grep -v '^vm: booting' |
@@ -534,6 +534,7 @@ cmd_check() {
 		esac
 	done
 	shift $((OPTIND - 1))
+	[ -z "$debug" ] || [ "$arch" = amd64 ] || die "no debug kernels of $arch"
 	local files=()
 	for a in "$@"; do
 		case $a in

@@ -9,6 +9,12 @@
 # the same paths as on the host. An overlay (-O) holds only what -m/-t/-f/-c
 # add: the kernel unpacks concatenated archives in order, later files winning,
 # so run.sh appends one to a full image to add a command script or files.
+#
+# An arm64 image (-A arm64, or MKM_VM_ARCH=arm64) holds Debian's arm64
+# busybox-static and, for each ELF file, the libraries its DT_NEEDED names,
+# found in the arm64 sysroot (tests/arm64/sysroot.sh) or the cross
+# toolchain's C library (/usr/aarch64-linux-gnu/lib), read with readelf:
+# ldd cannot run an arm64 loader here.
 set -euo pipefail
 
 usage() {
@@ -21,6 +27,7 @@ usage: $0 -o OUT [-O] [-m MODULE] [-t TEST]... [-f SRC[:DEST]]... [-c SCRIPT]
   -f SRC[:DEST]   an extra file or folder (DEST defaults to /bin/NAME)
   -c SCRIPT       a command script, installed as /cmd (the guest runs it
                   instead of the tests)
+  -A ARCH         the guest's architecture: amd64 (default) or arm64
 EOF
 	exit 2
 }
@@ -29,8 +36,10 @@ die() { printf 'mkinitramfs: %s\n' "$*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 out= overlay= module= cmd=
 tests=() files=()
-while getopts "o:Om:t:f:c:h" opt; do
+arch=${MKM_VM_ARCH:-amd64}
+while getopts "o:Om:t:f:c:A:h" opt; do
 	case $opt in
+	A) arch=$OPTARG ;;
 	o) out=$OPTARG ;;
 	O) overlay=1 ;;
 	m) module=$OPTARG ;;
@@ -48,10 +57,53 @@ chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 libdirs=()
 
+case $arch in
+amd64) ;;
+arm64) sysroot=$("$here/../arm64/sysroot.sh") ;;
+*) die "no architecture '$arch' (amd64, arm64)" ;;
+esac
+# Where an arm64 file's libraries are looked for, and where they go.
+ARM64_LIBDIRS=(/usr/aarch64-linux-gnu/lib)
+ARM64_GUEST_LIBDIR=/lib/aarch64-linux-gnu
+
+# An arm64 ELF file's libraries, and theirs, by DT_NEEDED; its loader
+# (PT_INTERP, /lib/ld-linux-aarch64.so.1) from the toolchain's.
+add_libs_arm64() {
+	local f=$1 lib d found interp
+	interp=$(aarch64-linux-gnu-readelf -lW "$f" 2>/dev/null |
+		sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
+		mkdir -p "$root$(dirname "$interp")"
+		cp -L "${ARM64_LIBDIRS[0]}/$(basename "$interp")" "$root$interp"
+	fi
+	for lib in $(aarch64-linux-gnu-readelf -dW "$f" 2>/dev/null |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		[ ! -e "$root$ARM64_GUEST_LIBDIR/$lib" ] || continue
+		found=
+		for d in "${ARM64_LIBDIRS[@]}" "$sysroot/usr/lib/aarch64-linux-gnu" \
+			"$sysroot/lib/aarch64-linux-gnu"; do
+			[ -e "$d/$lib" ] && found=$d/$lib && break
+		done
+		[ -n "$found" ] || die "$f: needs $lib, which neither the cross toolchain nor the arm64 sysroot has"
+		mkdir -p "$root$ARM64_GUEST_LIBDIR"
+		cp -L "$found" "$root$ARM64_GUEST_LIBDIR/$lib"
+		add_libs_arm64 "$found"
+	done
+	# glibc dlopens libgcc_s for pthread_cancel and unwinding.
+	if [ -n "$interp" ] && [ ! -e "$root$ARM64_GUEST_LIBDIR/libgcc_s.so.1" ]; then
+		mkdir -p "$root$ARM64_GUEST_LIBDIR"
+		cp -L "${ARM64_LIBDIRS[0]}/libgcc_s.so.1" "$root$ARM64_GUEST_LIBDIR/"
+	fi
+}
+
 # Copy the shared libraries a dynamically linked ELF file needs.
 add_libs() {
 	local f=$1 line lib
 	head -c 4 "$f" 2>/dev/null | grep -q 'ELF' || return 0
+	if [ "$arch" = arm64 ]; then
+		add_libs_arm64 "$f"
+		return
+	fi
 	ldd "$f" >/dev/null 2>&1 || return 0 # static, or not for this machine
 	while read -r line; do
 		case $line in
@@ -96,7 +148,13 @@ add() {
 
 if [ -z "$overlay" ]; then
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,out,etc,root}
-	cp /bin/busybox "$root/bin/busybox"
+	# arm64's busybox cannot run here to list its applets: this
+	# machine's busybox-static, the same Debian package, lists them.
+	if [ "$arch" = arm64 ]; then
+		cp "$sysroot/bin/busybox" "$root/bin/busybox"
+	else
+		cp /bin/busybox "$root/bin/busybox"
+	fi
 	for applet in $(/bin/busybox --list-full); do
 		[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
 	done

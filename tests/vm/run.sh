@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # run.sh: boot the test guest in QEMU, report each test, fail on any splat.
 #
-# The guest's console (ttyS0) is saved to the log; tests/vm/init describes
+# The guest's console (ttyS0; ttyAMA0 on arm64) is saved to the log; tests/vm/init describes
 # the MKM-* lines it prints. A run fails on a failed or timed-out test, an
 # insmod or rmmod failure, a missing MKM-VM-DONE (hang, crash, panic), a
 # kernel splat in the log, or a kernel tainted by a warning, an oops or a
@@ -14,6 +14,8 @@
 # (MKM_VM_ACCEL=tcg) hangs the guest when tracepoints are switched on and off
 # while other CPUs run (QEMU 7.2, live kernel text patching): seen with a
 # module doing nothing but tracepoint_probe_register/unregister in a loop.
+# MKM_VM_ARCH (or -A): the guest's architecture, amd64 (the default) or
+# arm64: qemu-system-aarch64 -M virt -cpu max, its PL011 console.
 set -euo pipefail
 
 usage() {
@@ -22,7 +24,10 @@ usage: $0 [options] [-- QEMU-ARGS...]
   -i INITRAMFS   the image (default \$BUILD/vm/initramfs.cpio.gz)
   -k KERNEL      the kernel, a bzImage or an ELF vmlinux with a PVH note
                  (default \$MKM_VM_KERNEL, else the Debian kernel matching
-                 linux-headers-amd64 that make deps put in \$MKM_CACHE)
+                 linux-headers-amd64 that make deps put in \$MKM_CACHE);
+                 on arm64 an Image (kernels.sh -a arm64 image NAME)
+  -A ARCH        the guest's architecture: amd64 (default \$MKM_VM_ARCH,
+                 else amd64) or arm64
   -s CPUS        virtual CPUs (default 2)
   -m MEM         memory (default 1G)
   -c SCRIPT      run SCRIPT in the guest (sh, cwd /tmp) instead of the tests;
@@ -54,8 +59,10 @@ kernel=${MKM_VM_KERNEL:-}
 cpus=2 mem=1G script= outdir= log=$build/vm/run.log
 timeout=1200 test_timeout=300 idle= append= verbose= shell= exact= report=
 files=()
-while getopts "i:k:s:m:c:f:o:l:r:t:T:I:a:e:vxh" opt; do
+arch=${MKM_VM_ARCH:-amd64}
+while getopts "i:k:s:m:c:f:o:l:r:t:T:I:a:e:A:vxh" opt; do
 	case $opt in
+	A) arch=$OPTARG ;;
 	i) initramfs=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	s) cpus=$OPTARG ;;
@@ -81,7 +88,10 @@ if [ -n "$report" ]; then
 	exec > >(tee "$report") 2>&1
 fi
 
-if [ -z "$kernel" ]; then
+case $arch in amd64 | arm64) ;; *) die "no architecture '$arch' (amd64, arm64)" ;; esac
+if [ -z "$kernel" ] && [ "$arch" = arm64 ]; then
+	die "an arm64 guest needs its kernel: -k \$(tests/kernel/kernels.sh -a arm64 image 6.1)"
+elif [ -z "$kernel" ]; then
 	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
 		sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
 	boot=${MKM_CACHE:-$HOME/.cache/mkm}/linux-image-$kver/boot
@@ -108,9 +118,12 @@ accel=${MKM_VM_ACCEL:-tcg,thread=single}
 # 5-level direct-map address wild (BUG: KASAN: wild-memory-access in
 # do_raw_spin_lock, at 0.01 s, now and then). A kernel bug, not ours; the
 # guest gets 4-level paging, like most machines mkm will run on.
+# cpu_opts: the CPU model under TCG (arm64: every feature QEMU has).
+cpu_opts=max,la57=off
+[ "$arch" = amd64 ] || cpu_opts=max
 case $accel in
 kvm*) accel=(-accel "$accel" -cpu host) ;;
-*) accel=(-accel "$accel" -cpu max,la57=off) ;;
+*) accel=(-accel "$accel" -cpu "$cpu_opts") ;;
 esac
 mode=tests
 [ -z "$script" ] || mode=cmd
@@ -124,16 +137,36 @@ fi
 # printk.time=1: the splat patterns match timestamped kernel lines, and the
 # debug kernel (tinyconfig) does not stamp them by default.
 # qemu_for CPUS [MORE-APPEND]: the QEMU command line of a boot, in qemu.
+# arm64: QEMU's virt board with a GICv3 (the servers' interrupt
+# controller), one PL011 UART (so no second port for /out: a run with -o
+# says the guest wrote nothing) and the architected timer, which needs no
+# tsc=reliable.
 qemu_for() {
-	qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$1" -m "$mem"
-		-nodefaults -no-user-config -nographic -no-reboot
-		-kernel "$kernel" -initrd "$initramfs"
-		-append "console=ttyS0 panic=-1 tsc=reliable printk.time=1 mkm_mode=$mode mkm_test_timeout=$test_timeout $append ${2:-}")
+	case $arch in
+	amd64)
+		qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$1" -m "$mem"
+			-nodefaults -no-user-config -nographic -no-reboot
+			-kernel "$kernel" -initrd "$initramfs"
+			-append "console=ttyS0 panic=-1 tsc=reliable printk.time=1 mkm_mode=$mode mkm_test_timeout=$test_timeout $append ${2:-}")
+		;;
+	arm64)
+		qemu=(qemu-system-aarch64 -M virt,gic-version=3 "${accel[@]}" -smp "$1" -m "$mem"
+			-nodefaults -no-user-config -nographic -no-reboot
+			-kernel "$kernel" -initrd "$initramfs"
+			-append "console=ttyAMA0 panic=-1 printk.time=1 mkm_mode=$mode mkm_test_timeout=$test_timeout $append ${2:-}")
+		;;
+	esac
+}
+# The serial port after the console, for /out (ttyS1): amd64 only.
+out_serial() {
+	out_port=()
+	[ "$arch" != amd64 ] || out_port=(-serial "$1")
 }
 qemu_for "$cpus"
 
 if [ -n "$shell" ]; then
-	exec "${qemu[@]}" -serial mon:stdio -serial null "$@"
+	out_serial null
+	exec "${qemu[@]}" -serial mon:stdio "${out_port[@]}" "$@"
 fi
 
 # One boot: run the guest, bring /out back, read the log. Returns 0 if all
@@ -146,7 +179,8 @@ boot() {
 	# Stop the guest when the whole run takes too long, or when the console
 	# stays silent longer than a test may take: a kernel hung hard prints nothing.
 	: >"$log"
-	"${qemu[@]}" -serial "file:$log" -serial "file:$data" "$@" </dev/null &
+	out_serial "file:$data"
+	"${qemu[@]}" -serial "file:$log" "${out_port[@]}" "$@" </dev/null &
 	qpid=$!
 	trap 'kill $qpid 2>/dev/null; exit 130' INT TERM
 	[ -z "$verbose" ] || tail -n +1 -F --pid=$qpid "$log" 2>/dev/null &
@@ -219,7 +253,7 @@ boots "$@" || status=$?
 # executes, so a stall takes none of it. -icount needs single-threaded TCG,
 # which is always there, whatever MKM_VM_ACCEL chose for the first boot.
 if [ -n "$exact" ] && [ $mode = tests ]; then
-	accel=(-accel tcg,thread=single -cpu max,la57=off)
+	accel=(-accel tcg,thread=single -cpu "$cpu_opts")
 	log=$base.icount.log base=$base.icount cpus=1
 	qemu_for "$cpus" "mkm_tests=$exact mkm_clock=icount"
 	boots "$@" -icount shift=1,sleep=on || status=$?
