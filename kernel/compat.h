@@ -59,6 +59,10 @@
 #else
 #define MKM_HAVE_X86_VECTORS 0
 #endif
+/* arm64's IPIs, by reason (arch_irq.h). */
+#ifdef CONFIG_ARM64
+#include <trace/events/ipi.h>
+#endif
 
 /* Fails the build unless probe has tracepoint tp's prototype. */
 #define MKM_CHECK_PROBE(tp, probe) check_trace_callback_type_##tp(probe)

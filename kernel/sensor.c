@@ -50,6 +50,7 @@
 #include <asm/syscall.h>
 
 #include "access.h"
+#include "arch_irq.h"
 #include "compat.h"
 #include "monitor.h"
 #include "probes.h"
@@ -947,16 +948,29 @@ static __always_inline void sensor_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 	rcu_read_unlock();
 }
 
+/*
+ * An interrupt's handler; on arm64 the timer's and the IPIs' told by name
+ * (arch_irq.h).
+ */
 static void probe_irq_handler_entry(void *data, int irq,
 				    struct irqaction *action)
 {
-	sensor_irq(MKM_EV_IRQ_ENTRY, 0, irq, 0);
+	u8 flags = 0;
+	u32 arg0 = irq;
+
+	if (mkm_irq_classify(irq, action, &flags, &arg0))
+		sensor_irq(MKM_EV_IRQ_ENTRY, flags, arg0, 0);
 }
 
 static void probe_irq_handler_exit(void *data, int irq,
 				   struct irqaction *action, int ret)
 {
-	sensor_irq(MKM_EV_IRQ_EXIT, 0, irq, ret);
+	u8 flags = 0;
+	u32 arg0 = irq;
+
+	if (mkm_irq_classify(irq, action, &flags, &arg0))
+		sensor_irq(MKM_EV_IRQ_EXIT, flags, arg0,
+			   flags & MKM_EVF_VECTOR ? 0 : ret);
 }
 
 static void probe_softirq_entry(void *data, unsigned int vec)
@@ -990,7 +1004,7 @@ VECTOR_PROBES(reschedule)
 VECTOR_PROBES(call_function)
 VECTOR_PROBES(call_function_single)
 VECTOR_PROBES(irq_work)
-#define SENSOR_VECTOR_PROBES(OPT)                      \
+#define SENSOR_VECTOR_PROBES(P, OPT)                   \
 	OPT(local_timer_entry, MKM_CLASS_IRQ)          \
 	OPT(local_timer_exit, MKM_CLASS_IRQ)           \
 	OPT(reschedule_entry, MKM_CLASS_IRQ)           \
@@ -1001,8 +1015,35 @@ VECTOR_PROBES(irq_work)
 	OPT(call_function_single_exit, MKM_CLASS_IRQ)  \
 	OPT(irq_work_entry, MKM_CLASS_IRQ)             \
 	OPT(irq_work_exit, MKM_CLASS_IRQ)
+#elif MKM_HAVE_ARM64_IPI
+/*
+ * arm64's IPIs, by their reason (arch_irq.h): required there, since the
+ * "IPI" action's own handler events are left out for them.
+ */
+DEFINE_PER_CPU(u32, mkm_ipi_irq);
+
+static void probe_ipi_entry(void *data, const char *reason)
+{
+	u8 flags;
+	u32 arg0;
+
+	mkm_ipi_classify(reason, &flags, &arg0);
+	sensor_irq(MKM_EV_IRQ_ENTRY, flags, arg0, 0);
+}
+
+static void probe_ipi_exit(void *data, const char *reason)
+{
+	u8 flags;
+	u32 arg0;
+
+	mkm_ipi_classify(reason, &flags, &arg0);
+	sensor_irq(MKM_EV_IRQ_EXIT, flags, arg0, 0);
+}
+#define SENSOR_VECTOR_PROBES(P, OPT) \
+	P(ipi_entry, MKM_CLASS_IRQ)  \
+	P(ipi_exit, MKM_CLASS_IRQ)
 #else
-#define SENSOR_VECTOR_PROBES(OPT)
+#define SENSOR_VECTOR_PROBES(P, OPT)
 #endif
 
 /* Preemptible on 7.x (faultable tracepoints, under tasks-trace RCU). */
@@ -1102,7 +1143,7 @@ void mkm_sensor_mark(struct mkm_monitor *mon, u64 value, bool trigger)
 	P(irq_handler_exit, MKM_CLASS_IRQ)         \
 	P(softirq_entry, MKM_CLASS_IRQ)            \
 	P(softirq_exit, MKM_CLASS_IRQ)             \
-	SENSOR_VECTOR_PROBES(OPT)                  \
+	SENSOR_VECTOR_PROBES(P, OPT)               \
 	P(sys_enter, MKM_CLASS_SYSCALL)            \
 	P(sys_exit, MKM_CLASS_SYSCALL)
 

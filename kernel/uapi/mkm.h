@@ -333,7 +333,13 @@
  * (the tick and every hrtimer), the reschedule, call-function and irq_work
  * IPIs (arg0 the vector, MKM_X86_*_VECTOR; arg1 0 at exit). "current" is
  * the interrupted tracked thread, or, in a system-wide monitor, tid 0 for
- * a CPU's idle task.
+ * a CPU's idle task. On arm64, which has no system vectors, the records
+ * are the same for the interrupts that mean the same, by the name of
+ * their per-CPU interrupt: the architected timer ("arch_timer") is
+ * MKM_X86_LOCAL_TIMER_VECTOR, as is the timer broadcast IPI; the
+ * reschedule and irq_work IPIs are theirs; arm64's one function-call IPI
+ * (for one CPU or many) is MKM_X86_CALL_FUNCTION_VECTOR. Its other IPIs
+ * (CPU stop, wake-up) are IRQ records of their irq number.
  * MKM_EV_NAME carries the thread's 16-byte comm in two consecutive records:
  * flags 0 holds bytes 0-7, flags 1 bytes 8-15. It is written at attach, at
  * exec, at fork of an inherited thread and when the thread renames itself.
@@ -426,7 +432,8 @@ enum mkm_event_type {
 #define MKM_EVF_THREAD (1u << 2) /* FORK: a thread (CLONE_THREAD) */
 #define MKM_EVF_INHERITED (1u << 3) /* FORK: the child is tracked too */
 #define MKM_EVF_WAIT_US (1u << 4) /* SWITCH_IN: arg0 counts us, not ns */
-#define MKM_EVF_VECTOR (1u << 5) /* IRQ_ENTRY/EXIT: arg0 is an x86 vector */
+/* IRQ_ENTRY/EXIT: arg0 is an x86 vector (or, on arm64, what means the same) */
+#define MKM_EVF_VECTOR (1u << 5)
 /* SWITCH_OUT, WAKING, WAKEUP: a PREEMPT_RT lock wait, begun or ended */
 #define MKM_EVF_LOCK_WAIT (1u << 6)
 /* SWITCH: prev's MKM_TS_* state, in bits 1-3 (other types' flags there) */
@@ -446,7 +453,7 @@ enum mkm_trigger_kind {
 	MKM_TRIGGER_MARK = 3, /* a MARK with MKM_MARK_TRIGGER */
 };
 
-/* The x86 system vectors that MKM_EVF_VECTOR records name. */
+/* The x86 vectors MKM_EVF_VECTOR records name, on every architecture. */
 #define MKM_X86_LOCAL_TIMER_VECTOR 0xec
 #define MKM_X86_IRQ_WORK_VECTOR 0xf6
 #define MKM_X86_CALL_FUNCTION_SINGLE_VECTOR 0xfb

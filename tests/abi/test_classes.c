@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -307,6 +308,143 @@ static void test_configure_classes_irq_records_softirqs(void **state)
 	abi_trace_free(&t);
 }
 
+/*
+ * The irq number /proc/interrupts gives the interrupt named name (its
+ * action), or -1: arm64's architected timer ("arch_timer"), which x86
+ * takes through a system vector that has no number there.
+ */
+static int irq_named(const char *name)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[512];
+	int irq = -1;
+
+	if (!f)
+		return -1;
+	while (irq < 0 && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		size_t len = strlen(line);
+
+		while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
+			line[--len] = '\0';
+		if (colon && len > strlen(name) &&
+		    !strcmp(line + len - strlen(name), name) &&
+		    line[len - strlen(name) - 1] == ' ')
+			irq = atoi(line);
+	}
+	fclose(f);
+	return irq;
+}
+
+/*
+ * The tick that interrupts a busy thread is the local timer, recorded as
+ * x86's vector on every architecture (MKM_EVF_VECTOR): on arm64 the
+ * architected timer's per-CPU interrupt, told by its name, is never
+ * recorded as its irq number, which differs between machines.
+ */
+static void test_configure_classes_irq_tick_is_the_local_timer(void **state)
+{
+	struct abi_worker w;
+	struct abi_trace t = { 0 };
+	int timer_irq = irq_named("arch_timer");
+	size_t i, ticks = 0, as_irq = 0;
+	(void)state;
+
+	abi_worker_start(&w, "abi-tick", abi_cpu_online(0), churn_fn, NULL);
+	abi_wait_blocked(w.tid);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, MKM_CLASS_IRQ, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, w.tid, 14));
+	abi_worker_run(&w);
+	abi_worker_wait(&w);
+	abi_wait_blocked(w.tid);
+	abi_suspend(fd);
+	abi_drain(fd, &t);
+	ABI_OK(close(fd));
+	abi_worker_stop(&w);
+
+	for (i = 0; i < t.n; i++) {
+		const struct mkm_event *e = &t.ev[i];
+
+		if (e->type != MKM_EV_IRQ_ENTRY || e->tid != (uint32_t)w.tid)
+			continue;
+		if (e->flags & MKM_EVF_VECTOR &&
+		    e->arg0 == MKM_X86_LOCAL_TIMER_VECTOR)
+			ticks++;
+		else if (!(e->flags & MKM_EVF_VECTOR) && timer_irq >= 0 &&
+			 e->arg0 == (uint32_t)timer_irq)
+			as_irq++;
+	}
+	printf("# %zu local timer interrupts in 300 ms of work on cpu %d "
+	       "(arch_timer: irq %d)\n",
+	       ticks, w.cpu, timer_irq);
+	if (ticks == 0)
+		fail_msg("no local timer interrupt in 300 ms of work on cpu %d",
+			 w.cpu);
+	ABI_EQ(as_irq, 0);
+	abi_trace_free(&t);
+}
+
+/*
+ * An IPI to a busy thread's CPU is a call-function vector on every
+ * architecture: membarrier's private expedited command runs a function on
+ * each CPU where a thread of the process runs (x86 sends one CPU
+ * CALL_FUNCTION_SINGLE; arm64 has one function-call IPI, "Function call
+ * interrupts" in its ipi_entry, recorded as CALL_FUNCTION).
+ */
+static void test_configure_classes_irq_ipi_is_call_function(void **state)
+{
+	struct abi_worker w;
+	struct abi_trace t = { 0 };
+	size_t i, calls = 0;
+	uint64_t end;
+	(void)state;
+
+	if (abi_nr_cpus_online() < 2)
+		skip();
+	ABI_OK(syscall(SYS_membarrier,
+		       MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0));
+	abi_worker_start(&w, "abi-ipi", abi_cpu_online(1), churn_fn, NULL);
+	abi_wait_blocked(w.tid);
+	int fd = abi_open();
+	abi_configure(fd, 1u << 20, MKM_CLASS_IRQ, 0, NULL);
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, w.tid, 15));
+	ABI_OK(abi_pin_self(abi_cpu_online(0)));
+	abi_worker_run(&w);
+	end = abi_now_ns() + 200 * 1000000ull;
+	while (abi_now_ns() < end) {
+		ABI_OK(syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+			       0, 0));
+		usleep(1000);
+	}
+	abi_worker_wait(&w);
+	abi_wait_blocked(w.tid);
+	abi_suspend(fd);
+	abi_drain(fd, &t);
+	ABI_OK(close(fd));
+	abi_worker_stop(&w);
+	ABI_OK(abi_pin_self(-1));
+
+	for (i = 0; i < t.n; i++) {
+		const struct mkm_event *e = &t.ev[i];
+
+		if (e->type == MKM_EV_IRQ_ENTRY && e->tid == (uint32_t)w.tid &&
+		    e->flags & MKM_EVF_VECTOR &&
+		    (e->arg0 == MKM_X86_CALL_FUNCTION_VECTOR ||
+		     e->arg0 == MKM_X86_CALL_FUNCTION_SINGLE_VECTOR))
+			calls++;
+	}
+	printf("# %zu call-function IPIs on cpu %d in 200 ms of membarrier\n",
+	       calls, w.cpu);
+	if (calls == 0)
+		fail_msg("no call-function IPI on cpu %d in 200 ms of "
+			 "membarrier from cpu %d",
+			 w.cpu, abi_cpu_online(0));
+	abi_trace_free(&t);
+}
+
 /* Nanosleeps, waits in FUTEX_WAIT until woken, nanosleeps and exits. */
 static void *waiter_main(void *arg)
 {
@@ -414,6 +552,8 @@ int main(int argc, char **argv)
 		ABI_TEST(test_configure_classes_zero_is_default),
 		ABI_TEST(test_name_on_rename),
 		ABI_TEST(test_configure_classes_irq_records_softirqs),
+		ABI_TEST(test_configure_classes_irq_tick_is_the_local_timer),
+		ABI_TEST(test_configure_classes_irq_ipi_is_call_function),
 		ABI_TEST(test_sched_futex_wait_and_nanosleep_interruptible),
 	};
 	return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
