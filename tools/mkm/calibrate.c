@@ -17,6 +17,7 @@
 #include "builtin.h"
 #include "libmonitor.h"
 #include "messages.h"
+#include "module.h"
 #include "calibration.h"
 
 #define USAGE "usage: mkm calibrate [-o FILE] [-r ROUNDS] [-n TRIALS] [--cpu N]"
@@ -110,8 +111,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (cfg.progress)
 		fprintf(stderr, "\r%40s\r", "");
 	if (ret == -ENOENT)
-		die("%s: no such device: load the module: sudo modprobe mkm",
-		    MKM_DEVICE);
+		die_no_module();
 	if (ret)
 		die("calibration: %s", monitor_strerror(ret));
 	print_calibration(&cal);

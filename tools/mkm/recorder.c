@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "messages.h"
+#include "module.h"
 #include "parse.h"
 #include "recorder.h"
 
@@ -160,8 +161,7 @@ static void open_monitor(struct recorder *rec)
 	int ret = mon_session_create(&rec->s, &rec->cfg);
 
 	if (ret == -ENOENT)
-		die("%s: no such device: load the module: sudo modprobe mkm",
-		    MKM_DEVICE);
+		die_no_module();
 	if (ret == -EPERM && cfg->flags & MKM_CONFIG_SYSTEM)
 		die("record -a: recording the whole machine needs CAP_PERFMON (or root): run it as root, or give mkm the capability (setcap cap_perfmon+ep)");
 	if (ret == -EBUSY && cfg->flags & MKM_CONFIG_SYSTEM)
