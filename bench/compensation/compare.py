@@ -578,8 +578,9 @@ def workload_boot(a, d, w, replay_ok):
 def coverage(w, boots):
     """The bounds of workload @w over @boots against the unmonitored
     truth: (covered, judged, widths %, misses, meas), each (thread, figure)
-    per boot whose unmonitored figure is JUDGE_FLOOR_NS or more a triple,
-    but those where mkm's raw figure is off the monitored run's own kernel
+    per boot whose unmonitored figure is JUDGE_FLOOR_NS or more a triple
+    (hackbench's elapsed time only: its processes share one name), but
+    those where mkm's raw figure is off the monitored run's own kernel
     figure by more than MEAS_OFF: a difference of measurement (RUNQ from
     the wakeup against run_delay from the enqueue, docs/accuracy.md) that
     no bound of compensation covers, counted in meas as the claim's rows
@@ -614,9 +615,18 @@ def coverage(w, boots):
         comp, unmon = cols["comp"], cols["unmon"]
         if comp is None:
             continue
-        one(f"boot {i + 1} elapsed", unmon["elapsed"], comp["elapsed"],
-            comp.get("elapsed_bounds"), cols["raw"]["elapsed"],
-            cols["mon"]["elapsed"])
+        # mkm's span of the command is shorter than cb_time's fork to
+        # reap by what fork() does before its tracepoint and wait4() after
+        # the death, alike monitored and not (the docstring): the truth,
+        # as mkm measures a command, is the unmonitored span less what
+        # the monitored run shows of that difference (raw - mon).
+        raw_el, mon_el = cols["raw"]["elapsed"], cols["mon"]["elapsed"]
+        one(f"boot {i + 1} elapsed", unmon["elapsed"] + raw_el - mon_el,
+            comp["elapsed"], comp.get("elapsed_bounds"), raw_el, mon_el)
+        if w.startswith("hackbench"):
+            # 160 processes of one name: which unmonitored one a monitored
+            # one is, is not defined (rows_of() compares distributions).
+            continue
         cn, un = by_name(comp["threads"]), by_name(unmon["threads"])
         rn, mn = by_name(cols["raw"]["threads"]), by_name(cols["mon"]["threads"])
         for key, u in sorted(un.items(), key=lambda kv: kv[1]["tid"]):

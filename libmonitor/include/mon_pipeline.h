@@ -493,7 +493,10 @@ struct mon_comp_doubt {
  *    w^2)), a 99% bound on the sum of independent stakes: RUNQ for waits
  *    after a decision, RUN for a waker's run to the tick and a timed-out
  *    turn, SLEEP for a timer's wakeup; START, END and LIFE take every
- *    thread's decisions before the record (between them, for LIFE).
+ *    thread's decisions before the record (between them, for LIFE), whole
+ *    (a decision of who waits may change how many switches are made),
+ *    but a timer's wakeups, whose stake is the CPU's delay at each, the
+ *    same delay again and again: they stay the thread's own.
  *  - TRACE_BOUND_SPLIT: where mkm knows when a wait began (its WAKEUP, or
  *    a preemption), the kernel's own wait that the SWITCH_IN records less
  *    mkm's is where the kernel put the switch against the tracepoint

@@ -720,9 +720,44 @@ static void test_compensate_doubt_wait_without_wakeups(void **state)
  * times that over the 4 ms tick is at stake for both threads. A 0.5 ms
  * wait is a wakeup that preempted, but late: not the tick's.
  */
+struct bcoll;
+static void collect_bounds(void *arg, const struct trace_bounds *b, size_t n);
+
+/* With @bc (may be NULL), the bounds too. */
+static void tick_run_bounds(uint64_t wait, struct doubts *ds,
+			    struct bcoll *bc);
+
 static void tick_run_with(uint64_t wait, struct doubts *ds)
 {
-	struct mon_compensate_opts opts = { .doubt = collect_doubt, .arg = ds };
+	tick_run_bounds(wait, ds, NULL);
+}
+
+/* The doubt and the bounds share opts.arg: both collections. */
+struct tick_out {
+	struct doubts *ds;
+	struct bcoll *bc;
+};
+
+static void tick_doubt(void *arg, const struct mon_comp_doubt *d)
+{
+	collect_doubt(((struct tick_out *)arg)->ds, d);
+}
+
+static void tick_bounds(void *arg, const struct trace_bounds *b, size_t n)
+{
+	struct tick_out *t = arg;
+
+	if (t->bc)
+		collect_bounds(t->bc, b, n);
+}
+
+static void tick_run_bounds(uint64_t wait, struct doubts *ds,
+			    struct bcoll *bc)
+{
+	struct tick_out to = { ds, bc };
+	struct mon_compensate_opts opts = { .doubt = tick_doubt,
+					    .bounds = tick_bounds,
+					    .arg = &to };
 	struct evs s = { 0 };
 	struct out o;
 	int k;
@@ -1278,8 +1313,9 @@ static void test_mon_stage_compensate_bounds_hold_the_truth(void **state)
 /*
  * The doubt's stream (doubt_run()): thread 1, preempted after 500 us of
  * the monitor's cost in a run of 1 ms, waits 10 ms. The decision is the
- * monitor's with a chance 0.5; alone, its 99% bound is the whole wait.
- * Thread 2's end came before it: nothing at stake there.
+ * monitor's with a chance 0.5; alone, its 99% bound is the whole wait,
+ * in its runq and in the end of every thread after it: thread 2's end
+ * came before it.
  */
 static void test_mon_stage_compensate_bounds_preempted(void **state)
 {
@@ -1408,6 +1444,43 @@ static void test_mon_stage_compensate_bounds_split(void **state)
 	assert_int_equal(b2->split_ends, 3);
 	assert_int_equal(b2->split_unknown, 2);
 	assert_int_equal(b1->split_unknown, 1);
+}
+
+/*
+ * The waker that ran on to the tick (tick_run_with()): each of its two
+ * runs was the monitor's with a chance of the delay that moved its wakeup
+ * against the ticks over the 4 ms tick (505 us, then 5 us); the 4 ms wait
+ * of each is at stake in thread 1's runq and in thread 2's run, and in the
+ * end of every thread after it.
+ */
+static void test_mon_stage_compensate_bounds_tick_run(void **state)
+{
+	double p1 = 505000 / 4e6, p2 = 5000 / 4e6, w = 4e6, want;
+	struct trace_bound r;
+	struct doubts ds;
+	struct bcoll bc;
+
+	(void)state;
+	memset(&bc, 0, sizeof(bc));
+	tick_run_bounds(4000000, &ds, &bc);
+	want = fmin(2 * w, (p1 + p2) * w +
+				   2.576 * sqrt((p1 * (1 - p1) + p2 * (1 - p2)) *
+						w * w));
+	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ];
+	assert_float_equal((double)r.above_ns, want, 2000);
+	r = bounds_of(&bc, 2)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUN];
+	assert_float_equal((double)r.above_ns, want, 2000);
+	/* Thread 2's own waits: after its preemptions, a few microseconds of
+	 * the monitor's cost in 4 ms runs; not the tick's stake. */
+	r = bounds_of(&bc, 2)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ];
+	assert_true(r.above_ns < 100000);
+	/* Thread 1's last record came after both (and after thread 2's
+	 * preemptions' few microseconds). */
+	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_END];
+	assert_true(r.above_ns + 2000 >= want && r.above_ns < want + 100000);
+	/* Thread 3 slept before either. */
+	r = bounds_of(&bc, 3)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_END];
+	assert_int_equal(r.above_ns, 0);
 }
 
 /* Records lost in a thread's life: its bounds say so. */
@@ -1578,6 +1651,7 @@ int main(void)
 		cmocka_unit_test(
 			test_mon_stage_compensate_bounds_short_preempted_runs),
 		cmocka_unit_test(test_mon_stage_compensate_bounds_split),
+		cmocka_unit_test(test_mon_stage_compensate_bounds_tick_run),
 		cmocka_unit_test(test_mon_stage_compensate_bounds_lost),
 		cmocka_unit_test(test_mon_bound_total_adds_parts),
 		cmocka_unit_test(test_mon_bound_elapsed_turns_the_start),

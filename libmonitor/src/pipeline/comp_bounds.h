@@ -29,7 +29,7 @@ MON_HIDDEN int comp_bounds_note(struct comp_bounds *b,
 /*
  * A scheduling decision that was the monitor's with chance @p, @w ns at
  * stake in it for the figures @figs (1 << TRACE_BOUND_RUN, _RUNQ, _SLEEP)
- * of @tid; @global: it also counts for the ends of every thread after it
+ * of @tid; @global: it counts for the ends of every thread after it too
  * (one call per decision with it set).
  * Return: 0 or -ENOMEM.
  */

@@ -732,7 +732,7 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 					    c->bounds, th->tid,
 					    1u << TRACE_BOUND_SLEEP |
 						    1u << TRACE_BOUND_RUNQ,
-					    1, d, true));
+					    1, d, false));
 		}
 		break;
 	}
