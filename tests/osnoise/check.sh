@@ -10,10 +10,19 @@
 #
 #   check.sh [-n NAME[,NAME...]]     default: the matrix's -rt rows
 #
+# Then `perf sched timehist` on the same guest: cli_workload recorded by
+# `perf sched record -a` under `mkm record -a`, perf's per-thread totals
+# against the library's of the same runs and wakeups (runs.c lists them;
+# compare.py timehist says which and why).
+#
 # rtla comes from Debian's package (bookworm's, with libtracefs1 and
 # libtraceevent1), fetched with apt-get download into $MKM_CACHE/rtla and
 # unpacked there with dpkg -x, never installed on this machine; the guest
-# gets it in its initramfs. Each kernel's files are in
+# gets it in its initramfs. perf is Debian's linux-perf of the guest
+# kernel's own version (the one its banner names), from the kernel's
+# suite, in $MKM_CACHE/perf/VERSION the same way; a perf whose libraries
+# this machine cannot give (sid's, built for a newer glibc) is left out,
+# and the kernel's row says so. Each kernel's files are in
 # $BUILD/osnoise/NAME: the console log, the guest's /out, compare.txt.
 set -euo pipefail
 
@@ -34,6 +43,9 @@ while getopts "n:h" opt; do
 	esac
 done
 [ -x "$build/tools/mkm" ] || die "$build/tools/mkm: not built (make)"
+for f in tests/cli/cli_workload tests/osnoise/runs; do
+	[ -x "$build/$f" ] || die "$build/$f: not built (make check-osnoise builds it)"
+done
 [ -n "$names" ] || names=$("$top/tests/kernel/kernels.sh" list |
 	awk '$1 ~ /-rt$/ { print $1 }')
 
@@ -52,6 +64,38 @@ if [ ! -x "$rtla/usr/bin/rtla" ]; then
 fi
 libs=$rtla/usr/lib/x86_64-linux-gnu
 
+# perf_for NAME: the path of Debian's perf of kernel NAME's version,
+# fetched and unpacked once; nothing (and why, on stderr) if this
+# machine's libraries cannot run it.
+perf_for() {
+	local img ver suite root dl
+	img=$("$top/tests/kernel/kernels.sh" image "$1")
+	ver=$(grep -a -m1 -o 'SMP [A-Z_ ]*Debian [0-9][^ )]*' "$img" | awk '{ print $NF }')
+	suite=$(awk -v n="$1" '$1 == n { print $2 }' "$top/tests/kernel/matrix")
+	[ -n "$ver" ] && [ -n "$suite" ] || { say "$1: no Debian version in $img"; return 0; }
+	root=$cache/perf/$ver/root
+	if [ ! -x "$root/usr/bin/perf" ]; then
+		dl=$(mktemp -d)
+		chmod 0777 "$dl"
+		say "$1: fetching linux-perf $ver ($suite) into $cache/perf/$ver"
+		if ! (cd "$dl" && "$top/tests/kernel/kernels.sh" download "$suite" "linux-perf=$ver"); then
+			rm -rf "$dl"
+			say "$1: linux-perf $ver not in $suite"
+			return 0
+		fi
+		mkdir -p "$root"
+		dpkg -x "$dl"/linux-perf_*.deb "$root"
+		mv "$dl"/*.deb "$cache/perf/$ver/"
+		rm -rf "$dl"
+	fi
+	if ! LD_LIBRARY_PATH=$libs ldd "$root/usr/bin/perf" >/dev/null 2>&1 ||
+		LD_LIBRARY_PATH=$libs ldd "$root/usr/bin/perf" 2>&1 | grep -q 'not found'; then
+		say "$1: linux-perf $ver cannot run with this machine's libraries: $(LD_LIBRARY_PATH=$libs ldd "$root/usr/bin/perf" 2>&1 | grep -m1 'not found' | sed 's/^[[:space:]]*//')"
+		return 0
+	fi
+	echo "$root/usr/bin/perf"
+}
+
 failed=0
 mkdir -p "$build"
 printf '%-10s %-8s %s\n' KERNEL RESULT FILES >"$build/osnoise.table.tmp"
@@ -64,14 +108,21 @@ for name in $names; do
 		failed=1
 		continue
 	fi
+	perf=$(perf_for "$name" 2>"$dir/perf.txt")
+	cat "$dir/perf.txt" >&2
+	extra=()
+	[ -z "$perf" ] || extra=(-f "$perf:/bin/perf"
+		-f "$build/tests/cli/cli_workload:/bin/cli_workload")
 	# ldd finds rtla's libraries there; the guest gets them at that path.
 	LD_LIBRARY_PATH=$libs "$top/tests/vm/mkinitramfs.sh" \
 		-o "$dir/initramfs.cpio.gz" -m "$dir/ko/mkm.ko" \
-		-f "$build/tools/mkm:/bin/mkm" -f "$rtla/usr/bin/rtla:/bin/rtla"
+		-f "$build/tools/mkm:/bin/mkm" -f "$rtla/usr/bin/rtla:/bin/rtla" \
+		"${extra[@]}"
 	say "$name: booting"
 	if ! BUILD=$build "$top/tests/vm/run.sh" -i "$dir/initramfs.cpio.gz" \
 		-k "$("$top/tests/kernel/kernels.sh" image "$name")" \
 		-c "$here/guest.sh" -o "$dir/out" -l "$dir/console.log" -t 900 \
+		-a noirqdebug \
 		>"$dir/run.txt" 2>&1; then
 		printf '%-10s %-8s %s\n' "$name" boot "$dir/run.txt" >>"$build/osnoise.table.tmp"
 		failed=1
@@ -82,6 +133,14 @@ for name in $names; do
 		"$dir/out/mkm.json" 1 >"$dir/compare.txt" 2>&1 || result=FAIL
 	python3 "$here/compare.py" timerlat "$dir/out/timerlat.txt" \
 		"$dir/out/tl.json" 1 >>"$dir/compare.txt" 2>&1 || result=FAIL
+	if [ -n "$perf" ]; then
+		"$build/tests/osnoise/runs" "$dir/out/th.mkm" cli_workload \
+			>"$dir/out/runs.txt" || result=FAIL
+		python3 "$here/compare.py" timehist "$dir/out/timehist.txt" \
+			"$dir/out/runs.txt" >>"$dir/compare.txt" 2>&1 || result=FAIL
+	else
+		echo "timehist: not compared: $(tail -n 1 "$dir/perf.txt" | sed "s/^osnoise: $name: //")" >>"$dir/compare.txt"
+	fi
 	[ $result = pass ] || failed=1
 	sed "s/^/$name: /" "$dir/compare.txt" >&2
 	printf '%-10s %-8s %s\n' "$name" "$result" "$dir/compare.txt" >>"$build/osnoise.table.tmp"
