@@ -102,8 +102,15 @@ static void test_flight_mkm_trigger_and_exit(void **state)
 	assert_int_equal(
 		sh("mkm record --no-calibrate --flight 1M --trigger exit -o /tmp/fs.mkm -- sleep 4 >/dev/null 2>/tmp/es &"),
 		0);
-	for (i = 0; i < 100 && sh("mkm trigger /tmp/fs.mkm 2>/dev/null"); i++)
+	/* Armed: the command runs, the recorder waits in sigtimedwait(),
+	 * where SIGUSR2 shows as caught, not blocked. */
+	for (i = 0; i < 100 && sh("pidof sleep >/dev/null"); i++)
 		usleep(50000);
+	usleep(200000);
+	for (i = 0; i < 100 && sh("mkm trigger /tmp/fs.mkm 2>/tmp/et"); i++)
+		usleep(50000);
+	if (i == 100)
+		sh("cat /tmp/et >&2");
 	assert_true(i < 100);
 	for (i = 0; i < 100 && !exists("/tmp/fs.mkm.1"); i++)
 		usleep(50000);

@@ -306,6 +306,12 @@ static void flight_setup(struct recorder *rec)
 	rec->cfg.note = rec->cfg.warn;
 }
 
+/* SIGUSR2's handler, never run: recorder_wait() takes the signal. */
+static void ignore_signal(int sig)
+{
+	(void)sig;
+}
+
 void recorder_init(struct recorder *rec)
 {
 	memset(rec, 0, sizeof(*rec));
@@ -321,10 +327,19 @@ void recorder_init(struct recorder *rec)
 	/* mkm trigger's: a flight recorder's snapshot, never a death. */
 	sigaddset(&rec->sigs, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &rec->sigs, NULL);
+	/*
+	 * Caught too, by a handler that does nothing: a thread in
+	 * sigtimedwait() has the signals it waits for unblocked, so while
+	 * the recorder waits /proc shows SIGUSR2 neither blocked nor, but
+	 * for this, caught, and mkm trigger would think it deadly.
+	 */
+	sigaction(SIGUSR2, &(struct sigaction){ .sa_handler = ignore_signal },
+		  NULL);
 }
 
 void recorder_release(struct recorder *rec)
 {
+	signal(SIGUSR2, SIG_DFL);
 	pthread_sigmask(SIG_UNBLOCK, &rec->sigs, NULL);
 	free(rec->tids);
 	rec->tids = NULL;

@@ -66,11 +66,15 @@ static bool is_flight_recorder(const char *argv, size_t len, const char *out)
 	return record && flight && named;
 }
 
-/* Whether @pid blocks SIGUSR2 yet: until then, the signal would kill it. */
+/*
+ * Whether @pid blocks or catches SIGUSR2 yet: until then, the signal
+ * would kill it. The recorder does both; while it waits in sigtimedwait()
+ * the signal shows as caught only.
+ */
 static bool takes_sigusr2(pid_t pid)
 {
 	char path[64], line[256];
-	bool blocked = false;
+	bool taken = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -78,11 +82,12 @@ static bool takes_sigusr2(pid_t pid)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "SigBlk:", 7))
-			blocked = strtoull(line + 7, NULL, 16) &
-				  (1ull << (SIGUSR2 - 1));
+		if (!strncmp(line, "SigBlk:", 7) ||
+		    !strncmp(line, "SigCgt:", 7))
+			taken |= (strtoull(line + 7, NULL, 16) &
+				  (1ull << (SIGUSR2 - 1))) != 0;
 	fclose(f);
-	return blocked;
+	return taken;
 }
 
 static int signal_recorder(pid_t pid)
