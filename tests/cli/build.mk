@@ -6,8 +6,9 @@ CLI_TEST := $(BUILD)/tests/cli/test_cli
 CLI_FLIGHT_TEST := $(BUILD)/tests/cli/test_record_flight
 CLI_WORKLOAD := $(BUILD)/tests/cli/cli_workload
 VM_TESTS += $(CLI_TEST) $(CLI_FLIGHT_TEST)
-# Its schedstat comparisons run in the one-vCPU -icount boot (tests/vm).
-VM_ICOUNT_TESTS += test_cli
+# Its schedstat comparisons run in the one-vCPU -icount boot (tests/vm);
+# the flight recorder's, at 1 vCPU as at 2, there too.
+VM_ICOUNT_TESTS += test_cli test_record_flight
 VM_FILES += $(MKM_TOOL):/bin/mkm $(CLI_WORKLOAD):/bin/cli_workload
 all: $(CLI_TEST) $(CLI_FLIGHT_TEST) $(CLI_WORKLOAD)
 
