@@ -6,8 +6,9 @@
  * record at > is that SWITCH_IN), why it waited, as mkm latency --why
  * takes it apart: libmonitor's mon_late_wakeup_at() over a noise index
  * of the timeline and the file's WAKING records, both made the first time
- * a wakeup is under the cursor. Computed before each frame, again only
- * when the wait under the cursor changes; draw.c lists it.
+ * a wakeup is under the cursor (again, live, for a wait that ends past
+ * them). Computed before each frame, again only when the wait under the
+ * cursor changes; draw.c lists it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,12 +61,16 @@ static const struct mon_sink_ops wakings_ops = {
 	.consume = wakings_consume,
 };
 
-/* The index and the WAKING records, made again once the timeline grew. */
-static int late_index(struct viewer_state *vs)
+/*
+ * The index and the WAKING records; made again only when the timeline has
+ * grown (live) and the wait to explain ends past what they hold: the
+ * past does not change, and a live view refreshes every 100 ms.
+ */
+static int late_index(struct viewer_state *vs, uint64_t until)
 {
 	int err;
 
-	if (vs->late_noise && !vs->late_stale)
+	if (vs->late_noise && (!vs->late_stale || until <= vs->late_upto))
 		return 0;
 	noise_destroy(vs->late_noise);
 	vs->late_noise = NULL;
@@ -75,6 +80,7 @@ static int late_index(struct viewer_state *vs)
 	if (err)
 		return err;
 	vs->late_stale = false;
+	vs->late_upto = vs->view.end;
 	/* Without the file (or its WAKING records) the wait counts from the
 	 * enqueue, as mkm latency --why's does. */
 	if (!vs->file || mon_wakings_create(&vs->late_wakings))
@@ -96,6 +102,7 @@ void late_clear(struct viewer_state *vs)
 void late_update(struct viewer_state *vs)
 {
 	const struct row *sel = rows_selected(vs);
+	struct tl_interval w;
 	struct tl_thread t;
 	int64_t iv;
 	int err;
@@ -109,19 +116,21 @@ void late_update(struct viewer_state *vs)
 		late_clear(vs);
 		return;
 	}
-	if (vs->late_th == sel->id && vs->late_iv == iv && !vs->late_stale)
-		return; /* the same wait as the last frame's */
+	/* The same wait as the last frame's; one that was none (a wait
+	 * after a preemption) is asked again once the timeline grew. */
+	if (vs->late_th == sel->id && vs->late_iv == iv &&
+	    (vs->late_ok || !vs->late_stale))
+		return;
 	late_clear(vs);
+	tl_interval(vs->tl, sel->id, (size_t)iv, &w);
+	if (w.open)
+		return; /* live: still waiting, no switch-in yet */
 	vs->late_th = sel->id;
 	vs->late_iv = iv;
-	err = late_index(vs);
-	if (!err) {
-		struct tl_interval w;
-
-		tl_interval(vs->tl, sel->id, (size_t)iv, &w);
+	err = late_index(vs, w.end_ns);
+	if (!err)
 		err = mon_late_wakeup_at(vs->late_noise, sel->id, w.start_ns,
 					 vs->late_wakings, &vs->late);
-	}
 	vs->late_ok = !err;
 	if (err && err != -ESRCH)
 		snprintf(vs->message, sizeof(vs->message), "wakeup: %s",

@@ -122,7 +122,8 @@ struct viewer_state {
 	int64_t late_iv;
 	struct noise *late_noise; /* its index, made when first needed */
 	struct mon_wakings *late_wakings; /* the file's WAKING records */
-	bool late_stale; /* the timeline changed since they were made */
+	bool late_stale; /* the timeline grew since they were made */
+	uint64_t late_upto; /* the timeline's end when they were made */
 	struct mkm_event *events; /* the events pane's records, in time order */
 	size_t nr_events, events_before; /* of those, before the cursor */
 	uint32_t events_tid; /* the pane's thread, or 0 */

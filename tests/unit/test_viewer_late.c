@@ -192,12 +192,15 @@ static void test_late_update_none(void **state)
 	assert_false(f->vs.late_ok);
 }
 
-/* The same wait as the last frame's is not computed again; another one
- * is, and so is the same once the timeline has changed. */
+/* The same wait as the last frame's is not computed again, another one
+ * is; once the timeline grew (live), the index is made again only for a
+ * wait that ends past it. */
 static void test_late_update_cached(void **state)
 {
 	struct fixture *f = *state;
 	const struct mon_late_part *parts;
+	struct evs more = { 0 };
+	uint64_t upto;
 
 	select_tid(f, 20);
 	view_set_cursor(&f->vs.view, 1400);
@@ -211,12 +214,33 @@ static void test_late_update_cached(void **state)
 	late_update(&f->vs);
 	assert_true(f->vs.late_ok);
 	assert_int_equal(f->vs.late.wakeup_ns, 3100);
+	upto = f->vs.late_upto;
+	/* Live: 30 wakes 20 again at 4500 (queued behind 10), it runs at
+	 * 4700. */
+	evs_add(&more, 4400, 1, MKM_EV_SWITCH_IN, 30, 0, 0, 0);
+	evs_add(&more, 4500, 1, MKM_EV_WAKEUP, 20, 0, 30, 0);
+	evs_add(&more, 4700, 0, MKM_EV_SWITCH_IN, 20, 0, 0, 0);
+	evs_add(&more, 5000, 0, MKM_EV_SWITCH_OUT, 20, MKM_TS_INTERRUPTIBLE, 0,
+		0);
+	evs_add(&more, 5000, 1, MKM_EV_SWITCH_OUT, 30, MKM_TS_INTERRUPTIBLE, 0,
+		0);
+	assert_int_equal(tl_feed(f->tl, more.ev, more.n), 0);
+	assert_int_equal(tl_flush(f->tl), 0);
 	assert_int_equal(state_refresh(&f->vs), 0);
 	assert_true(f->vs.late_stale);
+	/* An earlier wait: the index holds it. */
+	view_set_cursor(&f->vs.view, 1400);
+	late_update(&f->vs);
+	assert_true(f->vs.late_ok);
+	assert_int_equal(f->vs.late_upto, upto);
+	/* The new one: indexed again. */
+	view_set_cursor(&f->vs.view, 4600);
 	late_update(&f->vs);
 	assert_true(f->vs.late_ok);
 	assert_false(f->vs.late_stale);
-	assert_int_equal(f->vs.late.wakeup_ns, 3100);
+	assert_true(f->vs.late_upto > upto);
+	assert_int_equal(f->vs.late.wakeup_ns, 4500);
+	assert_int_equal(f->vs.late.switch_in_ns, 4700);
 }
 
 int main(void)
