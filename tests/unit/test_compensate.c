@@ -724,8 +724,7 @@ struct bcoll;
 static void collect_bounds(void *arg, const struct trace_bounds *b, size_t n);
 
 /* With @bc (may be NULL), the bounds too. */
-static void tick_run_bounds(uint64_t wait, struct doubts *ds,
-			    struct bcoll *bc);
+static void tick_run_bounds(uint64_t wait, struct doubts *ds, struct bcoll *bc);
 
 static void tick_run_with(uint64_t wait, struct doubts *ds)
 {
@@ -751,8 +750,7 @@ static void tick_bounds(void *arg, const struct trace_bounds *b, size_t n)
 		collect_bounds(t->bc, b, n);
 }
 
-static void tick_run_bounds(uint64_t wait, struct doubts *ds,
-			    struct bcoll *bc)
+static void tick_run_bounds(uint64_t wait, struct doubts *ds, struct bcoll *bc)
 {
 	struct tick_out to = { ds, bc };
 	struct mon_compensate_opts opts = { .doubt = tick_doubt,
@@ -1214,8 +1212,8 @@ static void bounds_run(int64_t mark_ns, int64_t half_ns, struct bcoll *bc,
 	for (k = 0; k < 5; k++)
 		MARK(&s, 2000 + 1000 * (uint64_t)k, 0, 1);
 	OUT(&s, 7000, 0, 1, SLEEP, 0);
-	assert_int_equal(compensate_opts(&s, o, interval_calibration(mark_ns,
-								     half_ns),
+	assert_int_equal(compensate_opts(&s, o,
+					 interval_calibration(mark_ns, half_ns),
 					 NULL, 0, &opts),
 			 0);
 	assert_int_equal(bc->calls, 1);
@@ -1297,9 +1295,8 @@ static void test_mon_stage_compensate_bounds_hold_the_truth(void **state)
 	assert_int_equal(tl_flush(tl), 0);
 	i = tl_find(tl, 1);
 	assert_true(i >= 0);
-	assert_int_equal(acct_msa(tl, ACCT_THREAD, (size_t)i, TL_NR_STATES,
-				  run),
-			 0);
+	assert_int_equal(
+		acct_msa(tl, ACCT_THREAD, (size_t)i, TL_NR_STATES, run), 0);
 	comp = run[TL_RUN] + run[TL_RUN_USER] + run[TL_RUN_SYS] +
 	       run[TL_INTERRUPTED];
 	tl_destroy(tl);
@@ -1380,8 +1377,8 @@ static void test_mon_stage_compensate_bounds_short_preempted_runs(void **state)
 	IN_WAIT(&s, t, 0, 1, 2, 0);
 	for (k = 0; k < 20; k++) {
 		MARK(&s, t + 50000, 0, 1);
-		evs_add(&s, t + 100000, 0, MKM_EV_SWITCH_OUT, 1,
-			MKM_TS_RUNNING, 2, MKM_EVF_PREEMPTED);
+		evs_add(&s, t + 100000, 0, MKM_EV_SWITCH_OUT, 1, MKM_TS_RUNNING,
+			2, MKM_EVF_PREEMPTED);
 		IN_WAIT(&s, t + 100000, 0, 2, 1, 0);
 		t += 1100000;
 		OUT(&s, t, 0, 2, MKM_TS_RUNNING, 1);
@@ -1463,9 +1460,9 @@ static void test_mon_stage_compensate_bounds_tick_run(void **state)
 	(void)state;
 	memset(&bc, 0, sizeof(bc));
 	tick_run_bounds(4000000, &ds, &bc);
-	want = fmin(2 * w, (p1 + p2) * w +
-				   2.576 * sqrt((p1 * (1 - p1) + p2 * (1 - p2)) *
-						w * w));
+	want = fmin(2 * w, (p1 + p2) * w + 2.576 * sqrt((p1 * (1 - p1) +
+							 p2 * (1 - p2)) *
+							w * w));
 	r = bounds_of(&bc, 1)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUNQ];
 	assert_float_equal((double)r.above_ns, want, 2000);
 	r = bounds_of(&bc, 2)->part[TRACE_BOUND_SCHEDULING][TRACE_BOUND_RUN];
@@ -1524,8 +1521,7 @@ static void test_mon_bound_total_adds_parts(void **state)
 	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_RUNQ, &r), 0);
 	assert_int_equal(r.below_ns, 111);
 	assert_int_equal(r.above_ns, 22);
-	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_FIGURES, &r),
-			 -EINVAL);
+	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_FIGURES, &r), -EINVAL);
 	assert_int_equal(mon_bound_total(NULL, TRACE_BOUND_RUN, &r), -EINVAL);
 	assert_int_equal(mon_bound_total(&b, TRACE_BOUND_RUN, NULL), -EINVAL);
 }
@@ -1596,9 +1592,9 @@ static void test_mon_bounds_load_round_trip(void **state)
 	assert_memory_equal(got.b, bc.b, 2 * sizeof(*got.b));
 	assert_ptr_equal(mon_bounds_find(&got, 2), &got.b[1]);
 	assert_null(mon_bounds_find(&got, 3));
-	assert_int_equal(got.b[0].part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN]
-				 .below_ns,
-			 20);
+	assert_int_equal(
+		got.b[0].part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN].below_ns,
+		20);
 	mon_bounds_free(&got);
 	assert_null(got.b);
 	/* An uncompensated trace: no bounds. */

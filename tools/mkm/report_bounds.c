@@ -11,9 +11,9 @@
 #include "report_bounds.h"
 
 static const char *const fig_names[TRACE_BOUND_FIGURES] = {
-	[TRACE_BOUND_RUN] = "run",	   [TRACE_BOUND_RUNQ] = "runq",
-	[TRACE_BOUND_SLEEP] = "sleep",	   [TRACE_BOUND_LIFE] = "life",
-	[TRACE_BOUND_START] = "start",	   [TRACE_BOUND_END] = "end",
+	[TRACE_BOUND_RUN] = "run",     [TRACE_BOUND_RUNQ] = "runq",
+	[TRACE_BOUND_SLEEP] = "sleep", [TRACE_BOUND_LIFE] = "life",
+	[TRACE_BOUND_START] = "start", [TRACE_BOUND_END] = "end",
 };
 
 static const char *const part_names[TRACE_BOUND_PARTS] = {
@@ -101,19 +101,23 @@ static const char *unknown_str(char *buf, size_t len,
 
 	buf[0] = '\0';
 	if (b->flags & TRACE_BOUND_LOST)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "records lost in its life (their cost is not known, nor bounded); ");
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"records lost in its life (their cost is not known, nor bounded); ");
 	if (b->flags & TRACE_BOUND_SPLIT_PARTIAL && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "the split of %llu of its %llu switch ends not measurable (no wait began in the trace), left out; ",
-			      (unsigned long long)b->split_unknown,
-			      (unsigned long long)b->split_ends);
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"the split of %llu of its %llu switch ends not measurable (no wait began in the trace), left out; ",
+			(unsigned long long)b->split_unknown,
+			(unsigned long long)b->split_ends);
 	if (b->flags & TRACE_BOUND_NO_INTERVAL && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "a cost charged to it has no interval (fewer than 2 trials); ");
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"a cost charged to it has no interval (fewer than 2 trials); ");
 	if (b->flags & TRACE_BOUND_NO_WAKEUPS && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "no WAKEUP records: wakeups' decisions not seen; ");
+		n += snprintf(
+			buf + n, len - (size_t)n,
+			"no WAKEUP records: wakeups' decisions not seen; ");
 	if (n > 2 && (size_t)n <= len)
 		buf[n - 2] = '\0';
 	return buf;
@@ -156,8 +160,8 @@ static bool elapsed(const struct mon_bounds *bs, const struct tl *tl,
 		return false;
 	tl_thread(tl, (size_t)first, &a);
 	tl_thread(tl, (size_t)last, &z);
-	mon_bound_elapsed(mon_bounds_find(bs, a.tid), mon_bounds_find(bs, z.tid),
-			  b);
+	mon_bound_elapsed(mon_bounds_find(bs, a.tid),
+			  mon_bounds_find(bs, z.tid), b);
 	*v = z.end_ns > a.first_ns ? z.end_ns - a.first_ns : 0;
 	tids[0] = a.tid;
 	tids[1] = z.tid;
@@ -197,7 +201,8 @@ void bounds_print(const struct mon_bounds *bs, const struct tl *tl,
 
 			mon_bound_total(b, i, &tot);
 			printf("%7s %-16.16s %-6s %12s %12s %12s  %-18s %-18s %s\n",
-			       f ? "" : tid, f ? "" : (t.name[0] ? t.name : "?"),
+			       f ? "" : tid,
+			       f ? "" : (t.name[0] ? t.name : "?"),
 			       fig_names[i],
 			       mon_fmt_ns(c[0], sizeof(c[0]), fig[i]),
 			       mon_fmt_ns(c[1], sizeof(c[1]),

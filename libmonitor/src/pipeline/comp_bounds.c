@@ -289,7 +289,8 @@ int comp_bounds_note(struct comp_bounds *b, const struct mkm_event *e,
 		ret = split_in(b, c, th, e);
 		if (ret)
 			return ret;
-		th = thread(b, e->tid); /* split_in() may have grown the table */
+		th = thread(b,
+			    e->tid); /* split_in() may have grown the table */
 		if (!th)
 			return -ENOMEM;
 		th->ready_known = false;

@@ -47,6 +47,11 @@
  * a SWITCH's halves come out at different times, it goes out as the two
  * records, and its CPU's later seq numbers move up by one; otherwise seq
  * numbers are unchanged.
+ *
+ * The bounds of each thread's figures (comp_bounds.c) come from two
+ * shadows of the stage, its calibration at either end of each figure's
+ * 99% interval, which place every record again (their times kept, not
+ * passed on), and from the doubts' decisions, whose stakes it is told.
  */
 #include <errno.h>
 #include <math.h>
@@ -435,8 +440,8 @@ static void doubt_switch_out(struct thread_state *th, const struct mkm_event *e,
 	run = th->in_at && th->in_at <= e->time_ns ?
 		      (double)(e->time_ns - th->in_at) :
 		      MON_COMPENSATE_PREEMPT_GRAN_NS;
-	th->bflip = fmin(1, c / fmax(fmin(run, MON_COMPENSATE_PREEMPT_GRAN_NS),
-				     c));
+	th->bflip =
+		fmin(1, c / fmax(fmin(run, MON_COMPENSATE_PREEMPT_GRAN_NS), c));
 	th->flip_at = e->time_ns;
 	th->doubt.preemptions++;
 	th->doubt.preempt_cost_ns += c;
@@ -488,8 +493,8 @@ static int doubt_switch_in(struct compensate *c, struct thread_state *th,
 		th->doubt.wakeup_cost_ns += th->last_run_cost;
 		th->doubt.at_stake_ns += p * (double)wait;
 		ret = comp_bounds_stake(c->bounds, th->tid,
-					1u << TRACE_BOUND_RUNQ, p,
-					(double)wait, true);
+					1u << TRACE_BOUND_RUNQ, p, (double)wait,
+					true);
 	}
 	th->flip = th->bflip = 0;
 	return ret;
@@ -584,8 +589,8 @@ static bool timeout_caused(struct compensate *c, const struct cpu_state *s,
  * have expired unmonitored too, and what was taken out is at stake.
  */
 static int timeout_check(struct compensate *c, struct thread_state *th,
-			 const struct thread_state *k, const struct mkm_event *e,
-			 double d)
+			 const struct thread_state *k,
+			 const struct mkm_event *e, double d)
 {
 	double x = -1;
 	int ret = 0;
@@ -696,9 +701,10 @@ static double delay_of(struct compensate *c, struct cpu_state *s,
 			if (e->type != MKM_EV_WAKEUP_NEW) {
 				th->waker = e->arg1;
 				th->woke_at = e->time_ns;
-				keep_err(c, timeout_check(c, th,
-							  thread_find(c, e->arg1),
-							  e, d));
+				keep_err(c,
+					 timeout_check(c, th,
+						       thread_find(c, e->arg1),
+						       e, d));
 			}
 		} else if (th && e->type != MKM_EV_WAKEUP_NEW &&
 			   (th->timed_out || timeout_caused(c, s, th, e))) {
