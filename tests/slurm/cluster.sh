@@ -405,7 +405,8 @@ check_flight() {
 			fail "srun-flight: job $id: n$i did not write exactly $want snapshot(s)"
 		fi
 	done
-	"$mkm" dump "$work/out/n1/$id/n1.mkm.1" 2>&1 | grep -q ' trigger ' ||
+	"$mkm" dump "$work/out/n1/$id/n1.mkm.1" >"$work/flight-n1.dump" 2>&1
+	grep -q ' trigger ' "$work/flight-n1.dump" ||
 		fail "srun-flight: job $id: n1.mkm.1 holds no trigger record"
 	dir=$work/flight$id
 	rm -rf "$dir" && mkdir -p "$dir"
