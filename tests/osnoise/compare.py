@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """compare.py - rtla's rows for a CPU against mkm's view of the tracer's
-thread there, from one run (tests/osnoise/guest.sh).
+thread there, and perf sched timehist's rows of a workload's threads
+against mkm's, from one run (tests/osnoise/guest.sh).
 
     compare.py osnoise RTLA_TXT MKM_NOISE_JSON CPU
     compare.py timerlat RTLA_TXT MKM_LATENCY_JSON CPU
@@ -13,12 +14,13 @@ mkm follows the spinner over its whole life, rtla reports only the
 periods it completed, so mkm's run time holds rtla's and up to about a
 period more (its start, and the period rtla's -d cut: the spinner runs on
 into it until rtla stops the tracer; 1.5 periods and 50 ms allowed):
-every count of mkm's must be at
-least rtla's, less 2 for the edges, and above it by no more than rtla's
-rate of that count over the extra run time, with half again, 2 to spare
-and 4 for each CPU of the guest (the teardown's own interference, which
-grows with the CPU count: see the comment in main()). Noise: mkm sees no HW or NMI noise, nor the entry paths, so its
-noise is at most rtla's (with the same allowance for the extra time).
+every count of mkm's must be at least rtla's, less 2 for the edges,
+and above it by no more than rtla's rate of that count over the extra
+run time, with half again, 2 to spare and 4 for each CPU of the guest
+(the teardown's own interference, which grows with the CPU count: see
+the comment in main()). Noise: mkm sees no HW or NMI noise, nor the
+entry paths, so its noise is at most rtla's (with the same allowance
+for the extra time).
 Softirq: on PREEMPT_RT osnoise hooks no softirq events, so rtla's is 0.
 
 timerlat: rtla timerlat top's row against mkm latency's row of
