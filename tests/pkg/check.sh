@@ -149,8 +149,11 @@ ko=$tree/mkm/$v/$KVER/$(uname -m)/module/mkm.ko
 [ -f "$ko" ] || fail "dkms build made no $ko"
 [ "$(modinfo -F version "$ko")" = "$v" ] || fail "$ko: modinfo version is not $v"
 modinfo -F vermagic "$ko" | grep -q "^$KVER " || fail "$ko: not built for $KVER"
+# Signed with DKMS's key, which a Secure Boot machine's owner enrolls (README).
+signer=$(modinfo -F signer "$ko")
+[ "$signer" = "DKMS module signing key" ] || fail "$ko: signed by '$signer', not DKMS's key"
 dkms_run status | grep -q "mkm/$v, $KVER, $(uname -m): built" || fail "dkms status: not built"
-pass "dkms build -k $KVER: $ko (version $v)"
+pass "dkms build -k $KVER: $ko (version $v, signed by $signer)"
 
 # BUILD_EXCLUSIVE: a kernel the module is not tested on, older or between
 # the tested series, is skipped (DKMS's exit status 77), not a build failure.
