@@ -4,12 +4,16 @@
  * random time: what a flight recorder is for (mkm record --flight, see
  * README.md).
  *
- * A worker thread wakes every period (1 ms, -p), computes for a tenth of it,
- * and sleeps again, pinned to one CPU; a hog thread on the same CPU sleeps
- * until a random instant, takes SCHED_FIFO and spins for the stall's
- * length (5 ms), so that the worker, woken meanwhile, waits on the run
- * queue the whole time. The program says at the end when the hog struck
- * and the worker's longest delay: the snapshot should show both.
+ * A real-time worker thread (SCHED_FIFO 10) wakes every period (1 ms, -p),
+ * computes for a tenth of it, and sleeps again, pinned to one CPU; a hog
+ * thread on the same CPU sleeps until a random instant, takes SCHED_FIFO
+ * at a higher priority (50) and spins for the stall's length (5 ms), so
+ * that the worker, woken meanwhile, waits on the run queue the whole time.
+ * The worker is real-time for PREEMPT_RT's sake too: there an ordinary
+ * thread's timer expires in the ktimers thread, which the hog would starve
+ * as well, so its wakeup, not its run-queue wait, would take the stall.
+ * The program says at the end when the hog struck and the worker's
+ * longest delay: the snapshot should show both.
  *
  *	flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED]
  *	       [-p PERIOD_US]
@@ -51,6 +55,20 @@ static void spin_until(uint64_t end)
 		;
 }
 
+/* At SCHED_FIFO @prio (0: SCHED_OTHER again). */
+static void set_fifo(int prio)
+{
+	struct sched_param p = { .sched_priority = prio };
+
+	if (pthread_setschedparam(pthread_self(),
+				  prio ? SCHED_FIFO : SCHED_OTHER, &p)) {
+		fprintf(stderr,
+			"flight: SCHED_FIFO: %s (run it as root, or with CAP_SYS_NICE)\n",
+			strerror(errno));
+		exit(1);
+	}
+}
+
 static void pin(const char *name)
 {
 	cpu_set_t set;
@@ -72,6 +90,7 @@ static void *worker(void *arg)
 
 	(void)arg;
 	pin("worker");
+	set_fifo(10);
 	while (!done) {
 		struct timespec t;
 		uint64_t late;
@@ -95,7 +114,6 @@ static void *worker(void *arg)
 static void *hog(void *arg)
 {
 	uint64_t span = (uint64_t)(opt.seconds * 1e9);
-	struct sched_param fifo = { .sched_priority = 50 }, other = { 0 };
 
 	(void)arg;
 	pin("hog");
@@ -110,15 +128,10 @@ static void *hog(void *arg)
 		};
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
-		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo)) {
-			fprintf(stderr,
-				"flight: SCHED_FIFO: %s (run it as root, or with CAP_SYS_NICE)\n",
-				strerror(errno));
-			exit(1);
-		}
+		set_fifo(50);
 		stall_at_ns[i] = now_ns() - start_ns;
 		spin_until(now_ns() + (uint64_t)(opt.stall_ms * 1e6));
-		pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+		set_fifo(0);
 	}
 	return NULL;
 }
