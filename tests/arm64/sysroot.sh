@@ -15,7 +15,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${MKM_CACHE:-${HOME:-/root}/.cache/mkm}
 root=$cache/arm64/sysroot
-PACKAGES=(busybox-static libcmocka0 libcmocka-dev liburcu8 liburcu-dev)
+PACKAGES=(busybox-static libcmocka0 libcmocka-dev liburcu8 liburcu-dev
+	libncurses-dev libncursesw6 libtinfo6 libcairo2-dev libcairo2 libfontconfig1
+	libfreetype6 libpixman-1-0 libpng16-16 libx11-6 libxau6 libxcb-render0
+	libxcb-shm0 libxcb1 libxdmcp6 libxext6 libxrender1 libexpat1 libbrotli1
+	libbsd0 libmd0 zlib1g)
 
 want="${PACKAGES[*]}"
 if [ -f "$root/.mkm-ready" ] && [ "$(cat "$root/.mkm-ready")" = "$want" ]; then

@@ -80,27 +80,41 @@ check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(s
 # check-kernels-arm64: the same on every kernel of tests/kernel/matrix-arm64
 # (Debian's arm64 6.1, 6.12 and 7.2, generic and PREEMPT_RT), mkm.ko
 # cross-built for each, booted in qemu-system-aarch64 -M virt -cpu max
-# (TCG) with the ABI tests cross-built for arm64 into $(BUILD)/arm64
-# (aarch64-linux-gnu-gcc against Debian's arm64 libraries, which
-# tests/arm64/sysroot.sh fetches), the same table. Outside make check:
+# (TCG) with check-kernels' tests (ABI, CLI, flight recorder, system-wide, the -icount
+# boot) cross-built for arm64 into $(BUILD)/arm64 (aarch64-linux-gnu-gcc
+# against Debian's arm64 libraries, which tests/arm64/sysroot.sh fetches;
+# pkg-config, which would name this machine's, is not asked), the same
+# table. Outside make check:
 # each arm64 boot under TCG takes longer than the budget leaves
 # (tests/README.md). ARM64_KERNELS=6.1,6.12 picks some; fetches what it
 # lacks first.
 ARM64_BUILD := $(BUILD)/arm64
-ARM64_VM_TESTS := $(ABI_TESTS:$(BUILD)/%=$(ARM64_BUILD)/%)
+arm64 = $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(1))
+# check-kernels' tests, and of its files those they run (mkm, the
+# workloads, examples/flight): the others are x86-64 binaries of this
+# machine.
+ARM64_VM_TESTS := $(call arm64,$(KERNELS_VM_TESTS))
+ARM64_VM_FILES := $(call arm64,$(MKM_TOOL)):/bin/mkm \
+	$(call arm64,$(CLI_WORKLOAD)):/bin/cli_workload \
+	$(call arm64,$(WHOLE_WORKLOAD)):/bin/whole_workload \
+	$(call arm64,$(FLIGHT_EXAMPLE)):/bin/flight
 ARM64_KERNELS ?=
 
 .PHONY: arm64-tests check-kernels-arm64
-## arm64-tests: the ABI tests cross-built for arm64, into build/arm64
+## arm64-tests: check-kernels' tests and the mkm command cross-built for arm64, into build/arm64
 arm64-tests:
 	$(Q)sysroot=$$(tests/arm64/sysroot.sh) && \
-	$(MAKE) --no-print-directory BUILD=$(ARM64_BUILD) \
+	lib="$$sysroot/usr/lib/aarch64-linux-gnu $$sysroot/lib/aarch64-linux-gnu" && \
+	PKG_CONFIG_LIBDIR=/nonexistent $(MAKE) --no-print-directory BUILD=$(ARM64_BUILD) \
 		CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
-		CFLAGS="-O2 -g -I$$sysroot/usr/include -I$$sysroot/usr/include/aarch64-linux-gnu -L$$sysroot/usr/lib/aarch64-linux-gnu" \
-		$(ARM64_VM_TESTS)
+		CFLAGS="-O2 -g -I$$sysroot/usr/include -I$$sysroot/usr/include/aarch64-linux-gnu \
+			-I$$sysroot/usr/include/cairo $$(printf -- '-L%s ' $$lib) \
+			-Wl,-rpath-link=$$(echo $$lib | tr ' ' :)" \
+		$(ARM64_VM_TESTS) $(foreach f,$(ARM64_VM_FILES),$(firstword $(subst :, ,$(f))))
 
-## check-kernels-arm64: the ABI tests on every arm64 kernel of tests/kernel/matrix-arm64, check-kernels' table (ARM64_KERNELS=...)
+## check-kernels-arm64: check-kernels' tests on every arm64 kernel of tests/kernel/matrix-arm64, its table (ARM64_KERNELS=...)
 check-kernels-arm64: arm64-tests
 	$(Q)tests/kernel/kernels.sh -a arm64 fetch $(if $(ARM64_KERNELS),-n $(ARM64_KERNELS))
 	$(Q)BUILD=$(BUILD) tests/kernel/kernels.sh -a arm64 check -j $(KERNELS_JOBS) \
-		$(if $(ARM64_KERNELS),-n $(ARM64_KERNELS)) $(ARM64_VM_TESTS)
+		$(if $(ARM64_KERNELS),-n $(ARM64_KERNELS)) -e $(VM_ICOUNT_LIST) \
+		$(ARM64_VM_TESTS) $(ARM64_VM_FILES)

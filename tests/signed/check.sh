@@ -51,7 +51,7 @@ check() {
 		echo "FAIL  signed/$name: mkm said: $said"
 		fail=1
 	else
-		echo "PASS  signed/$name: refused (\"$insmod\"); mkm: $said"
+		echo "PASS  signed/$name: refused (\"$insmod\"); $said"
 	fi
 }
 check sig_enforce "module.sig_enforce=1" "Key was rejected by service" "module.sig_enforce"
