@@ -80,11 +80,11 @@ check-kernels-debug: $(KERNELS_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(s
 # check-kernels-arm64: the same on every kernel of tests/kernel/matrix-arm64
 # (Debian's arm64 6.1, 6.12 and 7.2, generic and PREEMPT_RT), mkm.ko
 # cross-built for each, booted in qemu-system-aarch64 -M virt -cpu max
-# (TCG) with check-kernels' tests (ABI, CLI, flight recorder, system-wide, the -icount
-# boot) cross-built for arm64 into $(BUILD)/arm64 (aarch64-linux-gnu-gcc
-# against Debian's arm64 libraries, which tests/arm64/sysroot.sh fetches;
-# pkg-config, which would name this machine's, is not asked), the same
-# table. Outside make check:
+# (TCG) with check-kernels' tests (ABI, CLI, flight recorder, system-wide,
+# the -icount boot) cross-built for arm64 into $(BUILD)/arm64
+# (aarch64-linux-gnu-gcc against Debian's arm64 libraries, which
+# tests/arm64/sysroot.sh fetches; pkg-config, which would name this
+# machine's, is not asked), the same table. Outside make check:
 # each arm64 boot under TCG takes longer than the budget leaves
 # (tests/README.md). ARM64_KERNELS=6.1,6.12 picks some; fetches what it
 # lacks first.
