@@ -303,7 +303,6 @@ static void flight_setup(struct recorder *rec)
 		die_usage(
 			"--trigger irq>T needs the irq events (--events ...,irq)");
 	mon_session_flight_size(&rec->cfg, rec->flight_bytes);
-	rec->cfg.note = rec->cfg.warn;
 }
 
 /* SIGUSR2's handler, never run: recorder_wait() takes the signal. */
