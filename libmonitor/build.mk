@@ -145,11 +145,14 @@ bench-lib-callgrind: $(BENCH_LIB)
 			(ir - copy) / (10 * n), bcm / (10 * n), bim / (10 * n) }'; \
 	done
 
-# make syscalls: the x86-64 system call names again, from the kernel's
-# own table (SYSCALLS_HDR, linux-libc-dev's); the result is committed.
-SYSCALLS_HDR ?= /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+# make syscalls: each machine's system call names again, from its kernel's
+# table (linux-libc-dev's, and its arm64 cross twin's); the results are
+# committed.
+SYSCALL_MACHINES := x86_64 aarch64
 .PHONY: syscalls
-## syscalls: regenerate the x86-64 system call names from the kernel's table
+## syscalls: regenerate the x86-64 and arm64 system call names from the kernels' tables
 syscalls:
-	$(Q)libmonitor/src/gen-syscalls.sh $(SYSCALLS_HDR) >libmonitor/src/syscalls_x86_64.h.tmp
-	$(Q)mv libmonitor/src/syscalls_x86_64.h.tmp libmonitor/src/syscalls_x86_64.h
+	$(Q)for m in $(SYSCALL_MACHINES); do \
+		libmonitor/src/gen-syscalls.sh $$m >libmonitor/src/syscalls_$$m.h.tmp && \
+		mv libmonitor/src/syscalls_$$m.h.tmp libmonitor/src/syscalls_$$m.h || exit 1; \
+	done

@@ -161,8 +161,9 @@ MON_API const char *mon_classes_format(char *buf, size_t len, uint32_t classes);
 
 /*
  * mon_syscall_name - system call @nr's name ("write") on @machine (a
- * trace_info's, uname -m; NULL or "": x86_64, the machine the module
- * builds for), from the kernel's own table.
+ * trace_info's, uname -m: "x86_64" or "aarch64"; NULL or "", which a
+ * trace from before arm64 had, is x86_64), from that kernel's own table,
+ * so a trace names its calls alike on whichever machine reads it.
  *
  * Return: the name, or NULL if @nr or @machine is not known.
  */

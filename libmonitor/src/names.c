@@ -163,16 +163,19 @@ const char *mon_event_name(unsigned int type)
 	return type < ARRAY_SIZE(types) && types[type] ? types[type] : "?";
 }
 
-/* The kernel's own table (gen-syscalls.sh; make syscalls rewrites it). */
+/* The kernels' own tables (gen-syscalls.sh; make syscalls rewrites them). */
+#include "syscalls_aarch64.h"
 #include "syscalls_x86_64.h"
 
 const char *mon_syscall_name(const char *machine, uint32_t nr)
 {
-	/* The module builds for x86-64 only: a trace that does not say is
-	 * one. */
-	if (machine && *machine && strcmp(machine, "x86_64"))
-		return NULL;
-	return nr < ARRAY_SIZE(syscalls_x86_64) ? syscalls_x86_64[nr] : NULL;
+	/* Traces from before the module built for arm64 do not say: they
+	 * are x86-64's. */
+	if (!machine || !*machine || !strcmp(machine, "x86_64"))
+		return nr < ARRAY_SIZE(syscalls_x86_64) ? syscalls_x86_64[nr] : NULL;
+	if (!strcmp(machine, "aarch64"))
+		return nr < ARRAY_SIZE(syscalls_aarch64) ? syscalls_aarch64[nr] : NULL;
+	return NULL;
 }
 
 const char *mon_task_state_name(unsigned int task_state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
-/* syscalls_x86_64.h - x86-64 system call names by number, written by
- * gen-syscalls.sh from unistd_64.h (the kernel's syscall_64.tbl). */
+/* syscalls_x86_64.h - x86_64 system call names by number, written by
+ * gen-syscalls.sh from /usr/include/x86_64-linux-gnu/asm/unistd_64.h (linux-libc-dev). */
 static const char *const syscalls_x86_64[] = {
 	[0] = "read",
 	[1] = "write",

@@ -2,7 +2,7 @@
 /*
  * test_format.c - format.c: the arguments of a record as mkm dump and the
  * viewer's events pane print them (mon_fmt_event_args), names and units
- * where the record holds numbers.
+ * where the record holds numbers, system calls by the trace's machine.
  */
 #include <signal.h>
 
@@ -57,6 +57,41 @@ static void test_fmt_event_args_detach_reap(void **state)
 	assert_string_equal(args(MKM_EV_REAP, 0, 0), "");
 }
 
+/* A system call is named from the table of the machine the trace was
+ * recorded on (asm-generic's numbers on arm64), whichever machine reads
+ * it; a trace that names no machine is x86-64's, one of a machine with no
+ * table gives its number only. */
+static void test_fmt_event_args_syscall_by_machine(void **state)
+{
+	static const struct {
+		const char *machine;
+		uint32_t nr;
+		const char *args;
+	} cases[] = {
+		{ "x86_64", 1, "nr=1 write" },
+		{ NULL, 1, "nr=1 write" },
+		{ "", 0, "nr=0 read" },
+		{ "aarch64", 64, "nr=64 write" },
+		{ "aarch64", 63, "nr=63 read" },
+		{ "aarch64", 25, "nr=25 fcntl" },
+		{ "aarch64", 1, "nr=1 io_destroy" },
+		{ "aarch64", 100000, "nr=100000 ?" },
+		{ "riscv64", 64, "nr=64 ?" },
+	};
+	char buf[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mkm_event e = { .type = MKM_EV_SYSCALL_ENTRY,
+				       .arg0 = cases[i].nr };
+		struct mon_event_fmt f = { .machine = cases[i].machine };
+
+		assert_string_equal(mon_fmt_event_args(buf, sizeof(buf), &e,
+						       &f),
+				    cases[i].args);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -64,6 +99,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_event_args_exec),
 		cmocka_unit_test(test_fmt_event_args_mark),
 		cmocka_unit_test(test_fmt_event_args_detach_reap),
+		cmocka_unit_test(test_fmt_event_args_syscall_by_machine),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
