@@ -169,13 +169,18 @@ const char *mon_event_name(unsigned int type)
 
 const char *mon_syscall_name(const char *machine, uint32_t nr)
 {
+	const char *const *table = syscalls_x86_64;
+	size_t size = ARRAY_SIZE(syscalls_x86_64);
+
 	/* Traces from before the module built for arm64 do not say: they
 	 * are x86-64's. */
-	if (!machine || !*machine || !strcmp(machine, "x86_64"))
-		return nr < ARRAY_SIZE(syscalls_x86_64) ? syscalls_x86_64[nr] : NULL;
-	if (!strcmp(machine, "aarch64"))
-		return nr < ARRAY_SIZE(syscalls_aarch64) ? syscalls_aarch64[nr] : NULL;
-	return NULL;
+	if (machine && *machine && strcmp(machine, "x86_64")) {
+		if (strcmp(machine, "aarch64"))
+			return NULL;
+		table = syscalls_aarch64;
+		size = ARRAY_SIZE(syscalls_aarch64);
+	}
+	return nr < size ? table[nr] : NULL;
 }
 
 const char *mon_task_state_name(unsigned int task_state)
