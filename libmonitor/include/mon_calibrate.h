@@ -155,6 +155,9 @@ MON_API void mon_trials_free(struct mon_trials *t);
 struct mon_calibration {
 	struct trace_calibration_hdr hdr; /* hdr.nr_cpus entries at cpu */
 	struct trace_calibration *cpu;
+	/* The step of the clock it was measured with (trace_info's, or
+	 * mon_clock_resolution_ps() where taken); 0: not known */
+	uint32_t clock_res_ps;
 };
 
 struct mon_calibrate_config {
@@ -205,12 +208,26 @@ MON_API int mon_calibration_set(struct mon_calibration *out,
 
 /*
  * mon_calibration_load - the calibration a trace file carries (one that
- * `mkm record` or `mkm calibrate -o` wrote)
+ * `mkm record` or `mkm calibrate -o` wrote), with its INFO's clock step
  *
  * Return: 0, or -ENOENT (the file has no CALIBRATION chunk), or as
  * trace_reader_open() and trace_reader_next() (damage before the chunk).
  */
 MON_API int mon_calibration_load(struct mon_calibration *out, const char *path);
+
+/*
+ * mon_calibration_below_resolution - the costs smaller than one step of
+ * the clock they were measured with (@c->clock_res_ps): each is a mean
+ * over many events, sound as an average (a trial spans thousands of
+ * steps) but finer than any one timestamp, so compensation moves a
+ * single interval by less than the clock can show. Estimated figures
+ * and figures that are not costs are left out.
+ *
+ * Return: a mask of (1u << enum mon_cost_kind), 0 if none or the step
+ * is not known.
+ */
+MON_API unsigned int
+mon_calibration_below_resolution(const struct mon_calibration *c);
 
 /* mon_calibration_free - free what @c holds (not @c); NULL is a no-op */
 MON_API void mon_calibration_free(struct mon_calibration *c);

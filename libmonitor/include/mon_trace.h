@@ -26,7 +26,7 @@ extern "C" {
  * the file; this library reads both majors.
  */
 #define TRACE_MAJOR_SWITCH 2
-#define TRACE_MINOR 5
+#define TRACE_MINOR 6
 
 /* trace_info.trace_flags */
 #define TRACE_F_COMPENSATED \
@@ -53,6 +53,10 @@ struct trace_info {
 	char hostname[65];
 	char kernel[65]; /* uname -r */
 	char machine[65]; /* uname -m */
+	/* The smallest step of the clock that stamped the records, in
+	 * picoseconds (mon_clock_resolution_ps()); 0: not known (a trace
+	 * before format 1.6), read as 1 ns. */
+	uint32_t clock_res_ps;
 	/* The recording's own threads (the drain, the writer...): the time
 	 * they take a CPU from monitored threads is the monitor's cost too
 	 * (mon_stage_compensate()). */
@@ -77,6 +81,18 @@ struct trace_info {
  * start).
  */
 MON_API uint64_t mon_time_origin(const struct trace_info *info);
+
+/*
+ * mon_clock_resolution_ps - the smallest step of the monitor's clock on
+ * this machine: the kernel's local_clock(), which stamps every record.
+ * On arm64 it counts the architected timer (CNTVCT_EL0), whose rate
+ * CNTFRQ_EL0 gives: 1 GHz from Armv8.6 on, 19.2 to 62.5 MHz before
+ * (QEMU's virt machine: 62.5 MHz, 16 ns). On x86-64 it scales the TSC,
+ * which ticks faster than the records' nanoseconds: 1 ns.
+ *
+ * Return: picoseconds, or 0 where this library does not know the clock.
+ */
+MON_API uint32_t mon_clock_resolution_ps(void);
 
 /* A thread name known to the writer (THREADS chunk). */
 struct trace_thread {

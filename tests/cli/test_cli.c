@@ -561,6 +561,39 @@ static void test_record_sigint_gives_complete_file(void **state)
 	assert_non_null(strstr(slurp("/tmp/int.txt"), "sleep"));
 }
 
+/*
+ * The trace names the step of the clock that stamped it, as the kernel
+ * itself says at boot: on arm64 "sched_clock: 57 bits at 63MHz,
+ * resolution 16ns" (the architected timer); on x86-64 the TSC, finer
+ * than the records' nanosecond.
+ */
+static void test_record_names_the_clock_step(void **state)
+{
+	const char *json, *at, *boot;
+	double step;
+
+	(void)state;
+	assert_int_equal(
+		sh("mkm record --no-calibrate -o /tmp/step.mkm -- true 2>/tmp/e"),
+		0);
+	assert_int_equal(sh("mkm report --json /tmp/step.mkm >/tmp/step.json"),
+			 0);
+	json = slurp("/tmp/step.json");
+	at = strstr(json, "\"clock_resolution_ns\":");
+	assert_non_null(at);
+	step = atof(at + strlen("\"clock_resolution_ns\":"));
+#if defined(__aarch64__)
+	assert_int_equal(sh("dmesg | grep 'sched_clock:' >/tmp/boot"), 0);
+	boot = strstr(slurp("/tmp/boot"), "resolution ");
+	assert_non_null(boot);
+	if ((long)(step + 0.5) != atol(boot + strlen("resolution ")))
+		fail_msg("the trace says %.3f ns, the kernel: %s", step, boot);
+#else
+	(void)boot;
+	assert_true(step == 1.0);
+#endif
+}
+
 static void test_record_full_buffer_reports_loss(void **state)
 {
 	char *json, *e;
@@ -657,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_report_bad_file),
 		cmocka_unit_test(test_record_sigint_gives_complete_file),
 		cmocka_unit_test(test_record_full_buffer_reports_loss),
+		cmocka_unit_test(test_record_names_the_clock_step),
 		cmocka_unit_test(test_record_wakeups_by_default),
 	};
 	const char *clock = getenv("mkm_clock");

@@ -607,6 +607,39 @@ static void test_report_compensated_refusal_is_one_line(void **state)
 }
 
 /*
+ * A trace recorded on a clock coarser than its nanoseconds (arm64's
+ * timer, 16 ns on QEMU's virt machine) says so: the report's first line
+ * names the step, a cost below it is marked in the calibration's table
+ * and said once by the commands that compensate, and --json gives both.
+ * A trace of x86-64's 1 ns clock says nothing of it.
+ */
+static void test_report_clock_step(void **state)
+{
+	(void)state;
+	assert_int_equal(run("'%s' arm64 arm.mkm", mktrace), 0);
+	assert_int_equal(run("mkm report arm.mkm >arm.out"), 0);
+	assert_non_null(strstr(slurp_in("arm.out"), "clock step 16.0 ns\n"));
+	assert_non_null(strstr(slurp_in("arm.out"), "below the clock's step"));
+	assert_non_null(strstr(slurp_in("arm.out"),
+			       "Below the clock's step (16.0 ns): switch;"));
+	assert_int_equal(
+		run("mkm report --compensated arm.mkm >arm.out 2>arm.err"), 0);
+	assert_non_null(strstr(
+		slurp_in("arm.err"),
+		"arm.mkm: the switch cost is below the clock's step (16.0 ns)"));
+	assert_int_equal(run("mkm replay -o armc.mkm arm.mkm 2>arm.err"), 0);
+	assert_non_null(strstr(slurp_in("arm.err"), "below the clock's step"));
+	assert_int_equal(run("mkm report --json arm.mkm >arm.json"), 0);
+	assert_non_null(strstr(slurp_in("arm.json"),
+			       "\"clock_resolution_ns\":16.000,"));
+	assert_non_null(strstr(slurp_in("arm.json"),
+			       "\"below_resolution\":[\"switch\"]"));
+	assert_int_equal(run("'%s' small small.mkm", mktrace), 0);
+	assert_int_equal(run("mkm report small.mkm >small.out 2>&1"), 0);
+	assert_null(strstr(slurp_in("small.out"), "step"));
+}
+
+/*
  * The bounds of the compensated figures: report --compensated prints
  * each with its low and high and --json gives them per thread; mkm
  * replay's trace keeps them (its BOUNDS chunk) for every later report;
@@ -1346,6 +1379,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dump_filters),
 		cmocka_unit_test(test_dump_json),
 		cmocka_unit_test(test_report_compensated_refusal_is_one_line),
+		cmocka_unit_test(test_report_clock_step),
 		cmocka_unit_test(test_report_compensated_bounds),
 		cmocka_unit_test(test_report_latency),
 		cmocka_unit_test(test_reports_as_commands),

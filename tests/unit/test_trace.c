@@ -107,6 +107,7 @@ static const struct trace_info info = {
 	.hostname = "host",
 	.kernel = "6.1.0-test",
 	.machine = "x86_64",
+	.clock_res_ps = 16000, /* arm64's timer at 62.5 MHz */
 };
 
 /* INFO, EVENTS 2048, EVENTS 952, HORIZON, THREADS, STATS, CALIB, END. */
@@ -196,6 +197,7 @@ static void test_trace_writer_roundtrip(void **state)
 	assert_string_equal(in->hostname, "host");
 	assert_string_equal(in->kernel, "6.1.0-test");
 	assert_string_equal(in->machine, "x86_64");
+	assert_int_equal(in->clock_res_ps, 16000);
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		assert_int_equal(trace_reader_next(r, &c), 1);
 		assert_int_equal(c.type, types[i]);
@@ -853,6 +855,12 @@ static void test_trace_reader_malformed_payloads(void **state)
 		  true,
 		  "has size" },
 		{ "cpus", 0, { 3, 0, 4, 0, 0, 0, 2, 0 }, 8, true, "CPUs" },
+		{ "clock step size",
+		  0,
+		  { 16, 0, 2, 0, 0x80, 0x3e },
+		  6,
+		  true,
+		  "has size" },
 	};
 	static uint8_t f[512];
 	size_t i;
@@ -1314,6 +1322,62 @@ static void test_mon_crc32c_hard_matches_table(void **state)
 #endif
 }
 
+/* A calibration knows the clock it was measured with (INFO's CLOCK_RES,
+ * 1.6), and which of its costs are finer than one step of it; a trace
+ * that does not say (before 1.6) has none below. */
+static void test_trace_costs_below_the_clock_step(void **state)
+{
+	static const struct trace_cost sound = { .mean_ps = 10000,
+						 .stddev_ps = 500,
+						 .ci99_ps = 900,
+						 .samples = 10,
+						 .flags = MON_COST_MEASURED |
+							  MON_COST_JUDGED };
+	struct trace_calibration_hdr calh = { .version = 1, .nr_cpus = 1 };
+	struct trace_calibration cal = { .cpu = 0 };
+	struct trace_info in = info;
+	struct mon_calibration got;
+	struct trace_writer *w;
+	struct file f;
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < MON_COST_NR; k++) {
+		cal.cost[k] = sound;
+		cal.cost[k].mean_ps = 300000; /* 300 ns: above */
+	}
+	cal.cost[MON_COST_SWITCH].mean_ps = 10000; /* 10 ns: below 16 */
+	cal.cost[MON_COST_MARK].mean_ps = 16000; /* one step: not below */
+	cal.cost[MON_COST_OTHER].flags = 0; /* estimated: left out */
+	cal.cost[MON_COST_OTHER].mean_ps = 1000;
+	tmp_path(&f);
+	assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+	assert_int_equal(trace_writer_calibration(w, &calh, &cal, 1), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(mon_calibration_load(&got, f.path), 0);
+	assert_int_equal(got.clock_res_ps, 16000);
+	assert_int_equal(mon_calibration_below_resolution(&got),
+			 1u << MON_COST_SWITCH);
+	mon_calibration_free(&got);
+	unlink(f.path);
+
+	in.clock_res_ps = 0;
+	assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+	assert_int_equal(trace_writer_calibration(w, &calh, &cal, 1), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(mon_calibration_load(&got, f.path), 0);
+	assert_int_equal(got.clock_res_ps, 0);
+	assert_int_equal(mon_calibration_below_resolution(&got), 0);
+	mon_calibration_free(&got);
+	unlink(f.path);
+	assert_int_equal(mon_calibration_below_resolution(NULL), 0);
+#if defined(__x86_64__)
+	assert_int_equal(mon_clock_resolution_ps(), 1000);
+#elif defined(__aarch64__)
+	assert_true(mon_clock_resolution_ps() >= 1000);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1343,6 +1407,7 @@ int main(void)
 		cmocka_unit_test(test_trace_writer_batches_any_size),
 		cmocka_unit_test(test_trace_writer_direct_io),
 		cmocka_unit_test(test_trace_writer_direct_io_refused),
+		cmocka_unit_test(test_trace_costs_below_the_clock_step),
 	};
 
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);

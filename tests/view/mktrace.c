@@ -8,6 +8,9 @@
  *   mktrace late FILE               the same, its first record 50 ms after
  *                                   the recording's start, as in a real
  *                                   recording (times count from the start)
+ *   mktrace arm64 FILE              the same, as recorded on QEMU's arm64
+ *                                   virt machine: a clock of 16 ns steps,
+ *                                   a switch costing 10 ns, below one
  *   mktrace why FILE                a system-wide trace of a remote wakeup
  *                                   that waited for an IPI, a thread that
  *                                   ran to the tick and one that overtook
@@ -64,6 +67,7 @@ static void die(const char *what, int err)
 }
 
 static bool system_wide; /* why: mkm record -a's, with the wakeup class */
+static bool arm64; /* arm64: a 62.5 MHz clock, a switch finer than it */
 
 static void open_trace(const char *path, unsigned int nr_cpus, uint64_t start)
 {
@@ -79,7 +83,13 @@ static void open_trace(const char *path, unsigned int nr_cpus, uint64_t start)
 			 (system_wide ? MKM_CONFIG_SYSTEM : 0),
 		.start_mono_ns = start,
 	};
-	int err = trace_writer_open(&w, path, &info);
+	int err;
+
+	if (arm64) {
+		strcpy(info.machine, "aarch64");
+		info.clock_res_ps = 16000;
+	}
+	err = trace_writer_open(&w, path, &info);
 
 	if (err)
 		die(path, err);
@@ -103,6 +113,9 @@ static void calibration(void)
 				.samples = 4,
 				.flags = MON_COST_MEASURED,
 			};
+	if (arm64)
+		for (c = 0; c < NR_CPUS_SMALL; c++)
+			cpu[c].cost[MON_COST_SWITCH].mean_ps = 10000;
 	err = trace_writer_calibration(w, &hdr, cpu, NR_CPUS_SMALL);
 	if (err)
 		die("calibration", err);
@@ -561,7 +574,9 @@ int main(int argc, char **argv)
 			   argc == 4 && !strcmp(argv[3], "busy"));
 
 	if (argc == 3 &&
-	    (!strcmp(argv[1], "small") || !strcmp(argv[1], "late"))) {
+	    (!strcmp(argv[1], "small") || !strcmp(argv[1], "late") ||
+	     !strcmp(argv[1], "arm64"))) {
+		arm64 = !strcmp(argv[1], "arm64");
 		open_trace(argv[2], NR_CPUS_SMALL,
 			   !strcmp(argv[1], "late") ? T0 - LATE : T0);
 		calibration();
@@ -585,6 +600,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr,
 			"usage: mktrace small FILE | mktrace late FILE | "
+			"mktrace arm64 FILE | "
 			"mktrace events FILE | mktrace events-one FILE | "
 			"mktrace procs FILE | mktrace why FILE | "
 			"mktrace big FILE EVENTS THREADS | "

@@ -33,7 +33,8 @@ static void progress(void *arg, unsigned int cpu, enum mon_cost_kind kind)
 /* A trace of no events: INFO, the calibration, END. */
 static void save(const char *path, const struct mon_calibration *cal)
 {
-	struct trace_info info = { .nr_cpus = 1 };
+	struct trace_info info = { .nr_cpus = 1,
+				   .clock_res_ps = cal->clock_res_ps };
 	struct trace_writer *w;
 	struct utsname u;
 	int ret;

@@ -11,11 +11,25 @@
 #include "messages.h"
 #include "trace.h"
 
+const char *cost_kinds_str(unsigned int mask, char *buf, size_t size)
+{
+	size_t n = 0;
+	unsigned int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < MON_COST_NR; k++)
+		if (mask & 1u << k && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s",
+					      n ? ", " : "", mon_cost_name(k));
+	return buf;
+}
+
 void print_calibration(const struct mon_calibration *cal)
 {
 	char when[64], why[256];
 	time_t t = (time_t)(cal->hdr.taken_real_ns / 1000000000ull);
 	struct tm tm;
+	unsigned int below = mon_calibration_below_resolution(cal);
 	uint32_t i, k;
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
@@ -41,6 +55,10 @@ void print_calibration(const struct mon_calibration *cal)
 				mon_cost_verdict_str(v, words + strlen(words),
 						     sizeof(words) -
 							     strlen(words));
+			if (below & 1u << k)
+				snprintf(words + strlen(words),
+					 sizeof(words) - strlen(words),
+					 "below the clock's step");
 			if (c->flags & MON_COST_SET_ASIDE)
 				snprintf(words + strlen(words),
 					 sizeof(words) - strlen(words),
@@ -62,18 +80,29 @@ void print_calibration(const struct mon_calibration *cal)
 					   MON_COST_PER_SWITCH ?
 		       "per switch, its records counted once" :
 		       "per record");
+	if (below)
+		printf("Below the clock's step (%.1f ns): %s; an average over many events, finer than any one timestamp\n",
+		       (double)cal->clock_res_ps / 1000,
+		       cost_kinds_str(below, why, sizeof(why)));
 	if (mon_calibration_judge(cal, why, sizeof(why)) == -EDOM)
 		printf("MEANINGLESS: %s; compensation refuses it (mkm calibrate on a quiet machine, or --calibration FILE)\n",
 		       why);
 }
 
 /* Dies (one line: which figure, why, what to do) unless @cal is a cost
- * or @force; warns when forced. */
+ * or @force; warns when forced, and when a cost is finer than the clock
+ * it was measured with. */
 static void judge(const char *file, const struct mon_calibration *cal,
 		  bool force)
 {
+	unsigned int below = mon_calibration_below_resolution(cal);
 	char why[256];
 
+	if (below)
+		warnx_("%s: the %s cost%s below the clock's step (%.1f ns): compensation is right in totals, finer than the clock for any one interval",
+		       file, cost_kinds_str(below, why, sizeof(why)),
+		       below & (below - 1) ? "s are" : " is",
+		       (double)cal->clock_res_ps / 1000);
 	if (!mon_calibration_judge(cal, why, sizeof(why)))
 		return;
 	if (force) {

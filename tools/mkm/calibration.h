@@ -5,10 +5,17 @@
 #define MKM_CALIBRATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "libmonitor.h"
 
-/* The calibration table, as mkm calibrate and mkm report print it. */
+/* The names of the cost kinds in @mask (1u << enum mon_cost_kind), comma
+ * separated, into @buf. */
+const char *cost_kinds_str(unsigned int mask, char *buf, size_t size);
+
+/* The calibration table, as mkm calibrate and mkm report print it; the
+ * costs below the clock's step (mon_calibration_below_resolution()) say
+ * so, in their row and after the table. */
 void print_calibration(const struct mon_calibration *cal);
 
 /*

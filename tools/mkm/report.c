@@ -576,8 +576,22 @@ static void json_calibration(const struct mon_calibration *cal)
 		}
 		printf("}");
 	}
-	printf("],\"meaningful\":%s}",
+	printf("],\"meaningful\":%s",
 	       mon_calibration_judge(cal, NULL, 0) ? "false" : "true");
+	if (cal->clock_res_ps) {
+		unsigned int below = mon_calibration_below_resolution(cal);
+		const char *sep = "";
+
+		printf(",\"clock_resolution_ns\":%.3f,\"below_resolution\":[",
+		       (double)cal->clock_res_ps / 1000);
+		for (k = 0; k < MON_COST_NR; k++)
+			if (below & 1u << k) {
+				printf("%s\"%s\"", sep, mon_cost_name(k));
+				sep = ",";
+			}
+		printf("]");
+	}
+	printf("}");
 }
 
 static void print_json(const struct report *r, const char *path,
@@ -599,6 +613,9 @@ static void print_json(const struct report *r, const char *path,
 	       (unsigned long long)report_lost(r),
 	       (unsigned long long)r->st.gaps,
 	       (unsigned long long)r->st.anomalies, r->nr_cpus);
+	if (r->meta.info.clock_res_ps)
+		printf("\"clock_resolution_ns\":%.3f,",
+		       (double)r->meta.info.clock_res_ps / 1000);
 	printf("\"ring_bytes\":%llu,\"classes\":",
 	       (unsigned long long)r->meta.info.ring_bytes);
 	json_string(mon_classes_format(classes, sizeof(classes),
@@ -714,7 +731,7 @@ static void print_head(const struct report *r, const char *path,
 		       size_t nr_procs)
 {
 	uint64_t lost = report_lost(r);
-	char d[32], shown[48] = "";
+	char d[32], shown[48] = "", step[32] = "";
 
 	if (nr_procs && nr_procs < tl_nr_processes(r->tl))
 		snprintf(shown, sizeof(shown), " in %zu processes (%zu shown)",
@@ -724,7 +741,11 @@ static void print_head(const struct report *r, const char *path,
 			 tl_nr_processes(r->tl));
 	else if (r->nr_rows < r->nr_threads)
 		snprintf(shown, sizeof(shown), " (%zu shown)", r->nr_rows);
-	printf("%s%s: %s, %zu threads%s, %u CPUs, %llu events, %llu lost%s\n\n",
+	/* A clock coarser than the records' nanoseconds (arm64's timer) */
+	if (r->meta.info.clock_res_ps > 1000)
+		snprintf(step, sizeof(step), ", clock step %.1f ns",
+			 (double)r->meta.info.clock_res_ps / 1000);
+	printf("%s%s: %s, %zu threads%s, %u CPUs, %llu events, %llu lost%s%s\n\n",
 	       path,
 	       r->meta.info.trace_flags & TRACE_F_COMPENSATED ?
 		       " (compensated)" :
@@ -732,7 +753,7 @@ static void print_head(const struct report *r, const char *path,
 	       mon_fmt_ns(d, sizeof(d), r->t1 - r->t0), r->nr_threads, shown,
 	       r->nr_cpus, (unsigned long long)r->st.events,
 	       (unsigned long long)lost,
-	       lost ? " (their time shows as UNKN)" : "");
+	       lost ? " (their time shows as UNKN)" : "", step);
 }
 
 static void report_free(struct report *r, struct tl *raw)

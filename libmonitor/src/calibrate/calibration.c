@@ -166,6 +166,7 @@ int mon_calibrate(struct mon_calibration *out,
 	}
 	out->hdr.version = 1;
 	out->hdr.nr_cpus = (uint32_t)n;
+	out->clock_res_ps = mon_clock_resolution_ps();
 	out->hdr.taken_real_ns = now_ns(CLOCK_REALTIME);
 	out->hdr.rounds =
 		(uint32_t)(cfg.rounds ? cfg.rounds : MON_CALIBRATE_ROUNDS);
@@ -207,14 +208,44 @@ static int take_first(const struct trace_chunk *c, void *out)
 
 int mon_calibration_load(struct mon_calibration *out, const char *path)
 {
+	uint32_t clock_res_ps = 0;
+	struct trace_reader *r;
+	struct trace_chunk c;
 	int ret;
 
 	if (!out || !path)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	ret = mon_trace_each_chunk(path, TRACE_CHUNK_CALIBRATION, take_first,
-				   out);
-	return ret == 1 ? 0 : ret ? ret : -ENOENT;
+	ret = trace_reader_open(&r, path);
+	if (!ret)
+		clock_res_ps = trace_reader_info(r)->clock_res_ps;
+	while (!ret && (ret = trace_reader_next(r, &c)) > 0)
+		ret = c.type == TRACE_CHUNK_CALIBRATION ? take_first(&c, out) :
+							  0;
+	trace_reader_close(r);
+	if (ret != 1)
+		return ret ? ret : -ENOENT;
+	out->clock_res_ps = clock_res_ps;
+	return 0;
+}
+
+unsigned int mon_calibration_below_resolution(const struct mon_calibration *c)
+{
+	unsigned int mask = 0, k;
+	uint32_t i;
+
+	if (!c || !c->clock_res_ps)
+		return 0;
+	for (i = 0; i < c->hdr.nr_cpus; i++)
+		for (k = 0; k < MON_COST_NR; k++) {
+			const struct trace_cost *t = &c->cpu[i].cost[k];
+
+			if (t->flags & MON_COST_MEASURED &&
+			    !mon_cost_verdict(t) &&
+			    t->mean_ps < (int64_t)c->clock_res_ps)
+				mask |= 1u << k;
+		}
+	return mask;
 }
 
 void mon_calibration_free(struct mon_calibration *c)

@@ -668,6 +668,9 @@ static void merged_info(struct node **m, size_t n, struct trace_info *info)
 		/* One node's SWITCH records make the merge hold some. */
 		info->flags |= m[i]->info.flags & MKM_CONFIG_ONE_SWITCH;
 		info->nr_cpus = m[i]->cpu_base + m[i]->nr_cpus;
+		/* The coarsest node's step: what merged times are good to. */
+		if (m[i]->info.clock_res_ps > info->clock_res_ps)
+			info->clock_res_ps = m[i]->info.clock_res_ps;
 		if (m[i]->info.start_mono_ns && s < start)
 			start = s;
 	}

@@ -537,6 +537,7 @@ int mon_live_info(struct monitor *mon, struct trace_info *info)
 		snprintf(info->kernel, sizeof(info->kernel), "%s", u.release);
 		snprintf(info->machine, sizeof(info->machine), "%s", u.machine);
 	}
+	info->clock_res_ps = mon_clock_resolution_ps();
 	return 0;
 }
 

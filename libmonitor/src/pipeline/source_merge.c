@@ -171,6 +171,9 @@ int mon_source_merge(struct mon_source **srcp, struct mon_source **srcs,
 			info.nr_cpus = in->nr_cpus;
 		info.classes |= in->classes;
 		info.flags |= in->flags & MKM_CONFIG_ONE_SWITCH;
+		/* the coarsest node's: what the merged times are good to */
+		if (in->clock_res_ps > info.clock_res_ps)
+			info.clock_res_ps = in->clock_res_ps;
 	}
 	ret = mon_source_new(srcp, &merge_ops, m, &info);
 	if (ret)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * origin.c - the one instant every consumer counts a trace's times from
- * (mon_time_origin() in mon_trace.h).
+ * origin.c - a trace's clock: the one instant every consumer counts its
+ * times from (mon_time_origin()), and the clock's step where it was
+ * recorded (mon_clock_resolution_ps()), both in mon_trace.h.
  */
 #include "libmonitor.h"
 
@@ -16,4 +17,20 @@
 uint64_t mon_time_origin(const struct trace_info *info)
 {
 	return info ? info->start_mono_ns : 0;
+}
+
+uint32_t mon_clock_resolution_ps(void)
+{
+#if defined(__aarch64__)
+	uint64_t hz;
+
+	/* Readable at EL0 on every Linux arm64 machine: the kernel's
+	 * sched_clock is this counter, at this rate. */
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
+	return hz ? (uint32_t)((1000000000000ull + hz - 1) / hz) : 0;
+#elif defined(__x86_64__)
+	return 1000;
+#else
+	return 0;
+#endif
 }

@@ -159,13 +159,16 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 		case TAG_CLASSES:
 		case TAG_FLAGS:
 		case TAG_TRACE_FLAGS:
+		case TAG_CLOCK_RES:
 			if (n != 4)
 				goto bad_size;
 			*(tag == TAG_CLOCK   ? &in->clock :
 			  tag == TAG_NR_CPUS ? &in->nr_cpus :
 			  tag == TAG_CLASSES ? &in->classes :
 			  tag == TAG_FLAGS   ? &in->flags :
-					       &in->trace_flags) = get32(v);
+			  tag == TAG_TRACE_FLAGS ?
+					     &in->trace_flags :
+					     &in->clock_res_ps) = get32(v);
 			break;
 		case TAG_ABI:
 			if (n != 12)

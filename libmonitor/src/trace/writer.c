@@ -338,6 +338,8 @@ int trace_writer_open_flags(struct trace_writer **wp, const char *path,
 	n += tlv_str(payload + n, TAG_HOSTNAME, info->hostname);
 	n += tlv_str(payload + n, TAG_KERNEL, info->kernel);
 	n += tlv_str(payload + n, TAG_MACHINE, info->machine);
+	if (info->clock_res_ps)
+		n += tlv(payload + n, TAG_CLOCK_RES, &info->clock_res_ps, 4);
 	if (info->nr_monitor_tids &&
 	    info->nr_monitor_tids <= TRACE_MAX_MONITOR_TIDS)
 		n += tlv(payload + n, TAG_MONITOR_TIDS, info->monitor_tids,
