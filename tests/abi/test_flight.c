@@ -232,11 +232,18 @@ static void test_flight_poll_wakes_on_trigger_only(void **state)
 }
 
 struct hog {
-	volatile int go;
+	volatile int spinning; /* set by the hog once it holds its CPU */
+	volatile int woken; /* set by the waker once the victim is woken */
 	unsigned int ms;
 };
 
-/* A SCHED_FIFO thread that takes its CPU for ms, once. */
+/*
+ * A SCHED_FIFO thread that holds its CPU until the victim is woken, and
+ * ms after: the victim's wait is then at least ms whatever the host does
+ * to the guest's vCPUs meanwhile (a waker's sleep of 2 ms once took 18
+ * under TCG beside other guests, and woke the victim as the hog ended).
+ * It gives up after 5 s if never told.
+ */
 static void hog_fn(struct abi_worker *w)
 {
 	struct hog *h = w->arg;
@@ -246,11 +253,22 @@ static void hog_fn(struct abi_worker *w)
 		w->error = __LINE__;
 		return;
 	}
-	uint64_t end = abi_now_ns() + h->ms * 1000000ull;
+	h->spinning = 1;
+	uint64_t end = abi_now_ns() + 5000000000ull;
+	while (!h->woken && abi_now_ns() < end)
+		;
+	end = abi_now_ns() + h->ms * 1000000ull;
 	while (abi_now_ns() < end)
 		;
 	sp.sched_priority = 0;
 	sched_setscheduler(0, SCHED_OTHER, &sp);
+}
+
+/* Until @h holds its CPU (5 s at most: then its error says why). */
+static void hog_wait_spinning(const struct hog *h)
+{
+	for (int i = 0; i < 5000 && !h->spinning; i++)
+		abi_sleep_ms(1);
 }
 
 static void wake_fn(struct abi_worker *w)
@@ -259,8 +277,8 @@ static void wake_fn(struct abi_worker *w)
 }
 
 /*
- * A monitored thread woken while a FIFO hog holds its CPU for 20 ms waits
- * as long: over a 5 ms threshold, one TRIGGER right after its switch-in,
+ * A monitored thread woken while a FIFO hog holds its CPU for 20 ms more
+ * waits as long: over a 5 ms threshold, one TRIGGER right after its switch-in,
  * with the wait and the threshold; over 1 s, none.
  */
 static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
@@ -281,8 +299,9 @@ static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
 	ABI_OK(abi_monitor(fd, victim.tid, 7));
 	abi_resume(fd);
 	abi_worker_run(&hog);
-	abi_sleep_ms(2); /* the hog holds the CPU */
+	hog_wait_spinning(&h);
 	abi_worker_run(&victim);
+	h.woken = 1;
 	abi_worker_wait(&victim);
 	abi_worker_wait(&hog);
 	ABI_OK(abi_pin_self(-1));
