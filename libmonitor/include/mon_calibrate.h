@@ -208,7 +208,10 @@ MON_API int mon_calibration_set(struct mon_calibration *out,
 
 /*
  * mon_calibration_load - the calibration a trace file carries (one that
- * `mkm record` or `mkm calibrate -o` wrote), with its INFO's clock step
+ * `mkm record` or `mkm calibrate -o` wrote), with its INFO's clock step:
+ * its CALIBRATION chunks together, by CPU, a later one superseding an
+ * earlier one's CPUs (a merged trace holds one a node, on its CPUs, so
+ * each node's threads are compensated with their node's costs)
  *
  * Return: 0, or -ENOENT (the file has no CALIBRATION chunk), or as
  * trace_reader_open() and trace_reader_next() (damage before the chunk).

@@ -36,7 +36,9 @@ extern "C" {
  * and tids made unique per node (the NODES chunk, docs/cluster.md) */
 #define TRACE_F_MERGED (1u << 1)
 
-#define TRACE_MAX_MONITOR_TIDS 8
+/* A recording's own threads (INFO's MONITOR_TIDS: at most 8), or a
+ * merged trace's, every node's (MONITOR_TIDS_ALL, since 1.6) */
+#define TRACE_MAX_MONITOR_TIDS 64
 
 /* What a trace says about its recording (the INFO chunk). */
 struct trace_info {
@@ -59,7 +61,8 @@ struct trace_info {
 	uint32_t clock_res_ps;
 	/* The recording's own threads (the drain, the writer...): the time
 	 * they take a CPU from monitored threads is the monitor's cost too
-	 * (mon_stage_compensate()). */
+	 * (mon_stage_compensate()). A merged trace's are every node's,
+	 * mapped as its other tids. */
 	uint32_t nr_monitor_tids;
 	uint32_t monitor_tids[TRACE_MAX_MONITOR_TIDS];
 	/* One node of a job on many nodes (docs/cluster.md); written only

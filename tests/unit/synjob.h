@@ -48,6 +48,7 @@ struct syn_node {
 	 * first; every @busy records the CPU's thread goes to sleep and the
 	 * other runs (0: one thread a CPU, running throughout). */
 	unsigned int busy;
+	uint32_t own_tid; /* its recorder's thread, named in INFO (0: none) */
 };
 
 /* A thread's name in the two NAME records a kernel writes. */
@@ -141,6 +142,10 @@ static inline int syn_open(const struct syn_node *n, const char *path,
 	info.nr_nodes = n->nr_nodes;
 	info.start_mono_ns = syn_clock(n, n->t0_ns - 1000);
 	info.start_real_ns = 1700000000000000000ull;
+	if (n->own_tid) {
+		info.monitor_tids[0] = n->own_tid;
+		info.nr_monitor_tids = 1;
+	}
 	ret = trace_writer_open(w, path, &info);
 	if (ret)
 		return ret;

@@ -285,8 +285,10 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 
 	(void)state;
 	for (periodic = 0; periodic <= 4; periodic += 4) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 3; i++) {
 			n[i].periodic = periodic;
+			n[i].own_tid = 990 + (uint32_t)i;
+		}
 		/* The order given is not the nodes' order. */
 		write_nodes(n, 3, paths);
 		paths[0] = path_of("n2");
@@ -298,6 +300,11 @@ static void test_mon_merge_offsets_and_drifts(void **state)
 		check_merged(out, &k);
 		assert_true(k.ordered);
 		assert_int_equal(k.records, res.events);
+		/* Each node's recorder, as its tids are mapped. */
+		assert_int_equal(k.info.nr_monitor_tids, 3);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(k.info.monitor_tids[i],
+					 i << TRACE_NODE_TID_SHIFT | (990 + i));
 		assert_int_equal(k.marks + k.attached, res.events);
 		assert_int_equal(k.attached, 6);
 		print_message("periodic %u: worst %llu ns over %zu records\n",

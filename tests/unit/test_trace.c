@@ -1378,6 +1378,91 @@ static void test_trace_costs_below_the_clock_step(void **state)
 #endif
 }
 
+/* A merged trace's calibrations, one a node on its own CPUs, load as one,
+ * a later chunk superseding an earlier one's CPU; a one-recording trace's
+ * first calibration is its own, the file not read further. */
+static void test_trace_calibrations_of_a_merged_trace(void **state)
+{
+	struct trace_calibration_hdr h0 = { .version = 1,
+					    .nr_cpus = 2,
+					    .kernel = "n0" },
+				     h1 = { .version = 1,
+					    .nr_cpus = 3,
+					    .kernel = "n1" };
+	struct trace_calibration n0[2] = { { .cpu = 0 }, { .cpu = 1 } },
+				 n1[3] = { { .cpu = 2 },
+					   { .cpu = 3 },
+					   { .cpu = 1 } };
+	struct trace_info in = info;
+	struct mon_calibration got;
+	struct trace_writer *w;
+	struct file f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		n0[i].cost[MON_COST_SWITCH].mean_ps = 100000;
+	for (i = 0; i < 3; i++)
+		n1[i].cost[MON_COST_SWITCH].mean_ps = 300000;
+	tmp_path(&f);
+	in.trace_flags = TRACE_F_MERGED;
+	assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+	assert_int_equal(trace_writer_calibration(w, &h0, n0, 2), 0);
+	assert_int_equal(trace_writer_calibration(w, &h1, n1, 3), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(mon_calibration_load(&got, f.path), 0);
+	assert_int_equal(got.hdr.nr_cpus, 4);
+	assert_string_equal(got.hdr.kernel, "n0");
+	assert_true(mon_calibration_cost(&got, 0, MON_COST_SWITCH) == 100);
+	assert_true(mon_calibration_cost(&got, 1, MON_COST_SWITCH) == 300);
+	assert_true(mon_calibration_cost(&got, 3, MON_COST_SWITCH) == 300);
+	mon_calibration_free(&got);
+	unlink(f.path);
+
+	in.trace_flags = 0;
+	assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+	assert_int_equal(trace_writer_calibration(w, &h0, n0, 2), 0);
+	assert_int_equal(trace_writer_calibration(w, &h1, n1, 3), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(mon_calibration_load(&got, f.path), 0);
+	assert_int_equal(got.hdr.nr_cpus, 2);
+	assert_true(mon_calibration_cost(&got, 1, MON_COST_SWITCH) == 100);
+	mon_calibration_free(&got);
+	unlink(f.path);
+}
+
+/* A merged trace's recorders, more than the 8 a recording names, go in
+ * their own INFO tag (older readers skip it); 8 or fewer in the old one. */
+static void test_trace_monitor_tids_past_eight(void **state)
+{
+	struct trace_info in = info;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct file f;
+	uint32_t i, n;
+
+	(void)state;
+	for (n = 8; n <= 12; n += 4) {
+		in.nr_monitor_tids = n;
+		for (i = 0; i < n; i++)
+			in.monitor_tids[i] = 500 + i;
+		tmp_path(&f);
+		assert_int_equal(trace_writer_open(&w, f.path, &in), 0);
+		assert_int_equal(trace_writer_close(w), 0);
+		slurp(&f);
+		assert_int_equal(trace_reader_open(&r, f.path), 0);
+		assert_int_equal(trace_reader_info(r)->nr_monitor_tids, n);
+		assert_int_equal(trace_reader_info(r)->monitor_tids[n - 1],
+				 500 + n - 1);
+		trace_reader_close(r);
+		/* The tag: 13 for 8, 17 past it. */
+		assert_non_null(memmem(
+			f.data, f.len,
+			n <= 8 ? "\x0d\x00\x20\x00" : "\x11\x00\x30\x00", 4));
+		drop(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1408,6 +1493,8 @@ int main(void)
 		cmocka_unit_test(test_trace_writer_direct_io),
 		cmocka_unit_test(test_trace_writer_direct_io_refused),
 		cmocka_unit_test(test_trace_costs_below_the_clock_step),
+		cmocka_unit_test(test_trace_calibrations_of_a_merged_trace),
+		cmocka_unit_test(test_trace_monitor_tids_past_eight),
 	};
 
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);

@@ -194,16 +194,34 @@ int mon_calibration_set(struct mon_calibration *out,
 	return 0;
 }
 
-/* The first CALIBRATION chunk: 1 once taken. */
-static int take_first(const struct trace_chunk *c, void *out)
+/*
+ * A CALIBRATION chunk into @out: its CPUs' entries added, or replacing an
+ * earlier chunk's for the same CPU (a merged trace has one a node, each
+ * on its node's CPUs; a later calibration of a CPU supersedes). The
+ * header stays the first's, where it was taken.
+ */
+static int add_chunk(struct mon_calibration *out, const struct trace_chunk *c)
 {
-	int ret;
+	size_t i, j, n = out->hdr.nr_cpus;
+	struct trace_calibration *cpu;
 
-	if (!c->calibration_hdr)
+	if (!c->calibration_hdr || !c->nr_calibration)
 		return 0;
-	ret = mon_calibration_set(out, c->calibration_hdr, c->calibration,
-				  c->nr_calibration);
-	return ret ? ret : 1;
+	if (!n)
+		return mon_calibration_set(out, c->calibration_hdr,
+					   c->calibration, c->nr_calibration);
+	cpu = realloc(out->cpu, (n + c->nr_calibration) * sizeof(*cpu));
+	if (!cpu)
+		return -ENOMEM;
+	out->cpu = cpu;
+	for (i = 0; i < c->nr_calibration; i++) {
+		for (j = 0; j < n && cpu[j].cpu != c->calibration[i].cpu; j++)
+			;
+		cpu[j] = c->calibration[i];
+		n += j == n;
+	}
+	out->hdr.nr_cpus = (uint32_t)n;
+	return 0;
 }
 
 int mon_calibration_load(struct mon_calibration *out, const char *path)
@@ -211,20 +229,31 @@ int mon_calibration_load(struct mon_calibration *out, const char *path)
 	uint32_t clock_res_ps = 0;
 	struct trace_reader *r;
 	struct trace_chunk c;
+	bool merged = false;
 	int ret;
 
 	if (!out || !path)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	ret = trace_reader_open(&r, path);
-	if (!ret)
+	if (!ret) {
 		clock_res_ps = trace_reader_info(r)->clock_res_ps;
-	while (!ret && (ret = trace_reader_next(r, &c)) > 0)
-		ret = c.type == TRACE_CHUNK_CALIBRATION ? take_first(&c, out) :
+		merged = trace_reader_info(r)->trace_flags & TRACE_F_MERGED;
+	}
+	/* One recording's comes first: the file is not read to its end. */
+	while (!ret && (merged || !out->hdr.nr_cpus) &&
+	       (ret = trace_reader_next(r, &c)) > 0)
+		ret = c.type == TRACE_CHUNK_CALIBRATION ? add_chunk(out, &c) :
 							  0;
 	trace_reader_close(r);
-	if (ret != 1)
-		return ret ? ret : -ENOENT;
+	if (ret < 0 && ret != -ENOMEM && out->hdr.nr_cpus)
+		ret = 0; /* damage after what it holds */
+	if (!ret && !out->hdr.nr_cpus)
+		ret = -ENOENT;
+	if (ret) {
+		mon_calibration_free(out);
+		return ret;
+	}
 	out->clock_res_ps = clock_res_ps;
 	return 0;
 }

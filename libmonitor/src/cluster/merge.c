@@ -659,7 +659,19 @@ static void merged_info(struct node **m, size_t n, struct trace_info *info)
 	memset(info->node, 0, sizeof(info->node));
 	info->job_id = info->step_id = info->node_id = info->nr_nodes = 0;
 	info->trace_flags |= TRACE_F_MERGED;
-	info->nr_monitor_tids = 0; /* per node: see docs/cluster.md */
+	/* Every node's recorder, mapped: each node compensated for its own
+	 * (as many as INFO holds; each node's trace keeps its own). */
+	info->nr_monitor_tids = 0;
+	for (i = 0; i < n; i++) {
+		const struct trace_info *in = &m[i]->info;
+		uint32_t k;
+
+		for (k = 0; k < in->nr_monitor_tids &&
+			    info->nr_monitor_tids < TRACE_MAX_MONITOR_TIDS;
+		     k++)
+			info->monitor_tids[info->nr_monitor_tids++] =
+				map_tid(m[i], in->monitor_tids[k]);
+	}
 	for (i = 0; i < n; i++) {
 		uint64_t s = mon_align_time(m[i]->align,
 					    m[i]->info.start_mono_ns, 0, NULL);

@@ -50,6 +50,7 @@ enum {
 	TAG_NODE = 14, /* bytes (since 1.2) */
 	TAG_JOB = 15, /* u32 job, step, node_id, nr_nodes (since 1.2) */
 	TAG_CLOCK_RES = 16, /* u32 picoseconds (since 1.6) */
+	TAG_MONITOR_TIDS_ALL = 17, /* u32 each, over 8 (since 1.6) */
 };
 
 _Static_assert(sizeof(struct mkm_event) == 32, "record size");

@@ -209,7 +209,10 @@ static int parse_info(struct trace_reader *r, const uint8_t *p, size_t len,
 			in->nr_nodes = get32(v + 12);
 			break;
 		case TAG_MONITOR_TIDS:
-			if (n % 4 || n / 4 > TRACE_MAX_MONITOR_TIDS)
+		case TAG_MONITOR_TIDS_ALL:
+			if (n % 4 || n / 4 > (tag == TAG_MONITOR_TIDS ?
+						      8 :
+						      TRACE_MAX_MONITOR_TIDS))
 				goto bad_size;
 			in->nr_monitor_tids = n / 4;
 			memcpy(in->monitor_tids, v, n);

@@ -279,7 +279,7 @@ int trace_writer_open(struct trace_writer **wp, const char *path,
 int trace_writer_open_flags(struct trace_writer **wp, const char *path,
 			    const struct trace_info *info, unsigned int flags)
 {
-	uint8_t hdr[TRACE_HDR_SIZE] = { 0 }, payload[640];
+	uint8_t hdr[TRACE_HDR_SIZE] = { 0 }, payload[1024];
 	struct iovec iov = { .iov_base = hdr, .iov_len = sizeof(hdr) };
 	struct trace_writer *w;
 	uint32_t abi[3], clock;
@@ -340,10 +340,13 @@ int trace_writer_open_flags(struct trace_writer **wp, const char *path,
 	n += tlv_str(payload + n, TAG_MACHINE, info->machine);
 	if (info->clock_res_ps)
 		n += tlv(payload + n, TAG_CLOCK_RES, &info->clock_res_ps, 4);
+	/* Readers before 1.6 take at most 8, and skip the other tag. */
 	if (info->nr_monitor_tids &&
 	    info->nr_monitor_tids <= TRACE_MAX_MONITOR_TIDS)
-		n += tlv(payload + n, TAG_MONITOR_TIDS, info->monitor_tids,
-			 info->nr_monitor_tids * 4);
+		n += tlv(payload + n,
+			 info->nr_monitor_tids <= 8 ? TAG_MONITOR_TIDS :
+						      TAG_MONITOR_TIDS_ALL,
+			 info->monitor_tids, info->nr_monitor_tids * 4);
 	if (info->node[0]) {
 		uint32_t job[4] = { info->job_id, info->step_id, info->node_id,
 				    info->nr_nodes };
