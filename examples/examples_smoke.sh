@@ -7,10 +7,19 @@
 # the pipeline has the thread in it.
 set -eu
 cd /tmp
+# osnoise's table after an example's own (rtla osnoise top's columns): a
+# row per CPU the thread ran on, some run time, at most 100% available.
+osnoise_table() {
+	awk '/^osnoise.s table/ { t = 1; next } t && /^$/ { t = 0 }
+	     t && /^ *[0-9]+ #[0-9]+ / { rows++; if ($3 + 0 <= 0 || $5 + 0 > 100) bad = 1 }
+	     END { if (!rows || bad) exit 1 }' "$1" ||
+		{ echo "smoke: $1: no osnoise table, or a row out of range"; exit 1; }
+}
 ftq -n 200 -w 20000 >ftq.out
 cat ftq.out
 # ftq exits 1 if the pipeline's timeline lacks its thread.
 grep -q '^FTQ: 200 samples' ftq.out || { echo "smoke: ftq printed no summary"; exit 1; }
+osnoise_table ftq.out
 sensor_cost -r 200 -n 2 >sensor.out
 cat sensor.out
 # Every monitored switch is recorded (one SWITCH record, or its SWITCH_OUT
@@ -25,6 +34,7 @@ cat noise.out
 grep -q '^FTQ under a system-wide monitor: 300 quanta' noise.out || { echo "smoke: noise printed no summary"; exit 1; }
 awk '/^The noise law/ { law = 1; next } /^osnoise/ { law = 0 } law && $1 ~ /^[0-9]+$/ { rows++ }
      END { if (rows != 5) { print "smoke: noise law table has " rows " rows"; exit 1 } }' noise.out
+osnoise_table noise.out
 idle -s 2 >idle.out
 cat idle.out
 awk '/^ *[0-9]+: +[0-9]+ / && !causes { cpus++ } /^What woke/ { causes = 1 }
