@@ -138,8 +138,8 @@ fi
 # debug kernel (tinyconfig) does not stamp them by default.
 # qemu_for CPUS [MORE-APPEND]: the QEMU command line of a boot, in qemu.
 # arm64: QEMU's virt board with a GICv3 (the servers' interrupt
-# controller), one PL011 UART (so no second port for /out: a run with -o
-# says the guest wrote nothing) and the architected timer, which needs no
+# controller), one PL011 UART (so /out goes out on a virtio serial port,
+# given only to a run with -o) and the architected timer, which needs no
 # tsc=reliable.
 qemu_for() {
 	case $arch in
@@ -157,10 +157,21 @@ qemu_for() {
 		;;
 	esac
 }
-# The serial port after the console, for /out (ttyS1): amd64 only.
+# The port for /out, into $1 (file:PATH, or null): amd64's serial port
+# after the console (ttyS1); on arm64 a virtio serial port (the guest's
+# /dev/vport0p1; Debian's arm64 6.12 builds virtio_console and virtio_pci
+# in), given only when -o asks for /out, so that the tests' guests keep
+# the board as it is.
 out_serial() {
 	out_port=()
-	[ "$arch" != amd64 ] || out_port=(-serial "$1")
+	case $arch in
+	amd64) out_port=(-serial "$1") ;;
+	arm64)
+		[ -n "$outdir" ] && [ "$1" != null ] || return 0
+		out_port=(-chardev "file,id=out,path=${1#file:}" -device virtio-serial-pci
+			-device virtserialport,chardev=out)
+		;;
+	esac
 }
 qemu_for "$cpus"
 
