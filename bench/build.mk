@@ -5,6 +5,8 @@
 #   make bench-vm      cost per context switch in the guest, against ftrace,
 #                      perf and LTTng, and the floor of any tracepoint probe
 #                      [BENCH_ROUNDS=20000 BENCH_RUNS=5 BENCH_CONFIGS=a,b]
+#   make bench-vm-arm64  bench-vm's method on an arm64 guest (mkm, ftrace,
+#                      the floor) [BENCH_ARM64_KERNELS=6.12]
 #   make bench-native  the sensor's hot path in userspace: ns per event and
 #                      callgrind instructions per event [BENCH_NATIVE_EVENTS=...]
 #   make bench-read    draining full rings in the guest: read() against
@@ -135,6 +137,23 @@ BENCH_KERNELS ?= 6.1 6.12 7.2
 bench-kernels: $(BENCH_SWITCH)
 	$(Q)BUILD=$(BUILD) bench/kernels.sh -n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
 		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS)) $(BENCH_KERNELS)
+
+# bench-vm's method on arm64: vm_switch cross-built into $(BUILD)/arm64
+# (tests/kernel/build.mk's ARM64_MAKE, as arm64-tests), mkm.ko and floor.ko
+# cross-built for each kernel of BENCH_ARM64_KERNELS (matrix-arm64,
+# fetched first if missing), one -icount boot of each in
+# qemu-system-aarch64 -M virt -cpu max (bench/kernels.sh -a arm64). mkm's
+# configurations, ftrace's and the floor's: the peers' tools are x86-64
+# programs here.
+BENCH_ARM64_KERNELS ?= 6.12
+.PHONY: bench-vm-arm64
+## bench-vm-arm64: bench-vm's method on arm64 (qemu-system-aarch64 -M virt -cpu max, -icount): mkm, ftrace and the floor on Debian's arm64 6.12
+bench-vm-arm64:
+	$(Q)$(ARM64_MAKE) $(call arm64,$(BENCH_SWITCH))
+	$(Q)for k in $(BENCH_ARM64_KERNELS); do \
+		tests/kernel/kernels.sh -a arm64 fetch -n $$k || exit 1; done
+	$(Q)BUILD=$(BUILD) bench/kernels.sh -a arm64 -n $(BENCH_ROUNDS) -r $(BENCH_RUNS) \
+		$(if $(BENCH_CONFIGS),-c $(BENCH_CONFIGS)) $(BENCH_ARM64_KERNELS)
 
 ## bench-read: draining full rings in the guest: read() against mmap
 bench-read: $(BENCH_IMAGE)

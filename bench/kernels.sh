@@ -6,11 +6,19 @@
 # table; then one table kernel x configuration, instructions per switch
 # over "loaded" (mkm.ko loaded, no monitor).
 #
-#   bench/kernels.sh [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME...
+#   bench/kernels.sh [-a ARCH] [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME...
 #
 # LTTng's configurations run where an lttng-modules of Debian's builds for
-# the kernel (lttng_modules_deb below) with bookworm's lttng-tools 2.13;
-# vm_switch skips them where the image has no lttng-sessiond. Each
+# the kernel (lttng_modules_deb below) with bookworm's lttng-tools 2.13,
+# and CONFIGS, if given, names one of them; vm_switch skips them where the
+# image has no lttng-sessiond.
+#
+# -a arm64: the kernels of tests/kernel/matrix-arm64, mkm.ko and floor.ko
+# cross-built (tests/kernel/kernels.sh -a arm64), vm_switch cross-built
+# into $BUILD/arm64/bench (make bench-vm-arm64), booted in
+# qemu-system-aarch64 (bench/vm.sh -A arm64); no perf, LTTng or eBPF peer
+# (this machine's are x86-64 programs), ftrace and the floor as on x86-64.
+# Its table is $BUILD/bench/kernels-arm64.tsv. Each
 # guest first sleeps BENCH_SETTLE seconds (default 60; free under -icount's
 # sleep=on): a fresh 7.2 guest's own work made its first runs cost up to
 # 12,000 instructions more per switch.
@@ -19,18 +27,29 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 case $build in /*) ;; *) build=$top/$build ;; esac
-kernels=$top/tests/kernel/kernels.sh
-rounds=20000 runs=5 configs=
-while getopts "n:r:c:" opt; do
+rounds=20000 runs=5 configs= arch=amd64
+while getopts "a:n:r:c:" opt; do
 	case $opt in
+	a) arch=$OPTARG ;;
 	n) rounds=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	c) configs=$OPTARG ;;
-	*) echo "usage: $0 [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-a ARCH] [-n ROUNDS] [-r RUNS] [-c CONFIGS] NAME..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- 6.1 6.12 7.2
+# kernels.sh and its matrix for the architecture; the guest program built
+# for it; the summary's file.
+kernels=$top/tests/kernel/kernels.sh
+arch_kernels=("$kernels" -a "$arch")
+vm_switch=$build/bench/vm_switch summary=$build/bench/kernels.tsv
+case $arch in
+amd64) ;;
+arm64) vm_switch=$build/arm64/bench/vm_switch summary=$build/bench/kernels-arm64.tsv ;;
+*) echo "bench: no architecture '$arch' (amd64, arm64)" >&2; exit 2 ;;
+esac
+[ -x "$vm_switch" ] || { echo "bench: no $vm_switch: make bench-kernels or bench-vm-arm64 builds it" >&2; exit 1; }
 
 cache=${MKM_CACHE:-$HOME/.cache/mkm}
 
@@ -68,19 +87,27 @@ lttng_build_args() {
 	fi
 }
 
-summary=$build/bench/kernels.tsv
 mkdir -p "$build/bench"
 : >"$summary"
 for name in "$@"; do
-	release=$("$kernels" list | awk -v n="$name" '$1 == n { print $2 }')
-	[ -n "$release" ] || { echo "bench: no kernel '$name' in tests/kernel/matrix" >&2; exit 1; }
+	release=$("${arch_kernels[@]}" list | awk -v n="$name" '$1 == n { print $2 }')
+	[ -n "$release" ] || { echo "bench: no kernel '$name' in the $arch matrix (tests/kernel/)" >&2; exit 1; }
 	dir=$build/bench/kernels/$release
 	echo "== $name ($release)"
-	"$kernels" build "$name" "$dir/mkm" ||
+	"${arch_kernels[@]}" build "$name" "$dir/mkm" ||
 		{ cat "$dir/mkm/build.log" >&2; exit 1; }
-	"$kernels" build "$name" "$dir/floor" "$top/bench/floor" ||
+	"${arch_kernels[@]}" build "$name" "$dir/floor" "$top/bench/floor" ||
 		{ cat "$dir/floor/build.log" >&2; exit 1; }
-	lttng=() deb=$(lttng_modules_deb "$name")
+	lttng=() peers=() deb=
+	if [ "$arch" != amd64 ]; then
+		echo "bench: $arch: no perf, LTTng or eBPF peer"
+	elif [ -n "$configs" ] && [[ $configs != *lttng* ]]; then
+		echo "bench: no LTTng configuration asked for: LTTng left out"
+	else
+		deb=$(lttng_modules_deb "$name")
+		[ -n "$deb" ] || echo "bench: no lttng-modules for $name: LTTng left out"
+	fi
+	[ "$arch" != amd64 ] || peers=(-f "${PERF:-/usr/bin/perf}:/usr/bin/perf")
 	if [ -n "$deb" ]; then
 		mapfile -t args < <(lttng_build_args "$name" "$release")
 		make -s --no-print-directory -C "$top" BUILD="$dir" \
@@ -88,26 +115,23 @@ for name in "$@"; do
 			LTTNG_MODULES_DEB="$deb" "${args[@]}" peers-lttng
 		mapfile -t lttng < <(make -s --no-print-directory -C "$top" \
 			BUILD="$dir" lttng-image-files)
-	else
-		echo "bench: no lttng-modules for $name: LTTng left out"
 	fi
-	"$top/tests/vm/mkinitramfs.sh" -o "$dir/initramfs.cpio.gz" \
-		-f "$build/bench/vm_switch" -f "$dir/mkm/mkm.ko:/bench/mkm.ko" \
-		-f "$dir/floor/floor.ko:/bench/floor.ko" -f "${PERF:-/usr/bin/perf}:/usr/bin/perf" \
-		"${lttng[@]}"
+	"$top/tests/vm/mkinitramfs.sh" -A "$arch" -o "$dir/initramfs.cpio.gz" \
+		-f "$vm_switch" -f "$dir/mkm/mkm.ko:/bench/mkm.ko" \
+		-f "$dir/floor/floor.ko:/bench/floor.ko" "${peers[@]}" "${lttng[@]}"
 	BUILD=$dir BENCH_IMAGE=$dir/initramfs.cpio.gz BENCH_SETTLE=${BENCH_SETTLE:-60} \
-		BENCH_VM_ARGS="-k $("$kernels" image "$name")" \
-		"$top/bench/vm.sh" switch -n "$rounds" -r "$runs" ${configs:+-c "$configs"}
+		BENCH_VM_ARGS="-k $("${arch_kernels[@]}" image "$name")" \
+		"$top/bench/vm.sh" -A "$arch" switch -n "$rounds" -r "$runs" ${configs:+-c "$configs"}
 	awk -v summary="$name" -f "$top/bench/table.awk" "$dir/bench/switch/vm_switch.tsv" >>"$summary"
 	echo
 done
 
 # The table: a row per configuration, a column per kernel.
-awk '
+awk -v arch="$arch" '
 { k[$1] = 1; if (!($2 in c)) { c[$2] = 1; order[++n] = $2 } v[$1, $2] = $3
   if (!($1 in col)) { col[$1] = ++m; name[m] = $1 } }
 END {
-	printf "bench-vm on each kernel: guest instructions per switch over \"loaded\"\n\n%-12s", "config"
+	printf "bench-vm on each %s kernel: guest instructions per switch over \"loaded\"\n\n%-12s", arch, "config"
 	for (j = 1; j <= m; j++) printf " %10s", name[j]
 	printf "\n"
 	for (i = 1; i <= n; i++) {

@@ -100,16 +100,20 @@ ARM64_VM_FILES := $(call arm64,$(MKM_TOOL)):/bin/mkm \
 	$(call arm64,$(FLIGHT_EXAMPLE)):/bin/flight
 ARM64_KERNELS ?=
 
-.PHONY: arm64-tests check-kernels-arm64
-## arm64-tests: check-kernels' tests and the mkm command cross-built for arm64, into build/arm64
-arm64-tests:
-	$(Q)sysroot=$$(tests/arm64/sysroot.sh) && \
+# This tree's make for arm64 into $(ARM64_BUILD), a recipe's command to
+# which the targets are appended (arm64-tests, bench-vm-arm64).
+ARM64_MAKE = sysroot=$$(tests/arm64/sysroot.sh) && \
 	lib="$$sysroot/usr/lib/aarch64-linux-gnu $$sysroot/lib/aarch64-linux-gnu" && \
 	PKG_CONFIG_LIBDIR=/nonexistent $(MAKE) --no-print-directory BUILD=$(ARM64_BUILD) \
 		CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
 		CFLAGS="-O2 -g -I$$sysroot/usr/include -I$$sysroot/usr/include/aarch64-linux-gnu \
 			-I$$sysroot/usr/include/cairo $$(printf -- '-L%s ' $$lib) \
-			-Wl,-rpath-link=$$(echo $$lib | tr ' ' :)" \
+			-Wl,-rpath-link=$$(echo $$lib | tr ' ' :)"
+
+.PHONY: arm64-tests check-kernels-arm64
+## arm64-tests: check-kernels' tests and the mkm command cross-built for arm64, into build/arm64
+arm64-tests:
+	$(Q)$(ARM64_MAKE) \
 		$(ARM64_VM_TESTS) $(foreach f,$(ARM64_VM_FILES),$(firstword $(subst :, ,$(f))))
 
 ## check-kernels-arm64: check-kernels' tests on every arm64 kernel of tests/kernel/matrix-arm64, its table (ARM64_KERNELS=...)
