@@ -214,6 +214,36 @@ check_wrote() {
 	fi
 }
 
+# Compensation on many nodes: every node's trace carries its calibration
+# (the recording session's), and compensating the merged trace gives each
+# node's threads what compensating the node's own trace gives
+# (merged_comp.py: each node's costs on its CPUs, its recorder's threads).
+# Forced: calibrations under TCG without -icount are often noise, which
+# compensation refuses unless told.
+check_compensated() {
+	local name=$1 id=$2 dir=$3 merged=$4 i ok=1
+	for ((i = 0; i < nodes; i++)); do
+		"$mkm" report --json --compensated --force-calibration "$dir/n$i.mkm" \
+			>"$dir/n$i-comp.json" 2>"$dir/n$i-comp.err" || ok=
+	done
+	if [ -z "$ok" ]; then
+		fail "$name: job $id: a node's trace could not be compensated (no calibration?)"
+		sed 's/^/  /' "$dir"/n*-comp.err
+		return
+	fi
+	pass "$name: job $id: every node's trace carries a calibration"
+	if "$mkm" report --json --compensated --force-calibration "$merged" \
+		>"$dir/merged-comp.json" 2>"$dir/merged-comp.err" &&
+		python3 "$here/merged_comp.py" "$dir/merged-comp.json" "$dir"/n*-comp.json \
+			>"$dir/merged-comp.out" 2>&1; then
+		pass "$name: job $id: the merged trace compensated, each node with its own calibration and recorder"
+	else
+		fail "$name: job $id: the merged trace compensated unlike its nodes' own traces"
+		sed 's/^/  /' "$dir/merged-comp.err"
+	fi
+	sed 's/^/  /' "$dir/merged-comp.out"
+}
+
 # The traces of one job: every node's, merged, each node's tasks tracked.
 # check_job NAME OUTPUT MIN: MIN exchanges at least per node (2: the
 # start and end; more with --mkm-sync's periodic ones).
@@ -281,6 +311,7 @@ check_job() {
 	fi
 	"$mkm" report "$merged" >"$dir/merged.report" 2>&1 || fail "$name: mkm report of the merged trace failed"
 	awk '/^Per node/ { p = 1 } p && NF == 0 { exit } p' "$dir/merged.report" | sed 's/^/  /'
+	check_compensated "$name" "$id" "$dir" "$merged"
 	for ((i = 0; i < nodes; i++)); do
 		if awk -v n="n$i" '/^Per node/ { p = 1; next } p && NF == 0 { exit } p && $1 == n && $10 == 0 { f = 1 } END { exit !f }' \
 			"$dir/merged.report"; then
