@@ -217,6 +217,61 @@ static void test_flight_full_disk_says_so_and_goes_on(void **state)
 	umount("/tmp/small");
 }
 
+/*
+ * The disk fills between two snapshots: the first stays whole and
+ * readable, the second is said in one line and leaves nothing, and the
+ * recording goes on to its end (whose snapshot has no room either). An
+ * -o that cannot be written at all is refused before anything runs.
+ */
+static void test_flight_full_disk_keeps_earlier_snapshot(void **state)
+{
+	char *e;
+	int i;
+
+	(void)state;
+	mkdir("/tmp/keep", 0755);
+	assert_int_equal(mount("tmpfs", "/tmp/keep", "tmpfs", 0, "size=8m"), 0);
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 1M --trigger exit -o /tmp/keep/k.mkm -- sleep 4 >/dev/null 2>/tmp/ek & echo $! >/tmp/ek.pid"),
+		0);
+	for (i = 0; i < 100 && sh("pidof sleep >/dev/null"); i++)
+		usleep(50000);
+	usleep(200000);
+	for (i = 0; i < 100 && sh("mkm trigger /tmp/keep/k.mkm 2>/dev/null");
+	     i++)
+		usleep(50000);
+	for (i = 0; i < 100 && !exists("/tmp/keep/k.mkm.1"); i++)
+		usleep(50000);
+	assert_true(exists("/tmp/keep/k.mkm.1"));
+	/* No room left at all. */
+	sh("dd if=/dev/zero of=/tmp/keep/fill bs=64k 2>/dev/null");
+	assert_int_equal(sh("mkm trigger /tmp/keep/k.mkm"), 0);
+	for (i = 0; i < 200 && !kill(atoi(slurp("/tmp/ek.pid")), 0); i++)
+		usleep(50000);
+	e = slurp("/tmp/ek");
+	fputs(e, stderr);
+	assert_non_null(strstr(e, "cannot write /tmp/keep/k.mkm.2"));
+	assert_non_null(strstr(e, "recording goes on"));
+	assert_false(exists("/tmp/keep/k.mkm.2"));
+	assert_false(exists("/tmp/keep/k.mkm.2.part"));
+	/* The first, whole: its trigger, and its END. */
+	assert_int_equal(sh("mkm dump /tmp/keep/k.mkm.1 >/tmp/ek.dump 2>&1"),
+			 0);
+	assert_int_equal(sh("grep -q ' trigger ' /tmp/ek.dump"), 0);
+	assert_int_equal(sh("grep -qi 'without an END' /tmp/ek.dump"), 1);
+	umount("/tmp/keep");
+
+	assert_int_equal(mount("tmpfs", "/tmp/keep", "tmpfs", MS_RDONLY, NULL),
+			 0);
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 1M -o /tmp/keep/r.mkm -- true >/dev/null 2>/tmp/er"),
+		1);
+	e = slurp("/tmp/er");
+	assert_non_null(strstr(e, "-o /tmp/keep/r.mkm: cannot write there"));
+	assert_true(strchr(e, '\n') && !strchr(e, '\n')[1]); /* one line */
+	umount("/tmp/keep");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_flight_armed_recorder_does_not_wake),
 		cmocka_unit_test(test_flight_loaded_snapshot_has_no_hole),
 		cmocka_unit_test(test_flight_full_disk_says_so_and_goes_on),
+		cmocka_unit_test(test_flight_full_disk_keeps_earlier_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
