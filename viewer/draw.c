@@ -19,6 +19,10 @@
  *               wait or its switch-in: why it waited (late_update()
  *               computed it), one line a thread or handler, the largest
  *               first
+ *   bounds      with the compensated timeline's bounds, its rows marked
+ *               at the label's end (± wide, ? not known) and above the
+ *               detail lines the selected thread's figures with their
+ *               bounds (wide_text())
  */
 #define _XOPEN_SOURCE_EXTENDED
 #include <curses.h>
@@ -292,6 +296,13 @@ static void rows(const struct viewer *w)
 			       row->label);
 		else
 			printw("%-*.*s", LABEL_W, LABEL_W, row->label);
+		/* Its compensated figures' bounds: wide, or not known. */
+		if (row && !vs->cpu_view &&
+		    wide_mark(vs, row->id) != WIDE_NARROW)
+			mvaddstr(y, LABEL_W - 1,
+				 wide_mark(vs, row->id) == WIDE_UNKNOWN ? "?" :
+				 w->utf8				? "±" :
+									  "+");
 		if (i == v->sel)
 			attroff(A_REVERSE);
 		addch(' ');
@@ -796,6 +807,38 @@ static void late_pane(const struct viewer_state *vs, int y, unsigned int lines)
 		mvprintw(y + 4 + (int)k, 0, "  ... %zu more", l->nr_parts - k);
 }
 
+/* Lines the bounds pane takes: wide_text()'s, in at most half of @area
+ * (the first, its verdict, always). */
+#define WIDE_MAX_LINES 16
+static unsigned int wide_lines(const struct viewer_state *vs, unsigned int area)
+{
+	char lines[WIDE_MAX_LINES][WIDE_LINE];
+	unsigned int want = wide_text(vs, lines, WIDE_MAX_LINES);
+
+	if (!want || !area)
+		return 0;
+	return want < area / 2 ? want : (area / 2 ? area / 2 : 1);
+}
+
+/* The selected thread's compensated figures with their bounds; the last
+ * line says how many more when they do not all fit. */
+static void wide_pane(const struct viewer_state *vs, int y, unsigned int lines)
+{
+	char text[WIDE_MAX_LINES][WIDE_LINE];
+	unsigned int r, n = wide_text(vs, text, WIDE_MAX_LINES);
+
+	if (n > lines && lines > 1)
+		snprintf(text[lines - 1], WIDE_LINE,
+			 "  ... %u more lines (a taller terminal shows them)",
+			 n - lines + 1);
+	for (r = 0; r < lines; r++) {
+		move(y + (int)r, 0);
+		clrtoeol();
+		if (r < n)
+			mvaddnstr(y + (int)r, 0, text[r], COLS);
+	}
+}
+
 static void help(void)
 {
 	int y = 0;
@@ -841,16 +884,17 @@ bool draw_size(const struct viewer_state *vs, unsigned int *cols,
 	if (too_small())
 		return false;
 	unsigned int area = rows_area(), path = path_lines(vs, area);
+	unsigned int late = late_lines(vs, area - path);
 
 	*cols = (unsigned int)(COLS - LABEL_W - 1);
-	*page = area - path - late_lines(vs, area - path);
+	*page = area - path - late - wide_lines(vs, area - path - late);
 	return true;
 }
 
 void draw(const struct viewer *w)
 {
 	const struct viewer_state *vs = &w->vs;
-	unsigned int area = rows_area(), pane, late;
+	unsigned int area = rows_area(), pane, late, wide;
 
 	if (too_small()) {
 		erase();
@@ -862,6 +906,7 @@ void draw(const struct viewer *w)
 	}
 	pane = path_lines(vs, area);
 	late = late_lines(vs, area - pane);
+	wide = wide_lines(vs, area - pane - late);
 	if (w->help) {
 		help();
 		refresh();
@@ -880,9 +925,12 @@ void draw(const struct viewer *w)
 	else
 		rows(w);
 	if (pane)
-		path_pane(vs, TOP_LINES + (int)(area - late - pane), pane);
+		path_pane(vs, TOP_LINES + (int)(area - wide - late - pane),
+			  pane);
 	if (late)
-		late_pane(vs, TOP_LINES + (int)(area - late), late);
+		late_pane(vs, TOP_LINES + (int)(area - wide - late), late);
+	if (wide)
+		wide_pane(vs, TOP_LINES + (int)(area - wide), wide);
 	detail(vs);
 	footer(vs);
 	refresh();

@@ -76,7 +76,7 @@ const struct key keys[] = {
 	  "merged trace: fold or unfold the selected row's node" },
 	{ 'F', "F", ACT_FOLLOW, "live: follow the newest time (as less +F)" },
 	{ 'K', "K", ACT_COMPENSATED,
-	  "raw or compensated times (the monitor's cost taken out)" },
+	  "raw or compensated times (the monitor's cost taken out), wide bounds marked" },
 	{ CTRL('l'), "^L", ACT_REDRAW, "redraw the screen" },
 };
 

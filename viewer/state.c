@@ -110,6 +110,10 @@ int state_swap(struct viewer_state *vs, struct tl *tl,
 	vs->noise = NULL;
 	vs->noise_pane = false;
 	path_clear(vs); /* its times are the other timeline's */
+	free(vs->wide); /* so were the bounds */
+	vs->wide = NULL;
+	vs->nr_wide = 0;
+	vs->bounds = NULL;
 	err = rows_update(vs);
 	return err ? err : rows_order(vs);
 }
@@ -121,6 +125,7 @@ void state_close(struct viewer_state *vs)
 	late_free(vs);
 	mon_path_free(&vs->path);
 	free(vs->events);
+	free(vs->wide);
 	rows_free(vs);
 	lod_destroy(vs->lod);
 	free(vs->groups);

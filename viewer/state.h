@@ -129,6 +129,12 @@ struct viewer_state {
 	uint32_t events_tid; /* the pane's thread, or 0 */
 	int events_cpu; /* the pane's CPU (CPUs view), or -1 */
 	uint64_t events_cursor; /* where they were read around */
+	/* The compensated figures' bounds of the timeline shown (K's, or a
+	 * compensated trace's BOUNDS chunk), NULL: none; and each thread's
+	 * mark by thread index, nr_wide of them (wide.c: enum wide_mark). */
+	const struct mon_bounds *bounds;
+	unsigned char *wide;
+	size_t nr_wide;
 	char search[64];
 	char message[320]; /* for the footer (or the detail lines if long),
 			     until the next key */
@@ -147,7 +153,8 @@ int state_refresh(struct viewer_state *vs);
  * snapshot), if it has one. */
 void state_at_trigger(struct viewer_state *vs);
 /* Shows @tl (another timeline of the same trace) in place of the one
- * shown, at the same times; rows are rebuilt. Return: 0 or -ENOMEM. */
+ * shown, at the same times; rows are rebuilt, bounds dropped (they were
+ * the other's: wide_set() gives the new one's). Return: 0 or -ENOMEM. */
 int state_swap(struct viewer_state *vs, struct tl *tl,
 	       const struct mon_meta *meta);
 /* Before each frame: the noise pane's figures for the selected thread. */

@@ -21,6 +21,9 @@
  *   waker.c   follow the waker (W) and back (b)
  *   path.c    the critical path of a thread's wait chain (P)
  *   late.c    the wakeup pane: why the wakeup under the cursor waited
+ *   wide.c    the compensated timeline's bounds: rows marked where they
+ *             are wide, the selected thread's in a pane (the command's
+ *             bounds.c computes them, as for mkm report)
  *   live.c    --live: the recording's records handed to the viewer
  *   viewer.c  the loop: keys to actions, prompts, the mouse, frames
  *
@@ -64,6 +67,24 @@ void draw_locate(const struct viewer_state *vs, int y, int x, int *col,
 		 int64_t *row);
 /* Ask for a line of text at the bottom; false if cancelled. */
 bool draw_prompt(const char *prompt, char *buf, size_t len);
+
+/* wide.c: the compensated timeline's bounds (vs->bounds). A thread's
+ * row is marked WIDE_WIDE (±) or WIDE_UNKNOWN (?) by the rule at the top
+ * of wide.c. */
+enum wide_mark { WIDE_NARROW, WIDE_WIDE, WIDE_UNKNOWN };
+/* Shows @bs (NULL: none; lent, kept until the next call or state_swap())
+ * as the bounds of the timeline shown, each thread marked.
+ * Return: 0 or -ENOMEM (none shown). */
+int wide_set(struct viewer_state *vs, const struct mon_bounds *bs);
+/* Thread index @th's mark (WIDE_NARROW when no bounds are shown). */
+enum wide_mark wide_mark(const struct viewer_state *vs, size_t th);
+/* The bounds pane's lines for the selected thread, at most @max: its
+ * verdict, each figure with its low, high, width and parts, and what is
+ * not in them, in words; 0 when there is no pane (no bounds shown, the
+ * CPUs view, no thread selected). */
+#define WIDE_LINE 192
+unsigned int wide_text(const struct viewer_state *vs, char (*text)[WIDE_LINE],
+		       unsigned int max);
 
 /* viewer.c */
 int viewer_open(struct viewer *w, const char *file, struct tl *tl,

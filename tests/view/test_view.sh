@@ -15,6 +15,8 @@ sock=
 mkdir -p "$dir"
 dir=$(realpath "$dir")
 "$mktrace" small "$dir/small.mkm"
+# The same compensated by mkm replay: its bounds in a BOUNDS chunk.
+"$mkm" replay "$dir/small.mkm" -o "$dir/replayed.mkm" >/dev/null
 # The same, recorded 50 ms after its recording's start: times count from
 # the start, in the viewer as in mkm dump and export.
 "$mktrace" late "$dir/late.mkm"
@@ -88,7 +90,20 @@ mkdir -p "$screens"
 cd "$dir"
 VIEW_ENV= CAPTURE=
 check open 100x24 small.mkm
+# K: the compensated timeline with its figures' bounds. main's runq and
+# run and worker-a's are wide (the kernel's split of the switches), their
+# rows marked; worker-b's within 1%, not marked. The selected thread's
+# figures, bounds, widths and parts above the detail lines, and what is
+# not in them (the split of its switches from idle, no WAKEUP records).
 check compensated 100x24 small.mkm K
+check bounds_narrow 100x24 small.mkm K j
+# K again: the raw timeline, no bounds. --ascii marks a wide row with +.
+check bounds_raw 100x24 small.mkm K K
+check bounds_ascii 100x24 "--ascii small.mkm" K
+# A short screen: the pane in half of the rows' place, cut.
+check bounds_short 100x16 small.mkm K
+# A replayed trace: its BOUNDS chunk's, the same; K says it is compensated.
+check bounds_replayed 100x24 replayed.mkm j j K
 # The play, at once: the end is the compensated view, said ended.
 check play 100x24 "--play --speed 0 small.mkm"
 check zoom_in 100x24 small.mkm + +

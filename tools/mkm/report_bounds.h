@@ -10,10 +10,8 @@
 
 #include <stddef.h>
 
+#include "bounds.h" /* bounds_collect(), for --compensated */
 #include "libmonitor.h"
-
-/* mon_compensate_opts.bounds: copies into @arg, a struct mon_bounds. */
-void bounds_collect(void *arg, const struct trace_bounds *b, size_t n);
 
 /*
  * The bounds table of the threads @rows[0 .. @n-1] of the compensated

@@ -4,6 +4,7 @@
  * on a recording as it is made (--live); the viewer itself is in viewer/.
  */
 #include <curses.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <term.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "builtin.h"
 #include "live.h"
 #include "player.h"
@@ -293,11 +295,14 @@ static void check_terminal(void)
 	del_curterm(cur_term);
 }
 
-/* The trace's two timelines: raw, and compensated once asked for. */
+/* The trace's two timelines: raw, and compensated once asked for; the
+ * compensated figures' bounds of each (of [0] when the file is a
+ * compensated trace, from its BOUNDS chunk; of [1] from the stage). */
 struct both {
 	const char *path;
 	struct tl *tl[2];
 	struct mon_meta meta[2];
+	struct mon_bounds bounds[2];
 	struct mon_calibration cal;
 	bool shown; /* 1: the compensated one */
 };
@@ -305,6 +310,8 @@ struct both {
 static void toggle(struct viewer_state *vs, void *arg)
 {
 	struct both *b = arg;
+	struct mon_compensate_opts copts = { .bounds = bounds_collect,
+					     .arg = &b->bounds[1] };
 	int err;
 
 	if (b->meta[0].info.trace_flags & TRACE_F_COMPENSATED) {
@@ -328,11 +335,13 @@ static void toggle(struct viewer_state *vs, void *arg)
 				b->path);
 			return;
 		}
-		b->tl[1] = load_trace_compensated(b->path, &b->cal, NULL,
+		b->tl[1] = load_trace_compensated(b->path, &b->cal, &copts,
 						  &b->meta[1], NULL, 0);
 	}
 	b->shown = !b->shown;
 	err = state_swap(vs, b->tl[b->shown], &b->meta[b->shown]);
+	if (!err && b->shown)
+		err = wide_set(vs, &b->bounds[1]);
 	if (err)
 		die("view: %s", monitor_strerror(err));
 	snprintf(
@@ -422,12 +431,19 @@ int cmd_view(int argc, char **argv)
 	w.toggle = toggle;
 	w.toggle_arg = &both;
 	w.ascii_only = ascii;
+	/* A compensated trace (mkm replay's) carries its bounds. */
+	if (meta.info.trace_flags & TRACE_F_COMPENSATED &&
+	    !mon_bounds_load(&both.bounds[0], argv[optind]) &&
+	    wide_set(&w.vs, &both.bounds[0]))
+		die("view: %s", monitor_strerror(-ENOMEM));
 	/* Said on screen, where stderr would be wiped out. */
 	snprintf(w.vs.message, sizeof(w.vs.message), "%s", damage);
 	err = viewer_run(&w);
 	viewer_close(&w);
 	tl_destroy(both.tl[0]);
 	tl_destroy(both.tl[1]);
+	mon_bounds_free(&both.bounds[0]);
+	mon_bounds_free(&both.bounds[1]);
 	mon_calibration_free(&both.cal);
 	if (damage[0])
 		warnx_("%s", damage);
