@@ -297,8 +297,7 @@ static void rows(const struct viewer *w)
 		else
 			printw("%-*.*s", LABEL_W, LABEL_W, row->label);
 		/* Its compensated figures' bounds: wide, or not known. */
-		if (row && !vs->cpu_view &&
-		    wide_mark(vs, row->id) != WIDE_NARROW)
+		if (row && !vs->cpu_view && wide_mark(vs, row->id) != WIDE_NONE)
 			mvaddstr(y, LABEL_W - 1,
 				 wide_mark(vs, row->id) == WIDE_UNKNOWN ? "?" :
 				 w->utf8				? "±" :

@@ -71,12 +71,12 @@ bool draw_prompt(const char *prompt, char *buf, size_t len);
 /* wide.c: the compensated timeline's bounds (vs->bounds). A thread's
  * row is marked WIDE_WIDE (±) or WIDE_UNKNOWN (?) by the rule at the top
  * of wide.c. */
-enum wide_mark { WIDE_NARROW, WIDE_WIDE, WIDE_UNKNOWN };
+enum wide_mark { WIDE_NONE, WIDE_WIDE, WIDE_UNKNOWN }; /* none: unmarked */
 /* Shows @bs (NULL: none; lent, kept until the next call or state_swap())
  * as the bounds of the timeline shown, each thread marked.
  * Return: 0 or -ENOMEM (none shown). */
 int wide_set(struct viewer_state *vs, const struct mon_bounds *bs);
-/* Thread index @th's mark (WIDE_NARROW when no bounds are shown). */
+/* Thread index @th's mark (WIDE_NONE when no bounds are shown). */
 enum wide_mark wide_mark(const struct viewer_state *vs, size_t th);
 /* The bounds pane's lines for the selected thread, at most @max: its
  * verdict, each figure with its low, high, width and parts, and what is

@@ -11,10 +11,12 @@
  * A row is marked wide when the bound of its run, runq, sleep or life is
  * wider (high - low) than BOUNDS_WIDE_PERCENT of the figure (a zero
  * figure with a bound of any width included); else not known when
- * records were lost in its life (nothing bounds their cost) or the stage
- * gave it no bounds. A part left out otherwise (a switch's split not
- * measurable, no interval, no WAKEUP records) is said in the pane only:
- * the bound is there, narrower than it would be.
+ * records were lost in its life (nothing bounds their cost). A part left
+ * out otherwise (a switch's split not measurable, no interval, no WAKEUP
+ * records) is said in the pane only: the bound is there, narrower than it
+ * would be. A thread the stage gave no bounds (a CPU's idle task in a
+ * system-wide trace) is not marked: there is nothing to judge, and the
+ * pane says so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,11 +34,11 @@ static enum wide_mark mark_of(const struct viewer_state *vs, size_t th)
 	tl_thread(vs->tl, th, &t);
 	b = mon_bounds_find(vs->bounds, t.tid);
 	if (!b)
-		return WIDE_UNKNOWN;
+		return WIDE_NONE;
 	bounds_figures(vs->tl, th, fig);
 	if (bounds_widest(b, fig) >= 0)
 		return WIDE_WIDE;
-	return b->flags & TRACE_BOUND_LOST ? WIDE_UNKNOWN : WIDE_NARROW;
+	return b->flags & TRACE_BOUND_LOST ? WIDE_UNKNOWN : WIDE_NONE;
 }
 
 int wide_set(struct viewer_state *vs, const struct mon_bounds *bs)
@@ -63,7 +65,7 @@ int wide_set(struct viewer_state *vs, const struct mon_bounds *bs)
 enum wide_mark wide_mark(const struct viewer_state *vs, size_t th)
 {
 	return vs->bounds && th < vs->nr_wide ? (enum wide_mark)vs->wide[th] :
-						WIDE_NARROW;
+						WIDE_NONE;
 }
 
 /* The first line: whose, and the verdict the row's mark gives. */
@@ -122,7 +124,7 @@ unsigned int wide_text(const struct viewer_state *vs, char (*text)[WIDE_LINE],
 	if (!b) {
 		snprintf(
 			text[n++], WIDE_LINE,
-			"bounds of %u %s: none: the compensation gave this thread none",
+			"bounds of %u %s: none, the compensation stage gave it none (as it does a CPU's idle task)",
 			t.tid, t.name[0] ? t.name : "?");
 		return n;
 	}

@@ -22,6 +22,10 @@ dir=$(realpath "$dir")
 "$mktrace" late "$dir/late.mkm"
 # A system-wide trace of a remote wakeup that waited: the wakeup pane.
 "$mktrace" why "$dir/why.mkm"
+# The same compensated with small's calibration: the bounds of a
+# system-wide trace, whose CPUs' idle tasks have none.
+"$mkm" replay --calibration "$dir/small.mkm" "$dir/why.mkm" \
+	-o "$dir/why_comp.mkm" >/dev/null
 # Two processes attached (-p), one forking a thread and a process.
 "$mktrace" procs "$dir/procs.mkm"
 # More threads than rows on screen: where the user's place can be lost.
@@ -104,6 +108,10 @@ check bounds_ascii 100x24 "--ascii small.mkm" K
 check bounds_short 100x16 small.mkm K
 # A replayed trace: its BOUNDS chunk's, the same; K says it is compensated.
 check bounds_replayed 100x24 replayed.mkm j j K
+# Under the wakeup pane, in the rest of half of the rows' place; a CPU's
+# idle task, with no bounds, unmarked and said so.
+check bounds_why 100x30 why_comp.mkm j '>' . . .
+check bounds_idle 100x24 why_comp.mkm j j j j
 # The play, at once: the end is the compensated view, said ended.
 check play 100x24 "--play --speed 0 small.mkm"
 check zoom_in 100x24 small.mkm + +
