@@ -1252,6 +1252,40 @@ static void test_mon_stage_compensate_bounds_calibration_counts(void **state)
 	assert_true(b->flags & TRACE_BOUND_SPLIT_PARTIAL);
 }
 
+/*
+ * Records lost in a thread's life make its bounds say so, whether a LOST
+ * record tells it or only a gap in the CPU's sequence (a damaged chunk the
+ * reader skipped); a window that starts past sequence 0 is no loss.
+ */
+static void test_mon_stage_compensate_bounds_lost_by_gap(void **state)
+{
+	struct bcoll bc;
+	struct mon_compensate_opts opts = { .bounds = collect_bounds,
+					    .arg = &bc };
+	int gap;
+
+	(void)state;
+	for (gap = 0; gap <= 1; gap++) {
+		struct evs s = { 0 };
+		struct out o;
+
+		memset(&bc, 0, sizeof(bc));
+		s.seq[0] = 5;
+		IN_WAIT(&s, 1000, 0, 1, 0, 100);
+		MARK(&s, 2000, 0, 1);
+		if (gap)
+			s.seq[0] += 3; /* three records of CPU 0 never read */
+		MARK(&s, 3000, 0, 1);
+		OUT(&s, 7000, 0, 1, SLEEP, 0);
+		assert_int_equal(compensate_opts(&s, &o,
+						 interval_calibration(300, 100),
+						 NULL, 0, &opts),
+				 0);
+		assert_int_equal(
+			!!(bounds_of(&bc, 1)->flags & TRACE_BOUND_LOST), gap);
+	}
+}
+
 /* A wider interval widens the bounds by the counts times the widening. */
 static void test_mon_stage_compensate_bounds_widen_by_counts(void **state)
 {
@@ -1639,6 +1673,7 @@ int main(void)
 			test_compensate_timeout_checked_against_its_waker),
 		cmocka_unit_test(
 			test_mon_stage_compensate_bounds_calibration_counts),
+		cmocka_unit_test(test_mon_stage_compensate_bounds_lost_by_gap),
 		cmocka_unit_test(
 			test_mon_stage_compensate_bounds_widen_by_counts),
 		cmocka_unit_test(

@@ -54,6 +54,8 @@ struct bcpu {
 	uint32_t out_tid; /* the last SWITCH_OUT's thread, its split ... */
 	uint64_t out_t; /* ... open until the SWITCH_IN at its instant */
 	bool out_open;
+	uint32_t next_seq; /* the sequence number its next record should have */
+	bool seq_seen;
 };
 
 struct comp_bounds {
@@ -62,7 +64,7 @@ struct comp_bounds {
 	struct bcpu *cpus;
 	size_t nr_cpus;
 	struct stake global; /* every decision so far */
-	uint64_t lost; /* LOST records so far */
+	uint64_t lost; /* losses so far: LOST records, sequence gaps */
 	uint32_t flags_all;
 };
 
@@ -261,15 +263,23 @@ int comp_bounds_note(struct comp_bounds *b, const struct mkm_event *e,
 
 	if (!b)
 		return 0;
+	c = cpu(b, e->cpu);
+	if (!c)
+		return -ENOMEM;
+	/* A gap in a CPU's sequence is a loss as a LOST record is (records
+	 * of a damaged chunk the reader skipped say nothing else). */
+	if (c->seq_seen && e->seq != c->next_seq)
+		b->lost++;
+	c->seq_seen = true;
+	c->next_seq = e->seq + 1;
 	if (e->type == MKM_EV_LOST) {
 		b->lost++;
 		return 0;
 	}
 	if (!e->tid)
 		return 0;
-	c = cpu(b, e->cpu);
 	th = thread(b, e->tid);
-	if (!c || !th)
+	if (!th)
 		return -ENOMEM;
 	if (!th->noted) { /* its first record (a stake may have come first) */
 		th->noted = true;
