@@ -27,10 +27,8 @@ $(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \
 # events and BENCH_VIEW_THREADS threads (time to first frame, frame times
 # at three zooms, index memory); bench-view-smoke, a tiny one, in check.
 BENCH_VIEW := $(BUILD)/viewer/bench_view
-# The mkm command's helpers it uses (messages, load_trace(), the
-# compensated figures' bounds of wide.c).
-BENCH_VIEW_TOOL_SRCS := tools/mkm/messages.c tools/mkm/trace.c \
-	tools/mkm/bounds.c
+# The mkm command's helpers it uses (messages, load_trace()).
+BENCH_VIEW_TOOL_SRCS := tools/mkm/messages.c tools/mkm/trace.c
 BENCH_VIEW_EVENTS ?= 10000000
 BENCH_VIEW_THREADS ?= 1000
 BENCH_VIEW_TRACE = $(BUILD)/viewer/bench-$(BENCH_VIEW_EVENTS)-$(BENCH_VIEW_THREADS).mkm

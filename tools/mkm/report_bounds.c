@@ -4,9 +4,23 @@
  * each figure with its low and high, and the parts they come from.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "messages.h"
 #include "report_bounds.h"
+
+void bounds_collect(void *arg, const struct trace_bounds *b, size_t n)
+{
+	struct mon_bounds *bs = arg;
+
+	mon_bounds_free(bs);
+	bs->b = malloc((n + 1) * sizeof(*b));
+	if (!bs->b)
+		die("out of memory");
+	memcpy(bs->b, b, n * sizeof(*b));
+	bs->n = n;
+}
 
 /* The threads that start first and end last, or -1, -1. */
 static void command_span(const struct mon_bounds *bs, const struct tl *tl,

@@ -10,8 +10,12 @@
 
 #include <stddef.h>
 
-#include "bounds.h" /* bounds_collect(), for --compensated */
+#include "bounds.h" /* viewer/: the figures, their bounds in words */
 #include "libmonitor.h"
+
+/* mon_compensate_opts.bounds (mkm report --compensated, mkm view's K):
+ * copies into @arg, a struct mon_bounds. */
+void bounds_collect(void *arg, const struct trace_bounds *b, size_t n);
 
 /*
  * The bounds table of the threads @rows[0 .. @n-1] of the compensated

@@ -15,11 +15,11 @@
 #include <term.h>
 #include <unistd.h>
 
-#include "bounds.h"
 #include "builtin.h"
 #include "live.h"
 #include "player.h"
 #include "recorder.h"
+#include "report_bounds.h" /* bounds_collect() */
 #include "libmonitor.h"
 #include "messages.h"
 #include "parse.h"

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "bounds.h"
-#include "messages.h"
 
 static const char *const fig_names[TRACE_BOUND_FIGURES] = {
 	[TRACE_BOUND_RUN] = "run",     [TRACE_BOUND_RUNQ] = "runq",
@@ -24,18 +23,6 @@ static const char *const part_names[TRACE_BOUND_PARTS] = {
 
 const unsigned int bounds_shown[4] = { TRACE_BOUND_RUN, TRACE_BOUND_RUNQ,
 				       TRACE_BOUND_SLEEP, TRACE_BOUND_LIFE };
-
-void bounds_collect(void *arg, const struct trace_bounds *b, size_t n)
-{
-	struct mon_bounds *bs = arg;
-
-	mon_bounds_free(bs);
-	bs->b = malloc((n + 1) * sizeof(*b));
-	if (!bs->b)
-		die("out of memory");
-	memcpy(bs->b, b, n * sizeof(*b));
-	bs->n = n;
-}
 
 const char *bounds_figure_name(unsigned int figure)
 {

@@ -2,8 +2,8 @@
 /*
  * bounds.h - a thread's compensated figures and their bounds (struct
  * trace_bounds, docs/compensation.md "Bounds") as mkm says them: mkm
- * report --compensated prints them (report_bounds.c), mkm view's K shows
- * where they are wide (viewer/wide.c).
+ * view's K shows where they are wide (wide.c), mkm report --compensated
+ * prints them (tools/mkm/report_bounds.c).
  */
 #ifndef MKM_BOUNDS_H
 #define MKM_BOUNDS_H
@@ -23,9 +23,6 @@
 
 /* The figures a thread's bounds are judged by, as the report prints them. */
 extern const unsigned int bounds_shown[4]; /* run, runq, sleep, life */
-
-/* mon_compensate_opts.bounds: copies into @arg, a struct mon_bounds. */
-void bounds_collect(void *arg, const struct trace_bounds *b, size_t n);
 
 /* "run", "runq", ... by enum trace_bound_figure. */
 const char *bounds_figure_name(unsigned int figure);
