@@ -237,7 +237,8 @@ enum trace_bound_part {
 };
 
 /* trace_bounds.flags: a part that could not be computed, said. */
-/* Records were lost in the thread's life: their cost is not known. */
+/* Records were lost in the thread's life (a LOST record, or a gap in a
+ * CPU's sequence numbers): their cost is not known. */
 #define TRACE_BOUND_LOST (1u << 0)
 /* Some ends of its runs had no measurable split (split_unknown): the
  * split part covers the others only. */
