@@ -452,11 +452,14 @@ static void *waiter_main(void *arg)
 
 	if (!life_begin(l))
 		return NULL;
-	usleep(1000);
+	/* 20 ms: a sleep whose timer expires before the thread has
+	 * switched out (its vCPU held up by the host that long) is no
+	 * sleep; 1 ms was not enough beside other guests. */
+	usleep(20000);
 	while (!__atomic_load_n(&l->futex, __ATOMIC_ACQUIRE))
 		syscall(SYS_futex, &l->futex, FUTEX_WAIT_PRIVATE, 0, NULL, NULL,
 			0);
-	usleep(1000);
+	usleep(20000);
 	return NULL;
 }
 
