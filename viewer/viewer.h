@@ -22,8 +22,8 @@
  *   path.c    the critical path of a thread's wait chain (P)
  *   late.c    the wakeup pane: why the wakeup under the cursor waited
  *   wide.c    the compensated timeline's bounds: rows marked where they
- *             are wide, the selected thread's in a pane (the command's
- *             bounds.c computes them, as for mkm report)
+ *             are wide, the selected thread's in a pane
+ *   bounds.c  the figures and their bounds in words (mkm report's too)
  *   live.c    --live: the recording's records handed to the viewer
  *   viewer.c  the loop: keys to actions, prompts, the mouse, frames
  *

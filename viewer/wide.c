@@ -4,9 +4,8 @@
  * compensated trace with its BOUNDS chunk; docs/compensation.md
  * "Bounds"): each thread's mark for its row, and the selected thread's
  * figures with their bounds as the lines of the pane above the detail
- * lines. The figures, their width and what is not known come from the
- * command's bounds.c, as mkm report --compensated prints them; so this
- * file is built into the command, not into the viewer's unit tests.
+ * lines. The figures, their width and what is not known come from
+ * bounds.c, as mkm report --compensated prints them.
  *
  * A row is marked wide when the bound of its run, runq, sleep or life is
  * wider (high - low) than BOUNDS_WIDE_PERCENT of the figure (a zero
