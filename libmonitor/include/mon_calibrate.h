@@ -232,6 +232,11 @@ MON_API int mon_calibration_load(struct mon_calibration *out, const char *path);
 MON_API unsigned int
 mon_calibration_below_resolution(const struct mon_calibration *c);
 
+/* mon_cost_below_resolution - whether figure @c is one of those: measured,
+ * a cost (mon_cost_verdict() 0), its mean under @clock_res_ps (0: never) */
+MON_API bool mon_cost_below_resolution(const struct trace_cost *c,
+				       uint32_t clock_res_ps);
+
 /* mon_calibration_free - free what @c holds (not @c); NULL is a no-op */
 MON_API void mon_calibration_free(struct mon_calibration *c);
 

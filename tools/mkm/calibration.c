@@ -55,8 +55,7 @@ void print_calibration(const struct mon_calibration *cal)
 				mon_cost_verdict_str(v, words + strlen(words),
 						     sizeof(words) -
 							     strlen(words));
-			if (below & 1u << k && !v &&
-			    c->mean_ps < (int64_t)cal->clock_res_ps)
+			if (mon_cost_below_resolution(c, cal->clock_res_ps))
 				snprintf(words + strlen(words),
 					 sizeof(words) - strlen(words),
 					 "below the clock's step");

@@ -258,22 +258,25 @@ int mon_calibration_load(struct mon_calibration *out, const char *path)
 	return 0;
 }
 
+bool mon_cost_below_resolution(const struct trace_cost *c,
+			       uint32_t clock_res_ps)
+{
+	return c && c->flags & MON_COST_MEASURED && !mon_cost_verdict(c) &&
+	       c->mean_ps < (int64_t)clock_res_ps;
+}
+
 unsigned int mon_calibration_below_resolution(const struct mon_calibration *c)
 {
 	unsigned int mask = 0, k;
 	uint32_t i;
 
-	if (!c || !c->clock_res_ps)
+	if (!c)
 		return 0;
 	for (i = 0; i < c->hdr.nr_cpus; i++)
-		for (k = 0; k < MON_COST_NR; k++) {
-			const struct trace_cost *t = &c->cpu[i].cost[k];
-
-			if (t->flags & MON_COST_MEASURED &&
-			    !mon_cost_verdict(t) &&
-			    t->mean_ps < (int64_t)c->clock_res_ps)
+		for (k = 0; k < MON_COST_NR; k++)
+			if (mon_cost_below_resolution(&c->cpu[i].cost[k],
+						      c->clock_res_ps))
 				mask |= 1u << k;
-		}
 	return mask;
 }
 
