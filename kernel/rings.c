@@ -238,7 +238,7 @@ int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup,
 		if (!atomic_read(&mon->mapped)) {
 			rings_reset(mon->cpu, capacity, wakeup, flags);
 			mon->wakeup_records = wakeup;
-			mon->ring_flags = flags;
+			WRITE_ONCE(mon->ring_flags, flags);
 		} else {
 			ret = -EBUSY;
 		}
@@ -283,6 +283,6 @@ int mkm_rings_replace(struct mkm_monitor *mon, u32 capacity, u32 wakeup,
 	}
 	mon->charged = pages;
 	mon->wakeup_records = wakeup;
-	mon->ring_flags = flags;
+	WRITE_ONCE(mon->ring_flags, flags);
 	return 0;
 }

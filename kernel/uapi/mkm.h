@@ -342,7 +342,9 @@
  * (CPU stop, wake-up) are IRQ records of their irq number.
  * MKM_EV_NAME carries the thread's 16-byte comm in two consecutive records:
  * flags 0 holds bytes 0-7, flags 1 bytes 8-15. It is written at attach, at
- * exec, at fork of an inherited thread and when the thread renames itself.
+ * exec, at fork of an inherited thread and when the thread renames itself;
+ * in a flight recorder's monitor (ABI 2.7) also just before its MKM_EV_EXIT,
+ * so that a window which kept the exit names the thread.
  * MKM_EV_LOST reports arg0 events dropped on that CPU just before the record
  * that follows it (or at the end of the stream); its time_ns is the time of
  * the last record before the gap, or 0 if there was none, and its seq is

@@ -413,6 +413,19 @@ long abi_find(const struct abi_trace *t, size_t from, long tid, int type)
 	return -1;
 }
 
+void abi_name_of(const struct mkm_event *n0, const struct mkm_event *n1,
+		 char out[17])
+{
+	const struct mkm_event *half[2] = { n0, n1 };
+
+	for (int h = 0; h < 2; h++)
+		for (int i = 0; i < 8; i++) {
+			uint32_t w = i < 4 ? half[h]->arg0 : half[h]->arg1;
+			out[h * 8 + i] = (char)(w >> (8 * (i % 4)));
+		}
+	out[16] = 0;
+}
+
 size_t abi_cpu_events(const struct abi_trace *t, unsigned int cpu,
 		      struct mkm_event **out)
 {

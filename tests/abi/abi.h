@@ -180,6 +180,9 @@ size_t abi_count_where(const struct abi_trace *t, long tid, int type, long cpu,
 		       uint8_t flag_mask, uint8_t flag_val);
 /* Index of the first event at or after from matching, or -1. */
 long abi_find(const struct abi_trace *t, size_t from, long tid, int type);
+/* A thread's name from its two NAME records (flags 0, then 1). */
+void abi_name_of(const struct mkm_event *n0, const struct mkm_event *n1,
+		 char out[17]);
 /* The events of one CPU, in order (caller frees). */
 size_t abi_cpu_events(const struct abi_trace *t, unsigned int cpu,
 		      struct mkm_event **out);

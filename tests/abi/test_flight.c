@@ -5,11 +5,12 @@
  * counted (STATS) and told in-band (a LOST record with
  * MKM_EVF_OVERWRITTEN), a read while the writers go on gives each CPU's
  * window without a hole, poll() wakes on a trigger and never on
- * occupancy, and the triggers (a run-queue wait, an interrupt, a mark)
- * write their records where they fired.
+ * occupancy, the triggers (a run-queue wait, an interrupt, a mark)
+ * write their records where they fired, and a thread's exit names it.
  */
 #include <poll.h>
 #include <sched.h>
+#include <sys/prctl.h>
 
 #include "abi.h"
 
@@ -174,6 +175,56 @@ static void test_flight_read_while_writing_has_no_hole(void **state)
 		abi_worker_stop(&w[i]);
 	}
 	abi_trace_free(&t);
+	ABI_OK(close(fd));
+}
+
+/*
+ * A thread that renames itself, then writes the ring round several times
+ * and exits: its rename's NAME records are overwritten, and /proc forgets
+ * it once reaped, so its exit names it again.
+ */
+static void test_flight_exit_names_the_thread(void **state)
+{
+	struct abi_trace t = { 0 };
+	int go[2];
+	char c = 0, name[17];
+	(void)state;
+
+	int cpu = abi_cpu_online(0);
+	ABI_OK(abi_pin_self(cpu)); /* the attach's records on the same ring */
+	int fd = open_flight(0, 0, 0);
+	ABI_OK(pipe(go));
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		CHILD_OK(read(go[0], &c, 1) == 1 ? 0 : -1);
+		prctl(PR_SET_NAME, "abi-exit-name");
+		for (uint32_t i = 0; i < 3 * RING_RECORDS; i++)
+			CHILD_OK(abi_mark(fd, i));
+		_exit(0);
+	}
+	abi_resume(fd);
+	ABI_OK(abi_monitor(fd, pid, 1));
+	ABI_EQ(write(go[1], &c, 1), 1);
+	abi_expect_child_ok(pid);
+	abi_suspend(fd);
+	ABI_OK(abi_pin_self(-1));
+	abi_drain(fd, &t);
+	abi_check_stream(&t, MAX_CPUS, NULL, NULL);
+
+	/* The attach's and the rename's names are gone: only the exit's. */
+	ABI_EQ(abi_count(&t, pid, MKM_EV_NAME), 2);
+	long n0 = abi_find(&t, 0, pid, MKM_EV_NAME);
+	long n1 = abi_find(&t, (size_t)n0 + 1, pid, MKM_EV_NAME);
+	long e = abi_find(&t, 0, pid, MKM_EV_EXIT);
+	assert_true(n0 >= 0 && n1 > n0 && e > n1);
+	ABI_EQ(t.ev[n0].flags, 0);
+	ABI_EQ(t.ev[n1].flags, 1);
+	abi_name_of(&t.ev[n0], &t.ev[n1], name);
+	assert_string_equal(name, "abi-exit-name");
+	abi_trace_free(&t);
+	ABI_OK(close(go[0]));
+	ABI_OK(close(go[1]));
 	ABI_OK(close(fd));
 }
 
@@ -435,6 +486,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		ABI_TEST(test_flight_keeps_the_newest),
 		ABI_TEST(test_flight_read_while_writing_has_no_hole),
+		ABI_TEST(test_flight_exit_names_the_thread),
 		ABI_TEST(test_flight_poll_wakes_on_trigger_only),
 		ABI_TEST(test_flight_runq_trigger_fires_over_threshold),
 		ABI_TEST(test_flight_irq_trigger_after_interrupt_exit),

@@ -401,19 +401,6 @@ static void test_poll_hup_when_suspended_and_drained(void **state)
 	ABI_OK(close(fd));
 }
 
-static void name_of(const struct mkm_event *n0, const struct mkm_event *n1,
-		    char out[17])
-{
-	const struct mkm_event *half[2] = { n0, n1 };
-
-	for (int h = 0; h < 2; h++)
-		for (int i = 0; i < 8; i++) {
-			uint32_t w = i < 4 ? half[h]->arg0 : half[h]->arg1;
-			out[h * 8 + i] = (char)(w >> (8 * (i % 4)));
-		}
-	out[16] = 0;
-}
-
 static void test_thread_monitor_self_attach_name_detach(void **state)
 {
 	struct abi_trace t = { 0 };
@@ -446,7 +433,7 @@ static void test_thread_monitor_self_attach_name_detach(void **state)
 	assert_true(n1 >= 0);
 	ABI_EQ(t.ev[n0].flags, 0);
 	ABI_EQ(t.ev[n1].flags, 1);
-	name_of(&t.ev[n0], &t.ev[n1], name);
+	abi_name_of(&t.ev[n0], &t.ev[n1], name);
 	assert_string_equal(name, "abi-attach-name");
 	long d = abi_find(&t, (size_t)n1, me, MKM_EV_DETACH);
 	assert_true(d >= 0);
