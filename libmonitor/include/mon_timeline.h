@@ -327,6 +327,19 @@ MON_API int tl_processes_known(struct tl *tl, const struct trace_process *p,
 			       size_t n);
 
 /*
+ * tl_threads_known - the names the recorder looked up after the last record
+ * (a THREADS chunk, as a flight recorder's snapshot has): the latest
+ * timeline of such a tid takes that name if it has not ended, else only if
+ * its NAME records left it unnamed (a flight window may have overwritten
+ * them); the timeline sink calls it
+ *
+ * Return: 0, or -EINVAL (NULL), -ENOMEM.
+ */
+struct trace_thread;
+MON_API int tl_threads_known(struct tl *tl, const struct trace_thread *t,
+			     size_t n);
+
+/*
  * tl_find - the most recent timeline of tid @tid
  *
  * Return: its index (>= 0), or -ENOENT, -EINVAL.

@@ -780,6 +780,56 @@ static void test_tl_processes_known_late(void **state)
 	tl_destroy(tl);
 }
 
+/*
+ * A THREADS chunk holds the names after the last record: a live thread
+ * takes its name over its NAME records' (a flight window may have kept a
+ * name its rename's overwritten records replaced), an ended one only if
+ * its records left it unnamed, and only a tid's latest timeline does.
+ */
+static void test_tl_threads_known_name_the_unnamed(void **state)
+{
+	const struct trace_thread known[] = { { 501, 0, "renamed" },
+					      { 502, 0, "late" },
+					      { 503, 0, "second" },
+					      { 504, 0, "reused" } };
+	struct tl_config cfg = { .nr_cpus = 1 };
+	struct evs s = { 0 };
+	struct tl_thread th;
+	struct tl *tl;
+
+	(void)state;
+	ATTACH(&s, 100, 0, 501, MKM_TS_INTERRUPTIBLE, NONE);
+	evs_add(&s, 100, 0, MKM_EV_NAME, 501, 0x006e776f, 0, 0); /* "own" */
+	ATTACH(&s, 100, 0, 502, MKM_TS_INTERRUPTIBLE, NONE);
+	ATTACH(&s, 100, 0, 503, MKM_TS_RUNNING, 0);
+	OUT(&s, 200, 0, 503, MKM_TS_DEAD, 0);
+	evs_add(&s, 300, 0, MKM_EV_REAP, 503, 0, 0, 0);
+	ATTACH(&s, 400, 0, 503, MKM_TS_INTERRUPTIBLE, NONE); /* tid reused */
+	ATTACH(&s, 400, 0, 504, MKM_TS_RUNNING, 0);
+	evs_add(&s, 400, 0, MKM_EV_NAME, 504, 0x006e776f, 0, 0); /* "own" */
+	OUT(&s, 500, 0, 504, MKM_TS_DEAD, 0);
+	evs_add(&s, 600, 0, MKM_EV_REAP, 504, 0, 0, 0);
+	assert_int_equal(tl_create(&tl, &cfg), 0);
+	assert_int_equal(tl_feed(tl, s.ev, s.n), 0);
+	assert_int_equal(tl_threads_known(tl, known, 4), 0);
+	assert_int_equal(tl_flush(tl), 0);
+
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 501), &th), 0);
+	assert_string_equal(th.name, "renamed");
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 502), &th), 0);
+	assert_string_equal(th.name, "late");
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 504), &th), 0);
+	assert_string_equal(th.name, "own");
+	assert_int_equal(tl_nr_threads(tl), 5);
+	assert_int_equal(tl_thread(tl, (size_t)tl_find(tl, 503), &th), 0);
+	assert_string_equal(th.name, "second");
+	assert_int_equal(tl_thread(tl, 2, &th), 0); /* the first 503 */
+	assert_int_equal(th.tid, 503);
+	assert_string_equal(th.name, "");
+	assert_int_equal(tl_threads_known(NULL, known, 1), -EINVAL);
+	tl_destroy(tl);
+}
+
 static void test_tl_feed_first_event_unknown(void **state)
 {
 	struct evs s = { 0 };
@@ -1679,6 +1729,7 @@ int main(void)
 		cmocka_unit_test(test_tl_feed_fork_inherited_child),
 		cmocka_unit_test(test_tl_processes_fork_and_known),
 		cmocka_unit_test(test_tl_processes_known_late),
+		cmocka_unit_test(test_tl_threads_known_name_the_unnamed),
 		cmocka_unit_test(test_tl_feed_first_event_unknown),
 		cmocka_unit_test(test_tl_feed_exec_takes_leader_tid),
 		cmocka_unit_test(test_tl_feed_detach_ends_timeline),

@@ -31,6 +31,8 @@ static int timeline_consume(void *priv, const struct mon_msg *msg)
 	case MON_MSG_PROCESSES:
 		return tl_processes_known(priv, msg->processes,
 					  msg->nr_processes);
+	case MON_MSG_THREADS:
+		return tl_threads_known(priv, msg->threads, msg->nr_threads);
 	}
 	return 0;
 }

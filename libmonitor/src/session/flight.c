@@ -160,13 +160,18 @@ static void describe(const struct mkm_event *t, char *buf, size_t len)
 			 t->arg0 * unit / 1e6, t->arg1 * unit / 1e6, t->tid);
 }
 
-/* The names of the threads the records name, as /proc has them now. */
-static int write_threads(struct trace_writer *w, const struct session_flight *f,
-			 const bool *keep)
+/*
+ * The names of the threads the records name, as /proc has them: looked up
+ * right after the last read of the rings, before a thread that ran in the
+ * window can exit and be reaped. One that exited earlier is named by its
+ * in-band NAME records: the kernel repeats them just before a flight
+ * recorder's EXIT, so a window that kept the exit keeps the name.
+ */
+static int thread_names(const struct session_flight *f,
+			struct trace_thread **out, size_t *nr_out)
 {
 	struct trace_thread *th = NULL;
 	size_t nr = 0, cap = 0;
-	int ret;
 
 	for (size_t i = 0; i < f->n; i++) {
 		uint32_t tid = f->buf[i].tid;
@@ -174,7 +179,7 @@ static int write_threads(struct trace_writer *w, const struct session_flight *f,
 		size_t k;
 		int fd;
 
-		if (!keep[i] || !tid)
+		if (!tid)
 			continue;
 		for (k = 0; k < nr && th[k].tid != tid; k++)
 			;
@@ -204,14 +209,12 @@ static int write_threads(struct trace_writer *w, const struct session_flight *f,
 				th[nr].name[got - 1] = 0;
 			close(fd);
 		}
-		/* A thread gone: its in-band NAME records, if the window
-		 * kept them, are all there is. */
 		if (th[nr].name[0])
 			nr++;
 	}
-	ret = nr ? trace_writer_threads(w, th, nr) : 0;
-	free(th);
-	return ret;
+	*out = th;
+	*nr_out = nr;
+	return 0;
 }
 
 /*
@@ -220,7 +223,8 @@ static int write_threads(struct trace_writer *w, const struct session_flight *f,
  * names, the monitor's counts.
  */
 static int write_snapshot(struct mon_session *s, struct session_flight *f,
-			  const char *path, const bool *keep, uint64_t start_ns)
+			  const char *path, const bool *keep, uint64_t start_ns,
+			  const struct trace_thread *th, size_t nr_th)
 {
 	struct trace_info info = s->info;
 	unsigned int nr_cpus = info.nr_cpus;
@@ -249,8 +253,8 @@ static int write_snapshot(struct mon_session *s, struct session_flight *f,
 		else
 			run = 1;
 	}
-	if (!ret)
-		ret = write_threads(w, f, keep);
+	if (!ret && nr_th)
+		ret = trace_writer_threads(w, th, nr_th);
 	/* Last, so the window's exchange adds nothing before the records. */
 	if (!ret && s->node)
 		ret = session_node_snapshot(s, w, start_ns);
@@ -278,6 +282,8 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	uint64_t woke_ns = now_mono_ns(), read_ns, write_ns, done_ns;
 	const struct mkm_event *t;
 	unsigned int nr_cpus = s->info.nr_cpus ? s->info.nr_cpus : 1;
+	struct trace_thread *th = NULL;
+	size_t nr_th = 0;
 	bool *keep, *seen;
 	char path[PATH_MAX + 16], part[PATH_MAX + 24], what[160];
 	int ret;
@@ -335,9 +341,12 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 		f->counts.triggers += triggers;
 		pthread_mutex_unlock(&s->lock);
 	}
+	/* Nothing between the last read and the names but this. */
+	ret = thread_names(f, &th, &nr_th);
 	keep = calloc(f->n + 1, sizeof(*keep));
 	seen = calloc(nr_cpus, sizeof(*seen));
-	if (!keep || !seen) {
+	if (ret || !keep || !seen) {
+		free(th);
 		free(keep);
 		free(seen);
 		session_warn(s,
@@ -372,7 +381,9 @@ static void snapshot(struct mon_session *s, struct session_flight *f,
 	/* The trace starts at its first record, on whichever CPU. */
 	write_ns = now_mono_ns();
 	ret = write_snapshot(s, f, part, keep,
-			     start_ns == UINT64_MAX ? first_ns : start_ns);
+			     start_ns == UINT64_MAX ? first_ns : start_ns, th,
+			     nr_th);
+	free(th);
 	if (!ret && rename(part, path))
 		ret = -errno;
 	/* From the trigger to the file complete, the post-roll aside. */

@@ -207,9 +207,8 @@ int tl_process(const struct tl *tl, size_t p, struct tl_process *out)
 	    tl->th[pr->first].idle_cpu >= 0)
 		strcpy(out->name, "swapper");
 	else if (lead != NO_THREAD)
-		memcpy(out->name, tl->th[lead].name, sizeof(tl->th[lead].name));
+		tl_th_name(tl, &tl->th[lead], out->name);
 	else if (pr->first != NO_THREAD)
-		memcpy(out->name, tl->th[pr->first].name,
-		       sizeof(tl->th[pr->first].name));
+		tl_th_name(tl, &tl->th[pr->first], out->name);
 	return 0;
 }

@@ -153,3 +153,50 @@ int64_t tl_idle_get(struct tl *tl, unsigned int cpu, uint64_t now)
 	tl->cpus[cpu].idle = i;
 	return i;
 }
+
+/*
+ * The names a recorder looked up at the end (a THREADS chunk), after every
+ * record: a flight recorder's window may have kept a thread's first NAME on
+ * one CPU and overwritten its rename on another. So a tid's latest timeline
+ * takes its name while it lives; one that ended keeps the name its records
+ * gave it (its tid may name another thread since), else takes this one.
+ */
+int tl_threads_known(struct tl *tl, const struct trace_thread *t, size_t n)
+{
+	if (!tl || (n && !t))
+		return -EINVAL;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t at;
+
+		if (!mon_u32map_get(&tl->name_map, t[k].tid, &at)) {
+			if (tl->nr_names == tl->cap_names) {
+				size_t cap = tl->cap_names ? 2 * tl->cap_names :
+							     64;
+				struct trace_thread *names = realloc(
+					tl->names, cap * sizeof(*names));
+
+				if (!names || cap > UINT32_MAX)
+					return -ENOMEM;
+				tl->names = names;
+				tl->cap_names = cap;
+			}
+			at = (uint32_t)tl->nr_names;
+			if (mon_u32map_set(&tl->name_map, t[k].tid, at))
+				return -ENOMEM;
+			tl->nr_names++;
+		}
+		tl->names[at] = t[k];
+	}
+	return 0;
+}
+
+void tl_th_name(const struct tl *tl, const struct tl_th *t, char out[16])
+{
+	uint32_t at;
+
+	memcpy(out, t->name, sizeof(t->name));
+	if ((!out[0] || !t->ended) && t->tid &&
+	    tl_map_get(tl, t->tid) == t->index &&
+	    mon_u32map_get(&tl->name_map, t->tid, &at))
+		memcpy(out, tl->names[at].name, sizeof(tl->names[at].name));
+}

@@ -117,6 +117,8 @@ void tl_destroy(struct tl *tl)
 	free(tl->procs);
 	mon_u32map_free(&tl->proc_map);
 	mon_u32map_free(&tl->hints);
+	mon_u32map_free(&tl->name_map);
+	free(tl->names);
 	tl_array_free(tl->marks, tl->cap_marks, sizeof(*tl->marks));
 	tl_array_free(tl->flutters, tl->cap_flutters, sizeof(*tl->flutters));
 	tl_array_free(tl->wakes, tl->cap_wakes, sizeof(*tl->wakes));
@@ -158,7 +160,7 @@ int tl_thread(const struct tl *tl, size_t th, struct tl_thread *out)
 	out->tid = t->tid;
 	out->unique_id = t->unique_id;
 	out->parent = t->parent;
-	memcpy(out->name, t->name, sizeof(t->name));
+	tl_th_name(tl, t, out->name);
 	out->state = t->state;
 	out->end = t->ended;
 	out->first_ns = t->first;

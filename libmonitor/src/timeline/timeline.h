@@ -155,6 +155,9 @@ struct tl {
 	size_t nr_procs, cap_procs;
 	struct mon_u32map proc_map; /* tgid -> its latest process */
 	struct mon_u32map hints; /* tid -> tgid, from PROCESSES */
+	struct mon_u32map name_map; /* tid -> its entry in names */
+	struct trace_thread *names; /* from THREADS: see tl_threads_known() */
+	size_t nr_names, cap_names;
 	struct tl_chunk *chunks; /* the current one first */
 	size_t chunk_bytes; /* all chunks */
 	uint32_t *map_key; /* tid -> index of its latest thread (open hash) */
@@ -304,6 +307,10 @@ MON_HIDDEN int64_t tl_thread_new(struct tl *tl, uint32_t tid,
 MON_HIDDEN int64_t tl_idle_get(struct tl *tl, unsigned int cpu, uint64_t now);
 MON_HIDDEN void tl_thread_end(struct tl *tl, struct tl_th *t, uint64_t now,
 			      enum tl_end how);
+
+/* Thread t's name (16 bytes): its NAME records' or a THREADS chunk's. */
+MON_HIDDEN void tl_th_name(const struct tl *tl, const struct tl_th *t,
+			   char out[16]);
 
 /* Put a new thread in its process (a PROCESSES hint, else its own). */
 MON_HIDDEN int tl_process_new_thread(struct tl *tl, size_t th);
