@@ -845,18 +845,17 @@ static void probe_sched_process_exit(void *data,
 
 	rcu_read_lock();
 	t = sensor_lookup(p);
-	if (!t)
-		goto out;
-	/*
-	 * A flight recorder's ring may have overwritten the thread's name,
-	 * and /proc forgets it once the thread is reaped: its last records
-	 * name it again.
-	 */
-	if (READ_ONCE(t->mon->ring_flags) & MKM_RING_OVERWRITE)
-		sensor_name(t, p->comm);
-	sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXIT, 0, p->exit_code,
-			   0);
-out:
+	if (t) {
+		/*
+		 * A flight recorder's ring may have overwritten the thread's
+		 * name, and /proc forgets it once the thread is reaped: its
+		 * last records name it again.
+		 */
+		if (READ_ONCE(t->mon->ring_flags) & MKM_RING_OVERWRITE)
+			sensor_name(t, p->comm);
+		sensor_emit_thread(t, MKM_CLASS_LIFECYCLE, MKM_EV_EXIT, 0,
+				   p->exit_code, 0);
+	}
 	rcu_read_unlock();
 }
 
