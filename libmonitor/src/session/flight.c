@@ -171,7 +171,7 @@ static int thread_names(const struct session_flight *f,
 			struct trace_thread **out, size_t *nr_out)
 {
 	struct trace_thread *th = NULL;
-	size_t nr = 0, cap = 0;
+	size_t nr = 0, cap = 0, named = 0;
 
 	for (size_t i = 0; i < f->n; i++) {
 		uint32_t tid = f->buf[i].tid;
@@ -209,11 +209,14 @@ static int thread_names(const struct session_flight *f,
 				th[nr].name[got - 1] = 0;
 			close(fd);
 		}
-		if (th[nr].name[0])
-			nr++;
+		nr++; /* unnamed too: one lookup a tid, not one a record */
 	}
+	/* Only the names found: an empty one would hide a NAME record's. */
+	for (size_t i = 0; i < nr; i++)
+		if (th[i].name[0])
+			th[named++] = th[i];
 	*out = th;
-	*nr_out = nr;
+	*nr_out = named;
 	return 0;
 }
 

@@ -172,10 +172,13 @@ int tl_threads_known(struct tl *tl, const struct trace_thread *t, size_t n)
 			if (tl->nr_names == tl->cap_names) {
 				size_t cap = tl->cap_names ? 2 * tl->cap_names :
 							     64;
-				struct trace_thread *names = realloc(
-					tl->names, cap * sizeof(*names));
+				struct trace_thread *names =
+					cap > UINT32_MAX ?
+						NULL :
+						realloc(tl->names,
+							cap * sizeof(*names));
 
-				if (!names || cap > UINT32_MAX)
+				if (!names)
 					return -ENOMEM;
 				tl->names = names;
 				tl->cap_names = cap;
