@@ -140,9 +140,9 @@ static long ioctl_mark(struct mkm_monitor *mon, void __user *arg,
 
 	if (ret)
 		return ret;
-	if (mark.reserved || mark.flags & ~MKM_MARK_TRIGGER)
+	if (mark.reserved || mark.flags & ~(MKM_MARK_TRIGGER | MKM_MARK_OWN))
 		return -EINVAL;
-	return mkm_monitor_mark(mon, mark.value, mark.flags & MKM_MARK_TRIGGER);
+	return mkm_monitor_mark(mon, mark.value, mark.flags);
 }
 
 static long ioctl_clock(void __user *arg)

@@ -410,10 +410,15 @@ int mkm_monitor_suspend(struct mkm_monitor *mon)
 	return 0;
 }
 
-int mkm_monitor_mark(struct mkm_monitor *mon, u64 value, bool trigger)
+int mkm_monitor_mark(struct mkm_monitor *mon, u64 value, u32 flags)
 {
-	int ret = mutex_lock_killable(&mon->lock);
+	bool trigger = flags & MKM_MARK_TRIGGER;
+	int ret;
 
+	/* Into the caller's tracker: mon is only the way in. */
+	if (flags & MKM_MARK_OWN)
+		return mkm_sensor_mark_own(value, trigger);
+	ret = mutex_lock_killable(&mon->lock);
 	if (ret)
 		return ret;
 	ret = -EAGAIN;

@@ -126,7 +126,7 @@ int mkm_monitor_resume(struct mkm_monitor *mon);
 int mkm_monitor_suspend(struct mkm_monitor *mon);
 int mkm_monitor_thread(struct mkm_monitor *mon, pid_t tid, u32 unique_id);
 int mkm_monitor_unthread(struct mkm_monitor *mon, pid_t tid);
-int mkm_monitor_mark(struct mkm_monitor *mon, u64 value, bool trigger);
+int mkm_monitor_mark(struct mkm_monitor *mon, u64 value, u32 flags);
 int mkm_monitor_stats(struct mkm_monitor *mon, struct mkm_stats *st);
 int mkm_monitor_clock(struct mkm_clock *clk);
 ssize_t mkm_monitor_read(struct mkm_monitor *mon, char __user *buf,

@@ -1131,6 +1131,43 @@ void mkm_sensor_mark(struct mkm_monitor *mon, u64 value, bool trigger)
 }
 
 /*
+ * A mark by a tracked thread into the monitor that tracks it, whatever fd
+ * asked (MKM_MARK_OWN): how a program run under a recorder marks its own
+ * stream, or asks the recorder's flight recorder for a snapshot, with no
+ * descriptor of that monitor. Shown or withheld as the thread's other
+ * records are, and a withheld mark triggers nothing: its value is the
+ * thread's, under credentials the monitor may not watch.
+ */
+int mkm_sensor_mark_own(u64 value, bool trigger)
+{
+	u32 lo = lower_32_bits(value), hi = upper_32_bits(value);
+	struct mkm_tracked *t;
+	unsigned long irqflags;
+	int ret = -ENOENT;
+
+	rcu_read_lock();
+	t = sensor_lookup(current);
+	if (t)
+		ret = sensor_recording(t->mon, MKM_CLASS_ALL) ? 0 : -EAGAIN;
+	if (!ret) {
+		bool shown;
+		u64 now;
+
+		local_irq_save(irqflags);
+		sensor_check_dumpable(t, current);
+		shown = sensor_may_record(t);
+		now = local_clock();
+		sensor_write_shown(t, shown, MKM_EV_MARK, 0, lo, hi, now);
+		if (trigger && shown)
+			sensor_trigger(t->mon, READ_ONCE(t->tid), t->unique_id,
+				       MKM_TRIGGER_MARK, lo, hi, now);
+		local_irq_restore(irqflags);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
  * Every probe: its tracepoint, the class it serves, and whether the class
  * works without it (OPT). Expanded twice: into the table, and into a
  * function never called, where each probe is checked against its

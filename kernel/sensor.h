@@ -36,5 +36,6 @@ u32 mkm_sensor_supported(void);
 void mkm_sensor_attach(struct mkm_tracked *t, bool dumpable);
 void mkm_sensor_detach(struct mkm_tracked *t, u32 reason);
 void mkm_sensor_mark(struct mkm_monitor *mon, u64 value, bool trigger);
+int mkm_sensor_mark_own(u64 value, bool trigger);
 
 #endif /* MKM_SENSOR_H */

@@ -35,7 +35,8 @@
  *	not know; a newer minor only adds event types, flags or classes, or
  *	refuses what a caller should not have done (2.6: driving a monitor
  *	through a read-only fd); 2.7 added the flight recorder and the
- *	triggers, in fields that were reserved.
+ *	triggers, in fields that were reserved; 2.8 the mark into the
+ *	caller's own monitor (MKM_MARK_OWN).
  *
  * MKM_IOC_CONFIGURE (struct mkm_config, in/out)
  *	Sets the per-CPU ring size, the event classes and the flags. Only while
@@ -162,7 +163,16 @@
  *	EAGAIN when suspended. With MKM_MARK_TRIGGER in flags (ABI 2.7;
  *	other bits: EINVAL), a MKM_EV_TRIGGER follows the mark, as for the
  *	configured triggers: how a program, or a recorder told by a signal,
- *	asks a flight recorder for a snapshot.
+ *	asks a flight recorder for a snapshot. With MKM_MARK_OWN (ABI 2.8),
+ *	the mark goes instead into the monitor that tracks the calling
+ *	thread (by THREAD_MONITOR, inheritance or MKM_CONFIG_SYSTEM),
+ *	whatever monitor the fd is, even a new one never configured: how a
+ *	program run under a recorder, which holds no fd of the recorder's
+ *	monitor, marks its own stream or triggers its snapshot. ENOENT when
+ *	no monitor tracks the thread, EAGAIN when the one that does is
+ *	suspended; where that monitor withholds the thread's records (the
+ *	access rule), the mark is withheld too, counted as lost, and
+ *	triggers nothing.
  *
  * read(fd, buf, count)
  *	Drains the rings: copies whole records (count must be at least one
@@ -368,7 +378,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 7
+#define MKM_ABI_MINOR 8
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -549,6 +559,8 @@ struct mkm_mark {
 
 /* mkm_mark.flags: the mark is a trigger too (a MKM_EV_TRIGGER after it). */
 #define MKM_MARK_TRIGGER (1u << 0)
+/* ABI 2.8: into the monitor that tracks the caller, not the fd's. */
+#define MKM_MARK_OWN (1u << 1)
 
 struct mkm_clock {
 	__u32 cpu; /* in: the ring's CPU */

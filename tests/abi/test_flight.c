@@ -5,8 +5,9 @@
  * counted (STATS) and told in-band (a LOST record with
  * MKM_EVF_OVERWRITTEN), a read while the writers go on gives each CPU's
  * window without a hole, poll() wakes on a trigger and never on
- * occupancy, the triggers (a run-queue wait, an interrupt, a mark)
- * write their records where they fired, and a thread's exit names it.
+ * occupancy, the triggers (a run-queue wait, an interrupt, a mark, one
+ * into the caller's own monitor) write their records where they fired,
+ * and a thread's exit names it.
  */
 #include <poll.h>
 #include <sched.h>
@@ -282,6 +283,55 @@ static void test_flight_poll_wakes_on_trigger_only(void **state)
 	ABI_OK(close(fd));
 }
 
+/*
+ * A mark into the caller's own monitor (MKM_MARK_OWN) through a fd of
+ * another, never configured: how a program run under a recorder asks its
+ * flight recorder for a snapshot. It lands, with its trigger, in the
+ * monitor that tracks the thread, under the thread's unique_id, and not in
+ * the fd's; untracked, ENOENT; its tracker suspended, EAGAIN.
+ */
+static void test_flight_own_mark_reaches_the_tracker(void **state)
+{
+	struct abi_trace t = { 0 }, o = { 0 };
+	struct mkm_mark mk = { .value = 0xabcdef0123ull,
+			       .flags = MKM_MARK_TRIGGER | MKM_MARK_OWN };
+	pid_t me = abi_gettid();
+	(void)state;
+
+	int fd = open_flight(0, 0, 0), way_in = abi_open();
+	ABI_ERR(ioctl(way_in, MKM_IOC_MARK, &mk), ENOENT);
+	ABI_OK(abi_monitor(fd, me, 77));
+	ABI_ERR(ioctl(way_in, MKM_IOC_MARK, &mk), EAGAIN);
+	abi_resume(fd);
+	abi_resume(way_in);
+	ABI_OK(ioctl(way_in, MKM_IOC_MARK, &mk));
+	assert_true(poll_in(fd, 5000));
+	abi_drain_nonblock(fd, &t);
+	abi_suspend(way_in);
+	abi_drain_nonblock(way_in, &o);
+
+	long i = abi_find(&t, 0, me, MKM_EV_TRIGGER);
+	assert_true(i > 0);
+	ABI_EQ(t.ev[i - 1].type, MKM_EV_MARK);
+	ABI_EQ(t.ev[i - 1].unique_id, 77);
+	ABI_EQ(t.ev[i - 1].arg0, 0xcdef0123u);
+	ABI_EQ(t.ev[i - 1].arg1, 0xabu);
+	ABI_EQ(t.ev[i].flags & MKM_EVF_TRIGGER_MASK, MKM_TRIGGER_MARK);
+	ABI_EQ(t.ev[i].time_ns, t.ev[i - 1].time_ns);
+	ABI_EQ(abi_count(&t, ABI_ANY, MKM_EV_MARK), 1);
+	ABI_EQ(abi_count(&o, ABI_ANY, MKM_EV_MARK), 0);
+	ABI_EQ(abi_count(&o, ABI_ANY, MKM_EV_TRIGGER), 0);
+
+	/* Let go, the thread is nobody's again. */
+	abi_suspend(fd);
+	ABI_OK(abi_unmonitor(fd, me));
+	ABI_ERR(ioctl(way_in, MKM_IOC_MARK, &mk), ENOENT);
+	abi_trace_free(&t);
+	abi_trace_free(&o);
+	ABI_OK(close(way_in));
+	ABI_OK(close(fd));
+}
+
 struct hog {
 	volatile int spinning; /* set by the hog once it holds its CPU */
 	volatile int woken; /* set by the waker once the victim is woken */
@@ -454,7 +504,7 @@ static void test_flight_bad_configurations(void **state)
 	ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
 	/* A mark's unknown flag. */
 	abi_resume(fd);
-	struct mkm_mark mk = { .value = 1, .flags = 2 };
+	struct mkm_mark mk = { .value = 1, .flags = 4 };
 	ABI_ERR(ioctl(fd, MKM_IOC_MARK, &mk), EINVAL);
 	abi_suspend(fd);
 	ABI_OK(close(fd));
@@ -488,6 +538,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_flight_read_while_writing_has_no_hole),
 		ABI_TEST(test_flight_exit_names_the_thread),
 		ABI_TEST(test_flight_poll_wakes_on_trigger_only),
+		ABI_TEST(test_flight_own_mark_reaches_the_tracker),
 		ABI_TEST(test_flight_runq_trigger_fires_over_threshold),
 		ABI_TEST(test_flight_irq_trigger_after_interrupt_exit),
 		ABI_TEST(test_flight_bad_configurations),

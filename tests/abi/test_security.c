@@ -503,12 +503,15 @@ enum withhold_by { BY_CREDS, BY_DUMPABLE };
 /*
  * Records of this thread while it is out of its monitor's reach (by
  * credentials or dumpability), between marks 1 and 2, and after it came
- * back, from mark 3 on (switches_around_marks()).
+ * back, from mark 3 on (switches_around_marks()); its own marks that
+ * trigger (MKM_MARK_OWN), one in each: only the one after shows.
  */
 static void withhold_and_return(long by)
 {
 	struct abi_trace t = { 0 };
-	long between, after, attached;
+	struct mkm_mark own = { .value = 1,
+				.flags = MKM_MARK_OWN | MKM_MARK_TRIGGER };
+	long between, after, attached, trigger;
 	uint64_t lost;
 	pid_t me = abi_gettid();
 	int fd, i;
@@ -525,6 +528,8 @@ static void withhold_and_return(long by)
 	else
 		CHILD_OK(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
 	CHILD_OK(abi_mark(fd, 1));
+	/* Its own mark too (MKM_MARK_OWN): withheld, and no trigger. */
+	CHILD_OK(ioctl(fd, MKM_IOC_MARK, &own));
 	for (i = 0; i < 10; i++)
 		usleep(1000);
 	/* A resume's ATTACH would say its state: withheld too. */
@@ -536,10 +541,15 @@ static void withhold_and_return(long by)
 	/* An euid change left the process undumpable: as ptrace, no. */
 	CHILD_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 	CHILD_OK(abi_mark(fd, 3));
+	own.value = 3; /* the phase it is in */
+	CHILD_OK(ioctl(fd, MKM_IOC_MARK, &own));
 	for (i = 0; i < 10; i++)
 		usleep(1000);
 	CHILD_OK(ioctl(fd, MKM_IOC_SUSPEND));
 	abi_drain(fd, &t);
+	trigger = abi_find(&t, 0, me, MKM_EV_TRIGGER);
+	CHILD_CHECK(abi_count(&t, ABI_ANY, MKM_EV_TRIGGER) == 1);
+	CHILD_CHECK(trigger > 0 && t.ev[trigger].arg0 == 3);
 	switches_around_marks(&t, me, &between, &after, &attached, &lost);
 	fprintf(stderr,
 		"%s: %ld switches and %ld attaches withheld, %ld switches after, %llu lost\n",

@@ -482,15 +482,21 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 	case MKM_IOC_MARK_2_3: {
 		struct mkm_mark m;
 		fill_random(r, &m, sizeof(m));
-		if (n < sizeof(m) || stress_below(r, 2))
+		if (stress_below(r, 2))
 			m.reserved = 0;
-		/* A flag but the trigger's is as wrong as a reserved bit. */
-		if (n < sizeof(m) || stress_below(r, 2))
-			m.flags &= MKM_MARK_TRIGGER;
+		/* An unknown flag is as wrong as a reserved bit. */
+		if (stress_below(r, 2))
+			m.flags &= MKM_MARK_TRIGGER | MKM_MARK_OWN;
+		/* ABI 2.3's struct: the value alone. */
+		if (n < sizeof(m))
+			m.reserved = m.flags = 0;
 		memcpy(tmp, &m, sizeof(m));
-		expect = m.reserved || m.flags & ~MKM_MARK_TRIGGER ? EINVAL :
-			 f->resumed				   ? 0 :
-								     EAGAIN;
+		if (m.reserved || m.flags & ~(MKM_MARK_TRIGGER | MKM_MARK_OWN))
+			expect = EINVAL;
+		else if (m.flags & MKM_MARK_OWN) /* whoever tracks us, if any */
+			expect = -2;
+		else
+			expect = f->resumed ? 0 : EAGAIN;
 		break;
 	}
 	}
@@ -509,6 +515,7 @@ static int mkm_arg(struct stress_rng *r, struct fuzz_fd *f, unsigned int cmd,
 
 static const int ok_monitor[] = { ESRCH, EBUSY, EEXIST, EINVAL, 0 };
 static const int ok_unmonitor[] = { ESRCH, ENOENT, 0 };
+static const int ok_own_mark[] = { ENOENT, EAGAIN, 0 };
 
 static void fuzz_one(struct stress_rng *r, struct fuzz_fd *f,
 		     struct figures *fig)
@@ -546,10 +553,11 @@ static void fuzz_one(struct stress_rng *r, struct fuzz_fd *f,
 		good = e == 0 ||
 		       stress_errno_in(
 			       e,
+			       cmd == MKM_IOC_MARK ? ok_own_mark :
 			       cmd == MKM_IOC_THREAD_MONITOR ||
 					       cmd == MKM_IOC_THREAD_MONITOR_2_3 ?
-				       ok_monitor :
-				       ok_unmonitor);
+						     ok_monitor :
+						     ok_unmonitor);
 	else
 		good = e == expect;
 	if (cmd == MKM_IOC_RESUME && e == ENOMEM)

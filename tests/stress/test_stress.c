@@ -79,6 +79,7 @@ static const int ok_resume[] = { ENOMEM, 0 };
 static const int ok_none[] = { 0 };
 static const int ok_configure[] = { EBUSY, ENOMEM, 0 };
 static const int ok_mark[] = { EAGAIN, 0 };
+static const int ok_own_mark[] = { ENOENT, EAGAIN, 0 };
 /* EINVAL: no rings yet, or shorter than the length asked (a CONFIGURE). */
 static const int ok_map[] = { EINVAL, 0 };
 /* EAGAIN: the courier may have set O_NONBLOCK on the shared file. */
@@ -443,8 +444,15 @@ static void worker_op(struct stress_rng *r, enum op op)
 		m = (struct mkm_mark){ .value = stress_rand(r) };
 		if (stress_below(r, 8) == 0)
 			m.flags = MKM_MARK_TRIGGER;
+		/*
+		 * Now and then into whichever monitor tracks this thread, as
+		 * another thread may be dropping it or ending that monitor.
+		 */
+		if (stress_below(r, 4) == 0)
+			m.flags |= MKM_MARK_OWN;
 		rc = ioctl(fd, MKM_IOC_MARK, &m);
-		check_errno(op, rc, errno, ok_mark);
+		check_errno(op, rc, errno,
+			    m.flags & MKM_MARK_OWN ? ok_own_mark : ok_mark);
 		break;
 	case OP_POLL: {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
