@@ -299,10 +299,17 @@ MON_API int thread_unmonitor(struct monitor *mon, pid_t tid);
 /*
  * monitor_mark - record a user marker (MKM_EV_MARK) for the calling thread,
  * on the monitor's clock, on the CPU it runs on
- * @mon: the monitor
+ * @mon: the monitor; or NULL: the monitor that tracks the calling thread,
+ *       whoever holds it (how a program run under `mkm record` or `srun
+ *       --mkm` marks its own trace: a descriptor of /dev/mkm is opened
+ *       for it at the first such call and kept)
  * @value: carried in the event's arg0 (low half) and arg1 (high half)
  *
- * Return: 0, or -EAGAIN (the monitor is suspended).
+ * Return: 0, or -EAGAIN (the monitor is suspended); with NULL, -ENOENT
+ * (no monitor tracks the thread), -EOPNOTSUPP (a module before ABI
+ * 2.8), or open(2)'s error on /dev/mkm. A mark the monitor's access rule
+ * withholds (the thread's credentials changed) returns 0 and is counted
+ * as lost.
  */
 MON_API int monitor_mark(struct monitor *mon, uint64_t value);
 
@@ -310,11 +317,12 @@ MON_API int monitor_mark(struct monitor *mon, uint64_t value);
  * monitor_trigger - record a marker that is a trigger too: MKM_EV_MARK,
  * then MKM_EV_TRIGGER (MKM_TRIGGER_MARK, the value in arg0 and arg1),
  * which wakes poll() (a flight recorder's reader writes a snapshot)
- * @mon: the monitor
+ * @mon: the monitor, or NULL: the one that tracks the calling thread, as
+ *       for monitor_mark() (a program asks `mkm record --flight` for a
+ *       snapshot with monitor_trigger(NULL, value))
  * @value: the mark's
  *
- * Return: 0, or -EAGAIN (the monitor is suspended), -EOPNOTSUPP (a
- * module before ABI 2.7).
+ * Return: as monitor_mark(); -EOPNOTSUPP from a module before ABI 2.7.
  */
 MON_API int monitor_trigger(struct monitor *mon, uint64_t value);
 

@@ -263,24 +263,61 @@ int thread_unmonitor(struct monitor *mon, pid_t tid)
 			 &t);
 }
 
+/*
+ * The way in for a mark into the caller's own monitor (a NULL monitor):
+ * any monitor's fd serves, the module finds the one that tracks the
+ * calling thread; so one is opened at the first such mark, never
+ * configured, and kept for the process's life.
+ */
+static struct monitor *way_in;
+
+static int way_in_get(struct monitor **monp)
+{
+	struct monitor *mon = __atomic_load_n(&way_in, __ATOMIC_ACQUIRE);
+	struct monitor *none = NULL;
+	int err;
+
+	if (!mon) {
+		err = monitor_create_at(&mon, MKM_DEVICE, NULL);
+		if (err)
+			return err;
+		/* Another thread's won: that one is the way in. */
+		if (!__atomic_compare_exchange_n(&way_in, &none, mon, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			monitor_terminate(mon);
+			mon = none;
+		}
+	}
+	*monp = mon;
+	return 0;
+}
+
+static int mark(struct monitor *mon, uint64_t value, uint32_t flags)
+{
+	struct mkm_mark m = { .value = value, .flags = flags };
+	int err;
+
+	if (!mon) {
+		err = way_in_get(&mon);
+		if (err)
+			return err;
+		m.flags |= MKM_MARK_OWN;
+	}
+	/* Flags came with 2.7, the mark into the caller's own with 2.8. */
+	if (m.flags && mon->version.minor < (m.flags & MKM_MARK_OWN ? 8 : 7))
+		return -EOPNOTSUPP;
+	return mon_ioctl(mon, mon_cmd(mon, MKM_IOC_MARK, MKM_IOC_MARK_2_3), &m);
+}
+
 int monitor_mark(struct monitor *mon, uint64_t value)
 {
-	struct mkm_mark m = { .value = value };
-
-	if (!mon)
-		return -EINVAL;
-	return mon_ioctl(mon, mon_cmd(mon, MKM_IOC_MARK, MKM_IOC_MARK_2_3), &m);
+	return mark(mon, value, 0);
 }
 
 int monitor_trigger(struct monitor *mon, uint64_t value)
 {
-	struct mkm_mark m = { .value = value, .flags = MKM_MARK_TRIGGER };
-
-	if (!mon)
-		return -EINVAL;
-	if (mon->version.minor < 7)
-		return -EOPNOTSUPP;
-	return mon_ioctl(mon, MKM_IOC_MARK, &m);
+	return mark(mon, value, MKM_MARK_TRIGGER);
 }
 
 int monitor_statistics(struct monitor *mon, struct mkm_cpu_stats *cpus,
