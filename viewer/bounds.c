@@ -3,6 +3,7 @@
  * bounds.c - a thread's compensated figures and their bounds, as mkm
  * report and mkm view say them (see bounds.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,10 +113,10 @@ int bounds_widest(const struct trace_bounds *b,
 
 		mon_bound_total(b, f, &tot);
 		if (!bounds_width(fig[f], &tot, &pct)) {
+			if (!tot.above_ns)
+				continue;
 			/* Around nothing, any width is wider than any share. */
-			if (tot.above_ns && which < 0)
-				which = (int)f;
-			continue;
+			pct = INFINITY;
 		}
 		if (pct > widest) {
 			widest = pct;

@@ -3,7 +3,8 @@
 # unit tests of its parts without a terminal: layout, level-of-detail
 # index, model, and the state the keys change.
 
-VIEWER_TESTS := test_layout test_lod test_model test_state test_viewer_late
+VIEWER_TESTS := test_layout test_lod test_model test_state test_viewer_late \
+	test_bounds
 VIEWER_TEST_BINS := $(VIEWER_TESTS:%=$(BUILD)/tests/unit/%)
 UNIT_TESTS += $(VIEWER_TEST_BINS)
 all: $(VIEWER_TEST_BINS)
@@ -11,7 +12,7 @@ all: $(VIEWER_TEST_BINS)
 # (live.c) or cairo (picture.c).
 VIEWER_PURE_SRCS := viewer/layout.c viewer/lod.c viewer/model.c \
 	viewer/state.c viewer/actions.c viewer/rows.c viewer/events.c \
-	viewer/waker.c viewer/path.c viewer/late.c
+	viewer/waker.c viewer/path.c viewer/late.c viewer/bounds.c
 
 # Built with the sanitizers, libmonitor's sources compiled in.
 $(VIEWER_TEST_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c \
