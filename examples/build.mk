@@ -12,13 +12,14 @@ $(BUILD)/examples/matmul: examples/matmul/matmul.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
 
-# A smooth run with a planted stall, for mkm record --flight: no libmonitor.
+# A smooth run with a planted stall, for mkm record --flight: libmonitor
+# only for -d's monitor_trigger().
 FLIGHT_EXAMPLE := $(BUILD)/examples/flight
 all: $(FLIGHT_EXAMPLE)
-$(FLIGHT_EXAMPLE): examples/flight/flight.c
+$(FLIGHT_EXAMPLE): examples/flight/flight.c $(LIBMON_A)
 	$(quiet) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+	$(Q)$(CC) $(EXAMPLE_CFLAGS) $(CFLAGS) -o $@ $< $(LIBMON_A) -lm
 VM_FILES += $(FLIGHT_EXAMPLE):/bin/flight
 
 # One rank per node under srun --mkm: no libmonitor, Slurm records it.

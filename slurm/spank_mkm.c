@@ -54,7 +54,8 @@
  * (mon_session.h's MON_SESSION_MODE_FLIGHT, as mkm record --flight): the
  * rings keep the last SIZE of records, nothing is written while nothing
  * triggers, and each trigger of --mkm-trigger (runq>T, irq>T, exit) or
- * of the program (a mark that is one, monitor_trigger()) writes that
+ * of the program (monitor_trigger(NULL, value): a mark into the monitor
+ * that tracks the calling thread, the node's recorder's) writes that
  * node's snapshot, TRACE.1, TRACE.2, ..., with --mkm-post's post-roll.
  * Each snapshot carries the node's exchanges that span its window (one
  * more is taken at each snapshot), so any node's snapshots go through

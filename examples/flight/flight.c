@@ -15,8 +15,13 @@
  * The program says at the end when the hog struck and the worker's
  * longest delay: the snapshot should show both.
  *
+ * With -d, the worker asks for the snapshot itself when it wakes later
+ * than LATE_MS: monitor_trigger(NULL, ...) marks into whichever monitor
+ * tracks it, the recorder's under mkm record --flight. The trigger the
+ * application knows best: its own deadline, missed.
+ *
  *	flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED]
- *	       [-p PERIOD_US]
+ *	       [-p PERIOD_US] [-d LATE_MS]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,15 +35,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libmonitor.h>
+
 static struct {
 	double seconds, stall_ms;
 	int stalls, cpu;
 	unsigned int seed;
 	uint64_t period_ns; /* the worker's */
-} opt = { 60, 5, 1, 0, 0, 1000000 };
+	uint64_t late_ns; /* -d: a wake this late asks for a snapshot */
+} opt = { 60, 5, 1, 0, 0, 1000000, 0 };
 
 static uint64_t start_ns, stall_at_ns[16];
-static uint64_t worst_delay_ns, worst_at_ns, periods;
+static uint64_t worst_delay_ns, worst_at_ns, periods, asked;
 static volatile int done;
 
 static uint64_t now_ns(void)
@@ -86,11 +94,13 @@ static void pin(const char *name)
 /* Wakes every period, a tenth of it computing: how late was each wake? */
 static void *worker(void *arg)
 {
-	uint64_t next = start_ns;
+	uint64_t next;
 
 	(void)arg;
 	pin("worker");
 	set_fifo(10);
+	/* From here: its own start-up is no delay of a period. */
+	next = now_ns();
 	while (!done) {
 		struct timespec t;
 		uint64_t late;
@@ -103,6 +113,17 @@ static void *worker(void *arg)
 		if (late > worst_delay_ns) {
 			worst_delay_ns = late;
 			worst_at_ns = next - start_ns;
+		}
+		if (opt.late_ns && late > opt.late_ns) {
+			/* The mark's value: how late, in us. */
+			int err = monitor_trigger(NULL, late / 1000);
+
+			if (err)
+				fprintf(stderr,
+					"flight: no snapshot asked: %s\n",
+					monitor_strerror(err));
+			else
+				asked++;
 		}
 		/*
 		 * Periods missed are skipped, not caught up on: back to back
@@ -148,7 +169,7 @@ int main(int argc, char **argv)
 	int c;
 
 	opt.seed = (unsigned int)time(NULL);
-	while ((c = getopt(argc, argv, "t:s:n:c:S:p:")) != -1) {
+	while ((c = getopt(argc, argv, "t:s:n:c:S:p:d:")) != -1) {
 		switch (c) {
 		case 't':
 			opt.seconds = atof(optarg);
@@ -168,9 +189,12 @@ int main(int argc, char **argv)
 		case 'p':
 			opt.period_ns = (uint64_t)(atof(optarg) * 1e3);
 			break;
+		case 'd':
+			opt.late_ns = (uint64_t)(atof(optarg) * 1e6);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED] [-p PERIOD_US]\n");
+				"usage: flight [-t SECONDS] [-s STALL_MS] [-n STALLS] [-c CPU] [-S SEED] [-p PERIOD_US] [-d LATE_MS]\n");
 			return 2;
 		}
 	}
@@ -201,5 +225,8 @@ int main(int argc, char **argv)
 		       opt.cpu, opt.stall_ms, stall_at_ns[i] / 1e9);
 	printf("flight: the worker's longest delay: %.3f ms, at %.3f s\n",
 	       worst_delay_ns / 1e6, worst_at_ns / 1e9);
+	if (opt.late_ns)
+		printf("flight: snapshots asked by the worker: %llu (-d %.1f ms)\n",
+		       (unsigned long long)asked, opt.late_ns / 1e6);
 	return 0;
 }

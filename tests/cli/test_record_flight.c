@@ -2,9 +2,10 @@
 /*
  * test_record_flight.c - mkm record --flight in the guest: the planted stall of
  * examples/flight caught once, with the hog in the snapshot, and nothing
- * over a threshold above it; mkm trigger (SIGUSR2) and a mark each write a
- * snapshot; --max-snapshots holds; a snapshot that cannot be written is
- * said in one line and the recording goes on.
+ * over a threshold above it; mkm trigger (SIGUSR2) and a mark by the
+ * program recorded each write a snapshot; --max-snapshots holds; a
+ * snapshot that cannot be written is said in one line and the recording
+ * goes on.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -137,6 +138,33 @@ static void test_flight_mkm_trigger_and_exit(void **state)
 	assert_non_null(strstr(slurp("/tmp/es"), "2 snapshots written"));
 	assert_int_equal(sh("mkm trigger 1 2>/tmp/e"), 1);
 	assert_non_null(strstr(slurp("/tmp/e"), "not mkm record --flight"));
+}
+
+/*
+ * From the program itself: examples/flight's worker, woken 50 ms late by
+ * the stall, asks for the snapshot (-d: monitor_trigger(NULL, ...), a
+ * mark into the monitor that tracks it, the recorder's), with no
+ * --trigger armed; the snapshot and mkm latency name the mark.
+ */
+static void test_flight_program_asks_for_the_snapshot(void **state)
+{
+	char *e;
+
+	(void)state;
+	clean("/tmp/fp.mkm");
+	assert_int_equal(
+		sh("mkm record --no-calibrate --flight 4M --post 100ms --hold-off 2s -o /tmp/fp.mkm -- flight -t 1.5 -s 100 -d 50 >/tmp/fp.out 2>/tmp/e"),
+		0);
+	e = slurp("/tmp/e");
+	fputs(e, stderr); /* what fired, for a failure */
+	assert_null(strstr(e, "no snapshot asked"));
+	assert_non_null(strstr(e, "wrote /tmp/fp.mkm.1"));
+	assert_non_null(strstr(e, "a mark (value"));
+	assert_non_null(strstr(slurp("/tmp/fp.out"),
+			       "snapshots asked by the worker: 1 "));
+	assert_int_equal(
+		sh("mkm latency /tmp/fp.mkm.1 | grep -q '^triggered by a mark (value [0-9]*) of tid [0-9]* (worker)'"),
+		0);
 }
 
 /*
@@ -283,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_flight_catches_the_stall_once),
 		cmocka_unit_test(test_flight_max_snapshots_and_hold_off),
 		cmocka_unit_test(test_flight_mkm_trigger_and_exit),
+		cmocka_unit_test(test_flight_program_asks_for_the_snapshot),
 		cmocka_unit_test(test_flight_armed_recorder_does_not_wake),
 		cmocka_unit_test(test_flight_loaded_snapshot_has_no_hole),
 		cmocka_unit_test(test_flight_full_disk_says_so_and_goes_on),

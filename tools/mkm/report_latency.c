@@ -124,15 +124,23 @@ static void print_triggers(const struct tl *tl, uint64_t origin)
 
 		if (tl_mark(tl, k, &m))
 			break;
-		if (m.trigger != MKM_TRIGGER_RUNQ)
+		if (m.trigger != MKM_TRIGGER_RUNQ &&
+		    m.trigger != MKM_TRIGGER_MARK)
 			continue;
 		th = tl_find(tl, m.tid);
 		if (th >= 0)
 			tl_thread(tl, (size_t)th, &t);
-		printf("%sa run-queue wait of %s of tid %u (%s), to %s\n",
-		       any ? "          " : "triggered by ",
-		       mon_fmt_ns(a, sizeof(a), m.value), m.tid,
+		printf("%s", any ? "          " : "triggered by ");
+		/* The program's own: it knows why, the value says. */
+		if (m.trigger == MKM_TRIGGER_MARK)
+			printf("a mark (value %llu)",
+			       (unsigned long long)m.value);
+		else
+			printf("a run-queue wait of %s",
+			       mon_fmt_ns(a, sizeof(a), m.value));
+		printf(" of tid %u (%s), %s %s\n", m.tid,
 		       t.name[0] ? t.name : "?",
+		       m.trigger == MKM_TRIGGER_MARK ? "at" : "to",
 		       mon_fmt_time(b, sizeof(b), m.time_ns, origin));
 		any = true;
 	}
