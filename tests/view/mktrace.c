@@ -15,6 +15,8 @@
  *                                   that waited for an IPI, a thread that
  *                                   ran to the tick and one that overtook
  *                                   (mkm view's wakeup pane)
+ *   mktrace why-lost FILE           the same, with records of CPU 0 lost
+ *                                   in waker's run (bounds not known)
  *   mktrace big FILE EVENTS THREADS a scheduler's worth of random switches
  *                                   on 8 CPUs (bench-view)
  *   mktrace events FILE             every event type and both kinds of
@@ -261,7 +263,7 @@ static void small(void)
  * at 2.5 ms, then wakee runs. At 3 ms wakee sleeps, holder runs, wakes it
  * at 3.1 ms and sleeps at 3.2 ms: wakee runs to the end.
  */
-static void why(void)
+static void why(bool lose)
 {
 	const unsigned int vec = MKM_EVF_VECTOR;
 
@@ -295,6 +297,8 @@ static void why(void)
 	emit(1, US(3200), 2003, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 2002,
 	     0);
 	emit(1, US(3200), 2002, MKM_EV_SWITCH_IN, 100000, 2003, 0);
+	if (lose)
+		seq[0] += 2; /* two records of CPU 0 lost after 1.5 ms */
 	emit(1, US(10000), 2002, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
 	emit(0, US(10000), 2001, MKM_EV_SWITCH_OUT, MKM_TS_INTERRUPTIBLE, 0, 0);
 }
@@ -581,10 +585,11 @@ int main(int argc, char **argv)
 			   !strcmp(argv[1], "late") ? T0 - LATE : T0);
 		calibration();
 		small();
-	} else if (argc == 3 && !strcmp(argv[1], "why")) {
+	} else if (argc == 3 &&
+		   (!strcmp(argv[1], "why") || !strcmp(argv[1], "why-lost"))) {
 		system_wide = true;
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
-		why();
+		why(!strcmp(argv[1], "why-lost"));
 	} else if (argc == 3 && !strcmp(argv[1], "procs")) {
 		open_trace(argv[2], NR_CPUS_SMALL, T0);
 		procs();
@@ -603,6 +608,7 @@ int main(int argc, char **argv)
 			"mktrace arm64 FILE | "
 			"mktrace events FILE | mktrace events-one FILE | "
 			"mktrace procs FILE | mktrace why FILE | "
+			"mktrace why-lost FILE | "
 			"mktrace big FILE EVENTS THREADS | "
 			"mktrace job DIR [bad|busy|barrier]\n");
 		return 2;

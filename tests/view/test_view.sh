@@ -26,6 +26,10 @@ dir=$(realpath "$dir")
 # system-wide trace, whose CPUs' idle tasks have none.
 "$mkm" replay --calibration "$dir/small.mkm" "$dir/why.mkm" \
 	-o "$dir/why_comp.mkm" >/dev/null
+# The same with records of CPU 0 lost in waker's run: its bounds not known.
+"$mktrace" why-lost "$dir/why_lost.mkm"
+"$mkm" replay --calibration "$dir/small.mkm" "$dir/why_lost.mkm" \
+	-o "$dir/why_lost_comp.mkm" >/dev/null
 # Two processes attached (-p), one forking a thread and a process.
 "$mktrace" procs "$dir/procs.mkm"
 # More threads than rows on screen: where the user's place can be lost.
@@ -112,6 +116,10 @@ check bounds_replayed 100x24 replayed.mkm j j K
 # idle task, with no bounds, unmarked and said so.
 check bounds_why 100x30 why_comp.mkm j '>' . . .
 check bounds_idle 100x24 why_comp.mkm j j j j
+# Records lost in waker's life: narrow as its bounds are, they are not
+# known, marked ? (--ascii too) and said so in its pane.
+check bounds_unknown 100x24 why_lost_comp.mkm
+check bounds_unknown_ascii 100x24 "--ascii why_lost_comp.mkm"
 # The play, at once: the end is the compensated view, said ended.
 check play 100x24 "--play --speed 0 small.mkm"
 check zoom_in 100x24 small.mkm + +
