@@ -161,7 +161,7 @@
  *	monitor's clock, into the ring of the CPU it runs on (PIE's user-level
  *	sensor). Recorded only while resumed; the caller need not be monitored.
  *	EAGAIN when suspended. With MKM_MARK_TRIGGER in flags (ABI 2.7;
- *	other bits: EINVAL), a MKM_EV_TRIGGER follows the mark, as for the
+ *	an unknown bit: EINVAL), a MKM_EV_TRIGGER follows the mark, as for the
  *	configured triggers: how a program, or a recorder told by a signal,
  *	asks a flight recorder for a snapshot. With MKM_MARK_OWN (ABI 2.8),
  *	the mark goes instead into the monitor that tracks the calling
