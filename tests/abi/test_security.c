@@ -5,6 +5,8 @@
  * monitor's rights are its opener's); targets with chosen credentials are
  * forked from root. Also: unknown tids, one monitor per thread, a setuid
  * exec ending the monitoring, and rmmod refused while a monitor is open.
+ * The tests of what a monitor records, withholds and names run again on
+ * a flight recorder's rings (MKM_CONFIG_FLIGHT).
  */
 #include "abi.h"
 
@@ -141,12 +143,18 @@ static int user_open(void)
 	return fd;
 }
 
+/*
+ * 0, or MKM_CONFIG_FLIGHT: the tests of what is recorded run again on a
+ * flight recorder's rings (main()), where the access rule must hold alike.
+ */
+static uint32_t ring_mode;
+
 /* CONFIGURE with 1 MiB rings, from a forked child. */
 static void user_configure(int fd, uint32_t classes, uint32_t flags)
 {
 	struct mkm_config c = { .ring_bytes = 1 << 20,
 				.classes = classes,
-				.flags = flags };
+				.flags = flags | ring_mode };
 
 	CHILD_OK(ioctl(fd, MKM_IOC_CONFIGURE, &c));
 }
@@ -518,6 +526,8 @@ static void withhold_and_return(long by)
 
 	CHILD_OK(abi_pin_self(0));
 	fd = user_open();
+	if (ring_mode)
+		user_configure(fd, 0, 0);
 	CHILD_OK(abi_monitor(fd, me, 1));
 	CHILD_OK(ioctl(fd, MKM_IOC_RESUME));
 	for (i = 0; i < 10; i++)
@@ -2480,5 +2490,27 @@ int main(int argc, char **argv)
 		ABI_TEST(test_exec_setuid_race_window),
 		ABI_TEST(test_reaped_target_race_window),
 	};
-	return cmocka_run_group_tests_name("security", tests, NULL, NULL);
+	/* What a flight recorder's monitor records obeys the same rule. */
+#define FLIGHT_TEST(f)                                \
+	{                                             \
+		.name = "flight_" #f, .test_func = f, \
+		.setup_func = abi_test_setup,         \
+		.teardown_func = abi_test_teardown    \
+	}
+	const struct CMUnitTest flight_tests[] = {
+		FLIGHT_TEST(test_creds_change_withholds_records),
+		FLIGHT_TEST(test_inherit_euid0_child_withheld),
+		FLIGHT_TEST(test_inherit_new_userns_child_withheld),
+		FLIGHT_TEST(test_fork_new_userns_child_not_named),
+		FLIGHT_TEST(test_withheld_peer_shows_as_tid0),
+		FLIGHT_TEST(test_dumpable_cleared_after_attach_withholds),
+		FLIGHT_TEST(test_dumpable_cleared_withholds_before_next_switch),
+		FLIGHT_TEST(
+			test_dumpable_cleared_while_suspended_withholds_attach),
+	};
+	int failed = cmocka_run_group_tests_name("security", tests, NULL, NULL);
+
+	ring_mode = MKM_CONFIG_FLIGHT;
+	return failed | cmocka_run_group_tests_name("security, flight rings",
+						    flight_tests, NULL, NULL);
 }
