@@ -176,7 +176,12 @@ struct mon_session_config {
 	uint32_t flags; /* MON_SESSION_* */
 	uint32_t mode; /* enum mon_session_mode */
 	uint32_t calibration; /* enum mon_session_calibration */
-	uint32_t reserved32; /* zero */
+	/* The SCHED_FIFO priority of the session's thread that reads the
+	 * rings and writes the trace (a flight recorder's snapshots), as
+	 * perf record -r: a snapshot is then not queued behind the load it
+	 * records. 0: the caller's policy. mon_session_prepare() fails with
+	 * -EPERM where the caller may not (CAP_SYS_NICE, RLIMIT_RTPRIO). */
+	uint32_t realtime;
 	const char *calibration_file; /* with MON_SESSION_CAL_FILE */
 	/* What the session's own threads have to say, one line each,
 	 * without a trailing newline ("a periodic clock exchange with node

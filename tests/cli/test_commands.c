@@ -376,13 +376,25 @@ static void test_main_help_matches_man_page(void **state)
 	assert_non_null(strstr(slurp_in("unknown.err"), "merge"));
 }
 
+/* --realtime takes a SCHED_FIFO priority, refused before anything runs. */
+static void test_record_realtime_priority_checked(void **state)
+{
+	(void)state;
+	assert_int_equal(run("mkm record --realtime 0 -- true 2>rt.err"), 2);
+	assert_non_null(strstr(
+		slurp_in("rt.err"),
+		"--realtime: '0' is not a SCHED_FIFO priority (1 to 99)"));
+	assert_int_equal(run("mkm record --realtime 1x -- true 2>rt.err"), 2);
+	assert_non_null(strstr(slurp_in("rt.err"), "'1x' is not"));
+}
+
 /* The top-level usage names the options users look for there. */
 static void test_main_usage_lists_options(void **state)
 {
 	const char *opts[] = { " -a ",	    "mkm latency ", "mkm noise ",
 			       "mkm idle ", "--png",	    "--svg",
 			       "--from",    "--version",    "--by-process",
-			       "--pid",	    "--barriers" };
+			       "--pid",	    "--barriers",   "--realtime" };
 	char *u;
 	size_t i;
 
@@ -1371,6 +1383,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_main_version),
 		cmocka_unit_test(test_main_unknown_command),
 		cmocka_unit_test(test_main_usage_lists_options),
+		cmocka_unit_test(test_record_realtime_priority_checked),
 		cmocka_unit_test(test_main_help_matches_man_page),
 		cmocka_unit_test(test_dump_names_what_records_number),
 		cmocka_unit_test(test_report_json_names_classes),

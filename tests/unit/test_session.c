@@ -249,6 +249,9 @@ static void test_session_create_checks_config(void **state)
 	cfg.flags = 1u << 31;
 	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
 	cfg = config();
+	cfg.realtime = 100; /* past SCHED_FIFO's 99 */
+	assert_int_equal(mon_session_create(&s, &cfg), -EINVAL);
+	cfg = config();
 	cfg.mode = MON_SESSION_MODE_FLIGHT + 1; /* a mode to come */
 	assert_int_equal(mon_session_create(&s, &cfg), -EOPNOTSUPP);
 	cfg = config();

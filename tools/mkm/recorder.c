@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -378,6 +379,20 @@ bool recorder_option(struct recorder *rec, int opt, const char *arg)
 	case 'C':
 		rec->cal_file = arg;
 		return true;
+	case 'R': {
+		char *end;
+		long prio;
+
+		errno = 0;
+		prio = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || prio < 1 ||
+		    prio > sched_get_priority_max(SCHED_FIFO))
+			die_usage(
+				"--realtime: '%s' is not a SCHED_FIFO priority (1 to %d)",
+				arg, sched_get_priority_max(SCHED_FIFO));
+		rec->cfg.realtime = (uint32_t)prio;
+		return true;
+	}
 	}
 	return false;
 }
@@ -487,6 +502,9 @@ static void prepare_or_die(struct recorder *rec, struct mon_sink *extra)
 
 	if (ret == -EAGAIN)
 		die("cannot start the writer thread");
+	if (ret == -EPERM && rec->cfg.realtime)
+		die("--realtime %u: cannot run the writer thread at SCHED_FIFO priority %u: %s (root, CAP_SYS_NICE or RLIMIT_RTPRIO lets it)",
+		    rec->cfg.realtime, rec->cfg.realtime, strerror(-ret));
 	if (ret)
 		die("-o %s: cannot write the trace: %s", rec->out,
 		    strerror(-ret));

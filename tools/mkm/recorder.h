@@ -36,13 +36,15 @@
 		{ "all-cpus", no_argument, NULL, 'S' },          \
 		{ "no-calibrate", no_argument, NULL, 'N' },      \
 		{ "buffered-io", no_argument, NULL, 'D' },       \
+		{ "realtime", required_argument, NULL, 'R' },    \
 	{                                                        \
 		"calibration", required_argument, NULL, 'C'      \
 	}
-#define RECORDER_USAGE                                                    \
-	"[-o FILE] [--buffer-size N] [--events LIST] [--buffered-io]\n"   \
-	"       [--no-calibrate | --calibration FILE] -- CMD [ARGS...]\n" \
-	"       ... [-o FILE] ... -t TID[,TID...] | -p PID\n"             \
+#define RECORDER_USAGE                                                     \
+	"[-o FILE] [--buffer-size N] [--events LIST] [--buffered-io]\n"    \
+	"       [--no-calibrate | --calibration FILE] [--realtime PRIO]\n" \
+	"       -- CMD [ARGS...]\n"                                        \
+	"       ... [-o FILE] ... -t TID[,TID...] | -p PID\n"              \
 	"       ... [-o FILE] ... -a [-- CMD [ARGS...]]"
 
 /* mkm record's flight recorder options (recorder_flight_option()). */

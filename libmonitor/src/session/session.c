@@ -104,11 +104,14 @@ int mon_session_create(struct mon_session **sp,
 	struct mon_session *s;
 	int ret;
 
-	if (!sp || !cfg || cfg->flags & ~MON_SESSION_FLAGS || cfg->reserved32 ||
+	if (!sp || !cfg || cfg->flags & ~MON_SESSION_FLAGS ||
 	    !all_zero(cfg->reserved, sizeof(cfg->reserved)))
 		return -EINVAL;
 	if (cfg->mode > MON_SESSION_MODE_FLIGHT)
 		return -EOPNOTSUPP;
+	if (cfg->realtime &&
+	    cfg->realtime > (uint32_t)sched_get_priority_max(SCHED_FIFO))
+		return -EINVAL;
 	if (cfg->mode != MON_SESSION_MODE_FLIGHT &&
 	    !all_zero(&cfg->flight, sizeof(cfg->flight)))
 		return -EINVAL;
@@ -355,6 +358,13 @@ static void *runner_thread(void *arg)
 	struct mon_session *s = arg;
 	int go;
 
+	if (s->cfg.realtime) {
+		struct sched_param prio = { .sched_priority =
+						    (int)s->cfg.realtime };
+
+		s->runner_prio_err = -pthread_setschedparam(pthread_self(),
+							    SCHED_FIFO, &prio);
+	}
 	pthread_mutex_lock(&s->lock);
 	s->runner_tid = gettid();
 	pthread_cond_broadcast(&s->cond);
@@ -366,18 +376,6 @@ static void *runner_thread(void *arg)
 		s->run_err = s->flight ? session_flight_run(s) :
 					 mon_pipeline_run(s->p);
 	return NULL;
-}
-
-static int start_runner(struct mon_session *s)
-{
-	if (pthread_create(&s->runner, NULL, runner_thread, s))
-		return -EAGAIN;
-	s->runner_on = true;
-	pthread_mutex_lock(&s->lock);
-	while (!s->runner_tid)
-		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	return 0;
 }
 
 static void release_runner(struct mon_session *s, int go)
@@ -396,6 +394,22 @@ static void join_runner(struct mon_session *s)
 		release_runner(s, -1);
 	pthread_join(s->runner, NULL);
 	s->runner_on = false;
+}
+
+static int start_runner(struct mon_session *s)
+{
+	if (pthread_create(&s->runner, NULL, runner_thread, s))
+		return -EAGAIN;
+	s->runner_on = true;
+	pthread_mutex_lock(&s->lock);
+	while (!s->runner_tid)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	if (s->runner_prio_err) {
+		join_runner(s);
+		return s->runner_prio_err;
+	}
+	return 0;
 }
 
 /* The recording's own threads, in INFO: what they take from monitored

@@ -38,6 +38,7 @@ struct mon_session {
 
 	pthread_t runner;
 	pid_t runner_tid;
+	int runner_prio_err; /* cfg.realtime refused: -errno */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int go; /* the runner: 0 waits, 1 runs, -1 leaves without running */
