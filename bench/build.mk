@@ -200,6 +200,20 @@ VM_FILES += $(BENCH_SWITCH):/bin/vm_switch $(BENCH_READ):/bin/vm_read \
 # The instruction profile of bench-vm's timed runs (a QEMU plugin).
 include bench/prof/build.mk
 
+# make bench-flight-snapshot: how soon after its trigger a snapshot is
+# complete, both vCPUs loaded, the writer at its default policy and at
+# --realtime 1, in an arm64 guest of two vCPUs under -icount
+# (bench/flight/snapshot_vm.sh) [FLIGHT_SNAPSHOT_KERNEL=6.12
+# FLIGHT_SNAPSHOT_ROUNDS=3].
+FLIGHT_SNAPSHOT_KERNEL ?= 6.12
+FLIGHT_SNAPSHOT_ROUNDS ?= 3
+.PHONY: bench-flight-snapshot
+## bench-flight-snapshot: a flight snapshot's latency from its trigger, a loaded 2-vCPU arm64 guest under -icount
+bench-flight-snapshot:
+	$(Q)$(ARM64_MAKE) $(call arm64,$(MKM_TOOL)) $(call arm64,$(FLIGHT_EXAMPLE))
+	$(Q)BUILD=$(BUILD) bench/flight/snapshot_vm.sh -n $(FLIGHT_SNAPSHOT_KERNEL) \
+		-r $(FLIGHT_SNAPSHOT_ROUNDS)
+
 # make bench-flight-memory: a flight recorder left on in the guest, a
 # snapshot asked for every 30 s, the recorder's RSS and the guest's
 # vmalloc and slab sampled (bench/flight/memory.sh)
