@@ -388,9 +388,11 @@ cmd_fetch() {
 	local name suite release builds only=,
 	[ "${1:-}" != -n ] || only=,$2,
 	picked() { [ "$only" = , ] || [[ $only == *",$1,"* ]]; }
+	# grep reads it all: -q would stop at the first line and, under
+	# pipefail, the writer's SIGPIPE would skip the chroot.
 	rows | while read -r name suite release builds; do
 		picked "$name" && [ "$builds" = sid ] && echo sid
-	done | grep -q . && fetch_sid
+	done | grep . >/dev/null && fetch_sid
 	while read -r name suite release builds; do
 		picked "$name" || continue
 		[ "$builds" = host ] && fetch_headers "$suite" "$release"
