@@ -63,14 +63,31 @@ static u32 monitors_wanted(void)
 	return wanted;
 }
 
-static void monitors_count_recording(u32 classes, int delta)
+/*
+ * Resumed monitors with the interrupt trigger armed, and the lowest of
+ * their thresholds while any is: lowered as monitors resume, raised only
+ * when the last suspends (one monitor's threshold is then all it is).
+ */
+static unsigned int monitors_irq_armed;
+u64 mkm_irq_trigger_floor_ns;
+
+static void monitors_count_recording(struct mkm_monitor *mon, int delta)
 {
+	u64 floor = mkm_irq_trigger_floor_ns;
 	int i;
 
 	lockdep_assert_held(&monitors_lock);
 	for (i = 0; i < MONITOR_NR_CLASSES; i++)
-		if (classes & BIT(i))
+		if (mon->classes & BIT(i))
 			monitors_recording[i] += delta;
+	if (!mon->trigger_irq_ns)
+		return;
+	monitors_irq_armed += delta;
+	if (!monitors_irq_armed)
+		floor = 0;
+	else if (delta > 0 && (!floor || mon->trigger_irq_ns < floor))
+		floor = mon->trigger_irq_ns;
+	WRITE_ONCE(mkm_irq_trigger_floor_ns, floor);
 }
 
 /*
@@ -117,6 +134,22 @@ static u32 monitor_default_classes(const struct mkm_monitor *mon)
 static void monitor_sensors_quiet(void)
 {
 	synchronize_rcu();
+}
+
+/*
+ * After the grace period that follows mon's suspend: with no interrupt
+ * trigger armed any more, no sensor keeps the interrupt clocks, so they
+ * are cleared, lest an entry seen then meet an exit seen at the next
+ * arming (one interrupt as long as the time between).
+ */
+static void monitor_irq_clocks_quiet(struct mkm_monitor *mon)
+{
+	if (!mon->trigger_irq_ns)
+		return;
+	mutex_lock(&monitors_lock);
+	if (!monitors_irq_armed)
+		mkm_sensor_irq_clocks_reset();
+	mutex_unlock(&monitors_lock);
 }
 
 /* A monitor's own memory, charged as its rings are (rings.c). */
@@ -208,7 +241,7 @@ void mkm_monitor_destroy(struct mkm_monitor *mon)
 	mutex_lock(&monitors_lock);
 	monitors_open--;
 	if (mon->resumed)
-		monitors_count_recording(mon->classes, -1);
+		monitors_count_recording(mon, -1);
 	if (mkm_system_monitor == mon)
 		WRITE_ONCE(mkm_system_monitor, NULL);
 	mkm_sensor_update(monitors_wanted(), !mon->perfmon);
@@ -216,6 +249,8 @@ void mkm_monitor_destroy(struct mkm_monitor *mon)
 
 	/* After this no sensor can see the monitor or its entries. */
 	monitor_sensors_quiet();
+	if (mon->resumed)
+		monitor_irq_clocks_quiet(mon);
 	list_for_each_entry_safe(t, next, &gone, mon_link)
 		mkm_threads_free(t);
 	mkm_rings_free(mon);
@@ -315,10 +350,10 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 	WRITE_ONCE(mon->one_switch, cfg->flags & MKM_CONFIG_ONE_SWITCH);
 	/* Read by the sensors only while resumed: set suspended. */
 	mon->trigger_runq_ns = cfg->trigger_runq_ns;
-	mon->trigger_runq = cfg->trigger_runq_ns ?
-				    min_t(u64, cfg->trigger_runq_ns, U32_MAX) :
-				    U32_MAX;
 	mon->trigger_irq_ns = cfg->trigger_irq_ns;
+	/* A wait shorter than the interrupt threshold had no such irq in it. */
+	mon->trigger_runq = min3(cfg->trigger_runq_ns ?: U64_MAX,
+				 cfg->trigger_irq_ns ?: U64_MAX, (u64)U32_MAX);
 	cfg->classes = mon->classes;
 	cfg->ring_bytes = capacity * sizeof(struct mkm_event);
 	cfg->total_bytes = cfg->ring_bytes * num_possible_cpus();
@@ -356,10 +391,10 @@ int mkm_monitor_resume(struct mkm_monitor *mon)
 			goto out;
 	}
 	mutex_lock(&monitors_lock);
-	monitors_count_recording(mon->classes, 1);
+	monitors_count_recording(mon, 1);
 	ret = mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	if (ret) {
-		monitors_count_recording(mon->classes, -1);
+		monitors_count_recording(mon, -1);
 		mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 	}
 	mutex_unlock(&monitors_lock);
@@ -397,11 +432,12 @@ int mkm_monitor_suspend(struct mkm_monitor *mon)
 		WRITE_ONCE(mon->recording, 0);
 		mon->resumed = false;
 		mutex_lock(&monitors_lock);
-		monitors_count_recording(mon->classes, -1);
+		monitors_count_recording(mon, -1);
 		mkm_sensor_update(monitors_wanted(), !mon->perfmon);
 		mutex_unlock(&monitors_lock);
 		/* No sensor is still writing when suspend returns. */
 		monitor_sensors_quiet();
+		monitor_irq_clocks_quiet(mon);
 		/* Release: a reader that sees it sees every record. */
 		smp_store_release(&mon->stopped, true);
 		wake_up_interruptible(&mon->readers);

@@ -50,8 +50,9 @@ struct mkm_monitor {
 	 */
 	u32 recording;
 	/*
-	 * The run-queue trigger's threshold for the switch path's one
-	 * compare: trigger_runq_ns, at most U32_MAX, which stands for none.
+	 * The switch path's one compare of a wait for the triggers: the
+	 * lower of trigger_runq_ns and trigger_irq_ns (an interrupt during
+	 * the wait), at most U32_MAX, which stands for none.
 	 */
 	u32 trigger_runq;
 	struct mkm_cpu_buf __percpu *cpu;
@@ -140,6 +141,14 @@ bool mkm_monitor_readable(struct mkm_monitor *mon);
  * monitor's grace period at destroy.
  */
 extern struct mkm_monitor *mkm_system_monitor;
+
+/*
+ * While a resumed monitor has the interrupt trigger armed, the lowest
+ * such threshold (ns), else 0: the sensors then time every interrupt and
+ * softirq, and keep each CPU's last one over it for the threads that
+ * waited through it. Written under the monitors' lock.
+ */
+extern u64 mkm_irq_trigger_floor_ns;
 
 /* Whether the monitor is stopped (mon->stopped). */
 static inline bool mkm_monitor_stopped(struct mkm_monitor *mon)

@@ -494,6 +494,39 @@ static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
 	       sensor_recording(pt->mon, both) == both;
 }
 
+/*
+ * Each CPU's interrupt clock, kept while an interrupt trigger is armed
+ * (mkm_irq_trigger_floor_ns): when the interrupt and the softirq under way
+ * began (0 when none is, or it began before the clock was kept), and the
+ * last one that took longer than the floor, for the threads that waited
+ * on this CPU's run queue meanwhile.
+ */
+struct sensor_irq_clock {
+	u64 began[2]; /* [0] interrupts, [1] softirqs */
+	u64 long_end;
+	u64 long_ns;
+};
+static DEFINE_PER_CPU(struct sensor_irq_clock, sensor_irq_clock);
+
+/*
+ * The interrupt trigger for a thread that waited: the last long interrupt
+ * on this CPU spent more than the threshold inside nt's wait of ns, the
+ * CPU's run queue is where it waited (a thread that moved waited partly
+ * elsewhere, and only this CPU's are known).
+ */
+static void sensor_irq_waited(struct mkm_tracked *nt, u64 ns, u64 now)
+{
+	const struct sensor_irq_clock *c = this_cpu_ptr(&sensor_irq_clock);
+	struct mkm_monitor *mon = nt->mon;
+	u64 end = c->long_end, took = c->long_ns;
+	u64 from = max(end - took, now - ns), to = min(end, now);
+
+	if (end && to > from && to - from > mon->trigger_irq_ns)
+		sensor_trigger_over(mon, READ_ONCE(nt->tid), nt->unique_id,
+				    MKM_TRIGGER_IRQ | MKM_EVF_WAITING,
+				    to - from, mon->trigger_irq_ns, now);
+}
+
 static noinline void sensor_runq_over(struct mkm_tracked *nt, u32 wait,
 				      u8 in_flags, u64 now)
 {
@@ -504,12 +537,14 @@ static noinline void sensor_runq_over(struct mkm_tracked *nt, u32 wait,
 		sensor_trigger_over(mon, READ_ONCE(nt->tid), nt->unique_id,
 				    MKM_TRIGGER_RUNQ, ns, mon->trigger_runq_ns,
 				    now);
+	if (mon->trigger_irq_ns && ns > mon->trigger_irq_ns)
+		sensor_irq_waited(nt, ns, now);
 }
 
 /*
- * The run-queue trigger, at a shown thread's switch-in: one compare of
- * the wait just measured with the monitor's threshold (trigger_runq,
- * U32_MAX for none); a wait counted in us goes to the exact test.
+ * The triggers on a wait, at a shown thread's switch-in: one compare of
+ * the wait just measured with the lower threshold (trigger_runq, U32_MAX
+ * for none); a wait counted in us goes to the exact tests.
  */
 static __always_inline void sensor_check_runq(struct mkm_tracked *nt, u32 wait,
 					      u8 in_flags, u64 now)
@@ -899,44 +934,60 @@ static noinline void sensor_idle_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 }
 
 /*
- * When the interrupt and the softirq under way on this CPU began, for the
- * interrupt trigger: 0 when none is, or it began before the trigger saw it.
- */
-static DEFINE_PER_CPU(u64, sensor_irq_began[2]);
-
-/*
- * An interrupt or softirq record of tracked thread t, with the interrupt
- * trigger (trigger_irq_ns) armed: at its exit, over the threshold since
- * its entry, a TRIGGER right after it. Softirqs on PREEMPT_RT may be
- * preempted: their time is from entry to exit, as the thread lost it.
+ * An interrupt or softirq record while an interrupt trigger is armed: the
+ * CPU's interrupt clock kept (whoever was interrupted), the record written
+ * for a tracked thread t, or for an idle CPU, and after an exit over t's
+ * monitor's threshold since the entry, a TRIGGER right after it.
+ * Softirqs on PREEMPT_RT may be preempted: their time is from entry to
+ * exit, as the thread lost it.
  */
 static noinline void sensor_irq_timed(struct mkm_tracked *t, u8 type, u8 flags,
 				      u32 arg0, u32 arg1)
 {
-	struct mkm_monitor *mon = t->mon;
+	struct sensor_irq_clock *c;
 	bool soft = type == MKM_EV_SOFTIRQ_ENTRY || type == MKM_EV_SOFTIRQ_EXIT;
+	bool entry = type == MKM_EV_IRQ_ENTRY || type == MKM_EV_SOFTIRQ_ENTRY;
 	unsigned long irqflags;
-	u64 now, began;
+	struct mkm_monitor *mon;
+	u64 now, began, took;
 
-	if (!sensor_recording(mon, MKM_CLASS_IRQ))
-		return;
 	local_irq_save(irqflags);
+	now = local_clock();
+	c = this_cpu_ptr(&sensor_irq_clock);
+	began = c->began[soft];
+	c->began[soft] = entry ? now : 0;
+	took = began && !entry ? now - began : 0;
+	if (took > READ_ONCE(mkm_irq_trigger_floor_ns)) {
+		c->long_end = now;
+		c->long_ns = took;
+	}
+	if (!t) {
+		if (unlikely(is_idle_task(current)))
+			sensor_idle_irq(type, flags, arg0, arg1);
+		goto out;
+	}
+	mon = t->mon;
+	if (!sensor_recording(mon, MKM_CLASS_IRQ))
+		goto out;
 	if (t->task == current)
 		sensor_check_dumpable(t, current);
-	now = local_clock();
 	sensor_write_thread(t, type, flags, arg0, arg1, now);
-	began = this_cpu_read(sensor_irq_began[soft]);
-	if (type == MKM_EV_IRQ_ENTRY || type == MKM_EV_SOFTIRQ_ENTRY) {
-		this_cpu_write(sensor_irq_began[soft], now);
-	} else if (began) {
-		this_cpu_write(sensor_irq_began[soft], 0);
-		if (now - began > mon->trigger_irq_ns && sensor_may_record(t))
-			sensor_trigger_over(mon, READ_ONCE(t->tid),
-					    t->unique_id, MKM_TRIGGER_IRQ,
-					    now - began, mon->trigger_irq_ns,
-					    now);
-	}
+	if (mon->trigger_irq_ns && took > mon->trigger_irq_ns &&
+	    sensor_may_record(t))
+		sensor_trigger_over(mon, READ_ONCE(t->tid), t->unique_id,
+				    MKM_TRIGGER_IRQ, took, mon->trigger_irq_ns,
+				    now);
+out:
 	local_irq_restore(irqflags);
+}
+
+void mkm_sensor_irq_clocks_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&sensor_irq_clock, cpu), 0,
+		       sizeof(struct sensor_irq_clock));
 }
 
 /* An interrupt handler's entry or exit, for the thread it interrupted. */
@@ -947,7 +998,7 @@ static __always_inline void sensor_irq(u8 type, u8 flags, u32 arg0, u32 arg1)
 	/* Softirqs run preemptible in task context on PREEMPT_RT. */
 	rcu_read_lock();
 	t = sensor_lookup(current);
-	if (t && unlikely(READ_ONCE(t->mon->trigger_irq_ns)))
+	if (unlikely(READ_ONCE(mkm_irq_trigger_floor_ns)))
 		sensor_irq_timed(t, type, flags, arg0, arg1);
 	else if (t)
 		sensor_emit_thread(t, MKM_CLASS_IRQ, type, flags, arg0, arg1);

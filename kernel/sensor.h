@@ -36,6 +36,8 @@ u32 mkm_sensor_supported(void);
 void mkm_sensor_attach(struct mkm_tracked *t, bool dumpable);
 void mkm_sensor_detach(struct mkm_tracked *t, u32 reason);
 void mkm_sensor_mark(struct mkm_monitor *mon, u64 value, bool trigger);
+/* Forgets every CPU's interrupt clock (no sensor may be keeping them). */
+void mkm_sensor_irq_clocks_reset(void);
 int mkm_sensor_mark_own(u64 value, bool trigger);
 
 #endif /* MKM_SENSOR_H */

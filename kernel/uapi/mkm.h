@@ -36,7 +36,8 @@
  *	refuses what a caller should not have done (2.6: driving a monitor
  *	through a read-only fd); 2.7 added the flight recorder and the
  *	triggers, in fields that were reserved; 2.8 the mark into the
- *	caller's own monitor (MKM_MARK_OWN).
+ *	caller's own monitor (MKM_MARK_OWN); 2.9 the interrupt trigger for a
+ *	thread that waited through the interrupt (MKM_EVF_WAITING).
  *
  * MKM_IOC_CONFIGURE (struct mkm_config, in/out)
  *	Sets the per-CPU ring size, the event classes and the flags. Only while
@@ -92,9 +93,14 @@
  *	After the SWITCH_IN (or SWITCH) of a tracked thread that waited on a
  *	run queue longer than trigger_runq_ns, and after the IRQ_EXIT or
  *	SOFTIRQ_EXIT of an interrupt or softirq that took a tracked thread's
- *	CPU for longer than trigger_irq_ns since its entry, the sensor writes
- *	a MKM_EV_TRIGGER in the same ring and wakes the readers (poll()
- *	POLLIN), in either mode. The interrupt trigger needs MKM_CLASS_IRQ
+ *	CPU for longer than trigger_irq_ns since its entry, or (ABI 2.9)
+ *	after the SWITCH_IN of a tracked thread that waited on its CPU's run
+ *	queue while an interrupt or softirq there ran longer than that, the
+ *	sensor writes a MKM_EV_TRIGGER in the same ring and wakes the readers
+ *	(poll() POLLIN), in either mode. For the waiting thread each CPU
+ *	keeps only its last interrupt over the lowest threshold armed: a wait
+ *	through two long ones is judged by the second, and a wait that began
+ *	on another CPU's run queue by this CPU's part of it. The interrupt trigger needs MKM_CLASS_IRQ
  *	among the classes (EINVAL; EACCES where that class is refused).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
  *	default classes (RESUME then fails as CONFIGURE would: ENOMEM, EPERM).
@@ -368,7 +374,10 @@
  * not ns (either would not fit). MKM_TRIGGER_RUNQ follows a SWITCH_IN
  * or SWITCH of the thread: arg0 its run-queue wait, arg1 the threshold;
  * MKM_TRIGGER_IRQ follows an IRQ_EXIT or SOFTIRQ_EXIT that interrupted
- * the thread: arg0 the time since its entry, arg1 the threshold;
+ * the thread: arg0 the time since its entry, arg1 the threshold; with
+ * MKM_EVF_WAITING (ABI 2.9) it follows the SWITCH_IN or SWITCH of a thread
+ * that waited on its CPU's run queue through the interrupt: arg0 the
+ * interrupt's time within the wait, arg1 the threshold;
  * MKM_TRIGGER_MARK follows a MARK: arg0 and arg1 the mark's value.
  */
 #ifndef _UAPI_MKM_H
@@ -378,7 +387,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 8
+#define MKM_ABI_MINOR 9
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -457,6 +466,8 @@ enum mkm_event_type {
 #define MKM_EVF_OVERWRITTEN (1u << 7)
 /* TRIGGER (ABI 2.7): what fired, in bits 0-3 (MKM_TRIGGER_*) */
 #define MKM_EVF_TRIGGER_MASK 0xfu
+/* TRIGGER (ABI 2.9) MKM_TRIGGER_IRQ: the thread waited through it */
+#define MKM_EVF_WAITING (1u << 5)
 
 /* What a MKM_EV_TRIGGER record reports, in its flags. */
 enum mkm_trigger_kind {

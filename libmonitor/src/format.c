@@ -250,11 +250,13 @@ const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 			snprintf(buf, len, "mark value=%" PRIu64,
 				 (uint64_t)e->arg1 << 32 | e->arg0);
 		else
-			snprintf(buf, len, "%s %" PRIu64 " ns > %" PRIu64 " ns",
+			snprintf(buf, len,
+				 "%s %" PRIu64 " ns > %" PRIu64 " ns%s",
 				 kind == MKM_TRIGGER_RUNQ ? "runq" :
 				 kind == MKM_TRIGGER_IRQ  ? "irq" :
 							    "?",
-				 e->arg0 * unit, e->arg1 * unit);
+				 e->arg0 * unit, e->arg1 * unit,
+				 e->flags & MKM_EVF_WAITING ? " waiting" : "");
 		break;
 	}
 	case MKM_EV_EXIT:

@@ -379,10 +379,10 @@ static void wake_fn(struct abi_worker *w)
 
 /*
  * A monitored thread woken while a FIFO hog holds its CPU for 20 ms more
- * waits as long: over a 5 ms threshold, one TRIGGER right after its switch-in,
- * with the wait and the threshold; over 1 s, none.
+ * waits as long, with the triggers of the thresholds given armed.
  */
-static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
+static void runq_stall(uint64_t runq_ns, uint64_t irq_ns, struct abi_trace *t,
+		       pid_t *tid)
 {
 	struct abi_worker victim, hog;
 	struct hog h = { .ms = 20 };
@@ -394,7 +394,7 @@ static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
 	 * away later than the stall lasted).
 	 */
 	ABI_OK(abi_pin_self(abi_cpu_online(1)));
-	int fd = open_flight(threshold_ns, 0, 0);
+	int fd = open_flight(runq_ns, irq_ns, 0);
 	abi_worker_start(&victim, "abi-victim", cpu, wake_fn, NULL);
 	abi_worker_start(&hog, "abi-hog", cpu, hog_fn, &h);
 	ABI_OK(abi_monitor(fd, victim.tid, 7));
@@ -415,6 +415,10 @@ static void runq_stall(uint64_t threshold_ns, struct abi_trace *t, pid_t *tid)
 	ABI_OK(close(fd));
 }
 
+/*
+ * Over a 5 ms threshold, one TRIGGER right after the victim's switch-in,
+ * with the wait and the threshold; over 1 s, none.
+ */
 static void test_flight_runq_trigger_fires_over_threshold(void **state)
 {
 	struct abi_trace t = { 0 };
@@ -423,7 +427,7 @@ static void test_flight_runq_trigger_fires_over_threshold(void **state)
 
 	if (abi_nr_cpus_online() < 2)
 		skip(); /* the hog would hold the test's own CPU too */
-	runq_stall(5000000, &t, &tid);
+	runq_stall(5000000, 0, &t, &tid);
 	long i = abi_find(&t, 0, tid, MKM_EV_TRIGGER);
 	if (i <= 0)
 		abi_dump(&t, 200);
@@ -438,7 +442,51 @@ static void test_flight_runq_trigger_fires_over_threshold(void **state)
 	ABI_EQ(abi_count(&t, ABI_ANY, MKM_EV_TRIGGER), 1);
 	abi_trace_free(&t);
 
-	runq_stall(1000000000, &t, &tid);
+	runq_stall(1000000000, 0, &t, &tid);
+	ABI_EQ(abi_count(&t, ABI_ANY, MKM_EV_TRIGGER), 0);
+	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_IN) > 0);
+	abi_trace_free(&t);
+}
+
+/*
+ * The ticks that interrupt the hog in the victim's 20 ms wait, over a 1 ns
+ * interrupt threshold: a TRIGGER right after the victim's switch-in, the
+ * interrupt's time within the wait no more than the wait; over 1 s, none,
+ * and no run-queue trigger either way.
+ */
+static void test_flight_irq_trigger_for_a_waiting_thread(void **state)
+{
+	struct abi_trace t = { 0 };
+	pid_t tid;
+	(void)state;
+
+	if (abi_nr_cpus_online() < 2)
+		skip();
+	runq_stall(0, 1, &t, &tid);
+	/* The switch-in that ended the stall, and what follows it. */
+	long i = -1;
+	while ((i = abi_find(&t, (size_t)(i + 1), tid, MKM_EV_SWITCH_IN)) >= 0)
+		if (!(t.ev[i].flags & MKM_EVF_WAIT_US) &&
+		    t.ev[i].arg0 >= 20000000)
+			break;
+	if (i < 0 || (size_t)i + 1 >= t.n)
+		abi_dump(&t, 200);
+	assert_true(i >= 0 && (size_t)i + 1 < t.n);
+	ABI_EQ(t.ev[i + 1].type, MKM_EV_TRIGGER);
+	ABI_EQ(t.ev[i + 1].tid, tid);
+	ABI_EQ(t.ev[i + 1].flags, MKM_TRIGGER_IRQ | MKM_EVF_WAITING);
+	ABI_EQ(t.ev[i + 1].arg1, 1);
+	ABI_EQ(t.ev[i + 1].time_ns, t.ev[i].time_ns);
+	assert_true(t.ev[i + 1].arg0 >= 1);
+	assert_true(t.ev[i + 1].arg0 <= t.ev[i].arg0);
+	/* Nothing else fires a run-queue trigger, which is not armed. */
+	for (size_t k = 0; k < t.n; k++)
+		if (t.ev[k].type == MKM_EV_TRIGGER)
+			ABI_EQ(t.ev[k].flags & MKM_EVF_TRIGGER_MASK,
+			       MKM_TRIGGER_IRQ);
+	abi_trace_free(&t);
+
+	runq_stall(0, 1000000000, &t, &tid);
 	ABI_EQ(abi_count(&t, ABI_ANY, MKM_EV_TRIGGER), 0);
 	assert_true(abi_count(&t, tid, MKM_EV_SWITCH_IN) > 0);
 	abi_trace_free(&t);
@@ -485,7 +533,9 @@ static void test_flight_irq_trigger_after_interrupt_exit(void **state)
 			       MKM_TRIGGER_IRQ);
 			ABI_EQ(ev[i].arg1, 1);
 			assert_true(ev[i].arg0 >= 1);
-			if (i == 0 || ev[i - 1].type == MKM_EV_LOST)
+			/* After a switch-in: a wait through an interrupt. */
+			if (i == 0 || ev[i - 1].type == MKM_EV_LOST ||
+			    ev[i].flags & MKM_EVF_WAITING)
 				continue;
 			assert_true(ev[i - 1].type == MKM_EV_IRQ_EXIT ||
 				    ev[i - 1].type == MKM_EV_SOFTIRQ_EXIT);
@@ -555,6 +605,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_flight_own_mark_reaches_the_tracker),
 		ABI_TEST(test_flight_runq_trigger_fires_over_threshold),
 		ABI_TEST(test_flight_irq_trigger_after_interrupt_exit),
+		ABI_TEST(test_flight_irq_trigger_for_a_waiting_thread),
 		ABI_TEST(test_flight_bad_configurations),
 	};
 	return cmocka_run_group_tests_name("flight", tests, NULL, NULL);

@@ -92,10 +92,35 @@ static void test_fmt_event_args_syscall_by_machine(void **state)
 	}
 }
 
+/* A trigger says what fired it, over what, and a wait through an irq. */
+static void test_fmt_event_args_trigger(void **state)
+{
+	char buf[128];
+	struct mkm_event e = { .type = MKM_EV_TRIGGER,
+			       .flags = MKM_TRIGGER_RUNQ,
+			       .arg0 = 7000000,
+			       .arg1 = 5000000 };
+
+	(void)state;
+	assert_string_equal(mon_fmt_event_args(buf, sizeof(buf), &e, NULL),
+			    "runq 7000000 ns > 5000000 ns");
+	e.flags = MKM_TRIGGER_IRQ | MKM_EVF_WAITING | MKM_EVF_WAIT_US;
+	e.arg0 = 300;
+	e.arg1 = 200;
+	assert_string_equal(mon_fmt_event_args(buf, sizeof(buf), &e, NULL),
+			    "irq 300000 ns > 200000 ns waiting");
+	e.flags = MKM_TRIGGER_MARK;
+	e.arg0 = 42;
+	e.arg1 = 0;
+	assert_string_equal(mon_fmt_event_args(buf, sizeof(buf), &e, NULL),
+			    "mark value=42");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt_event_args_exit),
+		cmocka_unit_test(test_fmt_event_args_trigger),
 		cmocka_unit_test(test_fmt_event_args_exec),
 		cmocka_unit_test(test_fmt_event_args_mark),
 		cmocka_unit_test(test_fmt_event_args_detach_reap),

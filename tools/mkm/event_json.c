@@ -167,6 +167,8 @@ void json_event_fields(const struct mkm_event *e, const struct mon_event_fmt *f)
 			       ",\"threshold_ns\":%" PRIu64,
 			       kind == MKM_TRIGGER_RUNQ ? "runq" : "irq",
 			       e->arg0 * unit, e->arg1 * unit);
+		if (e->flags & MKM_EVF_WAITING)
+			printf(",\"waiting\":true");
 		break;
 	}
 	case MKM_EV_DETACH:

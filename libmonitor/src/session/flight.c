@@ -154,10 +154,12 @@ static void describe(const struct mkm_event *t, char *buf, size_t len)
 					      t->arg0),
 			 t->tid);
 	else
-		snprintf(buf, len, "%s %.3f ms over %.3f ms, tid %u",
+		snprintf(buf, len, "%s %.3f ms over %.3f ms, tid %u%s",
 			 kind == MKM_TRIGGER_RUNQ ? "a run-queue wait of" :
 						    "an interrupt of",
-			 t->arg0 * unit / 1e6, t->arg1 * unit / 1e6, t->tid);
+			 t->arg0 * unit / 1e6, t->arg1 * unit / 1e6, t->tid,
+			 t->flags & MKM_EVF_WAITING ? " waiting through it" :
+						      "");
 }
 
 /*
