@@ -9,7 +9,8 @@
 #
 # NAME is a kernel of tests/kernel/matrix that has a debug twin here, where
 # the risk is:
-#   6.1      (default) the reference, Debian 12's, from linux-source-6.1
+#   6.1      (default) the reference, Debian 12's, from linux-source-6.1,
+#            which checks module signatures (signed.config)
 #   6.12-rt  PREEMPT_RT (rt.config), from bookworm-backports' linux-source-6.12:
 #            sleeping locks in atomic context show there
 #   7.2      sid's linux-source-7.2, built in the sid chroot with its gcc-16:
@@ -27,7 +28,7 @@ die() { echo "debug-kernel: $*" >&2; exit 1; }
 # cc: make's compilers, where the build environment has no plain gcc.
 cc=()
 case $name in
-6.1) pkg=linux-source-6.1 version= suite=bookworm fragments=(debug.config) ;;
+6.1) pkg=linux-source-6.1 version= suite=bookworm fragments=(debug.config signed.config) ;;
 6.12-rt) pkg=linux-source-6.12 version=6.12.95-1~bpo12+1 suite=bookworm-backports
 	fragments=(debug.config rt.config) ;;
 7.2) pkg=linux-source-7.2 version=7.2.13-1 suite=sid fragments=(debug.config)
