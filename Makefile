@@ -81,8 +81,8 @@ deps:
 # The tiers, fastest first (tests/README.md: what each runs and asserts, and
 # how long it takes). check-vm's run is the reference kernel's row of
 # check-kernels, not booted twice.
-MAKE_CHECK_TIERS := check-unit check-host check-vm check-kernels check-install \
-	check-compensation check-debug
+MAKE_CHECK_TIERS := check-unit check-host check-vm check-kernels check-arm64 \
+	check-install check-compensation check-debug
 ## check: every tier below, from deps to check-debug (what CI runs)
 check:
 	$(Q)$(MAKE) --no-print-directory deps
