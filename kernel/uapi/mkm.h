@@ -100,8 +100,10 @@
  *	(poll() POLLIN), in either mode. For the waiting thread each CPU
  *	keeps only its last interrupt over the lowest threshold armed: a wait
  *	through two long ones is judged by the second, and a wait that began
- *	on another CPU's run queue by this CPU's part of it. The interrupt trigger needs MKM_CLASS_IRQ
- *	among the classes (EINVAL; EACCES where that class is refused).
+ *	on another CPU's run queue by this CPU's part of it; while armed, the
+ *	module times every interrupt of the machine. The interrupt trigger
+ *	needs MKM_CLASS_IRQ among the classes (EINVAL; EACCES where that
+ *	class is refused).
  *	A monitor resumed without CONFIGURE uses MKM_RING_DEFAULT_BYTES and the
  *	default classes (RESUME then fails as CONFIGURE would: ENOMEM, EPERM).
  *
