@@ -202,15 +202,25 @@ include bench/prof/build.mk
 
 # make bench-flight-snapshot: how soon after its trigger a snapshot is
 # complete, both vCPUs loaded, the writer at its default policy and at
-# --realtime 1, in an arm64 guest of two vCPUs under -icount
+# --realtime 1, in an arm64 guest of two vCPUs under -icount, and beside
+# it the same load's wakeup latency with no monitor (bench/flight/wakelat.c)
 # (bench/flight/snapshot_vm.sh) [FLIGHT_SNAPSHOT_KERNEL=6.12
 # FLIGHT_SNAPSHOT_ROUNDS=3].
 FLIGHT_SNAPSHOT_KERNEL ?= 6.12
 FLIGHT_SNAPSHOT_ROUNDS ?= 3
+# The floor under it: a wakeup from the other CPU, no monitor at all.
+FLIGHT_WAKELAT := $(BENCH_DIR)/flight_wakelat
+all: $(FLIGHT_WAKELAT)
+$(FLIGHT_WAKELAT): bench/flight/wakelat.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $<
+
 .PHONY: bench-flight-snapshot
 ## bench-flight-snapshot: a flight snapshot's latency from its trigger, a loaded 2-vCPU arm64 guest under -icount
 bench-flight-snapshot:
-	$(Q)$(ARM64_MAKE) $(call arm64,$(MKM_TOOL)) $(call arm64,$(FLIGHT_EXAMPLE))
+	$(Q)$(ARM64_MAKE) $(call arm64,$(MKM_TOOL)) $(call arm64,$(FLIGHT_EXAMPLE)) \
+		$(call arm64,$(FLIGHT_WAKELAT))
 	$(Q)BUILD=$(BUILD) bench/flight/snapshot_vm.sh -n $(FLIGHT_SNAPSHOT_KERNEL) \
 		-r $(FLIGHT_SNAPSHOT_ROUNDS)
 

@@ -5,8 +5,10 @@
 # CPUs loaded by a spinner each (SCHED_OTHER) and examples/flight's worker
 # stalled by them, ROUNDS times each with the writer at the caller's
 # policy and at SCHED_FIFO 1 (--realtime 1). Prints a line per snapshot,
-# "SNAPSHOT MODE COMPLETE WOKEN READ WRITTEN LOST" in ms, then the lines
-# the host's table reads.
+# "SNAPSHOT MODE COMPLETE WOKEN READ WRITTEN LOST" in ms; then, under the
+# same spinners and no monitor, wakelat's line for a thread woken from the
+# other CPU at each policy (the floor: "WAKELAT PRIO N MIN MEDIAN MAX
+# OVER10").
 set -u
 cd /tmp
 rounds=${1:-3}
@@ -33,3 +35,12 @@ for mode in default realtime; do
 			done
 	done
 done
+for c in 0 1; do
+	taskset -c $c sh -c 'while :; do :; done' &
+	echo $! >>/tmp/s.spin
+done
+for prio in 0 1; do
+	wakelat -n 200 -p 20 -r $prio
+done
+kill $(cat /tmp/s.spin)
+rm -f /tmp/s.spin

@@ -31,6 +31,7 @@ mkdir -p "$dir"
 "${kernels[@]}" build "$name" "$dir/mkm" || { cat "$dir/mkm/build.log" >&2; exit 1; }
 "$top/tests/vm/mkinitramfs.sh" -A arm64 -o "$dir/initramfs.cpio.gz" -m "$dir/mkm/mkm.ko" \
 	-f "$build/arm64/tools/mkm:/bin/mkm" -f "$build/arm64/examples/flight:/bin/flight" \
+	-f "$build/arm64/bench/flight_wakelat:/bin/wakelat" \
 	-f "$top/bench/flight/snapshot.sh:/bin/flight_snapshot"
 echo "sh /bin/flight_snapshot $rounds" >"$dir/cmd.sh"
 BUILD=$build "$top/tests/vm/run.sh" -A arm64 -k "$("${kernels[@]}" image "$name")" \
@@ -48,3 +49,7 @@ $2 != mode { flush(); mode = $2; n = 0; late = 0; lost = 0; woken = 0 }
 END {
 	flush()
 }' | { printf "%-9s %9s %26s %10s %12s %6s\n" writer snapshots "complete ms (min/med/max)" "over 10 ms" "woken max ms" LOST; cat; }
+echo "== the floor: a thread woken from the other CPU by a pipe, no monitor, the same spinners"
+grep -a '^ *WAKELAT ' "$dir/run.log" | tr -d '\r' | awk '
+{ printf "%-9s %9d %26s %10d\n", $2 ? "fifo " $2 : "default", $3, sprintf("%.1f / %.1f / %.1f", $4, $5, $6), $7 }' |
+	{ printf "%-9s %9s %26s %10s\n" waiter wakeups "woken ms (min/med/max)" "over 10 ms"; cat; }
