@@ -10,24 +10,35 @@
 # other CPU at each policy (the floor: "WAKELAT PRIO N MIN MEDIAN MAX
 # OVER10").
 set -u
-cd /tmp
+cd /tmp || exit 1
 rounds=${1:-3}
+
+# A spinner on each CPU, until unspin.
+spin() {
+	for c in 0 1; do
+		taskset -c $c sh -c 'while :; do :; done' &
+		echo $! >>/tmp/s.spin
+	done
+}
+unspin() {
+	# shellcheck disable=SC2046 # one pid a word
+	kill $(cat /tmp/s.spin)
+	rm -f /tmp/s.spin
+}
+
 for mode in default realtime; do
 	rt=
 	[ $mode = realtime ] && rt="--realtime 1"
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		i=$((i + 1))
-		rm -f /tmp/s.mkm* /tmp/s.spin
-		for c in 0 1; do
-			taskset -c $c sh -c 'while :; do :; done' &
-			echo $! >>/tmp/s.spin
-		done
+		rm -f /tmp/s.mkm*
+		spin
 		# shellcheck disable=SC2086 # $rt: no option or two words
 		mkm record --no-calibrate $rt --flight 4M --events default,wakeup \
 			--trigger 'runq>25ms' -o /tmp/s.mkm -- flight -t 1.5 -s 50 \
 			>/dev/null 2>/tmp/s.err
-		kill $(cat /tmp/s.spin)
+		unspin
 		sed -n 's/^mkm: wrote \(\/tmp\/s.mkm.[0-9]*\): .* complete \([0-9.]*\) ms after it.* (woken after \([0-9.]*\) ms, read in \([0-9.]*\), written in \([0-9.]*\)).*/\1 \2 \3 \4 \5/p' /tmp/s.err |
 			while read -r f complete woken read written; do
 				lost=$(mkm dump "$f" | grep -c LOST)
@@ -35,12 +46,8 @@ for mode in default realtime; do
 			done
 	done
 done
-for c in 0 1; do
-	taskset -c $c sh -c 'while :; do :; done' &
-	echo $! >>/tmp/s.spin
-done
+spin
 for prio in 0 1; do
 	wakelat -n 200 -p 20 -r $prio
 done
-kill $(cat /tmp/s.spin)
-rm -f /tmp/s.spin
+unspin

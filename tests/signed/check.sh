@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${BUILD:-$top/build}
 usage() { echo "usage: check.sh [-k KERNEL -s SIGNED] MODULE MKM" >&2; exit 2; }
-kernel= signed=
+kernel='' signed=''
 while getopts "k:s:" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
