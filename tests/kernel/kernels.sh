@@ -602,7 +602,18 @@ cmd_check() {
 		*) printf '%s\n' "$r" ;;
 		esac
 	done
-	[ $bad = 0 ] || { echo "kernels: some kernel failed: its log is in $build/kernels/RELEASE/check.log" >&2; return 1; }
+	[ $bad = 0 ] && return 0
+	# The failures again under the table, each with its output's tail:
+	# a run's last lines are often all its reader keeps.
+	for r in "${table[@]}"; do
+		dir=${r#@}
+		[ "$r" != "$dir" ] && [ -f "$dir/failed" ] || continue
+		echo >&2
+		grep -A 20 '^FAIL' "$dir/report.txt" | grep -E '^(FAIL|      \| )' |
+			sed "s/^/${dir##*/}: /" >&2 || true
+	done
+	echo "kernels: some kernel failed: its log is in $build/kernels/RELEASE/check.log" >&2
+	return 1
 }
 
 case ${1:-} in
