@@ -24,6 +24,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/prio.h>
 #include <linux/sched/task.h>
 #include <linux/version.h>
 
@@ -161,6 +162,43 @@ static inline void mkm_vm_flags_mod(struct vm_area_struct *vma,
 {
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }
+#endif
+
+/*
+ * The fair class's state a wakeup's and a tick's preemption read
+ * (MKM_CLASS_SCHED_STATE): the sched_entity, public in linux/sched.h.
+ * A task is the fair class's by its policy, unless boosted into another
+ * (rt_mutex priority inheritance). Two entities compete, and the rule
+ * compares them, on one cfs_rq: with group scheduling, the one each
+ * entity's pointer names (compared, never read: its type is the
+ * scheduler's own); without it, their CPU's. 6.6 made the class EEVDF,
+ * whose entities have a virtual deadline.
+ */
+static inline bool mkm_task_fair(const struct task_struct *p)
+{
+	unsigned int policy = READ_ONCE(p->policy);
+
+	return (policy == SCHED_NORMAL || policy == SCHED_BATCH ||
+		policy == SCHED_IDLE) &&
+	       READ_ONCE(p->prio) >= MAX_RT_PRIO;
+}
+
+static inline bool mkm_tasks_compete(const struct task_struct *a,
+				     const struct task_struct *b)
+{
+#ifdef CONFIG_FAIR_GROUP_SCHED
+	return READ_ONCE(a->se.cfs_rq) == READ_ONCE(b->se.cfs_rq);
+#else
+	return task_cpu(a) == task_cpu(b);
+#endif
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define MKM_HAVE_EEVDF 1
+#define mkm_task_deadline(p) READ_ONCE((p)->se.deadline)
+#else
+#define MKM_HAVE_EEVDF 0
+#define mkm_task_deadline(p) 0ull
 #endif
 
 #endif /* MKM_COMPAT_H */

@@ -43,7 +43,7 @@
  * probes) and how many resumed ones record each class. Counts, not a walk
  * of every monitor at each open, close, resume and suspend.
  */
-#define MONITOR_NR_CLASSES 5
+#define MONITOR_NR_CLASSES 6
 static_assert(MKM_CLASS_ALL == (1u << MONITOR_NR_CLASSES) - 1);
 
 static DEFINE_MUTEX(monitors_lock);
@@ -278,6 +278,10 @@ int mkm_monitor_configure(struct mkm_monitor *mon, struct mkm_config *cfg)
 
 	/* total_bytes is output only: a returned config may be passed back. */
 	if (cfg->classes & ~MKM_CLASS_ALL || cfg->flags & ~MKM_CONFIG_ALL)
+		return -EINVAL;
+	/* The fair class's state adds to the switch and wakeup records. */
+	if (cfg->classes & MKM_CLASS_SCHED_STATE &&
+	    (~cfg->classes & (MKM_CLASS_SCHED | MKM_CLASS_WAKEUP)))
 		return -EINVAL;
 	/* A flight recorder's rings are always full: no occupancy wakes. */
 	if (ring_flags && cfg->wakeup_bytes)

@@ -554,6 +554,38 @@ static __always_inline void sensor_check_runq(struct mkm_tracked *nt, u32 wait,
 }
 
 /*
+ * The fair class's state (MKM_CLASS_SCHED_STATE) of tracked thread t's
+ * task p, with its peer's where the peer competes with it and is shown
+ * (peer_tid, as sensor_peer() gave it: 0 hides it): a record of their
+ * vruntimes, and on EEVDF one of their deadlines. Off the default path:
+ * only a monitor that asked for the class comes here.
+ */
+static noinline void sensor_sched_state(struct mkm_tracked *t, bool shown,
+					struct task_struct *p,
+					struct task_struct *peer, u32 peer_tid,
+					u8 flags, u64 now)
+{
+	u32 peer_v = 0, peer_d = 0;
+
+	if (!mkm_task_fair(p))
+		return;
+	if (peer && peer_tid && mkm_task_fair(peer) &&
+	    mkm_tasks_compete(p, peer)) {
+		flags |= MKM_EVF_SS_PEER;
+		peer_v = (u32)READ_ONCE(peer->se.vruntime);
+		peer_d = (u32)mkm_task_deadline(peer);
+	} else {
+		flags &= ~MKM_EVF_SS_RESCHED;
+	}
+	sensor_write_shown(t, shown, MKM_EV_SCHED_STATE, flags,
+			   (u32)READ_ONCE(p->se.vruntime), peer_v, now);
+	if (MKM_HAVE_EEVDF)
+		sensor_write_shown(t, shown, MKM_EV_SCHED_STATE,
+				   flags | MKM_EVF_SS_DEADLINE,
+				   (u32)mkm_task_deadline(p), peer_d, now);
+}
+
+/*
  * A tracked thread leaves or takes the CPU: both records on one time, or
  * one record for both. tb and its shift are what the probe tested (one
  * load of each per switch). next comes last, after the shift: the probe
@@ -594,7 +626,7 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 			     wait, READ_ONCE(nt->tid), now);
 		pt->run_delay = mkm_task_run_delay(prev);
 		sensor_check_runq(nt, wait, in_flags, now);
-		return;
+		goto state;
 	}
 	if (pt && sensor_recording(pt->mon, MKM_CLASS_SCHED)) {
 		state = sensor_left(prev, preempt, prev_state, &out_flags);
@@ -613,6 +645,12 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 		if (n_shown)
 			sensor_check_runq(nt, wait, in_flags, now);
 	}
+state:
+	/* prev's vruntime, brought up to date with its run, against next's. */
+	if (pt && unlikely(sensor_recording(pt->mon, MKM_CLASS_SCHED_STATE)))
+		sensor_sched_state(pt, p_shown, prev, next,
+				   sensor_peer(pt->mon, next, nt, n_shown),
+				   MKM_EVF_SS_SWITCH, now);
 }
 
 /*
@@ -666,6 +704,34 @@ sensor_wake_context(const struct mkm_threads_table *tb, struct mkm_tracked *t,
 }
 
 /*
+ * The fair class's state at p's WAKEUP: its peer is the thread the rule
+ * weighed it against, the running one, where the wakeup runs on p's CPU
+ * (from the wake list too); elsewhere the rule ran under p's run queue's
+ * lock from another CPU, and the peer is not known here.
+ */
+static noinline void sensor_wakeup_state(const struct mkm_threads_table *tb,
+					 struct mkm_tracked *t,
+					 struct task_struct *p, u64 now)
+{
+	struct task_struct *curr = current;
+	struct mkm_tracked *ct;
+	u32 peer_tid = 0;
+	u8 flags = 0;
+
+	if (curr != p && task_cpu(p) == raw_smp_processor_id()) {
+		ct = mkm_threads_find(tb, curr);
+		peer_tid =
+			sensor_peer(t->mon, curr, ct,
+				    ct && ct->mon == t->mon &&
+					    sensor_may_record_task(ct, curr));
+		if (test_tsk_need_resched(curr))
+			flags |= MKM_EVF_SS_RESCHED;
+	}
+	sensor_sched_state(t, sensor_may_record_task(t, p), p,
+			   peer_tid ? curr : NULL, peer_tid, flags, now);
+}
+
+/*
  * WAKING or WAKEUP of p; tb is the table the probe tested. The clock is
  * read first, so that little is live across the call (the wakeup path has
  * interrupts off but where a task wakes itself, so they are disabled here
@@ -700,6 +766,9 @@ static __always_inline void sensor_wake(const struct mkm_threads_table *tb,
 		}
 		sensor_write_shown(t, sensor_may_record_task(t, p), type, flags,
 				   target ? task_cpu(p) : 0, t->waker, now);
+		if (type == MKM_EV_WAKEUP &&
+		    unlikely(sensor_recording(t->mon, MKM_CLASS_SCHED_STATE)))
+			sensor_wakeup_state(tb, t, p, now);
 	}
 	local_irq_restore(irqflags);
 }

@@ -64,6 +64,9 @@
  *	thread, the second puts every system call of the machine on a slow
  *	path; at 2, a peer tid (the other thread of a switch, a waker) that
  *	this monitor does not track reads as 0.
+ *	MKM_CLASS_SCHED_STATE (ABI 2.10) needs MKM_CLASS_SCHED and
+ *	MKM_CLASS_WAKEUP beside it (EINVAL without them): it adds to their
+ *	records, and is never in the default.
  *	flags: MKM_CONFIG_*. MKM_CONFIG_ONE_SWITCH (ABI 2.4) records a
  *	switch between two threads this monitor tracks, both shown, as one
  *	MKM_EV_SWITCH record instead of a SWITCH_OUT and a SWITCH_IN (a
@@ -317,6 +320,7 @@
  * MKM_EV_NAME          the thread     half (0, 1)      comm bytes    comm bytes
  * MKM_EV_LOST          0 / 0          OVERWRITTEN      count         - (high)
  * MKM_EV_TRIGGER       the thread     MKM_TRIGGER_*    value         threshold
+ * MKM_EV_SCHED_STATE   the thread     SS_PEER,SS_*     vruntime (low) peer's (low)
  *
  * MKM_EV_SWITCH_OUT gives the state the thread leaves in: MKM_TS_RUNNING with
  * MKM_EVF_PREEMPTED when it stays runnable involuntarily, MKM_TS_RUNNING
@@ -381,6 +385,21 @@
  * that waited on its CPU's run queue through the interrupt: arg0 the
  * interrupt's time within the wait, arg1 the threshold;
  * MKM_TRIGGER_MARK follows a MARK: arg0 and arg1 the mark's value.
+ * MKM_EV_SCHED_STATE (ABI 2.10, MKM_CLASS_SCHED_STATE) is what the fair
+ * class's rule reads when it decides whether a wakeup preempts the running
+ * thread and whether a run ends at a tick, for a thread of that class
+ * (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, not boosted): the low 32 bits of
+ * its sched_entity's vruntime, in arg0, and of its peer's in arg1 with
+ * MKM_EVF_SS_PEER, where the peer is of the fair class, on the same
+ * run queue of the fair class (group), and shown as a peer tid would be.
+ * Differences of the low halves, taken as signed 32-bit, are the
+ * vruntimes' within +-2.1 s. It follows, at the same time, the WAKEUP of
+ * the thread (its peer the CPU's running thread, when the wakeup runs on
+ * the thread's CPU; with MKM_EVF_SS_RESCHED when that thread is to be
+ * rescheduled, the decision already taken), and, with MKM_EVF_SS_SWITCH,
+ * its SWITCH_OUT or SWITCH (its vruntime up to date with its run, the
+ * peer the next thread). From 6.6 (EEVDF) a second record follows each,
+ * with MKM_EVF_SS_DEADLINE: the same of the entities' deadlines.
  */
 #ifndef _UAPI_MKM_H
 #define _UAPI_MKM_H
@@ -389,7 +408,7 @@
 #include <linux/types.h>
 
 #define MKM_ABI_MAJOR 2
-#define MKM_ABI_MINOR 9
+#define MKM_ABI_MINOR 10
 
 #define MKM_DEVICE "/dev/mkm"
 
@@ -403,7 +422,9 @@
 #define MKM_CLASS_IRQ (1u << 2) /* irq and softirq entry/exit */
 #define MKM_CLASS_SYSCALL (1u << 3) /* raw syscall entry/exit */
 #define MKM_CLASS_WAKEUP (1u << 4) /* waking, wakeup: who woke whom */
-#define MKM_CLASS_ALL 0x1fu
+/* the fair class's vruntime at wakeups and switches (ABI 2.10) */
+#define MKM_CLASS_SCHED_STATE (1u << 5)
+#define MKM_CLASS_ALL 0x3fu
 #define MKM_CLASS_DEFAULT \
 	(MKM_CLASS_SCHED | MKM_CLASS_LIFECYCLE | MKM_CLASS_IRQ)
 
@@ -442,7 +463,8 @@ enum mkm_event_type {
 	MKM_EV_LOST = 21,
 	MKM_EV_SWITCH = 22, /* ABI 2.4 */
 	MKM_EV_TRIGGER = 23, /* ABI 2.7 */
-	MKM_EV_TYPE_MAX = MKM_EV_TRIGGER,
+	MKM_EV_SCHED_STATE = 24, /* ABI 2.10 */
+	MKM_EV_TYPE_MAX = MKM_EV_SCHED_STATE,
 };
 
 /* mkm_event.flags */
@@ -470,6 +492,14 @@ enum mkm_event_type {
 #define MKM_EVF_TRIGGER_MASK 0xfu
 /* TRIGGER (ABI 2.9) MKM_TRIGGER_IRQ: the thread waited through it */
 #define MKM_EVF_WAITING (1u << 5)
+/* SCHED_STATE (ABI 2.10): arg1 holds the peer's */
+#define MKM_EVF_SS_PEER (1u << 0)
+/* SCHED_STATE at a wakeup: the running thread is to be rescheduled */
+#define MKM_EVF_SS_RESCHED (1u << 1)
+/* SCHED_STATE: at the thread's switch-out, not at its wakeup */
+#define MKM_EVF_SS_SWITCH (1u << 2)
+/* SCHED_STATE: the entities' deadlines (EEVDF), not their vruntimes */
+#define MKM_EVF_SS_DEADLINE (1u << 3)
 
 /* What a MKM_EV_TRIGGER record reports, in its flags. */
 enum mkm_trigger_kind {

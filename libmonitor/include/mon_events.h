@@ -131,7 +131,8 @@ MON_API int mon_seq_lost(struct mon_seq_track *t, const struct mkm_event *e,
 #define MON_CLASS_RECORD_DEFAULT (MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP)
 
 /* The event class names mon_classes_parse() takes, for messages. */
-#define MON_CLASS_NAMES "sched, lifecycle, irq, syscall, wakeup, default, all"
+#define MON_CLASS_NAMES \
+	"sched, lifecycle, irq, syscall, wakeup, sched-state, default, all"
 
 /*
  * mon_classes_parse - a comma-separated list of event class names

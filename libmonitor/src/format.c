@@ -259,6 +259,23 @@ const char *mon_fmt_event_args(char *buf, size_t len, const struct mkm_event *e,
 				 e->flags & MKM_EVF_WAITING ? " waiting" : "");
 		break;
 	}
+	case MKM_EV_SCHED_STATE: {
+		const char *what = e->flags & MKM_EVF_SS_DEADLINE ? "deadline" :
+								    "vruntime";
+
+		if (e->flags & MKM_EVF_SS_PEER)
+			snprintf(
+				buf, len, "%s=%u peer=%u lead=%+d ns%s%s", what,
+				e->arg0, e->arg1, (int32_t)(e->arg1 - e->arg0),
+				e->flags & MKM_EVF_SS_RESCHED ? " resched" : "",
+				e->flags & MKM_EVF_SS_SWITCH ? " at_switch" :
+							       "");
+		else
+			snprintf(buf, len, "%s=%u%s", what, e->arg0,
+				 e->flags & MKM_EVF_SS_SWITCH ? " at_switch" :
+								"");
+		break;
+	}
 	case MKM_EV_EXIT:
 		exit_args(buf, len, e->arg0);
 		break;

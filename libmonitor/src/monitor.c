@@ -128,6 +128,8 @@ int monitor_configure(struct monitor *mon, struct monitor_config *cfg)
 	    (c.flags & MKM_CONFIG_FLIGHT || cfg->trigger_runq_ns ||
 	     cfg->trigger_irq_ns))
 		return -EOPNOTSUPP;
+	if (mon->version.minor < 10 && c.classes & MKM_CLASS_SCHED_STATE)
+		return -EOPNOTSUPP;
 	c.wakeup_bytes = cfg->wakeup_bytes;
 	c.trigger_runq_ns = cfg->trigger_runq_ns;
 	c.trigger_irq_ns = cfg->trigger_irq_ns;

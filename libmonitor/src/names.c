@@ -78,10 +78,15 @@ static const struct {
 	const char *name;
 	uint32_t classes;
 } class_names[] = {
-	{ "sched", MKM_CLASS_SCHED },	{ "lifecycle", MKM_CLASS_LIFECYCLE },
-	{ "irq", MKM_CLASS_IRQ },	{ "syscall", MKM_CLASS_SYSCALL },
-	{ "wakeup", MKM_CLASS_WAKEUP }, { "default", MON_CLASS_RECORD_DEFAULT },
-	{ "all", MKM_CLASS_ALL },
+	{ "sched", MKM_CLASS_SCHED },
+	{ "lifecycle", MKM_CLASS_LIFECYCLE },
+	{ "irq", MKM_CLASS_IRQ },
+	{ "syscall", MKM_CLASS_SYSCALL },
+	{ "wakeup", MKM_CLASS_WAKEUP },
+	{ "sched-state", MKM_CLASS_SCHED_STATE },
+	{ "default", MON_CLASS_RECORD_DEFAULT },
+	/* Every event, but the fair class's state: an experiment's, by name. */
+	{ "all", MKM_CLASS_ALL & ~MKM_CLASS_SCHED_STATE },
 };
 
 int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
@@ -107,6 +112,9 @@ int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
 		*classes |= class_names[i].classes;
 		p += len;
 	} while (*p++ == ',');
+	/* The state is recorded with the switches and wakeups it adds to. */
+	if (*classes & MKM_CLASS_SCHED_STATE)
+		*classes |= MKM_CLASS_SCHED | MKM_CLASS_WAKEUP;
 	return 0;
 }
 
@@ -158,6 +166,7 @@ const char *mon_event_name(unsigned int type)
 		[MKM_EV_LOST] = "LOST",
 		[MKM_EV_SWITCH] = "switch",
 		[MKM_EV_TRIGGER] = "trigger",
+		[MKM_EV_SCHED_STATE] = "sched_state",
 	};
 
 	return type < ARRAY_SIZE(types) && types[type] ? types[type] : "?";

@@ -32,6 +32,9 @@ static unsigned int class_weight(uint32_t classes)
 		w += 1;
 	if (classes & MKM_CLASS_SYSCALL)
 		w += 12;
+	/* A record per switch and per wakeup, two from 6.6 (EEVDF). */
+	if (classes & MKM_CLASS_SCHED_STATE)
+		w += 4;
 	return w ? w : 1;
 }
 

@@ -232,19 +232,29 @@ static void test_configure_odd_size_rounded_up(void **state)
 
 static void test_configure_unknown_class_or_flag_einval(void **state)
 {
-	static const uint32_t bad_classes[] = { MKM_CLASS_ALL + 1, 1u << 5,
-						1u << 31, 0xffffffffu };
+	/* The fair class's state only beside the records it adds to. */
+	static const uint32_t bad_classes[] = {
+		MKM_CLASS_ALL + 1,
+		1u << 6,
+		1u << 31,
+		0xffffffffu,
+		MKM_CLASS_SCHED_STATE,
+		MKM_CLASS_SCHED_STATE | MKM_CLASS_SCHED,
+	};
 	static const uint32_t bad_flags[] = { MKM_CONFIG_ALL + 1, 1u << 4,
 					      1u << 31, 0xffffffffu };
 	struct mkm_config c;
 	(void)state;
 
 	int fd = abi_open();
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(bad_classes) / sizeof(*bad_classes);
+	     i++) {
 		memset(&c, 0, sizeof(c));
 		c.ring_bytes = 8192;
 		c.classes = bad_classes[i];
 		ABI_ERR(ioctl(fd, MKM_IOC_CONFIGURE, &c), EINVAL);
+	}
+	for (size_t i = 0; i < sizeof(bad_flags) / sizeof(*bad_flags); i++) {
 		memset(&c, 0, sizeof(c));
 		c.ring_bytes = 8192;
 		c.flags = bad_flags[i];

@@ -10,6 +10,7 @@
 #include <linux/membarrier.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
 #define SLEEPS 3
 #define CALLS 5
@@ -544,6 +545,124 @@ static void test_sched_futex_wait_and_nanosleep_interruptible(void **state)
 	life_end(&w);
 }
 
+/* Whether the kernel's fair class is EEVDF (6.6 on): a deadline each. */
+static bool kernel_is_eevdf(void)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	ABI_OK(uname(&u));
+	ABI_EQ(sscanf(u.release, "%u.%u", &major, &minor), 2);
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+/*
+ * The fair class's state: a record after each WAKEUP and each switch-out
+ * of a tracked thread (a second, the deadlines, on EEVDF), and its
+ * vruntime is the scheduler's: a nice-0 thread's grows by its time on the
+ * CPU, which mkm measures from its SWITCH_IN to its SWITCH_OUT. The
+ * vruntime it switched in with is the peer's of the state record of that
+ * switch (its prev tracked); the one it left with, its own of the next.
+ */
+static void test_sched_state_is_the_schedulers_vruntime(void **state)
+{
+	const uint32_t classes = MKM_CLASS_SCHED | MKM_CLASS_WAKEUP |
+				 MKM_CLASS_SCHED_STATE;
+	const unsigned int per = kernel_is_eevdf() ? 2 : 1;
+	struct abi_pingpong p;
+	struct abi_trace t = { 0 };
+	struct mkm_event *ev;
+	size_t nr, wakeups = 0, outs = 0, at_wakeup = 0, at_switch = 0;
+	size_t runs = 0, close_runs = 0;
+	uint64_t in_time[2] = { 0 };
+	uint32_t in_v[2] = { 0 };
+	bool in_known[2] = { false, false };
+	int64_t run_sum = 0, v_sum = 0;
+	(void)state;
+
+	int cpu = abi_cpu_online(0);
+	abi_pingpong_start(&p, "abi-ss", cpu, cpu, 300);
+	int fd = abi_open();
+	abi_configure(fd, 4u << 20, classes, 0, NULL);
+	abi_pingpong_record(fd, &p, &t);
+	ABI_OK(close(fd));
+	nr = abi_cpu_events(&t, (unsigned int)cpu, &ev);
+	for (size_t i = 0; i < nr; i++) {
+		const struct mkm_event *e = &ev[i];
+		int x = e->tid == (uint32_t)p.a.tid ? 0 :
+			e->tid == (uint32_t)p.b.tid ? 1 :
+						      -1;
+
+		if (x < 0)
+			continue;
+		if (e->type == MKM_EV_WAKEUP)
+			wakeups++;
+		if (e->type == MKM_EV_SWITCH_OUT)
+			outs++;
+		if (e->type != MKM_EV_SCHED_STATE)
+			continue;
+		/* It follows its WAKEUP, or its switch's records. */
+		/* At once: read() maps each batch's clock by itself, a few
+		 * ns apart where the two records straddle two batches. */
+		if (i == 0 || e->time_ns - ev[i - 1].time_ns > 1000)
+			fail_msg(
+				"record %zu (tid %u flags %#x) follows type %u of tid %u, %" PRId64
+				" ns before it",
+				i, e->tid, e->flags, i ? ev[i - 1].type : 0,
+				i ? ev[i - 1].tid : 0,
+				i ? (int64_t)(e->time_ns - ev[i - 1].time_ns) :
+				    0);
+		if (!(e->flags & MKM_EVF_SS_SWITCH)) {
+			at_wakeup++;
+			continue;
+		}
+		at_switch++;
+		if (e->flags & MKM_EVF_SS_DEADLINE)
+			continue;
+		/* The run that ends here, if it began at a tracked prev's. */
+		if (in_known[x]) {
+			int64_t run = (int64_t)(e->time_ns - in_time[x]);
+			int64_t dv = (int32_t)(e->arg0 - in_v[x]);
+
+			runs++;
+			run_sum += run;
+			v_sum += dv;
+			if (llabs(dv - run) < 20000)
+				close_runs++;
+		}
+		in_known[x] = false;
+		/* The next thread's, as it switches in: the other worker? */
+		long out = i >= 2 && ev[i - 2].type == MKM_EV_SWITCH_OUT ?
+				   (long)i - 2 :
+				   -1;
+		if (out < 0 || ev[out].tid != e->tid)
+			continue;
+		int y = ev[out].arg1 == (uint32_t)p.a.tid ? 0 :
+			ev[out].arg1 == (uint32_t)p.b.tid ? 1 :
+							    -1;
+		if (y >= 0 && (e->flags & MKM_EVF_SS_PEER)) {
+			in_known[y] = true;
+			in_time[y] = e->time_ns;
+			in_v[y] = e->arg1;
+		}
+	}
+	print_message(
+		"sched-state: %zu wakeups, %zu switch-outs, %zu and %zu state records; %zu runs, %zu within 20 us; vruntime %" PRId64
+		" ns against %" PRId64 " ns run\n",
+		wakeups, outs, at_wakeup, at_switch, runs, close_runs, v_sum,
+		run_sum);
+	assert_true(wakeups >= 300 && outs >= 300);
+	ABI_EQ(at_wakeup, per * wakeups);
+	ABI_EQ(at_switch, per * outs);
+	/* Most runs are worker to worker; each one's time is its vruntime's. */
+	assert_true(runs >= 300);
+	assert_true(close_runs * 10 >= runs * 9);
+	assert_true(llabs(v_sum - run_sum) * 10 <= run_sum);
+	free(ev);
+	abi_trace_free(&t);
+	abi_pingpong_stop(&p);
+}
+
 int main(int argc, char **argv)
 {
 	abi_main(argc, argv);
@@ -558,6 +677,7 @@ int main(int argc, char **argv)
 		ABI_TEST(test_configure_classes_irq_tick_is_the_local_timer),
 		ABI_TEST(test_configure_classes_irq_ipi_is_call_function),
 		ABI_TEST(test_sched_futex_wait_and_nanosleep_interruptible),
+		ABI_TEST(test_sched_state_is_the_schedulers_vruntime),
 	};
 	return cmocka_run_group_tests_name("classes", tests, NULL, NULL);
 }

@@ -116,11 +116,40 @@ static void test_fmt_event_args_trigger(void **state)
 			    "mark value=42");
 }
 
+/* The fair class's state: the peer's lead as a signed difference of the
+ * low halves, across their wrap. */
+static void test_fmt_event_args_sched_state(void **state)
+{
+	char buf[128];
+	struct mkm_event e = { .type = MKM_EV_SCHED_STATE,
+			       .flags = MKM_EVF_SS_PEER | MKM_EVF_SS_RESCHED,
+			       .arg0 = 0xfffffff0u,
+			       .arg1 = 0x10 };
+	uint32_t classes = 0;
+
+	(void)state;
+	assert_string_equal(mon_fmt_event_args(buf, sizeof(buf), &e, NULL),
+			    "vruntime=4294967280 peer=16 lead=+32 ns resched");
+	e.flags = MKM_EVF_SS_DEADLINE | MKM_EVF_SS_SWITCH;
+	assert_string_equal(mon_fmt_event_args(buf, sizeof(buf), &e, NULL),
+			    "deadline=4294967280 at_switch");
+	/* Named, it brings the records it adds to; "all" leaves it out. */
+	assert_int_equal(mon_classes_parse("sched-state", &classes, NULL, 0),
+			 0);
+	assert_int_equal(classes, MKM_CLASS_SCHED_STATE | MKM_CLASS_SCHED |
+					  MKM_CLASS_WAKEUP);
+	assert_string_equal(mon_classes_format(buf, sizeof(buf), classes),
+			    "sched,wakeup,sched-state");
+	assert_int_equal(mon_classes_parse("all", &classes, NULL, 0), 0);
+	assert_false(classes & MKM_CLASS_SCHED_STATE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt_event_args_exit),
 		cmocka_unit_test(test_fmt_event_args_trigger),
+		cmocka_unit_test(test_fmt_event_args_sched_state),
 		cmocka_unit_test(test_fmt_event_args_exec),
 		cmocka_unit_test(test_fmt_event_args_mark),
 		cmocka_unit_test(test_fmt_event_args_detach_reap),

@@ -171,6 +171,17 @@ void json_event_fields(const struct mkm_event *e, const struct mon_event_fmt *f)
 			printf(",\"waiting\":true");
 		break;
 	}
+	case MKM_EV_SCHED_STATE:
+		printf(",\"what\":\"%s\",\"at\":\"%s\",\"own\":%u",
+		       e->flags & MKM_EVF_SS_DEADLINE ? "deadline" : "vruntime",
+		       e->flags & MKM_EVF_SS_SWITCH ? "switch" : "wakeup",
+		       e->arg0);
+		if (e->flags & MKM_EVF_SS_PEER)
+			printf(",\"peer\":%u,\"lead_ns\":%d", e->arg1,
+			       (int32_t)(e->arg1 - e->arg0));
+		if (e->flags & MKM_EVF_SS_RESCHED)
+			printf(",\"resched\":true");
+		break;
 	case MKM_EV_DETACH:
 		if (e->arg0 == MKM_DETACH_UNMONITOR)
 			printf(",\"reason\":\"thread_unmonitor\"");

@@ -62,10 +62,9 @@ static int trace_consume(void *priv, const struct mon_msg *msg)
 		return trace_writer_nodes(w, msg->nodes_hdr, msg->nodes,
 					  msg->nr_nodes);
 	case MON_MSG_BOUNDS:
-		return msg->nr_bounds ?
-			       trace_writer_bounds(w, msg->bounds,
-						   msg->nr_bounds) :
-			       0;
+		return msg->nr_bounds ? trace_writer_bounds(w, msg->bounds,
+							    msg->nr_bounds) :
+					0;
 	}
 	return 0; /* INFO: written when the file was created */
 }
