@@ -29,12 +29,15 @@ CB_STRESS_NG ?= /usr/bin/stress-ng
 all: $(CB_PROGS)
 
 # compare.py's verdicts on synthetic figures (no VM): the table's and the
-# exit status's are one (check-host runs it).
+# exit status's are one; redecide.py's walk of a pair's wakeups gives the
+# runs on its leads make (check-host runs both).
 CHECK_HOST += check-compare
-## check-compare: compare.py's verdicts on synthetic figures (in check-host)
+## check-compare: compare.py's verdicts and redecide.py's walk on synthetic figures (in check-host)
 check-compare: $(MKM_TOOL)
 	$(quiet) TEST tests/compensation/test_compare.py
 	$(Q)MKM=$(MKM_TOOL) python3 tests/compensation/test_compare.py $(if $(filter 1,$(V)),-v,-q)
+	$(quiet) TEST tests/compensation/test_redecide.py
+	$(Q)python3 tests/compensation/test_redecide.py $(if $(filter 1,$(V)),-v,-q)
 
 $(CB_DIR)/cb_pingpong: bench/compensation/pingpong.c
 $(CB_DIR)/cb_mixed: bench/compensation/mixed.c

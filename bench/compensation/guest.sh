@@ -8,8 +8,9 @@
 # hackbench hackbench-threads, and the stress-ng stressors switch futex
 # pipe hdd cpu), CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
 # CB_HB_GROUPS, CB_HB_LOOPS, CB_SNG_OPS (stressor=ops ...), CB_BUFFER
-# (mkm record --buffer-size), CB_DISK (1: the traces are written to the
-# virtio disk's ext4, then moved to /out after each run).
+# (mkm record --buffer-size), CB_EVENTS (mkm record --events; empty: its
+# default), CB_DISK (1: the traces are written to the virtio disk's ext4,
+# then moved to /out after each run).
 #
 # Per workload W and run R (unmon, mon), in /out:
 #   W.R.time    cb_time: the workload process's fork-to-reap CLOCK_MONOTONIC
@@ -78,7 +79,8 @@ for w in $CB_WORKLOADS; do
 		if [ $run = unmon ]; then
 			cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
 		else
-			mkm record --buffer-size "$CB_BUFFER" -o "$traces/$w.mkm" -- \
+			mkm record --buffer-size "$CB_BUFFER" \
+				${CB_EVENTS:+--events "$CB_EVENTS"} -o "$traces/$w.mkm" -- \
 				cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout" \
 				2>"/out/$w.$run.stderr" || { cat "/out/$w.$run.stderr" >&2; exit 1; }
 			cat "/out/$w.$run.stderr" >&2

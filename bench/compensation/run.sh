@@ -48,7 +48,7 @@ check)
 	;;
 *) echo "usage: $0 bench|check" >&2; exit 2 ;;
 esac
-: "${CB_BUFFER:=64M}"
+: "${CB_BUFFER:=64M}" "${CB_EVENTS:=}"
 
 dir=$build/bench/compensation/$mode
 rm -rf "$dir"
@@ -69,7 +69,7 @@ for boot in $(seq 1 "$CB_BOOTS"); do
 		echo "set -e"
 		for v in CB_WORKLOADS CB_PP_ROUNDS CB_MX_ITER CB_MM_SIZE \
 			CB_MM_THREADS CB_HB_GROUPS CB_HB_LOOPS CB_SNG_OPS \
-			CB_BUFFER CB_DISK; do
+			CB_BUFFER CB_EVENTS CB_DISK; do
 			echo "export $v='${!v}'"
 		done
 		echo "sh /bench/guest.sh"
