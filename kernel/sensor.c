@@ -490,8 +490,9 @@ static __always_inline bool sensor_one_switch(const struct mkm_tracked *pt,
 {
 	const u32 both = MKM_CLASS_SCHED | MKM_RECORDING_ONE_SWITCH;
 
+	/* The fair class's state comes with the two-record form (below). */
 	return pt->mon == nt->mon && shown &&
-	       sensor_recording(pt->mon, both) == both;
+	       sensor_recording(pt->mon, both | MKM_CLASS_SCHED_STATE) == both;
 }
 
 /*
@@ -603,7 +604,7 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 	struct mkm_tracked *nt = mkm_threads_find_shifted(tb, shift, next);
 	bool p_shown = false, n_shown = false;
 	u8 out_flags, in_flags = 0;
-	u32 state, wait;
+	u32 state, wait, p_rec;
 
 	/* __schedule() has interrupts off: nothing can nest in the writes. */
 	lockdep_assert_irqs_disabled();
@@ -626,15 +627,23 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 			     wait, READ_ONCE(nt->tid), now);
 		pt->run_delay = mkm_task_run_delay(prev);
 		sensor_check_runq(nt, wait, in_flags, now);
-		goto state;
+		return;
 	}
-	if (pt && sensor_recording(pt->mon, MKM_CLASS_SCHED)) {
+	/* The state adds to the switches: one load of the mask for both. */
+	p_rec = pt ? sensor_recording(pt->mon,
+				      MKM_CLASS_SCHED | MKM_CLASS_SCHED_STATE) :
+		     0;
+	if (p_rec) {
+		u32 peer = sensor_peer(pt->mon, next, nt, n_shown);
+
 		state = sensor_left(prev, preempt, prev_state, &out_flags);
 		sensor_write_shown(pt, p_shown, MKM_EV_SWITCH_OUT, out_flags,
-				   state,
-				   sensor_peer(pt->mon, next, nt, n_shown),
-				   now);
+				   state, peer, now);
 		pt->run_delay = mkm_task_run_delay(prev);
+		/* Its vruntime, up to date with its run, against next's. */
+		if (unlikely(p_rec & MKM_CLASS_SCHED_STATE))
+			sensor_sched_state(pt, p_shown, prev, next, peer,
+					   MKM_EVF_SS_SWITCH, now);
 	}
 	if (nt && sensor_recording(nt->mon, MKM_CLASS_SCHED)) {
 		wait = sensor_waited(nt, next, now, &in_flags);
@@ -645,12 +654,6 @@ sensor_switch(const struct mkm_threads_table *tb, bool preempt,
 		if (n_shown)
 			sensor_check_runq(nt, wait, in_flags, now);
 	}
-state:
-	/* prev's vruntime, brought up to date with its run, against next's. */
-	if (pt && unlikely(sensor_recording(pt->mon, MKM_CLASS_SCHED_STATE)))
-		sensor_sched_state(pt, p_shown, prev, next,
-				   sensor_peer(pt->mon, next, nt, n_shown),
-				   MKM_EVF_SS_SWITCH, now);
 }
 
 /*

@@ -397,9 +397,11 @@
  * the thread (its peer the CPU's running thread, when the wakeup runs on
  * the thread's CPU; with MKM_EVF_SS_RESCHED when that thread is to be
  * rescheduled, the decision already taken), and, with MKM_EVF_SS_SWITCH,
- * its SWITCH_OUT or SWITCH (its vruntime up to date with its run, the
- * peer the next thread). From 6.6 (EEVDF) a second record follows each,
- * with MKM_EVF_SS_DEADLINE: the same of the entities' deadlines.
+ * its SWITCH_OUT, before the next thread's SWITCH_IN (its vruntime up to
+ * date with its run, the peer the next thread): with this class a switch
+ * is never one MKM_EV_SWITCH record, MKM_CONFIG_ONE_SWITCH or not. From
+ * 6.6 (EEVDF) a second record follows each, with MKM_EVF_SS_DEADLINE: the
+ * same of the entities' deadlines.
  */
 #ifndef _UAPI_MKM_H
 #define _UAPI_MKM_H
