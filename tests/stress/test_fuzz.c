@@ -208,6 +208,8 @@ static int config_verdict(const struct mkm_config *c, int resumed,
 
 	*maybe_busy = 0;
 	if (c->classes & ~MKM_CLASS_ALL || c->flags & ~MKM_CONFIG_ALL ||
+	    (c->classes & MKM_CLASS_SCHED_STATE &&
+	     (~c->classes & (MKM_CLASS_SCHED | MKM_CLASS_WAKEUP))) ||
 	    (c->flags & MKM_CONFIG_FLIGHT && c->wakeup_bytes) ||
 	    (c->trigger_irq_ns && !(classes & MKM_CLASS_IRQ)) ||
 	    c->ring_bytes == 0 || c->ring_bytes > MKM_RING_MAX_BYTES)
