@@ -27,7 +27,7 @@ the kernel's runs on; and the lead the busiest pair's waker loses in a
 round, recorded and compensated. docs/compensation.md, "Re-deciding the
 wakeups", has what it showed.
 
-usage: redecide.py [--mkm MKM] [--granularity NS] TRACE...
+usage: redecide.py [--mkm MKM] [--granularity NS] [--json] TRACE...
 """
 import argparse
 import json
@@ -35,7 +35,6 @@ import os
 import subprocess
 import sys
 import tempfile
-
 
 
 def dump(mkm, path):
