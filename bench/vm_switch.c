@@ -31,7 +31,8 @@
  *               SWITCH_IN), as a reader that does not ask for one gets it
  *   mon-wake    the same and MKM_CLASS_WAKEUP: switches and wakeups, as
  *               the ftrace configurations record
- *   mon-all     both threads monitored, every class (MKM_CLASS_ALL)
+ *   mon-all     both threads monitored, every class of --events all
+ *               (MON_CLASS_RECORD_ALL: not the fair class's state)
  *   ftrace-pid  ftrace: sched_switch and sched_wakeup, set_event_pid to the
  *               two threads
  *   ftrace-all  ftrace: the same events, unfiltered
@@ -873,7 +874,7 @@ static int setup(enum config c, struct setup *s, struct pingpong *pp,
 				       MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP,
 				       true, MKM_CONFIG_ONE_SWITCH);
 	case C_MON_ALL:
-		return monitored_start(s, pp, rounds, MKM_CLASS_ALL, true,
+		return monitored_start(s, pp, rounds, MON_CLASS_RECORD_ALL, true,
 				       MKM_CONFIG_ONE_SWITCH);
 	case C_FTRACE_PID:
 		snprintf(pids, sizeof(pids), "%d %d", (int)pp->main_tid,

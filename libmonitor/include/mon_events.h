@@ -130,6 +130,12 @@ MON_API int mon_seq_lost(struct mon_seq_track *t, const struct mkm_event *e,
  */
 #define MON_CLASS_RECORD_DEFAULT (MKM_CLASS_DEFAULT | MKM_CLASS_WAKEUP)
 
+/*
+ * What "all" takes: every class but the fair class's state, which costs a
+ * second record a switch and is an experiment's, asked for by name.
+ */
+#define MON_CLASS_RECORD_ALL (MKM_CLASS_ALL & ~MKM_CLASS_SCHED_STATE)
+
 /* The event class names mon_classes_parse() takes, for messages. */
 #define MON_CLASS_NAMES \
 	"sched, lifecycle, irq, syscall, wakeup, sched-state, default, all"

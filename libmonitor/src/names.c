@@ -85,8 +85,7 @@ static const struct {
 	{ "wakeup", MKM_CLASS_WAKEUP },
 	{ "sched-state", MKM_CLASS_SCHED_STATE },
 	{ "default", MON_CLASS_RECORD_DEFAULT },
-	/* Every event, but the fair class's state: an experiment's, by name. */
-	{ "all", MKM_CLASS_ALL & ~MKM_CLASS_SCHED_STATE },
+	{ "all", MON_CLASS_RECORD_ALL },
 };
 
 int mon_classes_parse(const char *list, uint32_t *classes, char *bad,
