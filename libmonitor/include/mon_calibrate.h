@@ -16,15 +16,20 @@
  *             recorded, whatever its records (MON_COST_PER_SWITCH)
  *   wakeup    the same, recording MKM_CLASS_WAKEUP against not
  *   syscall   getppid() in a loop, recording MKM_CLASS_SYSCALL against not
+ *   irq       the caller spins while a one-shot timer of its own, due at
+ *             once, interrupts it (its signal ends each round), recording
+ *             MKM_CLASS_IRQ against not
  *   mark      monitor_mark() resumed against suspended (refused at once)
  *   constant  the ping-pong unmonitored, another thread's monitor resumed
  *             (every switch pays the probe's check) against no monitor at
  *             all (no probe registered): per context switch
  *
- * Migrations, interrupts and the lifecycle records have no workload that
- * makes them alone: the module writes them as it writes a syscall record
- * (one call for the current thread), and they take that figure, marked
- * estimated (no MON_COST_MEASURED flag). docs/compensation.md says more.
+ * Migrations and the lifecycle records have no workload that makes them
+ * alone: the module writes them as it writes a syscall record (one call
+ * for the current thread), and they take that figure, marked estimated
+ * (no MON_COST_MEASURED flag); so does irq where the program has a
+ * handler of its own for the timer's signal (SIGRTMAX), which is left
+ * alone. docs/compensation.md says more.
  *
  * The calibrating thread's CPU affinity, and its policy where it is
  * SCHED_OTHER, are changed while it runs and put back before it returns.

@@ -30,8 +30,8 @@ const char *mon_cost_name(unsigned int kind)
 
 /* The kinds with a workload of their own (mon_calibrate.h). */
 static const enum mon_cost_kind measured[] = {
-	MON_COST_SWITCH, MON_COST_WAKEUP,   MON_COST_SYSCALL,
-	MON_COST_MARK,	 MON_COST_CONSTANT,
+	MON_COST_SWITCH, MON_COST_WAKEUP, MON_COST_SYSCALL,
+	MON_COST_IRQ,	 MON_COST_MARK,	  MON_COST_CONSTANT,
 };
 
 void mon_cpu_model(char *buf, size_t len)
@@ -96,18 +96,21 @@ static int calibrate_cpu(struct trace_calibration *e, unsigned int cpu,
 			cfg->progress(cfg->arg, cpu, measured[i]);
 		ret = cal_figure(measure, &m, trials, max_trials, deadline_ns,
 				 &e->cost[measured[i]]);
-		if (ret == -EACCES || ret == -EOPNOTSUPP)
-			continue; /* a class refused here: left estimated */
+		/* A class refused here, or the interrupts' signal the
+		 * program's own: left estimated. */
+		if (ret == -EACCES || ret == -EOPNOTSUPP || ret == -EBUSY)
+			continue;
 		if (ret)
 			return ret;
 		if (measured[i] == MON_COST_SWITCH) /* experiment.c counts so */
 			e->cost[MON_COST_SWITCH].flags |= MON_COST_PER_SWITCH;
 	}
 	/*
-	 * No workload makes these alone. The module writes them, as a
-	 * syscall record, with one call for the current thread
-	 * (sensor_emit_thread()): they take its figure (the switch's if a
-	 * class was refused), marked estimated, and its verdict.
+	 * No workload makes these alone (migrations, the lifecycle's), or
+	 * none could run here. The module writes them, as a syscall record,
+	 * with one call for the current thread (sensor_emit_thread()): they
+	 * take its figure (the switch's if a class was refused), marked
+	 * estimated, and its verdict.
 	 */
 	for (i = 0; i < MON_COST_NR; i++) {
 		const struct trace_cost *from =

@@ -27,6 +27,8 @@ struct experiment {
 	struct keeper *holder; /* keeps the switch probes in between trials */
 	struct pingpong pp;
 	bool pp_up;
+	struct irq_timer timer; /* IRQ's interrupts */
+	bool timer_up;
 	struct mkm_event *buf;
 	uint32_t classes; /* configured (0: not yet) */
 };
@@ -38,7 +40,16 @@ static uint32_t classes_of(enum mon_cost_kind kind, bool on)
 		return MKM_CLASS_SCHED | MKM_CLASS_WAKEUP;
 	if (kind == MON_COST_SYSCALL && on)
 		return MKM_CLASS_SCHED | MKM_CLASS_SYSCALL;
+	if (kind == MON_COST_IRQ && on)
+		return MKM_CLASS_SCHED | MKM_CLASS_IRQ;
 	return MKM_CLASS_SCHED;
+}
+
+/* The kinds whose "off" trials record too, only another set of classes. */
+static bool class_added(enum mon_cost_kind kind)
+{
+	return kind == MON_COST_WAKEUP || kind == MON_COST_SYSCALL ||
+	       kind == MON_COST_IRQ;
 }
 
 static bool counted(enum mon_cost_kind kind, uint8_t type)
@@ -52,6 +63,10 @@ static bool counted(enum mon_cost_kind kind, uint8_t type)
 	case MON_COST_SYSCALL:
 		return type == MKM_EV_SYSCALL_ENTRY ||
 		       type == MKM_EV_SYSCALL_EXIT;
+	case MON_COST_IRQ:
+		return type == MKM_EV_IRQ_ENTRY || type == MKM_EV_IRQ_EXIT ||
+		       type == MKM_EV_SOFTIRQ_ENTRY ||
+		       type == MKM_EV_SOFTIRQ_EXIT;
 	case MON_COST_MARK:
 		return type == MKM_EV_MARK;
 	default:
@@ -126,6 +141,8 @@ static uint64_t run_work(struct experiment *x, unsigned long rounds)
 		for (i = 0; i < rounds; i++)
 			monitor_mark(x->mon, i); /* -EAGAIN when off */
 		return now_ns(CLOCK_MONOTONIC) - t0;
+	case MON_COST_IRQ:
+		return irq_timer_run(&x->timer, rounds);
 	default:
 		return pingpong_run(&x->pp, rounds);
 	}
@@ -137,8 +154,7 @@ static int trial(struct experiment *x, bool on, double *t, double *n,
 		 double *events)
 {
 	uint64_t sw = x->pp_up ? pingpong_switches(&x->pp) : 0;
-	bool resume = x->mon && (on || x->kind == MON_COST_WAKEUP ||
-				 x->kind == MON_COST_SYSCALL);
+	bool resume = x->mon && (on || class_added(x->kind));
 	int ret = 0;
 
 	*events = 0;
@@ -216,8 +232,12 @@ static int setup(struct experiment *x, unsigned int cpu)
 		ret = thread_monitor(x->mon, 1, x->pp.main_tid);
 		if (!ret)
 			ret = thread_monitor(x->mon, 2, x->pp.peer_tid);
-	} else if (x->kind == MON_COST_SYSCALL) {
+	} else if (x->kind == MON_COST_SYSCALL || x->kind == MON_COST_IRQ) {
 		ret = thread_monitor(x->mon, 1, gettid());
+	}
+	if (!ret && x->kind == MON_COST_IRQ) {
+		ret = irq_timer_start(&x->timer);
+		x->timer_up = !ret;
 	}
 	/*
 	 * SWITCH's "off" trials run with no probe registered: the figure is
@@ -226,13 +246,12 @@ static int setup(struct experiment *x, unsigned int cpu)
 	 * (CONSTANT is charged to unmonitored switches alone).
 	 *
 	 * These kinds record switches in both halves of a trial (WAKEUP,
-	 * SYSCALL) or time no switch (MARK): a holder keeps the switch
+	 * SYSCALL, IRQ) or time no switch (MARK): a holder keeps the switch
 	 * probes registered between trials, which spares unregistering them
 	 * after each one. That patches kernel text, and the module rations
 	 * it for users without CAP_PERFMON (monitor_deferrals()).
 	 */
-	if (!ret && (x->kind == MON_COST_WAKEUP ||
-		     x->kind == MON_COST_SYSCALL || x->kind == MON_COST_MARK))
+	if (!ret && (class_added(x->kind) || x->kind == MON_COST_MARK))
 		ret = keeper_start(&x->holder);
 	return ret;
 }
@@ -241,6 +260,8 @@ static void teardown(struct experiment *x)
 {
 	keeper_stop(x->keeper);
 	keeper_stop(x->holder);
+	if (x->timer_up)
+		irq_timer_stop(&x->timer);
 	if (x->mon)
 		monitor_terminate(x->mon);
 	if (x->pp_up)
@@ -329,8 +350,8 @@ int mon_calibrate_kind(enum mon_cost_kind kind, unsigned int cpu,
 
 	if (!out || trials == 1 ||
 	    (kind != MON_COST_SWITCH && kind != MON_COST_WAKEUP &&
-	     kind != MON_COST_SYSCALL && kind != MON_COST_MARK &&
-	     kind != MON_COST_CONSTANT))
+	     kind != MON_COST_SYSCALL && kind != MON_COST_IRQ &&
+	     kind != MON_COST_MARK && kind != MON_COST_CONSTANT))
 		return -EINVAL;
 	ret = trials_alloc(out, trials ? trials : DEFAULT_TRIALS);
 	if (!ret)

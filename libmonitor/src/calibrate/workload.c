@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* calibrate/workload.c - the ping-pong and the keeper (workload.h). */
+/* calibrate/workload.c - the ping-pong, the interrupts and the keeper
+ * (workload.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,101 @@ static uint64_t switches_of(pid_t tid)
 uint64_t pingpong_switches(const struct pingpong *pp)
 {
 	return switches_of(pp->main_tid) + switches_of(pp->peer_tid);
+}
+
+/*
+ * A real-time signal: no queue of ordinary signals to merge into, and the
+ * top one, which threading libraries leave to programs (glibc takes the
+ * first ones).
+ */
+#define IRQ_TIMER_SIGNAL SIGRTMAX
+
+/* glibc names the field from 2.37 on (timer_create(2)). */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+static volatile sig_atomic_t irq_timer_fired;
+
+static void irq_timer_handler(int sig)
+{
+	(void)sig;
+	irq_timer_fired = 1;
+}
+
+int irq_timer_start(struct irq_timer *t)
+{
+	struct sigevent ev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = IRQ_TIMER_SIGNAL,
+	};
+	struct sigaction sa = { .sa_handler = irq_timer_handler };
+	sigset_t only;
+
+	ev.sigev_notify_thread_id = gettid();
+	if (sigaction(IRQ_TIMER_SIGNAL, NULL, &t->old))
+		return -errno;
+	/* The program's own use of the signal is left alone. */
+	if (t->old.sa_handler != SIG_DFL && t->old.sa_handler != SIG_IGN)
+		return -EBUSY;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&only);
+	sigaddset(&only, IRQ_TIMER_SIGNAL);
+	if (sigaction(IRQ_TIMER_SIGNAL, &sa, NULL))
+		return -errno;
+	pthread_sigmask(SIG_UNBLOCK, &only, &t->old_mask);
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t->id)) {
+		int ret = -errno;
+
+		pthread_sigmask(SIG_SETMASK, &t->old_mask, NULL);
+		sigaction(IRQ_TIMER_SIGNAL, &t->old, NULL);
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * Due 1 ns from now, the timer is past due when it is queued: the kernel
+ * programs the CPU's timer for its shortest delay, and its interrupt's
+ * handler sends the signal, delivered as it returns to the spinning
+ * thread. The spin reads the clock without a break but for that: the
+ * round's time is the longest gap between two reads, the interrupt and
+ * the signal's delivery, and not the wait for the timer, which under
+ * emulation follows the host's timers.
+ */
+uint64_t irq_timer_run(struct irq_timer *t, unsigned long rounds)
+{
+	const struct itimerspec due = { .it_value = { .tv_nsec = 1 } };
+	uint64_t sum = 0;
+	unsigned long i;
+
+	for (i = 0; i < rounds; i++) {
+		uint64_t last, now, gap = 0;
+		bool seen;
+
+		irq_timer_fired = 0;
+		if (timer_settime(t->id, 0, &due, NULL))
+			break;
+		last = now_ns(CLOCK_MONOTONIC);
+		do {
+			/* Read before the flag: an interrupt between this
+			 * read and the flag's is in the next gap. */
+			seen = irq_timer_fired;
+			now = now_ns(CLOCK_MONOTONIC);
+			if (now - last > gap)
+				gap = now - last;
+			last = now;
+		} while (!seen);
+		sum += gap;
+	}
+	return sum;
+}
+
+void irq_timer_stop(struct irq_timer *t)
+{
+	timer_delete(t->id);
+	pthread_sigmask(SIG_SETMASK, &t->old_mask, NULL);
+	sigaction(IRQ_TIMER_SIGNAL, &t->old, NULL);
 }
 
 struct keeper {

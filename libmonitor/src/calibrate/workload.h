@@ -2,17 +2,19 @@
 /*
  * calibrate/workload.h - the work the calibration times: two threads on
  * one CPU passing a byte over pipes (every round trip is exactly two
- * context switches, MKM's overhead loop), and a keeper, a monitor resumed
- * on a sleeping thread that keeps mkm's probes registered without
- * recording anything.
+ * context switches, MKM's overhead loop); interrupts of the calling
+ * thread, one a round; and a keeper, a monitor resumed on a sleeping
+ * thread that keeps mkm's probes registered without recording anything.
  */
 #ifndef MON_CALIBRATE_WORKLOAD_H
 #define MON_CALIBRATE_WORKLOAD_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -32,6 +34,24 @@ MON_HIDDEN uint64_t pingpong_run(struct pingpong *pp, unsigned long rounds);
 MON_HIDDEN void pingpong_stop(struct pingpong *pp);
 /* Context switches of both threads so far: the kernel's count (/proc). */
 MON_HIDDEN uint64_t pingpong_switches(const struct pingpong *pp);
+
+/*
+ * A one-shot timer of the calling thread's, due at once: each round, its
+ * interrupt arrives while the thread spins, and the thread's own signal
+ * (IRQ_TIMER_SIGNAL, its handler installed for the while) ends the round.
+ */
+struct irq_timer {
+	timer_t id;
+	struct sigaction old;
+	sigset_t old_mask;
+};
+
+/* -EBUSY when the program has a handler of its own for the signal. */
+MON_HIDDEN int irq_timer_start(struct irq_timer *t);
+/* Runs @rounds rounds; returns the ns their interrupts took the thread
+ * (each round's longest gap between two reads of CLOCK_MONOTONIC). */
+MON_HIDDEN uint64_t irq_timer_run(struct irq_timer *t, unsigned long rounds);
+MON_HIDDEN void irq_timer_stop(struct irq_timer *t);
 
 struct keeper;
 
