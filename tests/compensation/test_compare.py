@@ -157,6 +157,45 @@ class TestBoots(unittest.TestCase):
         self.assertIn("±", text)
 
 
+def bounded_boot(truth_taskstats, mon_run, raw_run, comp_bounds):
+    """One boot of the ping-pong whose pp-main ran 1000 ms unmonitored, its
+    run's truth from taskstats or not, the monitored run's kernel figure
+    @mon_run and mkm's @raw_run, compensated into @comp_bounds (ms)."""
+    unmon = dict(side(2000 * MS, 1000 * MS, 1000 * MS),
+                 taskstats=truth_taskstats)
+    mon = side(2000 * MS, mon_run * MS, 1000 * MS)
+    raw = side(2000 * MS, raw_run * MS, 1000 * MS)
+    comp = side(2000 * MS, 1000 * MS, 1000 * MS)
+    lo, hi = (round(x * MS) for x in comp_bounds)
+    for t in comp["threads"]:
+        whole = (t["run"], t["run"]) if t["name"] == "pp-peer" else (lo, hi)
+        t["bounds"] = {"run": whole, "runq": (t["runq"], t["runq"])}
+    comp["elapsed_bounds"] = (2000 * MS, 2000 * MS)
+    return {"unmon": unmon, "mon": mon, "raw": raw, "comp": comp}
+
+
+class TestCoverage(unittest.TestCase):
+    def held(self, *boot):
+        covered, judged = compare.coverage("pingpong",
+                                           [bounded_boot(*boot)])[:2]
+        return covered == judged
+
+    def test_taskstats_truth_reaches_up_by_the_teardown(self):
+        # taskstats' run is sent before exit_mm(): mkm's run of the
+        # monitored task holds 4 ms more, and bounds above the truth by
+        # less than that hold it; by more, or a truth of the task's own
+        # last read, do not.
+        self.assertTrue(self.held(True, 1000, 1004, (1002, 1003.5)))
+        self.assertFalse(self.held(True, 1000, 1004, (1004.5, 1006)))
+        self.assertFalse(self.held(False, 1000, 1004, (1002, 1003.5)))
+
+    def test_taskstats_truth_is_not_moved_down(self):
+        # mkm below the kernel (the switch's split, which the bounds'
+        # split part covers) moves nothing.
+        self.assertFalse(self.held(True, 1004, 1000, (995, 999)))
+        self.assertTrue(self.held(True, 1004, 1000, (999, 1001)))
+
+
 class TestReplayRefused(unittest.TestCase):
     def test_refused_calibration_is_not_fatal(self):
         # mkm replay's refusal of a calibration that is no cost is told
