@@ -15,6 +15,9 @@ DEBUG_VM_TESTS := $(filter-out $(VIEW_LIVE_VM),$(VM_TESTS))
 debug-kernel:
 	$(Q)tests/kernel/build-debug-kernel.sh >/dev/null
 
+# The module is signed as a copy: kbuild leaves mkm.ko as it is when
+# nothing changed, so one signed in place would be the next run's
+# "unsigned" module, and the kernel would load it.
 ## check-debug: every VM test but the live viewer's on the 6.1 debug kernel (KASAN, lockdep, PROVE_RCU), its module signed and enforced
 check-debug: $(DEBUG_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$(f))))
 	$(Q)kdir=$$(tests/kernel/build-debug-kernel.sh) && \
@@ -26,20 +29,20 @@ check-debug: $(DEBUG_VM_TESTS) $(foreach f,$(VM_FILES),$(firstword $(subst :, ,$
 	$(MAKE) --no-print-directory -C $$kdir M=$(abspath $(DEBUG_MODULE_DIR)) \
 		modules >$(DEBUG_MODULE_DIR)/build.log 2>&1 || \
 		{ cat $(DEBUG_MODULE_DIR)/build.log >&2; exit 1; } ; \
-	echo "  SIGN     $(DEBUG_MODULE_DIR)/mkm.ko (the debug kernel's own key)" && \
-	cp $(DEBUG_MODULE_DIR)/mkm.ko $(DEBUG_MODULE_DIR)/mkm-unsigned.ko && \
+	echo "  SIGN     $(DEBUG_MODULE_DIR)/mkm-signed.ko (the debug kernel's own key)" && \
+	cp $(DEBUG_MODULE_DIR)/mkm.ko $(DEBUG_MODULE_DIR)/mkm-signed.ko && \
 	$$kdir/scripts/sign-file sha256 $$kdir/certs/signing_key.pem \
-		$$kdir/certs/signing_key.x509 $(DEBUG_MODULE_DIR)/mkm.ko && \
+		$$kdir/certs/signing_key.x509 $(DEBUG_MODULE_DIR)/mkm-signed.ko && \
 	echo "  CPIO     $(DEBUG_INITRAMFS)" && \
 	tests/vm/mkinitramfs.sh -o $(DEBUG_INITRAMFS) \
-		-m $(DEBUG_MODULE_DIR)/mkm.ko $(addprefix -t ,$(DEBUG_VM_TESTS)) \
+		-m $(DEBUG_MODULE_DIR)/mkm-signed.ko $(addprefix -t ,$(DEBUG_VM_TESTS)) \
 		$(addprefix -f ,$(VM_FILES)) && \
 	echo "  VM       $(VM_DIR)/check-debug.log (debug kernel, module.sig_enforce=1)" && \
 	$(VM_RUN) -k $$kdir/arch/x86/boot/bzImage -i $(DEBUG_INITRAMFS) \
 		-a module.sig_enforce=1 \
 		-l $(VM_DIR)/check-debug.log -t 3000 -T 600 -e $(VM_ICOUNT_LIST) && \
 	BUILD=$(BUILD) tests/signed/check.sh -k $$kdir/arch/x86/boot/bzImage \
-		-s $(DEBUG_MODULE_DIR)/mkm.ko $(DEBUG_MODULE_DIR)/mkm-unsigned.ko $(MKM_TOOL)
+		-s $(DEBUG_MODULE_DIR)/mkm-signed.ko $(DEBUG_MODULE_DIR)/mkm.ko $(MKM_TOOL)
 
 # check-kernels: every kernel of tests/kernel/matrix (6.1 to 7.2, generic
 # and PREEMPT_RT), each with mkm.ko built for it, booted with the ABI,
