@@ -38,7 +38,7 @@ MON_HIDDEN uint64_t pingpong_switches(const struct pingpong *pp);
 /*
  * A one-shot timer of the calling thread's, due at once: each round, its
  * interrupt arrives while the thread spins, and the thread's own signal
- * (IRQ_TIMER_SIGNAL, its handler installed for the while) ends the round.
+ * (SIGRTMAX, its handler installed for the while) ends the round.
  */
 struct irq_timer {
 	timer_t id;
