@@ -225,7 +225,8 @@ enum trace_bound_figure {
 };
 
 enum trace_bound_part {
-	/* Every cost of the calibration at either end of its 99% interval. */
+	/* Every cost of the calibration at either end of its 99% interval
+	 * (Student's t over its trials). */
 	TRACE_BOUND_CALIBRATION,
 	/* Scheduling decisions whose timing the monitor moved: the time at
 	 * stake in them, a 99% bound. */

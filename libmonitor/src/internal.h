@@ -53,6 +53,18 @@ MON_HIDDEN void mon_u32map_free(struct mon_u32map *m);
 MON_HIDDEN uint32_t mon_crc32c_soft(uint32_t crc, const void *buf, size_t len);
 MON_HIDDEN bool mon_crc32c_hard(void);
 
+/*
+ * The half-width of a cost's 99% interval as the bounds take it: the
+ * stored one (ci99_ps, the normal approximation, as MKM's tables) widened
+ * to Student's t over its trials, which a quick calibration's 3 trials
+ * make 3.85 times as wide; the stored one where there are fewer than two
+ * trials (an estimated figure's, copied). calibrate/stats.c.
+ */
+struct trace_cost;
+MON_HIDDEN uint64_t mon_cost_half_width_ps(const struct trace_cost *c);
+/* Student's t's 0.995 quantile at @df degrees of freedom (at least 1). */
+MON_HIDDEN double mon_student_t995(unsigned long df);
+
 static inline uint64_t now_ns(clockid_t clock)
 {
 	struct timespec ts;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "evstream.h"
+#include "internal.h"
 
 struct src {
 	const struct evs *s;
@@ -1171,10 +1172,11 @@ static const struct trace_bounds *bounds_of(const struct bcoll *bc,
 	return NULL;
 }
 
-/* Switch 10 ns and mark @mark_ns on both CPUs, the mark's 99% interval
- * +-@half_ns (the others exact: an interval of 0). */
-static struct mon_calibration *interval_calibration(int64_t mark_ns,
-						    int64_t half_ns)
+/* Switch 10 ns and mark @mark_ns on both CPUs, the mark's interval as
+ * stored (the normal approximation's) +-@stored_ps over @trials, the
+ * others exact (an interval of 0). */
+static struct mon_calibration *
+trials_calibration(int64_t mark_ns, int64_t stored_ps, uint32_t trials)
 {
 	static struct trace_calibration cpu[2];
 	static struct mon_calibration cal = {
@@ -1188,9 +1190,22 @@ static struct mon_calibration *interval_calibration(int64_t mark_ns,
 		cpu[c].cpu = c;
 		set_cost(&cpu[c], MON_COST_SWITCH, 10);
 		set_cost(&cpu[c], MON_COST_MARK, mark_ns);
-		cpu[c].cost[MON_COST_MARK].ci99_ps = (uint64_t)half_ns * 1000;
+		cpu[c].cost[MON_COST_MARK].ci99_ps = (uint64_t)stored_ps;
+		cpu[c].cost[MON_COST_MARK].samples = trials;
 	}
 	return &cal;
+}
+
+/*
+ * The same, the mark's 99% interval +-@half_ns as the bounds take it,
+ * over 10 trials: Student's 3.250 is 1625/1288 of the stored 2.576, so a
+ * stored 10.304 ns is 13 ns exactly (@half_ns a multiple of 13).
+ */
+static struct mon_calibration *interval_calibration(int64_t mark_ns,
+						    int64_t half_ns)
+{
+	assert_int_equal(half_ns % 13, 0);
+	return trials_calibration(mark_ns, half_ns / 13 * 10304, 10);
 }
 
 /*
@@ -1228,16 +1243,16 @@ static void test_mon_stage_compensate_bounds_calibration_counts(void **state)
 	struct out o;
 
 	(void)state;
-	bounds_run(300, 100, &bc, &o);
+	bounds_run(300, 104, &bc, &o);
 	b = bounds_of(&bc, 1);
-	/* The run, compensated 6000 - 10 - 1500, is 5 x 100 off either way
-	 * with marks of 200 or 400: as much for its end. */
+	/* The run, compensated 6000 - 10 - 1500, is 5 x 104 off either way
+	 * with marks of 196 or 404: as much for its end. */
 	r = b->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN];
-	assert_int_equal(r.below_ns, 500);
-	assert_int_equal(r.above_ns, 500);
+	assert_int_equal(r.below_ns, 520);
+	assert_int_equal(r.above_ns, 520);
 	r = b->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_END];
-	assert_int_equal(r.below_ns, 500);
-	assert_int_equal(r.above_ns, 500);
+	assert_int_equal(r.below_ns, 520);
+	assert_int_equal(r.above_ns, 520);
 	r = b->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_START];
 	assert_int_equal(r.below_ns, 0);
 	assert_int_equal(r.above_ns, 0);
@@ -1278,7 +1293,7 @@ static void test_mon_stage_compensate_bounds_lost_by_gap(void **state)
 		MARK(&s, 3000, 0, 1);
 		OUT(&s, 7000, 0, 1, SLEEP, 0);
 		assert_int_equal(compensate_opts(&s, &o,
-						 interval_calibration(300, 100),
+						 interval_calibration(300, 104),
 						 NULL, 0, &opts),
 				 0);
 		assert_int_equal(
@@ -1294,20 +1309,68 @@ static void test_mon_stage_compensate_bounds_widen_by_counts(void **state)
 	struct out o;
 
 	(void)state;
-	bounds_run(300, 10, &bc, &o);
+	bounds_run(300, 13, &bc, &o);
 	a = bounds_of(&bc, 1)->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_LIFE];
-	bounds_run(300, 100, &bc, &o);
+	bounds_run(300, 104, &bc, &o);
 	b = bounds_of(&bc, 1)->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_LIFE];
-	assert_int_equal(a.below_ns, 50);
-	assert_int_equal(b.below_ns - a.below_ns, 5 * 90);
-	assert_int_equal(b.above_ns - a.above_ns, 5 * 90);
+	assert_int_equal(a.below_ns, 5 * 13);
+	assert_int_equal(b.below_ns - a.below_ns, 5 * 91);
+	assert_int_equal(b.above_ns - a.above_ns, 5 * 91);
+}
+
+/*
+ * Few trials, a wider interval: the same stored interval (the normal
+ * approximation's 2.576 standard errors) is Student's 9.925 over 3
+ * trials, 3.250 over 10, 2.750 over 31 (n - 1 degrees of freedom).
+ */
+static void test_mon_stage_compensate_bounds_student_t(void **state)
+{
+	/* 103.04 ns is 2576 x 40 ps: 9925 x 40 over 3 trials, 1375 x 80
+	 * over 31. */
+	static const struct {
+		uint32_t trials;
+		int64_t stored_ps, run_ns;
+	} want[] = { { 3, 103040, 5 * 397 },
+		     { 10, 103040, 5 * 130 },
+		     { 31, 103040, 5 * 110 } };
+	struct mon_compensate_opts opts = { .bounds = collect_bounds };
+	size_t k;
+
+	(void)state;
+	assert_true(fabs(mon_student_t995(1) - 63.657) < 1e-9);
+	assert_true(fabs(mon_student_t995(31) - 2.744) < 0.0005);
+	assert_true(fabs(mon_student_t995(1000) - 2.5808) < 0.0005);
+	assert_true(mon_student_t995(31) < mon_student_t995(30));
+	for (k = 0; k < ARRAY_SIZE(want); k++) {
+		struct evs s = { 0 };
+		struct bcoll bc = { 0 };
+		struct trace_bound r;
+		struct out o;
+		int m;
+
+		opts.arg = &bc;
+		IN_WAIT(&s, 1000, 0, 1, 0, 100);
+		for (m = 0; m < 5; m++)
+			MARK(&s, 2000 + 1000 * (uint64_t)m, 0, 1);
+		OUT(&s, 7000, 0, 1, SLEEP, 0);
+		assert_int_equal(compensate_opts(&s, &o,
+						 trials_calibration(
+							 500, want[k].stored_ps,
+							 want[k].trials),
+						 NULL, 0, &opts),
+				 0);
+		r = bounds_of(&bc, 1)
+			    ->part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN];
+		assert_int_equal(r.below_ns, want[k].run_ns);
+		assert_int_equal(r.above_ns, want[k].run_ns);
+	}
 }
 
 /*
  * The truth inside: the same run unmonitored, its marks costing what the
  * calibration's interval allows but not its mean (330 ns, against 300
- * +-50), ran 6000 - 10 - 5 x 330 = 4340 ns; the compensated run (6000 -
- * 10 - 5 x 300 = 4490) is off by 150, within its 250. Where the marks
+ * +-52), ran 6000 - 10 - 5 x 330 = 4340 ns; the compensated run (6000 -
+ * 10 - 5 x 300 = 4490) is off by 150, within its 260. Where the marks
  * cost 360 (outside the interval), it is not.
  */
 static void test_mon_stage_compensate_bounds_hold_the_truth(void **state)
@@ -1323,7 +1386,7 @@ static void test_mon_stage_compensate_bounds_hold_the_truth(void **state)
 	uint64_t comp;
 
 	(void)state;
-	bounds_run(300, 50, &bc, &o);
+	bounds_run(300, 52, &bc, &o);
 	assert_int_equal(tl_create(&tl, &cfg), 0);
 	assert_int_equal(tl_feed(tl, o.ev, o.n), 0);
 	assert_int_equal(tl_flush(tl), 0);
@@ -1613,7 +1676,7 @@ static void test_mon_bounds_load_round_trip(void **state)
 	assert_int_equal(mon_stage_order(&st), 0);
 	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
 	assert_int_equal(mon_stage_compensate_opts(
-				 &st, interval_calibration(300, 20), &opts),
+				 &st, interval_calibration(300, 26), &opts),
 			 0);
 	assert_int_equal(mon_pipeline_add_stage(pl, st), 0);
 	assert_int_equal(mon_sink_trace(&sk, path, &info), 0);
@@ -1628,7 +1691,7 @@ static void test_mon_bounds_load_round_trip(void **state)
 	assert_null(mon_bounds_find(&got, 3));
 	assert_int_equal(
 		got.b[0].part[TRACE_BOUND_CALIBRATION][TRACE_BOUND_RUN].below_ns,
-		20);
+		26);
 	mon_bounds_free(&got);
 	assert_null(got.b);
 	/* An uncompensated trace: no bounds. */
@@ -1676,6 +1739,7 @@ int main(void)
 		cmocka_unit_test(test_mon_stage_compensate_bounds_lost_by_gap),
 		cmocka_unit_test(
 			test_mon_stage_compensate_bounds_widen_by_counts),
+		cmocka_unit_test(test_mon_stage_compensate_bounds_student_t),
 		cmocka_unit_test(
 			test_mon_stage_compensate_bounds_hold_the_truth),
 		cmocka_unit_test(test_mon_stage_compensate_bounds_preempted),

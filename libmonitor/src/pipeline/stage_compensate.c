@@ -926,7 +926,8 @@ static void compensate_destroy(void *priv);
 /*
  * The two shadows of @c (struct compensate): its calibration with every
  * figure at the low end of its 99% interval (not below 0), and at the
- * high end, and the gatherer of the bounds.
+ * high end, the interval Student's t's over the figure's trials, and the
+ * gatherer of the bounds.
  */
 static int make_shadows(struct compensate *c)
 {
@@ -949,7 +950,7 @@ static int make_shadows(struct compensate *c)
 		for (i = 0; i < sh->cal.hdr.nr_cpus; i++)
 			for (j = 0; j < MON_COST_NR; j++) {
 				struct trace_cost *f = &sh->cal.cpu[i].cost[j];
-				int64_t h = (int64_t)f->ci99_ps;
+				int64_t h = (int64_t)mon_cost_half_width_ps(f);
 
 				if (f->mean_ps <= 0)
 					continue;
