@@ -137,7 +137,9 @@ add() {
 	local src=$1 dest=$2 f
 	[ -e "$src" ] || die "$src: no such file"
 	mkdir -p "$root$(dirname "$dest")"
-	cp -a "$src" "$root$dest"
+	# Replace, never write through: an applet's symlink there points at
+	# /bin/busybox, which on the host is the host's.
+	cp -a --remove-destination "$src" "$root$dest"
 	if [ -d "$src" ]; then
 		while IFS= read -r -d '' f; do add_libs "$f"; done \
 			< <(find "$src" -type f -perm -u+x -print0)
