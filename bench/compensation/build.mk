@@ -24,6 +24,8 @@ CB_IMAGE := $(CB_DIR)/initramfs.cpio.gz
 # our own.
 CB_HACKBENCH ?= /usr/bin/hackbench
 CB_STRESS_NG ?= /usr/bin/stress-ng
+CB_XZ ?= /usr/bin/xz
+CB_SQLITE ?= /usr/bin/sqlite3
 
 .PHONY: bench-compensation check-compensation check-compare
 all: $(CB_PROGS)
@@ -68,11 +70,13 @@ $(CB_IMAGE): tests/vm/init tests/vm/mkinitramfs.sh $(MODULE) $(MKM_TOOL) \
 	$(quiet) CPIO $@
 	$(Q)test -x $(CB_HACKBENCH) || { echo "no $(CB_HACKBENCH): make deps installs rt-tests" >&2; exit 1; }
 	$(Q)test -x $(CB_STRESS_NG) || { echo "no $(CB_STRESS_NG): make deps installs stress-ng" >&2; exit 1; }
+	$(Q)test -x $(CB_SQLITE) || { echo "no $(CB_SQLITE): make deps installs sqlite3" >&2; exit 1; }
 	$(Q)tests/vm/mkinitramfs.sh -o $@ -m $(MODULE) -f $(MKM_TOOL):/bin/mkm \
 		$(foreach p,$(CB_PROGS),-f $(p)) \
 		-f $(BUILD)/examples/matmul:/bin/matmul \
 		-f $(CB_HACKBENCH):/bin/hackbench \
 		-f $(CB_STRESS_NG):/bin/stress-ng \
+		-f $(CB_XZ):/opt/bin/xz -f $(CB_SQLITE):/opt/bin/sqlite3 \
 		-f bench/compensation/guest.sh:/bench/guest.sh \
 		-f bench/compensation/listen.sh:/bench/listen.sh \
 		-f bench/compensation/disk.sh:/bench/disk.sh \

@@ -141,7 +141,8 @@ RECORDER_MIN_RATE = RECORDER_RATE / 2
 # change the exit status: the claim above does.
 COVERAGE_GOAL = 95.0
 WIDTH_GOAL = 1.0
-UNCHANGED = {"pingpong", "switch", "pipe", "cpu", "eventfd", "poll"}
+UNCHANGED = {"pingpong", "switch", "pipe", "cpu", "eventfd", "poll",
+             "sqlite"}
 
 # Student's t for a two-sided 95% interval, by degrees of freedom.
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
@@ -224,7 +225,8 @@ def ground_truth(d, w, run):
         gt["taskstats"] = False
     out = os.path.join(d, f"{w}.{run}.stdout")
     if os.path.exists(out):
-        m = re.search(r"^Time: ([0-9.]+)", open(out).read(), re.M)
+        m = re.search(r"^Time: ([0-9.]+)", open(out, errors="replace").read(),
+                      re.M)
         if m:  # hackbench's own clock, in ms grains
             gt["own"] = round(float(m.group(1)) * 1e9)
     return gt

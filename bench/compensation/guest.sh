@@ -5,8 +5,9 @@
 # both measured runs, into /out.
 #
 # Environment (run.sh sets it): CB_WORKLOADS (pingpong mixed matmul
-# hackbench hackbench-threads, and the stress-ng stressors switch futex
-# pipe hdd cpu), CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
+# hackbench hackbench-threads, the stress-ng stressors switch futex pipe
+# hdd cpu mq eventfd poll, xz, sqlite), CB_XZ_BYTES, CB_SQL_ROWS,
+# CB_PP_ROUNDS, CB_MX_ITER, CB_MM_SIZE, CB_MM_THREADS,
 # CB_HB_GROUPS, CB_HB_LOOPS, CB_SNG_OPS (stressor=ops ...), CB_BUFFER
 # (mkm record --buffer-size), CB_EVENTS (mkm record --events; empty: its
 # default), CB_DISK (1: the traces are written to the virtio disk's ext4,
@@ -53,6 +54,27 @@ sng_ops() {
 	exit 1
 }
 
+# sqlite's input, the same in both runs: a table filled by one statement,
+# indexed, then CB_SQL_ROWS inserts, each its own transaction (a journal
+# written, synced and deleted each time), a query, an update, a join, a
+# delete and a VACUUM. No random numbers.
+sqlite_script() {
+	echo "CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, v REAL);"
+	echo "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)"
+	echo "INSERT INTO t SELECT i, printf('%08x', (i * 2654435761) % 4294967296), i * 0.5 FROM n;"
+	echo "CREATE INDEX t_k ON t(k);"
+	i=0
+	while [ $i -lt "$CB_SQL_ROWS" ]; do
+		i=$((i + 1))
+		echo "INSERT INTO t(k, v) VALUES ('r$i', $i);"
+	done
+	echo "SELECT substr(k, 1, 2), count(*), sum(v) FROM t GROUP BY 1 ORDER BY 2 DESC LIMIT 3;"
+	echo "UPDATE t SET v = v * 2 WHERE k < '80000000';"
+	echo "SELECT count(*) FROM t a JOIN t b ON a.k = b.k WHERE a.id % 7 = 0;"
+	echo "DELETE FROM t WHERE id % 3 = 0;"
+	echo "VACUUM;"
+}
+
 # The command of workload $1, run $2.
 command_of() {
 	case $1 in
@@ -66,7 +88,26 @@ command_of() {
 	switch | futex | pipe | cpu | mq | eventfd | poll)
 		echo "stress-ng -q --seed 1 --$1 1 --$1-ops $(sng_ops "$1")" ;;
 	hdd) echo "stress-ng -q --seed 1 --temp-path /tmp --hdd 1 --hdd-bytes 1M --hdd-ops $(sng_ops hdd)" ;;
+	# Two compressing threads (blocks of 256 KiB, so that both have
+	# work) and the main one reading; the input is part of stress-ng's
+	# binary, written once below, compressed to /tmp/cb.xz.in.xz. Debian's
+	# xz, not busybox's (which only decompresses), in /opt/bin.
+	xz) echo "/opt/bin/xz -T2 -3 --block-size=256KiB -k -f /tmp/cb.xz.in" ;;
+	# The database on the guest's tmpfs, new each run.
+	sqlite) rm -f /tmp/cb.db; echo "/opt/bin/sqlite3 /tmp/cb.db" ;;
 	*) echo "guest.sh: unknown workload $1" >&2; exit 1 ;;
+	esac
+}
+
+# What xz and sqlite read.
+head -c "$CB_XZ_BYTES" /bin/stress-ng >/tmp/cb.xz.in
+sqlite_script >/tmp/cb.sql
+
+# Standard input of workload $1.
+stdin_of() {
+	case $1 in
+	sqlite) echo /tmp/cb.sql ;;
+	*) echo /dev/null ;;
 	esac
 }
 
@@ -77,7 +118,7 @@ for w in $CB_WORKLOADS; do
 	# unmonitored run is not always the first.
 	sleep 0.2
 	cmd=$(command_of "$w" warm)
-	$cmd >/dev/null
+	$cmd <"$(stdin_of "$w")" >/dev/null
 	rm -f "/out/$w.warm.truth"
 	for run in unmon mon; do
 		cmd=$(command_of "$w" "$run")
@@ -86,11 +127,13 @@ for w in $CB_WORKLOADS; do
 		sleep 0.2
 		listen "$w.$run"
 		if [ $run = unmon ]; then
-			cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout"
+			cb_time -o "/out/$w.$run.time" -- $cmd <"$(stdin_of "$w")" \
+				>"/out/$w.$run.stdout"
 		else
 			mkm record --buffer-size "$CB_BUFFER" \
 				${CB_EVENTS:+--events "$CB_EVENTS"} -o "$traces/$w.mkm" -- \
-				cb_time -o "/out/$w.$run.time" -- $cmd >"/out/$w.$run.stdout" \
+				cb_time -o "/out/$w.$run.time" -- $cmd <"$(stdin_of "$w")" \
+				>"/out/$w.$run.stdout" \
 				2>"/out/$w.$run.stderr" || { cat "/out/$w.$run.stderr" >&2; exit 1; }
 			cat "/out/$w.$run.stderr" >&2
 		fi

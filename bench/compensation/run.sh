@@ -29,7 +29,7 @@ case $mkm in /*) ;; *) mkm=$top/$mkm ;; esac
 mode=${1:-}
 case $mode in
 bench)
-	: "${CB_WORKLOADS:=matmul pingpong mixed hackbench hackbench-threads switch futex pipe hdd cpu}"
+	: "${CB_WORKLOADS:=matmul pingpong mixed hackbench hackbench-threads switch futex pipe hdd cpu xz sqlite}"
 	: "${CB_PP_ROUNDS:=100000}" "${CB_MX_ITER:=1000}"
 	: "${CB_MM_SIZE:=300}" "${CB_MM_THREADS:=4}"
 	: "${CB_HB_GROUPS:=4}" "${CB_HB_LOOPS:=110}"
@@ -49,6 +49,8 @@ check)
 *) echo "usage: $0 bench|check" >&2; exit 2 ;;
 esac
 : "${CB_BUFFER:=64M}" "${CB_EVENTS:=}"
+# xz's input (bytes of stress-ng's binary) and sqlite's inserts.
+: "${CB_XZ_BYTES:=1000000}" "${CB_SQL_ROWS:=300}"
 
 dir=$build/bench/compensation/$mode
 rm -rf "$dir"
@@ -69,7 +71,7 @@ for boot in $(seq 1 "$CB_BOOTS"); do
 		echo "set -e"
 		for v in CB_WORKLOADS CB_PP_ROUNDS CB_MX_ITER CB_MM_SIZE \
 			CB_MM_THREADS CB_HB_GROUPS CB_HB_LOOPS CB_SNG_OPS \
-			CB_BUFFER CB_EVENTS CB_DISK; do
+			CB_XZ_BYTES CB_SQL_ROWS CB_BUFFER CB_EVENTS CB_DISK; do
 			echo "export $v='${!v}'"
 		done
 		echo "sh /bench/guest.sh"

@@ -33,7 +33,7 @@ PACKAGES=(
 	protobuf-compiler babeltrace2 python3-bt2   # exporters' readers (tests/export)
 	otf2-tools libopen-trace-format2-dev
 	libcairo2-dev fonts-dejavu-core   # pictures (mkm timeline --svg/--png)
-	rt-tests stress-ng   # hackbench, stress-ng: workloads nobody here wrote (bench/compensation)
+	rt-tests stress-ng sqlite3   # hackbench, stress-ng, sqlite3 (and xz): workloads nobody here wrote (bench/compensation)
 	mmdebstrap dwarves zstd   # the kernel matrix (tests/kernel: sid chroot, BTF, 6.12's images)
 	crossbuild-essential-arm64 qemu-system-arm   # the arm64 matrix (tests/kernel/matrix-arm64)
 	debhelper dh-dkms dkms lintian   # make deb, tests/pkg (check-install)
