@@ -483,8 +483,9 @@ struct mon_comp_doubt {
  *    every cost of the calibration at the low end of its 99% interval (not
  *    below 0; Student's t over the cost's trials, not the stored normal
  *    approximation), and again at the high end; the part is how far the
- *    figure moves. Where the costs in a figure add up (a run's records, a chain
- *    of delay), it is each kind's records times its interval's half-width.
+ *    figure moves. Where the costs in a figure add up (a run's records, a
+ *    chain of delay), it is each kind's records times its interval's
+ *    half-width.
  *  - TRACE_BOUND_SCHEDULING: each scheduling decision above whose timing
  *    the monitor moved is the monitor's with a chance p and puts w ns at
  *    stake (the doubts' rules, a preemption's chance taken against the

@@ -43,13 +43,13 @@ double mon_student_t995(unsigned long df)
 	};
 	/* The normal's own quantile, t's limit: the stored interval's
 	 * 2.576 is the paper's rounding. */
-	double z = 2.5758293035489, v = (double)df, z3 = z * z * z,
-	       z5 = z3 * z * z;
+	double z = 2.5758293035489, z3 = z * z * z, z5 = z3 * z * z, v;
 
 	if (df < 1)
 		df = 1;
 	if (df <= ARRAY_SIZE(t))
 		return t[df - 1];
+	v = (double)df;
 	/* Beyond: the Cornish-Fisher expansion in 1/df (Abramowitz and
 	 * Stegun 26.7.5), within 0.0005 of the table at 30. */
 	return z + (z3 + z) / (4 * v) +
