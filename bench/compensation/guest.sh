@@ -95,8 +95,8 @@ command_of() {
 	# binary, written once below, compressed to /tmp/cb.xz.in.xz. Debian's
 	# xz, not busybox's (which only decompresses), in /opt/bin.
 	xz) echo "/opt/bin/xz -T2 -3 --block-size=256KiB -k -f /tmp/cb.xz.in" ;;
-	# The database on the guest's tmpfs, new each run.
-	sqlite) rm -f /tmp/cb.db; echo "/opt/bin/sqlite3 /tmp/cb.db" ;;
+	# The database on the guest's tmpfs, new each run (below).
+	sqlite) echo "/opt/bin/sqlite3 /tmp/cb.db" ;;
 	*) echo "guest.sh: unknown workload $1" >&2; exit 1 ;;
 	esac
 }
@@ -119,22 +119,25 @@ for w in $CB_WORKLOADS; do
 	# stress-ng's run time. Run once, unmeasured, so that the
 	# unmonitored run is not always the first.
 	sleep 0.2
+	in=$(stdin_of "$w")
+	rm -f /tmp/cb.db
 	cmd=$(command_of "$w" warm)
-	$cmd <"$(stdin_of "$w")" >/dev/null
+	$cmd <"$in" >/dev/null
 	rm -f "/out/$w.warm.truth"
 	for run in unmon mon; do
 		cmd=$(command_of "$w" "$run")
 		echo "cb: $w $run: $cmd"
 		# Let the previous run's deferred work settle, alike for both.
 		sleep 0.2
+		rm -f /tmp/cb.db
 		listen "$w.$run"
 		if [ $run = unmon ]; then
-			cb_time -o "/out/$w.$run.time" -- $cmd <"$(stdin_of "$w")" \
+			cb_time -o "/out/$w.$run.time" -- $cmd <"$in" \
 				>"/out/$w.$run.stdout"
 		else
 			mkm record --buffer-size "$CB_BUFFER" \
 				${CB_EVENTS:+--events "$CB_EVENTS"} -o "$traces/$w.mkm" -- \
-				cb_time -o "/out/$w.$run.time" -- $cmd <"$(stdin_of "$w")" \
+				cb_time -o "/out/$w.$run.time" -- $cmd <"$in" \
 				>"/out/$w.$run.stdout" \
 				2>"/out/$w.$run.stderr" || { cat "/out/$w.$run.stderr" >&2; exit 1; }
 			cat "/out/$w.$run.stderr" >&2
